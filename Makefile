@@ -1,0 +1,147 @@
+# gpufeed — top-level build.
+#
+#   make                 build library, CLI (build/gpufeed) and tests with $(CC)
+#   make check           build and run every test (tests/run.sh)
+#   make CC=clang BUILD=build-clang check
+#   make sanitize        ASan+UBSan build in build-asan/ running the whole test suite
+#   make install PREFIX=/usr DESTDIR=/tmp/stage
+#
+# Plain GNU make, no generator: the tree is small and this keeps the build
+# readable and the carried device build a single folder.
+
+VERSION     := 0.1.0
+SOVERSION   := 0
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+LIBDIR      ?= $(PREFIX)/lib
+INCLUDEDIR  ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DESTDIR     ?=
+
+BUILD       ?= build
+CC          ?= cc
+OPT         ?= -O2 -g
+SANITIZE    ?=
+
+# -Wformat-truncation is off: it flags every bounded snprintf of a path,
+# and a truncated path here fails its lookup (ENOENT) rather than overflow.
+WARN   := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+          -Wformat=2 -Wvla -Wpointer-arith -Wundef -Wno-format-nonliteral
+ifeq ($(findstring clang,$(shell $(CC) --version 2>/dev/null | head -1)),)
+WARN   += -Wno-format-truncation
+endif
+BASE   := -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) $(OPT) $(SANITIZE) \
+          -DGF_VERSION_STRING='"$(VERSION)"' -MMD -MP
+
+JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
+CMOCKA_CFLAGS  := $(shell pkg-config --cflags cmocka 2>/dev/null)
+# The CLI and tests link jansson statically when the archive exists, so one
+# binary built here runs on machines that lack libjansson (GPU hosts).
+JANSSON_A      := $(firstword $(wildcard /usr/lib/$(shell $(CC) -dumpmachine)/libjansson.a /usr/lib/libjansson.a /usr/local/lib/libjansson.a))
+ifeq ($(JANSSON_A),)
+JANSSON_LIBS   := -ljansson
+else
+JANSSON_LIBS   := $(JANSSON_A)
+endif
+SYS_LIBS       := -ldl -lpthread -lm
+
+LIB_CFLAGS  := $(BASE) -Iinclude -Isrc $(JANSSON_CFLAGS)
+# The CLI sees the public API only.
+CLI_CFLAGS  := $(BASE) -Iinclude
+TEST_CFLAGS := $(BASE) -Iinclude -Isrc -Itests/unit $(JANSSON_CFLAGS) $(CMOCKA_CFLAGS) -Wno-missing-prototypes
+
+LIB_SRCS  := $(sort $(wildcard src/*/*.c))
+CLI_SRCS  := $(sort $(wildcard cli/*.c))
+TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+TESTLIB_SRCS := $(sort $(filter-out $(TEST_SRCS),$(wildcard tests/unit/*.c)))
+FAKE_NVML_SRC := tests/fakes/fake_nvml.c
+
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
+TESTLIB_OBJS := $(TESTLIB_SRCS:%.c=$(BUILD)/obj/%.o)
+TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+
+STATIC_LIB := $(BUILD)/libgpufeed.a
+SHARED_REAL := $(BUILD)/libgpufeed.so.$(VERSION)
+SHARED_SONAME := libgpufeed.so.$(SOVERSION)
+CLI := $(BUILD)/gpufeed
+FAKE_NVML := $(BUILD)/fakes/libnvidia-ml.so.1
+PC_FILE := $(BUILD)/gpufeed.pc
+
+.PHONY: all lib cli tests check sanitize clang install uninstall clean
+all: lib cli tests
+
+lib: $(STATIC_LIB) $(SHARED_REAL)
+cli: $(CLI)
+tests: $(TEST_BINS) $(FAKE_NVML)
+
+$(BUILD)/obj/src/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/cli/%.o: cli/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CLI_CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -c $< -o $@
+
+$(STATIC_LIB): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(SHARED_REAL): $(LIB_OBJS) src/libgpufeed.map
+	$(CC) -shared -Wl,-soname,$(SHARED_SONAME) -Wl,--version-script=src/libgpufeed.map \
+	    -Wl,--no-undefined $(SANITIZE) -o $@ $(LIB_OBJS) -ljansson $(SYS_LIBS)
+	ln -sf libgpufeed.so.$(VERSION) $(BUILD)/$(SHARED_SONAME)
+	ln -sf $(SHARED_SONAME) $(BUILD)/libgpufeed.so
+
+$(CLI): $(CLI_OBJS) $(STATIC_LIB)
+	$(CC) $(SANITIZE) -o $@ $(CLI_OBJS) $(STATIC_LIB) $(JANSSON_LIBS) $(SYS_LIBS)
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TESTLIB_OBJS) $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(SANITIZE) -o $@ $< $(TESTLIB_OBJS) $(STATIC_LIB) $(JANSSON_LIBS) -lcmocka $(SYS_LIBS)
+
+# A stand-in libnvidia-ml.so.1 so the NVML code path runs in CI (no GPU there).
+$(FAKE_NVML): $(FAKE_NVML_SRC)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -fPIC -shared $(WARN) -Wno-missing-prototypes $(OPT) \
+	    -Isrc -o $@ $<
+
+$(PC_FILE): gpufeed.pc.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+check: all
+	BUILD=$(BUILD) tests/run.sh
+
+clang:
+	$(MAKE) CC=clang BUILD=build-clang all
+
+sanitize:
+	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+	    SANITIZE="-fsanitize=address,undefined -fno-sanitize-recover=all" check
+
+install: lib cli $(PC_FILE)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/gpufeed $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/gpufeed
+	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/libgpufeed.a
+	install -m 755 $(SHARED_REAL) $(DESTDIR)$(LIBDIR)/libgpufeed.so.$(VERSION)
+	ln -sf libgpufeed.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SHARED_SONAME)
+	ln -sf $(SHARED_SONAME) $(DESTDIR)$(LIBDIR)/libgpufeed.so
+	install -m 644 include/gpufeed/*.h $(DESTDIR)$(INCLUDEDIR)/gpufeed/
+	install -m 644 $(PC_FILE) $(DESTDIR)$(PKGCONFIGDIR)/gpufeed.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/gpufeed $(DESTDIR)$(LIBDIR)/libgpufeed.a \
+	      $(DESTDIR)$(LIBDIR)/libgpufeed.so* $(DESTDIR)$(PKGCONFIGDIR)/gpufeed.pc
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/gpufeed
+
+clean:
+	rm -rf build build-clang build-asan
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,34 @@
+/* gpufeed — keep GPUs fed.  Umbrella header of libgpufeed.
+ *
+ * Conventions (see docs/design.md):
+ *  - every function returns 0 or a negative errno; gf_last_error() then holds
+ *    a message that names the file or device involved;
+ *  - the library never prints, exits or aborts; the CLI does that;
+ *  - every read of the machine goes through a root prefix, so a recording made
+ *    with gf_record() replays exactly (struct gf_topo_options.root).
+ */
+#ifndef GPUFEED_GPUFEED_H
+#define GPUFEED_GPUFEED_H
+
+#define GF_VERSION_MAJOR 0
+#define GF_VERSION_MINOR 1
+#define GF_VERSION_PATCH 0
+
+#include <gpufeed/common.h>
+#include <gpufeed/error.h>
+#include <gpufeed/cpuset.h>
+#include <gpufeed/topo.h>
+#include <gpufeed/record.h>
+#include <gpufeed/report.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* "0.1.0": the version of the library actually loaded. */
+GF_API const char *gf_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,13 @@
+/* Files we create appear whole or not at all: write a temp file beside the
+ * target, fsync, rename. */
+#ifndef GF_CORE_ATOMIC_H
+#define GF_CORE_ATOMIC_H
+
+#include <stdio.h>
+
+/* Calls fn(f, arg) on a temp file in path's directory; renames it to path
+ * when fn returns 0 and every write succeeded.  0 or -errno (message names
+ * path). */
+int gf_atomic_write(const char *path, int (*fn)(FILE *f, void *arg), void *arg);
+
+#endif

@@ -1,0 +1,349 @@
+/* Mirror reads into a recording.
+ *
+ * A path such as /sys/bus/pci/devices/0000:00:06.0/vendor crosses a symlink
+ * (…/devices/0000:00:06.0 -> ../../../devices/pci0000:00/0000:00:06.0).  We
+ * walk it component by component on the source, recreate every symlink with
+ * its original (relative) target, follow it, and create real directories
+ * where the source has them.  The copy therefore resolves like sysfs does.
+ * Absolute link targets are rewritten relative so the copy never points out
+ * of itself. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/recorder.h"
+#include "core/strutil.h"
+
+#define MAX_LINK_DEPTH 32
+
+static void rec_fail(struct gf_recorder *rec, int err, const char *what)
+{
+	if (rec->error)
+		return;
+	rec->error = err;
+	snprintf(rec->error_msg, sizeof(rec->error_msg), "%s: %s", what, strerror(-err));
+}
+
+int gf_rec_init(struct gf_recorder *rec, const char *dest)
+{
+	memset(rec, 0, sizeof(*rec));
+	if (!realpath(dest, rec->dest))
+		return gf_error_errno(-errno, dest);
+	return 0;
+}
+
+/* Lexically normalise an absolute path (no symlinks are involved: callers
+ * only join physical directories with link targets). */
+static void normalize(const char *in, char *out, size_t size)
+{
+	char tmp[PATH_MAX];
+	char *save = NULL, *tok;
+	size_t len = 0;
+
+	gf_strlcpy(tmp, in, sizeof(tmp));
+	out[0] = '\0';
+	for (tok = strtok_r(tmp, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(tok, "."))
+			continue;
+		if (!strcmp(tok, "..")) {
+			char *slash = strrchr(out, '/');
+
+			if (slash)
+				*slash = '\0';
+			len = strlen(out);
+			continue;
+		}
+		if (len + 1 + strlen(tok) + 1 > size)
+			break;
+		out[len++] = '/';
+		strcpy(out + len, tok);
+		len += strlen(tok);
+	}
+	if (!out[0])
+		gf_strlcpy(out, "/", size);
+}
+
+static void dest_of(const struct gf_recorder *rec, const char *path, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s", rec->dest, path);
+}
+
+static void ensure_dir(struct gf_recorder *rec, const char *path)
+{
+	char d[PATH_MAX];
+	struct stat st;
+
+	dest_of(rec, path, d, sizeof(d));
+	if (lstat(d, &st) == 0)
+		return;
+	if (mkdir(d, 0755) && errno != EEXIST) {
+		rec_fail(rec, -errno, d);
+		return;
+	}
+	rec->dirs++;
+}
+
+/* Relative form of absolute `target` as seen from directory `dir` (both
+ * normalised): "/a/b" from "/a/c/d" is "../../b". */
+static void relative_to(const char *dir, const char *target, char *out, size_t size)
+{
+	const char *d = dir, *t = target;
+	const char *dlast = dir, *tlast = target;
+
+	/* Longest common prefix made of whole components. */
+	while (*d && *d == *t) {
+		d++;
+		t++;
+		if ((*d == '/' || !*d) && (*t == '/' || !*t)) {
+			dlast = d;
+			tlast = t;
+		}
+	}
+	out[0] = '\0';
+	for (const char *p = dlast; *p; p++)
+		if (*p == '/' && p[1])
+			strncat(out, "../", size - strlen(out) - 1);
+	if (*tlast == '/')
+		tlast++;
+	strncat(out, tlast, size - strlen(out) - 1);
+	if (!out[0])
+		gf_strlcpy(out, ".", size);
+}
+
+/* Walk `path` on the source, mirroring each component; writes the physical
+ * (symlink-free) path into `phys`.  Returns 0, or -errno if the source path
+ * does not exist (nothing more to mirror). */
+static int mirror(struct gf_recorder *rec, const struct gf_fs *fs, const char *path,
+		  char *phys, size_t size, int depth)
+{
+	char norm[PATH_MAX], tmp[PATH_MAX], cur[PATH_MAX] = "";
+	char *save = NULL, *tok;
+
+	if (depth > MAX_LINK_DEPTH)
+		return -ELOOP;
+	normalize(path, norm, sizeof(norm));
+	gf_strlcpy(tmp, norm, sizeof(tmp));
+	for (tok = strtok_r(tmp, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+		char next[PATH_MAX], src[PATH_MAX], dst[PATH_MAX];
+		struct stat st;
+
+		if ((size_t)snprintf(next, sizeof(next), "%s/%s", cur, tok) >= sizeof(next))
+			return -ENAMETOOLONG;
+		gf_fs_real(fs, next, src, sizeof(src));
+		if (lstat(src, &st))
+			return -errno;
+		if (S_ISLNK(st.st_mode)) {
+			char target[PATH_MAX], joined[PATH_MAX], resolved[PATH_MAX], linktext[PATH_MAX];
+			ssize_t n = readlink(src, target, sizeof(target) - 1);
+			struct stat dst_st;
+
+			if (n < 0)
+				return -errno;
+			target[n] = '\0';
+			if (target[0] == '/') {
+				/* Within a recording, "/" means the recording's root. */
+				normalize(target, resolved, sizeof(resolved));
+				relative_to(cur[0] ? cur : "/", resolved, linktext, sizeof(linktext));
+			} else {
+				snprintf(joined, sizeof(joined), "%s/%s", cur, target);
+				normalize(joined, resolved, sizeof(resolved));
+				gf_strlcpy(linktext, target, sizeof(linktext));
+			}
+			dest_of(rec, next, dst, sizeof(dst));
+			if (lstat(dst, &dst_st)) {
+				if (symlink(linktext, dst)) {
+					rec_fail(rec, -errno, dst);
+					return -errno;
+				}
+				rec->links++;
+			}
+			if (mirror(rec, fs, resolved, cur, sizeof(cur), depth + 1))
+				return -ENOENT;
+			continue;
+		}
+		gf_strlcpy(cur, next, sizeof(cur));
+		if (S_ISDIR(st.st_mode))
+			ensure_dir(rec, cur);
+	}
+	gf_strlcpy(phys, cur[0] ? cur : "/", size);
+	return 0;
+}
+
+static void write_file(struct gf_recorder *rec, const char *phys, const char *data, size_t len)
+{
+	char dst[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	dest_of(rec, phys, dst, sizeof(dst));
+	if (lstat(dst, &st) == 0 && S_ISREG(st.st_mode))
+		return;		/* first read wins: one consistent snapshot */
+	fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rec_fail(rec, -errno, dst);
+		return;
+	}
+	for (size_t off = 0; off < len;) {
+		ssize_t w = write(fd, data + off, len - off);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			rec_fail(rec, -errno, dst);
+			close(fd);
+			return;
+		}
+		off += (size_t)w;
+	}
+	if (close(fd)) {
+		rec_fail(rec, -errno, dst);
+		return;
+	}
+	rec->files++;
+	rec->bytes += len;
+}
+
+static void parent_of(const char *path, char *buf, size_t size)
+{
+	char *slash;
+
+	gf_strlcpy(buf, path, size);
+	slash = strrchr(buf, '/');
+	if (slash && slash != buf)
+		*slash = '\0';
+	else
+		gf_strlcpy(buf, "/", size);
+}
+
+void gf_rec_file(struct gf_recorder *rec, const struct gf_fs *fs, const char *path,
+		 const char *data, size_t len)
+{
+	char dir[PATH_MAX], physdir[PATH_MAX], phys[PATH_MAX];
+	const char *base = strrchr(path, '/');
+	char real[PATH_MAX];
+	struct stat st;
+
+	if (rec->error || !base)
+		return;
+	/* The file itself may be a symlink (rare in sysfs); mirror it whole. */
+	gf_fs_real(fs, path, real, sizeof(real));
+	if (lstat(real, &st) == 0 && S_ISLNK(st.st_mode)) {
+		if (mirror(rec, fs, path, phys, sizeof(phys), 0) == 0)
+			write_file(rec, phys, data, len);
+		return;
+	}
+	parent_of(path, dir, sizeof(dir));
+	if (mirror(rec, fs, dir, physdir, sizeof(physdir), 0))
+		return;
+	snprintf(phys, sizeof(phys), "%s/%s", strcmp(physdir, "/") ? physdir : "", base + 1);
+	write_file(rec, phys, data, len);
+}
+
+static void copy_regular(struct gf_recorder *rec, const struct gf_fs *fs, const char *phys)
+{
+	char *data;
+	size_t len;
+	struct gf_recorder *saved = fs->rec;
+
+	/* Read without the tap (fs is const; the tap would recurse here). */
+	((struct gf_fs *)fs)->rec = NULL;
+	if (gf_fs_read(fs, phys, &data, &len) == 0) {
+		write_file(rec, phys, data, len);
+		free(data);
+	}
+	((struct gf_fs *)fs)->rec = saved;
+}
+
+void gf_rec_path(struct gf_recorder *rec, const struct gf_fs *fs, const char *path)
+{
+	char phys[PATH_MAX], src[PATH_MAX];
+	struct stat st;
+
+	if (rec->error || mirror(rec, fs, path, phys, sizeof(phys), 0))
+		return;
+	gf_fs_real(fs, phys, src, sizeof(src));
+	if (stat(src, &st) == 0 && S_ISREG(st.st_mode))
+		copy_regular(rec, fs, phys);
+}
+
+void gf_rec_dir(struct gf_recorder *rec, const struct gf_fs *fs, const char *path,
+		char **names, int n)
+{
+	char phys[PATH_MAX];
+
+	if (rec->error || mirror(rec, fs, path, phys, sizeof(phys), 0))
+		return;
+	for (int i = 0; i < n; i++) {
+		char entry[PATH_MAX], src[PATH_MAX];
+		struct stat st;
+
+		snprintf(entry, sizeof(entry), "%s/%s", strcmp(phys, "/") ? phys : "", names[i]);
+		gf_fs_real(fs, entry, src, sizeof(src));
+		if (lstat(src, &st))
+			continue;
+		if (S_ISLNK(st.st_mode)) {
+			char target[PATH_MAX], dst[PATH_MAX];
+			ssize_t len = readlink(src, target, sizeof(target) - 1);
+			struct stat dst_st;
+
+			if (len < 0)
+				continue;
+			target[len] = '\0';
+			if (target[0] == '/')
+				continue;	/* handled when followed (mirror rewrites it) */
+			dest_of(rec, entry, dst, sizeof(dst));
+			if (lstat(dst, &dst_st) && symlink(target, dst) == 0)
+				rec->links++;
+		} else if (S_ISDIR(st.st_mode)) {
+			ensure_dir(rec, entry);
+		}
+	}
+}
+
+void gf_rec_copy_tree(struct gf_recorder *rec, const struct gf_fs *fs, const char *path,
+		      int max_depth)
+{
+	char phys[PATH_MAX], src[PATH_MAX];
+	struct stat st;
+	DIR *d;
+	struct dirent *de;
+
+	if (rec->error || mirror(rec, fs, path, phys, sizeof(phys), 0))
+		return;
+	gf_fs_real(fs, phys, src, sizeof(src));
+	if (stat(src, &st))
+		return;
+	if (S_ISREG(st.st_mode)) {
+		/* Write-only files (sysfs 0200) cannot be read; skip them. */
+		if (st.st_mode & 0444)
+			copy_regular(rec, fs, phys);
+		return;
+	}
+	if (!S_ISDIR(st.st_mode) || max_depth <= 0)
+		return;
+	d = opendir(src);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char child[PATH_MAX], csrc[PATH_MAX];
+		struct stat cst;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(child, sizeof(child), "%s/%s", strcmp(phys, "/") ? phys : "", de->d_name);
+		gf_fs_real(fs, child, csrc, sizeof(csrc));
+		/* Do not follow links out of the tree (sysfs is full of cycles). */
+		if (lstat(csrc, &cst) || S_ISLNK(cst.st_mode))
+			continue;
+		gf_rec_copy_tree(rec, fs, child, max_depth - 1);
+	}
+	closedir(d);
+}
