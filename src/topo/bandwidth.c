@@ -1,0 +1,207 @@
+/* The bandwidth of every path that feeds a GPU: host memory to GPU, GPU to
+ * GPU, GPU to NIC and GPU to NVMe, each limited by its narrowest link.
+ *
+ * Rates (one direction, docs/bandwidth.md has the sources):
+ *   PCIe per lane: Gen1 2.5 GT/s 8b/10b = 0.25 GB/s; Gen2 0.5; Gen3 8 GT/s
+ *   128b/130b = 0.985; Gen4 1.969; Gen5 3.938; Gen6 64 GT/s FLIT (242/256)
+ *   = 7.563; Gen7 15.125.  x16: Gen4 31.5 GB/s, Gen5 63.0 GB/s.
+ *   NVLink per link: 1.0 20 GB/s; 2.x, 3.x, 4.0 25 GB/s; 5.0 50 GB/s.
+ *   NIC: line rate / 8 (400 Gb/s = 50 GB/s). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo/topo_internal.h"
+
+double gf_pcie_lane_gbps(double gts)
+{
+	if (gts <= 0)
+		return 0;
+	if (gts < 8)
+		return gts * 0.8 / 8;			/* 8b/10b */
+	if (gts < 64)
+		return gts * 128.0 / 130.0 / 8;		/* 128b/130b */
+	return gts * 242.0 / 256.0 / 8;			/* PAM4 FLIT */
+}
+
+int gf_pcie_gen(double gts)
+{
+	static const double rates[] = { 2.5, 5, 8, 16, 32, 64, 128 };
+
+	for (int i = 0; i < 7; i++)
+		if (fabs(gts - rates[i]) < 0.5)
+			return i + 1;
+	return 0;
+}
+
+double gf_nvlink_link_gbps(int v)
+{
+	switch (v) {
+	case 1:  return 20;	/* NVLink 1.0 (P100) */
+	case 2: case 3: case 4: case 5: case 6:
+		 return 25;	/* NVLink 2.x (V100), 3.x (A100), 4.0 (H100/H200) */
+	case 7:  return 50;	/* NVLink 5.0 (B200) */
+	default: return 0;	/* unknown: not guessed */
+	}
+}
+
+const char *gf_nvlink_version_name(int v)
+{
+	static const char *names[] = { "?", "1.0", "2.0", "2.2", "3.0", "3.1", "4.0", "5.0", "6.0" };
+
+	return v >= 0 && v <= 8 ? names[v] : "?";
+}
+
+/* The link above device x (between x and its upstream port), or 0 when x
+ * faces downstream (its link attributes describe the link below it) or
+ * reports nothing.  Capability speed: GPUs drop to Gen1 when idle, which is
+ * power saving, not a narrower path; width is taken as negotiated. */
+static double link_above(const struct gf_topo *t, int x, double *gts, int *width)
+{
+	const struct gf_pci_dev *d = &t->pci[x];
+	double speed = d->link.max_gts ? d->link.max_gts : d->link.cur_gts;
+	int w = d->link.cur_width ? d->link.cur_width : d->link.max_width;
+
+	if (gf_pci_downstream_port(t, x) || !speed || !w)
+		return 0;
+	if (d->parent >= 0) {
+		const struct gf_pci_dev *p = &t->pci[d->parent];
+
+		if (p->link.max_gts && p->link.max_gts < speed)
+			speed = p->link.max_gts;	/* a Gen5 card in a Gen4 slot */
+	}
+	*gts = speed;
+	*width = w;
+	return gf_pcie_lane_gbps(speed) * w;
+}
+
+void gf_pcie_narrowest(const struct gf_topo *t, int x, int stop, struct gf_narrowest *nw)
+{
+	for (; x >= 0 && x != stop; x = t->pci[x].parent) {
+		double gts = 0, bw;
+		int w = 0;
+
+		bw = link_above(t, x, &gts, &w);
+		if (bw > 0 && (nw->gbps == 0 || bw < nw->gbps)) {
+			nw->gbps = bw;
+			nw->pci = x;
+			nw->gts = gts;
+			nw->width = w;
+		}
+	}
+}
+
+static void set_pcie_limit(const struct gf_topo *t, struct gf_path *p, const struct gf_narrowest *nw)
+{
+	p->gbps = nw->gbps;
+	if (nw->pci < 0) {
+		p->limit = GF_LIMIT_UNKNOWN;
+		p->limit_pci = -1;
+		snprintf(p->limit_text, sizeof(p->limit_text), "no PCIe link speed reported");
+		return;
+	}
+	p->limit = GF_LIMIT_PCIE;
+	p->limit_pci = nw->pci;
+	if (gf_pcie_gen(nw->gts))
+		snprintf(p->limit_text, sizeof(p->limit_text), "PCIe Gen%d x%d at %s", gf_pcie_gen(nw->gts),
+			 nw->width, t->pci[nw->pci].bdf);
+	else
+		snprintf(p->limit_text, sizeof(p->limit_text), "PCIe %.1f GT/s x%d at %s", nw->gts,
+			 nw->width, t->pci[nw->pci].bdf);
+}
+
+/* PCIe between two devices: both legs up to their common ancestor, or to
+ * their roots when they only meet at a host bridge or beyond. */
+static void pcie_between(const struct gf_topo *t, int a, int b, struct gf_path *p)
+{
+	struct gf_narrowest nw = { 0, -1, 0, 0 };
+	int lca = gf_pci_common_ancestor(t, a, b);
+
+	gf_pcie_narrowest(t, a, lca, &nw);
+	gf_pcie_narrowest(t, b, lca, &nw);
+	set_pcie_limit(t, p, &nw);
+	p->crosses_cpu_link = p->link.pcie == GF_LINK_SYS;
+}
+
+static struct gf_path *new_path(struct gf_topo *t, enum gf_path_kind kind, int from, int to)
+{
+	struct gf_path *p = gf_push(&t->paths, &t->npaths, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->kind = kind;
+	p->from = from;
+	p->to = to;
+	p->host_node = -1;
+	p->limit_pci = -1;
+	if (from >= 0)
+		p->link = *gf_matrix_at(&t->matrix, from, to);
+	return p;
+}
+
+int gf_build_paths(struct gf_ctx *c)
+{
+	struct gf_topo *t = c->t;
+	struct gf_matrix *m = &t->matrix;
+
+	for (int i = 0; i < m->n; i++) {
+		const struct gf_matrix_dev *a = &m->dev[i];
+		struct gf_path *p;
+
+		if (a->kind != GF_DEV_GPU)
+			continue;
+		p = new_path(t, GF_PATH_HOST_GPU, -1, i);
+		if (!p)
+			return gf_error(-ENOMEM, "out of memory");
+		p->host_node = t->gpus[a->ref].numa_node;
+		p->link.type = p->link.pcie = GF_LINK_PHB;
+		{
+			struct gf_narrowest nw = { 0, -1, 0, 0 };
+
+			gf_pcie_narrowest(t, a->pci, -1, &nw);
+			set_pcie_limit(t, p, &nw);
+		}
+		for (int j = 0; j < m->n; j++) {
+			const struct gf_matrix_dev *b = &m->dev[j];
+
+			if (j == i || (b->kind == GF_DEV_GPU && j < i))
+				continue;
+			p = new_path(t, b->kind == GF_DEV_GPU ? GF_PATH_GPU_GPU :
+					b->kind == GF_DEV_NIC ? GF_PATH_GPU_NIC : GF_PATH_GPU_NVME, i, j);
+			if (!p)
+				return gf_error(-ENOMEM, "out of memory");
+			if (p->link.type == GF_LINK_NV) {
+				const struct gf_gpu *g = &t->gpus[a->ref];
+				double per = gf_nvlink_link_gbps(g->nvlink_version);
+
+				p->gbps = per * p->link.nvlinks;
+				p->limit = GF_LIMIT_NVLINK;
+				if (per > 0)
+					snprintf(p->limit_text, sizeof(p->limit_text), "NVLink %s x%d%s",
+						 gf_nvlink_version_name(g->nvlink_version), p->link.nvlinks,
+						 g->nvswitch_links ? " via NVSwitch" : "");
+				else
+					snprintf(p->limit_text, sizeof(p->limit_text),
+						 "NVLink x%d (rate of version %d not known)", p->link.nvlinks,
+						 g->nvlink_version);
+				continue;
+			}
+			pcie_between(t, a->pci, b->pci, p);
+			if (b->kind == GF_DEV_NIC) {
+				const struct gf_nic *nic = &t->nics[b->ref];
+				double line = nic->speed_mbps > 0 ? nic->speed_mbps / 8000.0 : 0;
+
+				if (line > 0 && (p->gbps == 0 || line < p->gbps)) {
+					p->gbps = line;
+					p->limit = GF_LIMIT_NIC;
+					p->limit_pci = -1;
+					snprintf(p->limit_text, sizeof(p->limit_text), "%s line rate %g Gb/s",
+						 nic->name, nic->speed_mbps / 1000.0);
+				}
+			}
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,188 @@
+/* The link matrix over GPUs, NICs and NVMe drives, in the vocabulary of
+ * `nvidia-smi topo -m`, derived from the PCIe tree and NUMA facts so that it
+ * replays from a recording; NVLink (direct or through NVSwitch) on top. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo/topo_internal.h"
+
+GF_API const char *gf_link_type_name(enum gf_link_type t)
+{
+	static const char *names[] = { "X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS", "?" };
+
+	return (unsigned)t <= GF_LINK_UNKNOWN ? names[t] : "?";
+}
+
+GF_API int gf_link_format(const struct gf_link *l, char *buf, size_t size)
+{
+	if (l->type == GF_LINK_NV)
+		return snprintf(buf, size, "NV%d", l->nvlinks);
+	return snprintf(buf, size, "%s", gf_link_type_name(l->type));
+}
+
+GF_API const struct gf_link *gf_matrix_at(const struct gf_matrix *m, int i, int j)
+{
+	if (i < 0 || j < 0 || i >= m->n || j >= m->n)
+		return NULL;
+	return &m->link[i * m->n + j];
+}
+
+static int node_of(const struct gf_topo *t, const struct gf_matrix_dev *d)
+{
+	switch (d->kind) {
+	case GF_DEV_GPU:  return t->gpus[d->ref].numa_node;
+	case GF_DEV_NIC:  return t->nics[d->ref].numa_node;
+	case GF_DEV_NVME: return t->blocks[d->ref].numa_node;
+	}
+	return -1;
+}
+
+/* PIX: the lowest common ancestor is at most one switch away on both sides
+ * (a switch's upstream port, or one port above two functions of a device);
+ * PXB: deeper; PHB: only the host bridge in common; NODE/SYS: different host
+ * bridges on the same / different NUMA nodes. */
+static enum gf_link_type pcie_class(const struct gf_topo *t, const struct gf_matrix_dev *a,
+				    const struct gf_matrix_dev *b)
+{
+	const struct gf_pci_dev *pa = &t->pci[a->pci], *pb = &t->pci[b->pci];
+	int lca, na, nb;
+
+	if (a->pci == b->pci)
+		return GF_LINK_PIX;	/* one device, e.g. namespaces of a controller */
+	if (pa->host_bridge != pb->host_bridge) {
+		na = node_of(t, a);
+		nb = node_of(t, b);
+		return na >= 0 && na == nb ? GF_LINK_NODE : GF_LINK_SYS;
+	}
+	lca = gf_pci_common_ancestor(t, a->pci, b->pci);
+	if (lca < 0)
+		return GF_LINK_PHB;
+	if (pa->depth - t->pci[lca].depth <= 2 && pb->depth - t->pci[lca].depth <= 2)
+		return GF_LINK_PIX;
+	return GF_LINK_PXB;
+}
+
+/* Direct links whose far end is the peer; through NVSwitch every GPU pair
+ * gets the smaller of the two GPUs' switch links. */
+static int nvlinks_between(const struct gf_ctx *c, const struct gf_gpu *a, const struct gf_gpu *b)
+{
+	int direct = 0;
+
+	if (!c->facts)
+		return 0;
+	for (int i = 0; i < c->facts->ngpus; i++) {
+		const struct gf_nvml_gpu *f = &c->facts->gpus[i];
+
+		if (strcmp(f->pci, a->bdf))
+			continue;
+		for (int k = 0; k < f->nlinks; k++)
+			if (f->links[k].active && !strcmp(f->links[k].remote_pci, b->bdf))
+				direct++;
+	}
+	if (direct)
+		return direct;
+	if (a->nvswitch_links > 0 && b->nvswitch_links > 0)
+		return a->nvswitch_links < b->nvswitch_links ? a->nvswitch_links : b->nvswitch_links;
+	return 0;
+}
+
+static enum gf_link_type nvml_level(const char *s)
+{
+	static const char *names[] = { "PIX", "PXB", "PHB", "NODE", "SYS" };
+	static const enum gf_link_type types[] = { GF_LINK_PIX, GF_LINK_PXB, GF_LINK_PHB, GF_LINK_NODE,
+						   GF_LINK_SYS };
+
+	if (!strcmp(s, "INTERNAL"))
+		return GF_LINK_PIX;
+	for (int i = 0; i < 5; i++)
+		if (!strcmp(s, names[i]))
+			return types[i];
+	return GF_LINK_UNKNOWN;
+}
+
+static int gpu_pos(const struct gf_topo *t, int nvml_index)
+{
+	for (int i = 0; i < t->ngpus; i++)
+		if (t->gpus[i].index == nvml_index)
+			return i;
+	return -1;
+}
+
+int gf_build_matrix(struct gf_ctx *c)
+{
+	struct gf_topo *t = c->t;
+	struct gf_matrix *m = &t->matrix;
+	int n = t->ngpus + t->nnics;
+
+	for (int i = 0; i < t->nblocks; i++)
+		if (t->blocks[i].label[0] && (i == 0 || strcmp(t->blocks[i].label, t->blocks[i - 1].label)))
+			n++;
+	if (!n)
+		return 0;
+	m->dev = calloc((size_t)n, sizeof(*m->dev));
+	m->link = calloc((size_t)n * (size_t)n, sizeof(*m->link));
+	m->nvml_pcie = calloc((size_t)n * (size_t)n, sizeof(*m->nvml_pcie));
+	if (!m->dev || !m->link || !m->nvml_pcie)
+		return gf_error(-ENOMEM, "out of memory");
+	for (int i = 0; i < t->ngpus; i++) {
+		struct gf_matrix_dev *d = &m->dev[m->n++];
+
+		snprintf(d->name, sizeof(d->name), "GPU%d", t->gpus[i].index);
+		d->kind = GF_DEV_GPU;
+		d->ref = i;
+		d->pci = t->gpus[i].pci;
+	}
+	for (int i = 0; i < t->nnics; i++) {
+		struct gf_matrix_dev *d = &m->dev[m->n++];
+
+		snprintf(d->name, sizeof(d->name), "%s", t->nics[i].label);
+		d->kind = GF_DEV_NIC;
+		d->ref = i;
+		d->pci = t->nics[i].pci;
+	}
+	for (int i = 0; i < t->nblocks; i++) {
+		struct gf_matrix_dev *d;
+
+		if (!t->blocks[i].label[0] || (i > 0 && !strcmp(t->blocks[i].label, t->blocks[i - 1].label)))
+			continue;
+		d = &m->dev[m->n++];
+		snprintf(d->name, sizeof(d->name), "%s", t->blocks[i].label);
+		d->kind = GF_DEV_NVME;
+		d->ref = i;
+		d->pci = t->blocks[i].pci;
+	}
+	for (int i = 0; i < m->n; i++) {
+		for (int j = 0; j < m->n; j++) {
+			struct gf_link *l = &m->link[i * m->n + j];
+
+			m->nvml_pcie[i * m->n + j] = GF_LINK_UNKNOWN;
+			if (i == j) {
+				l->type = l->pcie = GF_LINK_X;
+				continue;
+			}
+			l->pcie = pcie_class(t, &m->dev[i], &m->dev[j]);
+			l->type = l->pcie;
+			if (m->dev[i].kind == GF_DEV_GPU && m->dev[j].kind == GF_DEV_GPU) {
+				int nv = nvlinks_between(c, &t->gpus[m->dev[i].ref], &t->gpus[m->dev[j].ref]);
+
+				if (nv > 0) {
+					l->type = GF_LINK_NV;
+					l->nvlinks = nv;
+				}
+			}
+		}
+	}
+	/* NVML's own answers, to cross-check the tree (findings.c). */
+	for (int p = 0; c->facts && p < c->facts->npairs; p++) {
+		const struct gf_nvml_pair *pr = &c->facts->pairs[p];
+		int a = gpu_pos(t, pr->a), b = gpu_pos(t, pr->b);
+		enum gf_link_type lv = nvml_level(pr->common_ancestor);
+
+		if (a < 0 || b < 0)
+			continue;
+		m->nvml_pcie[a * m->n + b] = m->nvml_pcie[b * m->n + a] = lv;
+	}
+	return 0;
+}

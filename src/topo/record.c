@@ -1,0 +1,267 @@
+/* gpufeed record DIR: run discovery with the recorder attached (so every
+ * file the model reads is copied, symlinks kept), copy the audit files,
+ * write the NVML facts and a manifest; all into DIR.tmp-XXXXXX, renamed into
+ * place at the end. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <jansson.h>
+
+#include <gpufeed/record.h>
+#include "core/atomic.h"
+#include "core/recorder.h"
+#include "core/rmtree.h"
+#include "core/strutil.h"
+#include "topo/record_audit.h"
+#include "topo/topo_internal.h"
+
+#define GF_RECORDING_SCHEMA "gpufeed-recording/1"
+
+static bool dir_is_empty(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	bool empty = true;
+
+	if (!d)
+		return false;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+			empty = false;
+			break;
+		}
+	closedir(d);
+	return empty;
+}
+
+/* Device nodes cannot be copied; their names are what the audit needs. */
+static json_t *dev_nodes(void)
+{
+	json_t *arr = json_array();
+	DIR *d = opendir("/dev");
+	struct dirent *de;
+
+	if (!d)
+		return arr;
+	while ((de = readdir(d)))
+		if (gf_starts_with(de->d_name, "nvidia"))
+			json_array_append_new(arr, json_string(de->d_name));
+	closedir(d);
+	d = opendir("/dev/infiniband");
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.') {
+			char name[300];
+
+			snprintf(name, sizeof(name), "infiniband/%s", de->d_name);
+			json_array_append_new(arr, json_string(name));
+		}
+	if (d)
+		closedir(d);
+	return arr;
+}
+
+static int dump_cb(FILE *f, void *arg)
+{
+	if (json_dumpf(arg, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER))
+		return -EIO;
+	fputc('\n', f);
+	return 0;
+}
+
+static int write_manifest(const char *tmp, const struct gf_fs *src, const struct gf_topo *t,
+			  const struct gf_recorder *rec, const struct gf_record_stats *st)
+{
+	char path[PATH_MAX], when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	json_t *m = json_object();
+	int ret;
+
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	json_object_set_new(m, "schema", json_string(GF_RECORDING_SCHEMA));
+	json_object_set_new(m, "gpufeed_version", json_string(GF_VERSION_STRING));
+	json_object_set_new(m, "created", json_string(when));
+	json_object_set_new(m, "source", json_string(gf_fs_live(src) ? "live" : src->root));
+	json_object_set_new(m, "hostname", json_string(t->machine.hostname));
+	json_object_set_new(m, "kernel", json_string(t->machine.kernel));
+	json_object_set_new(m, "nvml", json_boolean(st->nvml));
+	if (!st->nvml)
+		json_object_set_new(m, "nvml_note", json_string(st->nvml_note));
+	json_object_set_new(m, "files", json_integer(rec->files));
+	json_object_set_new(m, "links", json_integer(rec->links));
+	json_object_set_new(m, "bytes", json_integer((json_int_t)rec->bytes));
+	if (gf_fs_live(src)) {
+		struct statvfs sv;
+
+		json_object_set_new(m, "dev_nodes", dev_nodes());
+		if (statvfs("/dev/shm", &sv) == 0)
+			json_object_set_new(m, "dev_shm_bytes",
+					    json_integer((json_int_t)((unsigned long long)sv.f_blocks * sv.f_frsize)));
+	}
+	snprintf(path, sizeof(path), "%s/" GF_RECORD_MANIFEST, tmp);
+	ret = gf_atomic_write(path, dump_cb, m);
+	json_decref(m);
+	return ret;
+}
+
+/* DIR may not exist, may be empty, or (with force) is replaced. */
+static int check_target(const char *dir, bool force)
+{
+	struct stat st;
+
+	if (lstat(dir, &st)) {
+		if (errno == ENOENT)
+			return 0;
+		return gf_error_errno(-errno, dir);
+	}
+	if (!S_ISDIR(st.st_mode))
+		return gf_error(-ENOTDIR, "%s: exists and is not a directory", dir);
+	if (!force && !dir_is_empty(dir))
+		return gf_error(-EEXIST, "%s: exists and is not empty (use --force to replace it)", dir);
+	return 0;
+}
+
+static int move_into_place(const char *tmp, const char *dir)
+{
+	char old[PATH_MAX];
+	struct stat st;
+
+	if (lstat(dir, &st) == 0) {
+		if (dir_is_empty(dir)) {
+			if (rmdir(dir))
+				return gf_error_errno(-errno, dir);
+		} else {
+			snprintf(old, sizeof(old), "%s.old-%ld", dir, (long)getpid());
+			if (rename(dir, old))
+				return gf_error_errno(-errno, dir);
+			if (rename(tmp, dir)) {
+				int err = -errno;
+
+				rename(old, dir);	/* put the original back */
+				return gf_error_errno(err, dir);
+			}
+			gf_rmtree(old);
+			return 0;
+		}
+	}
+	if (rename(tmp, dir))
+		return gf_error_errno(-errno, dir);
+	return 0;
+}
+
+static int load_source_facts(const struct gf_fs *fs, const struct gf_record_options *opts,
+			     struct gf_nvml_facts **facts, struct gf_record_stats *st)
+{
+	int ret;
+
+	*facts = NULL;
+	if (opts->nvml == GF_NVML_OFF) {
+		gf_strlcpy(st->nvml_note, "NVML not used (--nvml=off)", sizeof(st->nvml_note));
+		return 0;
+	}
+	if (gf_fs_live(fs)) {
+		char why[200] = "";
+
+		ret = gf_nvml_collect(GF_NVML_FULL, facts, why, sizeof(why));
+		if (ret)
+			snprintf(st->nvml_note, sizeof(st->nvml_note), "NVML not available: %s", why);
+	} else {
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/" GF_RECORD_NVML_FILE, fs->root);
+		ret = gf_nvml_facts_load(path, facts);
+		if (ret && ret != -ENOENT)
+			return ret;
+		if (ret)
+			snprintf(st->nvml_note, sizeof(st->nvml_note), "the source recording has no nvml.json");
+	}
+	if (ret && opts->nvml == GF_NVML_REQUIRE)
+		return gf_error(-ENOSYS, "%s", st->nvml_note);
+	return 0;
+}
+
+GF_API int gf_record(const char *dir, const struct gf_record_options *opts,
+		     struct gf_record_stats *stats)
+{
+	struct gf_record_options defaults = { 0 };
+	struct gf_record_stats st = { 0 };
+	struct gf_recorder *rec = NULL;
+	struct gf_ctx c = { 0 };
+	struct gf_topo *t = NULL;
+	char tmp[PATH_MAX];
+	int ret;
+
+	if (!opts)
+		opts = &defaults;
+	if (!dir || !*dir)
+		return gf_error(-EINVAL, "record: no directory given");
+	if ((ret = check_target(dir, opts->force)))
+		return ret;
+	if ((ret = gf_fs_init(&c.fs, opts->root)))
+		return ret;
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", dir) >= sizeof(tmp))
+		return gf_error(-ENAMETOOLONG, "%s: path too long", dir);
+	if (!mkdtemp(tmp))
+		return gf_error_errno(-errno, dir);
+	chmod(tmp, 0755);
+	rec = calloc(1, sizeof(*rec));
+	c.t = calloc(1, sizeof(*c.t));
+	if (!rec || !c.t) {
+		ret = gf_error(-ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((ret = gf_rec_init(rec, tmp)))
+		goto out;
+	if ((ret = load_source_facts(&c.fs, opts, &c.facts, &st)))
+		goto out;
+	st.nvml = c.facts != NULL;
+	c.t->machine.nvml = st.nvml;
+	gf_strlcpy(c.t->machine.nvml_note, st.nvml_note, sizeof(c.t->machine.nvml_note));
+	c.fs.rec = rec;
+	ret = gf_topo_discover_ctx(&c, &t);	/* frees c.t on failure */
+	c.t = NULL;
+	if (ret)
+		goto out;
+	gf_record_audit_files(rec, &c.fs, t);
+	c.fs.rec = NULL;
+	if (rec->error) {
+		ret = gf_error(rec->error, "recording failed: %s", rec->error_msg);
+		goto out;
+	}
+	if (c.facts) {
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/" GF_RECORD_NVML_FILE, tmp);
+		if ((ret = gf_nvml_facts_save(c.facts, path)))
+			goto out;
+	}
+	if ((ret = write_manifest(tmp, &c.fs, t, rec, &st)))
+		goto out;
+	if ((ret = move_into_place(tmp, dir)))
+		goto out;
+	st.files = rec->files;
+	st.links = rec->links;
+	st.dirs = rec->dirs;
+	st.bytes = rec->bytes;
+	st.ngpus = t->ngpus;
+	st.nnics = t->nnics;
+	st.nblocks = t->nblocks;
+	if (stats)
+		*stats = st;
+out:
+	if (ret)
+		gf_rmtree(tmp);
+	gf_topo_free(t);
+	gf_topo_free(c.t);
+	gf_nvml_facts_free(c.facts);
+	free(rec);
+	return ret;
+}

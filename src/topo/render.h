@@ -1,0 +1,28 @@
+/* Rendering pieces of the model, shared by `topo` and the features above it
+ * (report, later check/plan): JSON objects and human sections. */
+#ifndef GF_TOPO_RENDER_H
+#define GF_TOPO_RENDER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <jansson.h>
+#include <gpufeed/topo.h>
+
+/* JSON pieces shared by topo and report (topo_json.c). */
+json_t *gf_json_machine(const struct gf_topo *t);
+json_t *gf_json_matrix(const struct gf_topo *t);
+json_t *gf_json_paths(const struct gf_topo *t);
+json_t *gf_json_findings(const struct gf_topo *t);
+json_t *gf_json_gpus(const struct gf_topo *t);
+int gf_json_dump(json_t *root, FILE *f);
+/* Human pieces shared by topo and report (topo_text.c). */
+void gf_print_matrix(const struct gf_topo *t, FILE *f);
+void gf_print_paths(const struct gf_topo *t, FILE *f, bool condensed);
+void gf_print_findings(const struct gf_topo *t, FILE *f, bool color);
+void gf_print_summary(const struct gf_topo *t, FILE *f);
+/* "NIC0" -> name of the device behind a matrix entry, for legends. */
+const char *gf_matrix_dev_desc(const struct gf_topo *t, int i, char *buf, size_t size);
+/* Human sizes. */
+void gf_fmt_bytes(unsigned long long b, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,321 @@
+/* gf_topo_discover(): run the discovery steps over one root, then derive the
+ * matrix, the paths and the findings.  Also the small shared helpers. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/pciaddr.h"
+#include "core/strutil.h"
+#include "topo/topo_internal.h"
+
+GF_API const char *gf_version(void);
+GF_API const char *gf_version(void)
+{
+	return GF_VERSION_STRING;
+}
+
+GF_API const char *gf_source_name(enum gf_source s)
+{
+	switch (s) {
+	case GF_SRC_SYSFS:       return "sysfs";
+	case GF_SRC_NVML:        return "nvml";
+	case GF_SRC_SINGLE_NODE: return "single-node";
+	case GF_SRC_OVERRIDE:    return "override";
+	case GF_SRC_PROCFS:      return "procfs";
+	case GF_SRC_PCI_ORDER:   return "pci-order";
+	case GF_SRC_NODE_CPUS:   return "node-cpus";
+	default:                 return "unknown";
+	}
+}
+
+GF_API const char *gf_pci_kind_name(enum gf_pci_kind k)
+{
+	static const char *names[] = { "other", "bridge", "gpu", "nvswitch", "nic", "nvme", "storage" };
+
+	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "other";
+}
+
+GF_API const char *gf_severity_name(enum gf_severity s)
+{
+	return s == GF_SEV_ERROR ? "error" : s == GF_SEV_WARN ? "warning" : "info";
+}
+
+void *gf_push(void *arr_ptr, int *n, size_t sz)
+{
+	void **arr = arr_ptr;
+	char *na;
+
+	/* Grow geometrically: capacity is the next power of two >= n+1. */
+	if ((*n & (*n - 1)) == 0) {
+		size_t cap = *n ? (size_t)*n * 2 : 4;
+
+		na = realloc(*arr, cap * sz);
+		if (!na)
+			return NULL;
+		*arr = na;
+	}
+	na = (char *)*arr + (size_t)*n * sz;
+	memset(na, 0, sz);
+	(*n)++;
+	return na;
+}
+
+void gf_warn(struct gf_ctx *c, const char *fmt, ...)
+{
+	struct gf_topo *t = c->t;
+	char **slot;
+	va_list ap;
+	char *msg = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	if (!msg)
+		return;
+	/* The same file can be read twice (shared helpers); say it once. */
+	for (int i = 0; i < t->nwarnings; i++) {
+		if (!strcmp(t->warnings[i], msg)) {
+			free(msg);
+			return;
+		}
+	}
+	slot = gf_push(&t->warnings, &t->nwarnings, sizeof(*slot));
+	if (!slot) {
+		free(msg);
+		return;
+	}
+	*slot = msg;
+}
+
+void gf_warn_last(struct gf_ctx *c)
+{
+	gf_warn(c, "%s", gf_last_error());
+}
+
+int gf_finding(struct gf_topo *t, enum gf_severity sev, const char *id, const char *subject,
+	       const char *fmt, ...)
+{
+	struct gf_finding *f = gf_push(&t->findings, &t->nfindings, sizeof(*f));
+	va_list ap;
+
+	if (!f)
+		return -ENOMEM;
+	f->severity = sev;
+	gf_strlcpy(f->id, id, sizeof(f->id));
+	gf_strlcpy(f->subject, subject, sizeof(f->subject));
+	va_start(ap, fmt);
+	vsnprintf(f->message, sizeof(f->message), fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+/* Errors that mean "the kernel has no value here", not bad input. */
+static bool no_value(int err)
+{
+	return err == -ENOENT || err == -ENODEV || err == -ENXIO || err == -EINVAL ||
+	       err == -EOPNOTSUPP || err == -ENOTDIR || err == -EIO || err == -EACCES ||
+	       err == -EPERM || err == -EAGAIN || err == -EBUSY;
+}
+
+int gf_read_opt_ll(struct gf_ctx *c, const char *path, long long *v)
+{
+	int ret = gf_fs_read_ll(&c->fs, path, v);
+
+	if (ret && !no_value(ret))
+		gf_warn_last(c);
+	return ret;
+}
+
+int gf_read_opt_str(struct gf_ctx *c, const char *path, char *buf, size_t size)
+{
+	int ret = gf_fs_read_str(&c->fs, path, buf, size);
+
+	if (ret && !no_value(ret))
+		gf_warn_last(c);
+	return ret;
+}
+
+int gf_read_opt_cpulist(struct gf_ctx *c, const char *path, struct gf_cpuset *s)
+{
+	char *data;
+	int ret = gf_fs_read(&c->fs, path, &data, NULL);
+
+	if (ret) {
+		if (!no_value(ret))
+			gf_warn_last(c);
+		return ret;
+	}
+	ret = gf_cpuset_parse_list(s, data);
+	if (ret) {
+		char real[PATH_MAX];
+
+		gf_fs_real(&c->fs, path, real, sizeof(real));
+		gf_warn(c, "%s: %s", real, gf_last_error());
+		ret = -EBADMSG;
+	}
+	free(data);
+	return ret;
+}
+
+int gf_numa_index(const struct gf_topo *t, int node)
+{
+	for (int i = 0; i < t->numa.nnodes; i++)
+		if (t->numa.node[i].id == node)
+			return i;
+	return -1;
+}
+
+static int load_facts(struct gf_ctx *c, enum gf_nvml_mode mode)
+{
+	struct gf_topo *t = c->t;
+	char why[200] = "";
+	int ret;
+
+	if (mode == GF_NVML_OFF) {
+		gf_strlcpy(t->machine.nvml_note, "NVML not used (--nvml=off)", sizeof(t->machine.nvml_note));
+		return 0;
+	}
+	if (gf_fs_live(&c->fs)) {
+		ret = gf_nvml_collect(GF_NVML_TOPOLOGY, &c->facts, why, sizeof(why));
+	} else {
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/nvml.json", c->fs.root);
+		ret = gf_nvml_facts_load(path, &c->facts);
+		if (ret == -ENOENT)
+			snprintf(why, sizeof(why), "the recording has no nvml.json");
+		else if (ret)
+			return ret;	/* a malformed nvml.json is an input error */
+	}
+	if (ret) {
+		snprintf(t->machine.nvml_note, sizeof(t->machine.nvml_note), "NVML not available: %s", why);
+		if (mode == GF_NVML_REQUIRE)
+			return gf_error(-ENOSYS, "%s", t->machine.nvml_note);
+		return 0;
+	}
+	t->machine.nvml = true;
+	return 0;
+}
+
+int gf_topo_discover_ctx(struct gf_ctx *c, struct gf_topo **out)
+{
+	int (*steps[])(struct gf_ctx *) = {
+		gf_discover_machine, gf_discover_cpus, gf_discover_numa, gf_discover_pci,
+		gf_discover_gpus, gf_discover_nics, gf_discover_blocks, gf_build_matrix,
+		gf_build_paths, gf_build_findings,
+	};
+	int ret = 0;
+
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]) && !ret; i++)
+		ret = steps[i](c);
+	free(c->self_status);
+	c->self_status = NULL;
+	if (ret) {
+		gf_topo_free(c->t);
+		c->t = NULL;
+		return ret;
+	}
+	*out = c->t;
+	return 0;
+}
+
+GF_API int gf_topo_discover(const struct gf_topo_options *opts, struct gf_topo **out)
+{
+	struct gf_topo_options defaults = { 0 };
+	struct gf_ctx c = { 0 };
+	int ret;
+
+	*out = NULL;
+	if (!opts)
+		opts = &defaults;
+	if ((ret = gf_fs_init(&c.fs, opts->root)))
+		return ret;
+	c.t = calloc(1, sizeof(*c.t));
+	if (!c.t)
+		return gf_error(-ENOMEM, "out of memory");
+	if (opts->pci_locality)
+		ret = gf_locality_parse(&c, opts->pci_locality, "--pci-locality");
+	else if (getenv("GPUFEED_PCI_LOCALITY"))
+		ret = gf_locality_parse(&c, getenv("GPUFEED_PCI_LOCALITY"), "GPUFEED_PCI_LOCALITY");
+	if (ret) {
+		gf_topo_free(c.t);
+		return ret;
+	}
+	gf_strlcpy(c.t->machine.source, gf_fs_live(&c.fs) ? "this machine" : c.fs.root,
+		   sizeof(c.t->machine.source));
+	ret = load_facts(&c, opts->nvml);
+	if (ret) {
+		gf_topo_free(c.t);
+		return ret;
+	}
+	ret = gf_topo_discover_ctx(&c, out);
+	gf_nvml_facts_free(c.facts);
+	return ret;
+}
+
+GF_API void gf_topo_free(struct gf_topo *t)
+{
+	if (!t)
+		return;
+	free(t->cpus.cpu);
+	free(t->cpus.l3);
+	for (int i = 0; i < t->numa.nnodes; i++)
+		free(t->numa.node[i].distance);
+	free(t->numa.node);
+	free(t->pci);
+	free(t->host_bridges);
+	for (int i = 0; i < t->ngpus; i++)
+		free(t->gpus[i].mig);
+	free(t->gpus);
+	free(t->nics);
+	free(t->netifs);
+	free(t->blocks);
+	free(t->matrix.dev);
+	free(t->matrix.link);
+	free(t->matrix.nvml_pcie);
+	free(t->paths);
+	free(t->findings);
+	for (int i = 0; i < t->nwarnings; i++)
+		free(t->warnings[i]);
+	free(t->warnings);
+	free(t);
+}
+
+GF_API int gf_topo_find_gpu(const struct gf_topo *t, const char *spec)
+{
+	char bdf[16];
+	long long idx;
+	int found = -1;
+
+	if (!spec || !*spec)
+		return gf_error(-EINVAL, "empty GPU name");
+	if (gf_parse_ll(spec, &idx) == 0) {
+		for (int i = 0; i < t->ngpus; i++)
+			if (t->gpus[i].index == idx)
+				return i;
+		return gf_error(-ENOENT, "GPU %s: no GPU with that index (have %d)", spec, t->ngpus);
+	}
+	if (gf_pci_normalize(spec, bdf, sizeof(bdf))) {
+		for (int i = 0; i < t->ngpus; i++)
+			if (!strcmp(t->gpus[i].bdf, bdf))
+				return i;
+		return gf_error(-ENOENT, "GPU %s: no GPU at that PCI address", spec);
+	}
+	for (int i = 0; i < t->ngpus; i++) {
+		const char *u = t->gpus[i].uuid;
+
+		if (!*u || strncasecmp(u, spec, strlen(spec)))
+			continue;
+		if (strlen(u) == strlen(spec))
+			return i;
+		if (found >= 0)
+			return gf_error(-EINVAL, "GPU %s: ambiguous UUID prefix", spec);
+		found = i;
+	}
+	if (found >= 0)
+		return found;
+	return gf_error(-ENOENT, "GPU %s: not an index, UUID or PCI address of a GPU here", spec);
+}

@@ -1,0 +1,103 @@
+/* Private to src/topo: the discovery context and the steps that fill the
+ * model, in the order gf_topo_discover() runs them. */
+#ifndef GF_TOPO_INTERNAL_H
+#define GF_TOPO_INTERNAL_H
+
+#include <gpufeed/topo.h>
+#include "core/error.h"
+#include "core/fs.h"
+#include "vendor/nvml_facts.h"
+
+/* One GPUFEED_PCI_LOCALITY rule: devices on domain:bus_lo..bus_hi (and
+ * dev.fn when given), and everything below them, are on `node`. */
+struct gf_locality_rule {
+	unsigned domain, bus_lo, bus_hi;
+	int dev, fn;			/* -1: any */
+	int node;
+};
+
+#define GF_MAX_LOCALITY_RULES 64
+
+struct gf_ctx {
+	struct gf_fs fs;
+	struct gf_topo *t;
+	struct gf_nvml_facts *facts;	/* NULL: sysfs only */
+	struct gf_locality_rule rules[GF_MAX_LOCALITY_RULES];
+	int nrules;
+	char *self_status;		/* /proc/self/status, shared by cpus and numa */
+};
+
+/* Parse "SPEC=NODE;..." (SPEC: 0000:3b:00.0, 0000:3b or 0000:80-ff);
+ * -EINVAL naming `origin` (the variable or option) when malformed. */
+int gf_locality_parse(struct gf_ctx *c, const char *text, const char *origin);
+
+/* Steps (topo.c runs them in this order). */
+int gf_discover_machine(struct gf_ctx *c);
+int gf_discover_cpus(struct gf_ctx *c);
+int gf_discover_numa(struct gf_ctx *c);
+int gf_discover_pci(struct gf_ctx *c);
+int gf_discover_gpus(struct gf_ctx *c);
+int gf_discover_nics(struct gf_ctx *c);
+int gf_discover_blocks(struct gf_ctx *c);
+int gf_build_matrix(struct gf_ctx *c);
+int gf_build_paths(struct gf_ctx *c);
+int gf_build_findings(struct gf_ctx *c);
+
+/* Discovery with an already prepared fs (used by gf_record with its tap). */
+int gf_topo_discover_ctx(struct gf_ctx *c, struct gf_topo **out);
+
+/* A warning about malformed or unreadable input, kept in t->warnings. */
+void gf_warn(struct gf_ctx *c, const char *fmt, ...) GF_PRINTF(2, 3);
+/* The last error message as a warning (after a failed fs read). */
+void gf_warn_last(struct gf_ctx *c);
+int gf_finding(struct gf_topo *t, enum gf_severity sev, const char *id, const char *subject,
+	       const char *fmt, ...) GF_PRINTF(5, 6);
+
+/* Optional integer/string files: 0 on success; -ENOENT (and friends that
+ * mean "the kernel has no value here") silently; malformed → warning. */
+int gf_read_opt_ll(struct gf_ctx *c, const char *path, long long *v);
+int gf_read_opt_str(struct gf_ctx *c, const char *path, char *buf, size_t size);
+/* A cpulist file; malformed → warning and -EINVAL. */
+int gf_read_opt_cpulist(struct gf_ctx *c, const char *path, struct gf_cpuset *s);
+
+/* Grow *arr (of *n elements of size sz) by one zeroed element. */
+void *gf_push(void *arr_ptr, int *n, size_t sz);
+
+/* PCI lookups. */
+int gf_pci_find(const struct gf_topo *t, const char *bdf);
+/* The PCI device nearest to a canonical sysfs path (the device itself or
+ * its closest ancestor), -1 when the path is not under a PCI device. */
+int gf_pci_for_path(const struct gf_topo *t, const char *path);
+/* Lowest common PCI ancestor of two devices, -1 when none. */
+int gf_pci_common_ancestor(const struct gf_topo *t, int a, int b);
+/* Does the bridge face downstream (root or switch downstream port)? */
+bool gf_pci_downstream_port(const struct gf_topo *t, int i);
+
+/* Locality of a PCI device: NUMA node and local CPUs with their sources. */
+struct gf_locality {
+	int node;
+	enum gf_source node_source;
+	struct gf_cpuset cpus;
+	enum gf_source cpus_source;
+};
+void gf_locality_of(struct gf_ctx *c, int pci, const struct gf_nvml_gpu *nvml,
+		    struct gf_locality *out);
+/* Index into t->numa.node of node id, -1 if absent. */
+int gf_numa_index(const struct gf_topo *t, int node);
+
+/* Link maths (bandwidth.c). */
+struct gf_narrowest {
+	double gbps;			/* 0: no link reported on the way */
+	int pci;			/* device whose upstream link it is, -1 */
+	double gts;
+	int width;
+};
+/* Narrowest PCIe link from device x up to (not including) stop, -1 = all
+ * the way to the host bridge.  Starts from nw->gbps = 0. */
+void gf_pcie_narrowest(const struct gf_topo *t, int x, int stop, struct gf_narrowest *nw);
+double gf_pcie_lane_gbps(double gts);
+int gf_pcie_gen(double gts);
+double gf_nvlink_link_gbps(int nvml_version);
+const char *gf_nvlink_version_name(int nvml_version);
+
+#endif

@@ -1,0 +1,452 @@
+/* Human output of the model: the matrix as nvidia-smi prints it, legends,
+ * device tables, the path table and the summary. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/table.h"
+#include "topo/render.h"
+#include "topo/topo_internal.h"
+
+void gf_fmt_bytes(unsigned long long b, char *buf, size_t size)
+{
+	static const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double v = (double)b;
+	int u = 0;
+
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, size, "%llu B", b);
+	else
+		snprintf(buf, size, v >= 100 ? "%.0f %s" : "%.1f %s", v, units[u]);
+}
+
+static void fmt_cpus(const struct gf_cpuset *s, char *buf, size_t size)
+{
+	if (gf_cpuset_empty(s))
+		snprintf(buf, size, "N/A");
+	else
+		gf_cpuset_format_list(s, buf, size);
+}
+
+const char *gf_matrix_dev_desc(const struct gf_topo *t, int i, char *buf, size_t size)
+{
+	const struct gf_matrix_dev *d = &t->matrix.dev[i];
+
+	switch (d->kind) {
+	case GF_DEV_GPU:
+		snprintf(buf, size, "%s", t->gpus[d->ref].bdf);
+		break;
+	case GF_DEV_NIC:
+		snprintf(buf, size, "%s", t->nics[d->ref].name);
+		break;
+	case GF_DEV_NVME:
+		snprintf(buf, size, "%s", t->blocks[d->ref].name);
+		break;
+	}
+	return buf;
+}
+
+static void row_affinity(const struct gf_topo *t, int i, struct gf_cpuset *cpus, int *node,
+			 int *gpu_numa)
+{
+	const struct gf_matrix_dev *d = &t->matrix.dev[i];
+
+	*gpu_numa = -2;	/* not a GPU: blank */
+	*node = -1;
+	gf_cpuset_zero(cpus);
+	switch (d->kind) {
+	case GF_DEV_GPU:
+		*cpus = t->gpus[d->ref].cpus;
+		*node = t->gpus[d->ref].numa_node;
+		*gpu_numa = t->gpus[d->ref].gpu_numa_id;
+		break;
+	case GF_DEV_NIC:
+		*cpus = t->nics[d->ref].cpus;
+		*node = t->nics[d->ref].numa_node;
+		break;
+	case GF_DEV_NVME:
+		if (t->pci[d->pci].local_cpus_known)
+			*cpus = t->pci[d->pci].local_cpus;
+		*node = t->blocks[d->ref].numa_node;
+		break;
+	}
+}
+
+void gf_print_matrix(const struct gf_topo *t, FILE *f)
+{
+	const struct gf_matrix *m = &t->matrix;
+	struct gf_table tb;
+	char buf[4096];
+
+	if (!m->n) {
+		fprintf(f, "No GPUs, NICs or NVMe drives on PCI.\n");
+		return;
+	}
+	gf_table_init(&tb, m->n + 4);
+	gf_table_add(&tb, "%s", "");
+	for (int j = 0; j < m->n; j++)
+		gf_table_add(&tb, "%s", m->dev[j].name);
+	gf_table_add(&tb, "CPU Affinity");
+	gf_table_add(&tb, "NUMA Affinity");
+	gf_table_add(&tb, "GPU NUMA ID");
+	for (int i = 0; i < m->n; i++) {
+		struct gf_cpuset cpus;
+		int node, gnuma;
+
+		gf_table_add(&tb, "%s", m->dev[i].name);
+		for (int j = 0; j < m->n; j++) {
+			gf_link_format(&m->link[i * m->n + j], buf, sizeof(buf));
+			gf_table_add(&tb, "%s", buf);
+		}
+		row_affinity(t, i, &cpus, &node, &gnuma);
+		fmt_cpus(&cpus, buf, sizeof(buf));
+		gf_table_add(&tb, "%s", buf);
+		if (node >= 0)
+			gf_table_add(&tb, "%d", node);
+		else
+			gf_table_add(&tb, "N/A");
+		if (gnuma >= 0)
+			gf_table_add(&tb, "%d", gnuma);
+		else
+			gf_table_add(&tb, "%s", gnuma == -1 ? "N/A" : "");
+	}
+	gf_table_print(&tb, f, "");
+	gf_table_free(&tb);
+	fputs("\nLegend:\n\n"
+	      "  X    = Self\n"
+	      "  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)\n"
+	      "  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a NUMA node\n"
+	      "  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)\n"
+	      "  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)\n"
+	      "  PIX  = Connection traversing at most a single PCIe bridge\n"
+	      "  NV#  = Connection traversing a bonded set of # NVLinks\n", f);
+	for (int i = 0, first = 1; i < m->n; i++) {
+		if (m->dev[i].kind == GF_DEV_GPU)
+			continue;
+		if (first)
+			fputs("\nDevice Legend:\n\n", f);
+		first = 0;
+		fprintf(f, "  %s: %s\n", m->dev[i].name, gf_matrix_dev_desc(t, i, buf, sizeof(buf)));
+	}
+}
+
+static void print_gpus(const struct gf_topo *t, FILE *f)
+{
+	struct gf_table tb;
+	char mem[32], cpus[4096], nv[48], mig[32];
+
+	if (!t->ngpus)
+		return;
+	gf_table_init(&tb, 10);
+	for (const char **h = (const char *[]){ "GPU", "PCI", "NAME", "MEMORY", "UUID", "CUDA", "MINOR",
+						"NUMA", "CPUS", "NVLINK", NULL }; *h; h++)
+		gf_table_add(&tb, "%s", *h);
+	for (int i = 0; i < t->ngpus; i++) {
+		const struct gf_gpu *g = &t->gpus[i];
+
+		gf_fmt_bytes(g->memory_bytes, mem, sizeof(mem));
+		fmt_cpus(&g->cpus, cpus, sizeof(cpus));
+		if (g->nvlinks_active < 0)
+			snprintf(nv, sizeof(nv), "unknown");
+		else if (g->nvlinks_active == 0)
+			snprintf(nv, sizeof(nv), "none");
+		else
+			snprintf(nv, sizeof(nv), "%d x %s%s", g->nvlinks_active,
+				 gf_nvlink_version_name(g->nvlink_version),
+				 g->nvswitch_links ? " (NVSwitch)" : "");
+		gf_table_add(&tb, "%d", g->index);
+		gf_table_add(&tb, "%s", g->bdf);
+		gf_table_add(&tb, "%s", g->name[0] ? g->name : "NVIDIA GPU");
+		gf_table_add(&tb, "%s", g->memory_bytes ? mem : "?");
+		gf_table_add(&tb, "%s", g->uuid[0] ? g->uuid : "?");
+		gf_table_add(&tb, "%d", g->cuda_ordinal);
+		if (g->minor >= 0)
+			gf_table_add(&tb, "%d", g->minor);
+		else
+			gf_table_add(&tb, "?");
+		if (g->numa_node >= 0)
+			gf_table_add(&tb, "%d (%s)", g->numa_node, gf_source_name(g->numa_source));
+		else
+			gf_table_add(&tb, "? (unknown)");
+		gf_table_add(&tb, "%s (%s)", cpus, gf_source_name(g->cpus_source));
+		gf_table_add(&tb, "%s", nv);
+	}
+	fputs("\nGPUs:\n", f);
+	gf_table_print(&tb, f, "  ");
+	gf_table_free(&tb);
+	for (int i = 0; i < t->ngpus; i++) {
+		const struct gf_gpu *g = &t->gpus[i];
+
+		if (g->mig_current != 1 && g->mig_pending != 1)
+			continue;
+		snprintf(mig, sizeof(mig), "%s%s", g->mig_current == 1 ? "enabled" : "disabled",
+			 g->mig_pending != g->mig_current ? " (change pending reset)" : "");
+		fprintf(f, "  GPU%d MIG %s, %d instance%s\n", g->index, mig, g->nmig, g->nmig == 1 ? "" : "s");
+		for (int k = 0; k < g->nmig; k++) {
+			gf_fmt_bytes(g->mig[k].memory_bytes, mem, sizeof(mem));
+			fprintf(f, "    %s  GI %d CI %d  %s\n", g->mig[k].uuid, g->mig[k].gpu_instance,
+				g->mig[k].compute_instance, mem);
+		}
+	}
+	if (t->nvswitches > 0)
+		fprintf(f, "  NVSwitch: %d switch%s\n", t->nvswitches, t->nvswitches == 1 ? "" : "es");
+}
+
+static void print_nics(const struct gf_topo *t, FILE *f)
+{
+	struct gf_table tb;
+
+	if (t->nnics) {
+		gf_table_init(&tb, 8);
+		for (const char **h = (const char *[]){ "NIC", "NAME", "PCI", "NETDEV", "LINK", "SPEED",
+							"STATE", "NUMA", NULL }; *h; h++)
+			gf_table_add(&tb, "%s", *h);
+		for (int i = 0; i < t->nnics; i++) {
+			const struct gf_nic *n = &t->nics[i];
+
+			gf_table_add(&tb, "%s", n->label);
+			gf_table_add(&tb, "%s", n->name);
+			gf_table_add(&tb, "%s%s", t->pci[n->pci].bdf, n->virtual_function ? " (VF)" : "");
+			gf_table_add(&tb, "%s", n->netdevs[0] ? n->netdevs : "-");
+			gf_table_add(&tb, "%s", n->link_layer[0] ? n->link_layer : "?");
+			if (n->speed_mbps > 0)
+				gf_table_add(&tb, "%g Gb/s", n->speed_mbps / 1000.0);
+			else
+				gf_table_add(&tb, "?");
+			gf_table_add(&tb, "%s", n->state);
+			if (n->numa_node >= 0)
+				gf_table_add(&tb, "%d", n->numa_node);
+			else
+				gf_table_add(&tb, "?");
+		}
+		fputs("\nNICs:\n", f);
+		gf_table_print(&tb, f, "  ");
+		gf_table_free(&tb);
+	}
+	if (t->nnetifs) {
+		fputs("  Virtual interfaces:", f);
+		for (int i = 0; i < t->nnetifs; i++)
+			fprintf(f, " %s", t->netifs[i].name);
+		fputc('\n', f);
+	}
+}
+
+static void print_blocks(const struct gf_topo *t, FILE *f)
+{
+	struct gf_table tb;
+	char size[32];
+	int nvirt = 0;
+
+	gf_table_init(&tb, 8);
+	for (const char **h = (const char *[]){ "DISK", "MODEL", "SIZE", "PCI", "NUMA", "SCHED", "RA",
+						"LBS", NULL }; *h; h++)
+		gf_table_add(&tb, "%s", *h);
+	for (int i = 0; i < t->nblocks; i++) {
+		const struct gf_block *b = &t->blocks[i];
+
+		if (b->virtual_dev) {
+			nvirt++;
+			continue;
+		}
+		gf_fmt_bytes(b->size_bytes, size, sizeof(size));
+		gf_table_add(&tb, "%s%s%s%s", b->name, b->label[0] ? " (" : "", b->label, b->label[0] ? ")" : "");
+		gf_table_add(&tb, "%s", b->model[0] ? b->model : "-");
+		gf_table_add(&tb, "%s", size);
+		gf_table_add(&tb, "%s", b->pci >= 0 ? t->pci[b->pci].bdf : "-");
+		if (b->numa_node >= 0)
+			gf_table_add(&tb, "%d", b->numa_node);
+		else
+			gf_table_add(&tb, "?");
+		gf_table_add(&tb, "%s", b->scheduler[0] ? b->scheduler : "?");
+		if (b->read_ahead_kb >= 0)
+			gf_table_add(&tb, "%d KiB", b->read_ahead_kb);
+		else
+			gf_table_add(&tb, "?");
+		if (b->logical_block_size > 0)
+			gf_table_add(&tb, "%d", b->logical_block_size);
+		else
+			gf_table_add(&tb, "?");
+	}
+	if (tb.ncells > tb.ncols) {
+		fputs("\nBlock devices:\n", f);
+		gf_table_print(&tb, f, "  ");
+	}
+	gf_table_free(&tb);
+	if (nvirt) {
+		fputs("  Virtual block devices:", f);
+		for (int i = 0; i < t->nblocks; i++)
+			if (t->blocks[i].virtual_dev)
+				fprintf(f, " %s", t->blocks[i].name);
+		fputc('\n', f);
+	}
+}
+
+/* "GPU1 <-> GPU0": named from GPU `self` first. */
+static void path_ends(const struct gf_topo *t, const struct gf_path *p, int self, char *buf, size_t size)
+{
+	if (p->from < 0) {
+		if (p->host_node >= 0)
+			snprintf(buf, size, "host memory (node %d) -> %s", p->host_node,
+				 t->matrix.dev[p->to].name);
+		else
+			snprintf(buf, size, "host memory -> %s", t->matrix.dev[p->to].name);
+		return;
+	}
+	if (p->to == self)
+		snprintf(buf, size, "%s <-> %s", t->matrix.dev[p->to].name, t->matrix.dev[p->from].name);
+	else
+		snprintf(buf, size, "%s <-> %s", t->matrix.dev[p->from].name, t->matrix.dev[p->to].name);
+}
+
+static void add_path_row(const struct gf_topo *t, struct gf_table *tb, const struct gf_path *p,
+			 int self, const char *note)
+{
+	char ends[96], link[16];
+
+	path_ends(t, p, self, ends, sizeof(ends));
+	if (note)
+		snprintf(ends + strlen(ends), sizeof(ends) - strlen(ends), " (%s)", note);
+	gf_link_format(&p->link, link, sizeof(link));
+	gf_table_add(tb, "%s", ends);
+	gf_table_add(tb, "%s", p->from < 0 ? "PCIe" : link);
+	if (p->gbps > 0)
+		gf_table_add(tb, "%.1f", p->gbps);
+	else
+		gf_table_add(tb, "?");
+	gf_table_add(tb, "%s%s", p->limit_text, p->crosses_cpu_link ? "; crosses the CPU interconnect (not modelled)" : "");
+}
+
+/* Is q a better pick than p?  Peers: the slowest link (collectives run at
+ * the slowest); NICs and NVMe: the nearest, then the fastest. */
+static bool better(const struct gf_path *q, const struct gf_path *p)
+{
+	if (q->kind == GF_PATH_GPU_GPU) {
+		if (q->gbps != p->gbps)
+			return q->gbps < p->gbps;
+		return q->link.type > p->link.type;
+	}
+	if (q->link.type != p->link.type)
+		return q->link.type < p->link.type;
+	return q->gbps > p->gbps;
+}
+
+/* Condensed (report): per GPU the host link, its slowest peer, its nearest
+ * NIC and NVMe drive — what a person needs from a table of n^2 rows. */
+void gf_print_paths(const struct gf_topo *t, FILE *f, bool condensed)
+{
+	static const char *notes[] = { NULL, "slowest peer", "nearest NIC", "nearest NVMe" };
+	struct gf_table tb;
+
+	if (!t->npaths)
+		return;
+	gf_table_init(&tb, 4);
+	tb.right_align = 1u << 2;
+	gf_table_add(&tb, "PATH");
+	gf_table_add(&tb, "LINK");
+	gf_table_add(&tb, "GB/s");
+	gf_table_add(&tb, "LIMITED BY");
+	for (int g = 0; g < t->matrix.n; g++) {
+		if (t->matrix.dev[g].kind != GF_DEV_GPU)
+			continue;
+		for (int kind = GF_PATH_HOST_GPU; kind <= GF_PATH_GPU_NVME; kind++) {
+			const struct gf_path *pick = NULL;
+
+			for (int i = 0; i < t->npaths; i++) {
+				const struct gf_path *p = &t->paths[i];
+				bool mine = kind == GF_PATH_HOST_GPU ? p->to == g :
+					    kind == GF_PATH_GPU_GPU ? (p->from == g || p->to == g) : p->from == g;
+
+				if ((int)p->kind != kind || !mine)
+					continue;
+				if (!condensed)
+					add_path_row(t, &tb, p, -1, NULL);
+				else if (!pick || better(p, pick))
+					pick = p;
+			}
+			if (pick)
+				add_path_row(t, &tb, pick, g, notes[kind]);
+		}
+	}
+	fprintf(f, "\nPaths (theoretical one-way bandwidth of the narrowest link%s):\n",
+		condensed ? "; per GPU: host link, slowest peer, nearest NIC and NVMe" : "");
+	gf_table_print(&tb, f, "  ");
+	gf_table_free(&tb);
+}
+
+void gf_print_findings(const struct gf_topo *t, FILE *f, bool color)
+{
+	const char *on[] = { "\033[36m", "\033[33m", "\033[31m" }, *off = "\033[0m";
+
+	for (int i = 0; i < t->nfindings; i++) {
+		const struct gf_finding *x = &t->findings[i];
+
+		fprintf(f, "  %s%-7s%s %s\n", color ? on[x->severity] : "", gf_severity_name(x->severity),
+			color ? off : "", x->message);
+	}
+}
+
+void gf_print_summary(const struct gf_topo *t, FILE *f)
+{
+	const struct gf_machine *m = &t->machine;
+	char mem[32], allowed[4096], dmi[200] = "";
+	int ib = 0, eth = 0;
+
+	if (m->vendor[0] || m->product[0])
+		snprintf(dmi, sizeof(dmi), " (%s%s%s)", m->vendor, m->vendor[0] && m->product[0] ? " " : "",
+			 m->product);
+	fprintf(f, "Machine:  %s%s, kernel %s%s\n", m->hostname[0] ? m->hostname : "?", dmi,
+		m->kernel[0] ? m->kernel : "?", m->hypervisor ? ", virtual machine" : "");
+	fmt_cpus(&t->cpus.allowed, allowed, sizeof(allowed));
+	fprintf(f, "CPUs:     %d online (%d package%s, %d cores, %d thread%s per core)%s%s; allowed here: %s\n",
+		t->cpus.ncpu, t->cpus.npackages, t->cpus.npackages == 1 ? "" : "s", t->cpus.ncores,
+		t->cpus.threads_per_core, t->cpus.threads_per_core == 1 ? "" : "s",
+		t->cpus.model[0] ? ", " : "", t->cpus.model, allowed);
+	gf_fmt_bytes(m->mem_bytes, mem, sizeof(mem));
+	fprintf(f, "Memory:   %s in %d NUMA node%s%s\n", m->mem_bytes ? mem : "?", t->numa.nnodes,
+		t->numa.nnodes == 1 ? "" : "s", t->numa.kernel_numa ? "" : " (kernel without NUMA)");
+	if (t->ngpus) {
+		fprintf(f, "GPUs:     %d x %s", t->ngpus, t->gpus[0].name[0] ? t->gpus[0].name : "NVIDIA GPU");
+		for (int i = 1; i < t->ngpus; i++)
+			if (strcmp(t->gpus[i].name, t->gpus[0].name)) {
+				fputs(" (mixed models)", f);
+				break;
+			}
+		if (m->driver_version[0])
+			fprintf(f, ", driver %s", m->driver_version);
+		if (m->cuda_driver_version)
+			fprintf(f, ", CUDA %d.%d", m->cuda_driver_version / 1000,
+				m->cuda_driver_version % 1000 / 10);
+		if (t->nvswitches > 0)
+			fprintf(f, ", NVSwitch");
+		fputc('\n', f);
+	} else {
+		fprintf(f, "GPUs:     none\n");
+	}
+	fprintf(f, "NVML:     %s\n", m->nvml ? "yes" : m->nvml_note);
+	for (int i = 0; i < t->nnics; i++) {
+		if (!strcmp(t->nics[i].link_layer, "InfiniBand"))
+			ib++;
+		else
+			eth++;
+	}
+	fprintf(f, "NICs:     %d (%d InfiniBand, %d Ethernet or other)\n", t->nnics, ib, eth);
+}
+
+GF_API int gf_topo_print(const struct gf_topo *t, FILE *f, unsigned flags)
+{
+	gf_print_matrix(t, f);
+	print_gpus(t, f);
+	print_nics(t, f);
+	print_blocks(t, f);
+	gf_print_paths(t, f, false);
+	if (t->nfindings) {
+		fputs("\nFindings:\n", f);
+		gf_print_findings(t, f, flags & GF_PRINT_COLOR);
+	}
+	return ferror(f) ? gf_error(-EIO, "writing output failed") : 0;
+}
