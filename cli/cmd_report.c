@@ -1,0 +1,59 @@
+/* gpufeed report: the one screen a person reads first. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+static const char help[] =
+	"Usage: gpufeed report [OPTIONS]\n"
+	"\n"
+	"The main job: a summary of this machine (or of a recording), the link\n"
+	"matrix, the paths that feed each GPU with their bottleneck, and the\n"
+	"problems the model shows (a GPU whose NUMA node is unknown, a link\n"
+	"running below its width or generation, a NIC faster than the PCIe behind\n"
+	"it, inactive NVLinks).\n"
+	"\n"
+	"Options:\n"
+	"      --strict          exit 1 when problems (warnings or errors) are found\n"
+	GF_COMMON_OPTIONS_HELP
+	"\n"
+	GF_EXIT_CODES_HELP
+	"\n"
+	"JSON schema: docs/json-report.md (\"schema\": \"" GF_REPORT_SCHEMA "\").\n";
+
+int gf_cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		GF_COMMON_LONGOPTS,
+		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct gf_topo *t = NULL;
+	struct gf_cli cli;
+	bool done = false, strict = false;
+	int opt, ret, problems;
+
+	gf_cli_init(&cli, "report");
+	while ((opt = getopt_long(argc, argv, GF_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+		if (opt == OPT_STRICT) {
+			strict = true;
+			continue;
+		}
+		ret = gf_cli_common_opt(&cli, opt, argv, help, &done);
+		if (ret > 0)
+			return ret;
+		if (done)
+			return GF_EXIT_OK;
+	}
+	if (optind < argc)
+		return gf_cli_usage(&cli, "unexpected argument '%s'", argv[optind]);
+	if ((ret = gf_cli_discover(&cli, &t)))
+		return ret;
+	ret = cli.json ? gf_report_write_json(t, stdout) : gf_report_print(t, stdout, cli.color ? GF_PRINT_COLOR : 0);
+	problems = gf_report_problem_count(t);
+	gf_topo_free(t);
+	if (ret || fflush(stdout))
+		return gf_cli_fail(&cli, ret ? ret : -EIO);
+	return strict && problems ? GF_EXIT_FINDINGS : GF_EXIT_OK;
+}
