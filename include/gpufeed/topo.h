@@ -290,7 +290,9 @@ struct gf_topo {
 	int nhost_bridges;
 	struct gf_gpu *gpus;		/* by index */
 	int ngpus;
-	int nvswitches;			/* NVSwitch chips seen on PCI or via NVLink */
+	bool nvswitch;			/* GPUs are linked through NVSwitch */
+	int nvswitches;			/* NVSwitch chips seen (on PCI or as distinct
+					 * NVLink far ends); 0 when hidden (VMs) */
 	struct gf_nic *nics;		/* PCI-backed, PCI order */
 	int nnics;
 	struct gf_netif *netifs;	/* virtual interfaces */

@@ -199,6 +199,12 @@ int gf_build_paths(struct gf_ctx *c)
 					p->limit_pci = -1;
 					snprintf(p->limit_text, sizeof(p->limit_text), "%s line rate %g Gb/s",
 						 nic->name, nic->speed_mbps / 1000.0);
+				} else if (line <= 0) {
+					/* virtio, or a port that is down: PCIe is an upper bound. */
+					size_t n = strlen(p->limit_text);
+
+					snprintf(p->limit_text + n, sizeof(p->limit_text) - n,
+						 "; %s line rate unknown", nic->name);
 				}
 			}
 		}

@@ -138,7 +138,8 @@ int gf_discover_blocks(struct gf_ctx *c)
 		read_block(c, b, path);
 	}
 	gf_strv_free(names, n);
-	qsort(t->blocks, (size_t)t->nblocks, sizeof(*t->blocks), cmp_block);
+	if (t->nblocks > 1)
+		qsort(t->blocks, (size_t)t->nblocks, sizeof(*t->blocks), cmp_block);
 	for (int i = 0; i < t->nblocks; i++) {
 		struct gf_block *b = &t->blocks[i];
 		struct gf_locality loc;

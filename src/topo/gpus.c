@@ -25,9 +25,16 @@ static void read_proc_info(struct gf_ctx *c, struct gf_gpu *g)
 	char path[128], buf[96], *text;
 	long long minor;
 
+	if (g->name[0] && g->uuid[0] && g->minor >= 0)
+		return;		/* NVML told us everything this file holds */
 	snprintf(path, sizeof(path), "/proc/driver/nvidia/gpus/%s/information", g->bdf);
 	if (gf_fs_read(&c->fs, path, &text, NULL))
 		return;
+	if (!gf_kv_find(text, "Device Minor", buf, sizeof(buf)) || !gf_kv_find(text, "Model", buf, sizeof(buf))) {
+		gf_warn(c, "%s%s: not the driver's format (no 'Model:' or 'Device Minor:' line)", c->fs.root, path);
+		free(text);
+		return;
+	}
 	if (!g->name[0])
 		gf_kv_find(text, "Model", g->name, sizeof(g->name));
 	if (!g->uuid[0] && gf_kv_find(text, "GPU UUID", buf, sizeof(buf)) && gf_starts_with(buf, "GPU-"))
@@ -123,8 +130,8 @@ static void count_switches_behind_links(struct gf_ctx *c)
 				gf_strlcpy(seen[nseen++], l->remote_pci, sizeof(seen[0]));
 		}
 	}
-	if (!nseen)
-		nseen = anonymous;	/* at least one, number unknown */
+	if (nseen || anonymous)
+		c->t->nvswitch = true;
 	if (nseen > c->t->nvswitches)
 		c->t->nvswitches = nseen;
 }
@@ -146,8 +153,10 @@ int gf_discover_gpus(struct gf_ctx *c)
 		struct gf_locality loc;
 		struct gf_gpu *g;
 
-		if (t->pci[i].kind == GF_PCI_NVSWITCH)
+		if (t->pci[i].kind == GF_PCI_NVSWITCH) {
 			t->nvswitches++;
+			t->nvswitch = true;
+		}
 		if (t->pci[i].kind != GF_PCI_GPU)
 			continue;
 		f = facts_for(c, t->pci[i].bdf);
@@ -201,7 +210,8 @@ int gf_discover_gpus(struct gf_ctx *c)
 					c->facts->gpus[i].index, c->facts->gpus[i].pci);
 	}
 	count_switches_behind_links(c);
-	qsort(t->gpus, (size_t)t->ngpus, sizeof(*t->gpus), cmp_gpu);
+	if (t->ngpus > 1)
+		qsort(t->gpus, (size_t)t->ngpus, sizeof(*t->gpus), cmp_gpu);
 	for (int i = 1; i < t->ngpus; i++)
 		if (t->gpus[i].index == t->gpus[i - 1].index)
 			return gf_error(-EBADMSG, "NVML facts give index %d to both %s and %s",

@@ -170,7 +170,8 @@ int gf_discover_nics(struct gf_ctx *c)
 	for (int i = 0; i < t->npci; i++)
 		if (t->pci[i].kind == GF_PCI_NIC && !nic_for_pci(t, i))
 			return gf_error(-ENOMEM, "out of memory");
-	qsort(t->nics, (size_t)t->nnics, sizeof(*t->nics), cmp_nic);	/* pci[] is in bus order */
+	if (t->nnics > 1)	/* pci[] is in bus order */
+		qsort(t->nics, (size_t)t->nnics, sizeof(*t->nics), cmp_nic);
 	for (int i = 0; i < t->nnics; i++) {
 		struct gf_nic *n = &t->nics[i];
 		struct gf_locality loc;

@@ -284,7 +284,8 @@ int gf_discover_pci(struct gf_ctx *c)
 	}
 	gf_strv_free(names, n);
 	/* Sorting moves entries; host_bridge indices stay valid. */
-	qsort(t->pci, (size_t)t->npci, sizeof(*t->pci), cmp_dev);
+	if (t->npci > 1)
+		qsort(t->pci, (size_t)t->npci, sizeof(*t->pci), cmp_dev);
 	link_parents(t);
 	for (int i = 0; i < t->npci; i++) {
 		struct gf_host_bridge *hb = &t->host_bridges[t->pci[i].host_bridge];

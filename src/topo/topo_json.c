@@ -45,6 +45,7 @@ json_t *gf_json_machine(const struct gf_topo *t)
 	json_object_set_new(o, "cpus", json_integer(t->cpus.ncpu));
 	json_object_set_new(o, "numa_nodes", json_integer(t->numa.nnodes));
 	json_object_set_new(o, "gpus", json_integer(t->ngpus));
+	json_object_set_new(o, "nvswitch", json_boolean(t->nvswitch));
 	json_object_set_new(o, "nvswitches", json_integer(t->nvswitches));
 	json_object_set_new(o, "nics", json_integer(t->nnics));
 	json_object_set_new(o, "nvidia_driver", jstr_or_null(m->driver_version));

@@ -193,8 +193,10 @@ static void print_gpus(const struct gf_topo *t, FILE *f)
 				g->mig[k].compute_instance, mem);
 		}
 	}
-	if (t->nvswitches > 0)
+	if (t->nvswitch && t->nvswitches > 0)
 		fprintf(f, "  NVSwitch: %d switch%s\n", t->nvswitches, t->nvswitches == 1 ? "" : "es");
+	else if (t->nvswitch)
+		fprintf(f, "  NVSwitch: present, not visible from here (a VM?)\n");
 }
 
 static void print_nics(const struct gf_topo *t, FILE *f)
@@ -421,7 +423,7 @@ void gf_print_summary(const struct gf_topo *t, FILE *f)
 		if (m->cuda_driver_version)
 			fprintf(f, ", CUDA %d.%d", m->cuda_driver_version / 1000,
 				m->cuda_driver_version % 1000 / 10);
-		if (t->nvswitches > 0)
+		if (t->nvswitch)
 			fprintf(f, ", NVSwitch");
 		fputc('\n', f);
 	} else {
