@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The command-line convention: --help, --version, --json, --root, exit codes.
+. "$(dirname "$0")/lib.sh"
+DUAL=$FIX/dual-8gpu-pcie-switch/root
+HGX=$FIX/hgx-h100-8gpu/root
+CI=$FIX/ci-vm/root
+
+expect_rc 0 "gpufeed --help" "$GPUFEED" --help
+expect_grep "$out" "report" "top-level help lists report"
+expect_grep "$out" "Exit codes" "top-level help has the exit codes"
+expect_rc 0 "gpufeed --version" "$GPUFEED" --version
+expect_grep "$out" "^gpufeed [0-9]" "version line"
+expect_rc 2 "no command is a usage error" "$GPUFEED"
+expect_rc 2 "unknown command" "$GPUFEED" frobnicate
+expect_grep "$err" "unknown command 'frobnicate'" "unknown command is named"
+for cmd in topo report record; do
+	expect_rc 0 "$cmd --help" "$GPUFEED" "$cmd" --help
+	expect_grep "$out" "Exit codes" "$cmd --help documents exit codes"
+	expect_grep "$out" "\-\-root" "$cmd --help documents --root"
+	expect_grep "$out" "\-\-json" "$cmd --help documents --json"
+	expect_rc 0 "$cmd --version" "$GPUFEED" "$cmd" --version
+	expect_rc 0 "help $cmd" "$GPUFEED" help "$cmd"
+	expect_rc 2 "$cmd with an unknown option" "$GPUFEED" "$cmd" --bogus
+	expect_grep "$err" "unknown option '--bogus'" "$cmd names the unknown option"
+done
+expect_rc 2 "--root without a value" "$GPUFEED" topo --root
+expect_grep "$err" "needs a value" "missing value is explained"
+expect_rc 2 "--nvml with a bad mode" "$GPUFEED" topo --nvml=sometimes
+expect_rc 2 "stray argument" "$GPUFEED" topo extra
+expect_rc 2 "help for an unknown command" "$GPUFEED" help frobnicate
+
+# Input errors (3) name the input.
+expect_rc 3 "--root that does not exist" "$GPUFEED" topo --root /no/such/dir
+expect_grep "$err" "/no/such/dir" "missing recording is named"
+touch "$TMP/plainfile"
+expect_rc 3 "--root that is a file" "$GPUFEED" topo --root "$TMP/plainfile"
+expect_grep "$err" "not a directory" "file as recording is explained"
+expect_rc 3 "malformed locality override" env GPUFEED_PCI_LOCALITY="0000:3b:00.0" "$GPUFEED" topo --root "$CI"
+expect_grep "$err" "GPUFEED_PCI_LOCALITY" "the variable is named"
+cp -a "$HGX" "$TMP/hgx"
+echo '{"schema": "gpufeed-nvml-facts/1", "gpus": [' > "$TMP/hgx/nvml.json"
+expect_rc 3 "truncated nvml.json" "$GPUFEED" topo --root "$TMP/hgx"
+expect_grep "$err" "nvml.json" "nvml.json is named"
+echo 'garbage' > "$TMP/hgx/sys/devices/system/cpu/online"
+cp "$HGX/nvml.json" "$TMP/hgx/nvml.json"
+expect_rc 3 "garbage CPU list in online" "$GPUFEED" topo --root "$TMP/hgx"
+expect_grep "$err" "sys/devices/system/cpu/online: not a CPU list: 'garbage'" "the file and its content are named"
+cp "$HGX/sys/devices/system/cpu/online" "$TMP/hgx/sys/devices/system/cpu/online"
+echo 'x16' > "$TMP/hgx/sys/devices/pci0000:18/0000:18:01.0/0000:19:00.0/0000:1a:00.0/0000:1b:00.0/current_link_width"
+expect_rc 0 "a malformed optional attribute is a warning" "$GPUFEED" topo --root "$TMP/hgx"
+expect_grep "$err" "warning: .*0000:1b:00.0/current_link_width: not an integer: 'x16'" "the warning names the file"
+expect_rc 0 "--quiet silences warnings" "$GPUFEED" topo --root "$TMP/hgx" --quiet
+[ -s "$err" ] && not_ok "--quiet left stderr: $(head -1 "$err")" || ok "--quiet leaves stderr empty"
+
+# Not available here (4).
+expect_rc 4 "--nvml=require on a recording without NVML" "$GPUFEED" topo --root "$DUAL" --nvml=require
+expect_grep "$err" "NVML not available" "the reason is given"
+expect_rc 4 "--nvml=require without libnvidia-ml" env GPUFEED_NVML_LIBRARY=/nonexistent.so "$GPUFEED" topo --nvml=require
+expect_grep "$err" "/nonexistent.so not found" "the library is named"
+if [ -f "${GPUFEED_FAKE_NVML:-}" ]; then
+	expect_rc 4 "--nvml=require when the driver is not loaded" env GPUFEED_NVML_LIBRARY="$GPUFEED_FAKE_NVML" \
+		FAKE_NVML_SCENARIO=init_fail "$GPUFEED" topo --nvml=require
+	expect_grep "$err" "Driver Not Loaded" "NVML's words are passed on"
+	expect_rc 0 "live NVML (stand-in library)" env GPUFEED_NVML_LIBRARY="$GPUFEED_FAKE_NVML" "$GPUFEED" topo --nvml=require --json
+	expect_jq "$out" '.machine.nvml == true and .machine.nvidia_driver == "580.159.04"' "live NVML facts are used"
+fi
+
+# Findings (1) only when asked.
+expect_rc 0 "report exits 0 with problems by default" "$GPUFEED" report --root "$DUAL"
+expect_rc 1 "report --strict exits 1 with problems" "$GPUFEED" report --root "$DUAL" --strict
+expect_rc 0 "report --strict exits 0 without problems" "$GPUFEED" report --root "$HGX" --strict
+
+# JSON: the documented minimum of the schema.
+expect_rc 0 "topo --json" "$GPUFEED" topo --json --root "$DUAL"
+expect_jq "$out" '.schema == "gpufeed-topo/1"' "schema tag"
+expect_jq "$out" '[.gpus[].index] == [0,1,2,3,4,5,6,7]' "gpus[].index"
+expect_jq "$out" 'all(.gpus[]; (.pci | test("^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-7]$")))' "gpus[].pci"
+expect_jq "$out" 'all(.gpus[]; (.numa_node | type) == "number")' "gpus[].numa_node is an integer"
+expect_jq "$out" '.gpus[0].cpus == "0-31,64-95"' "gpus[].cpus is a cpulist string"
+expect_jq "$out" '(.matrix.devices | length) as $n | (.matrix.links | length) == $n and all(.matrix.links[]; length == $n)' "matrix.links is square"
+expect_jq "$out" '.matrix.links[0][1] == "PIX" and .matrix.devices[0] == "GPU0"' "matrix vocabulary"
+expect_rc 0 "report --json" "$GPUFEED" report --json --root "$DUAL"
+expect_jq "$out" '.schema == "gpufeed-report/1" and .problems == 2' "report schema and problem count"
+
+# This machine, live.
+expect_rc 0 "report on this machine" "$GPUFEED" report
+expect_grep "$out" "Machine:" "live report has a summary"
+expect_rc 0 "topo --json on this machine" "$GPUFEED" topo --json
+expect_jq "$out" '.machine.source == "this machine"' "live source"
+finish

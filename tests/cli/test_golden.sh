@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Golden outputs: `topo`, `topo --json` and `report` of every fixture machine
+# must equal tests/fixtures/machines/<name>/expected/*.  The recording's
+# absolute path is written as ROOT.  Regenerate after a deliberate change
+# with GPUFEED_REGEN=1 (then read the diff before committing it).
+. "$(dirname "$0")/lib.sh"
+
+for dir in "$FIX"/*/; do
+	name=$(basename "$dir")
+	root=$(cd "$dir/root" 2>/dev/null && pwd -P) || continue
+	mkdir -p "$dir/expected"
+	for variant in "topo:topo.txt" "topo --json:topo.json" "report:report.txt"; do
+		args=${variant%%:*} file=${variant#*:}
+		# shellcheck disable=SC2086
+		"$GPUFEED" $args --root "$root" --color=never >"$TMP/raw" 2>"$TMP/stderr"
+		rc=$?
+		sed "s|$root|ROOT|g" "$TMP/raw" >"$TMP/got"
+		if [ "$rc" != 0 ] || [ -s "$TMP/stderr" ]; then
+			not_ok "$name: gpufeed $args: exit $rc, stderr: $(head -c 300 "$TMP/stderr")"
+			continue
+		fi
+		if [ "${GPUFEED_REGEN:-0}" = 1 ]; then
+			cp "$TMP/got" "$dir/expected/$file"
+			ok "$name: $file regenerated"
+		elif diff -u "$dir/expected/$file" "$TMP/got" >"$TMP/diff"; then
+			ok "$name: gpufeed $args matches expected/$file"
+		else
+			not_ok "$name: gpufeed $args differs from expected/$file"
+			head -40 "$TMP/diff" | sed 's/^/#   /'
+		fi
+	done
+done
+finish

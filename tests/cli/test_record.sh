@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# gpufeed record: recordings replay exactly, are written atomically, and a
+# failure (full disk, bad target) leaves nothing behind.
+. "$(dirname "$0")/lib.sh"
+HGX=$FIX/hgx-h100-8gpu/root
+
+strip() { jq 'del(.machine.source, .machine.nvml_note)' "$1"; }
+
+# This machine: record, then the replay equals the live model.
+expect_rc 0 "record this machine" "$GPUFEED" record "$TMP/live"
+expect_grep "$out" "Recorded" "summary line"
+[ -f "$TMP/live/gpufeed-recording.json" ] && ok "manifest written" || not_ok "no manifest"
+[ -L "$TMP/live/proc/self" ] && ok "/proc/self kept as a link" || not_ok "/proc/self is not a link"
+[ -n "$(find "$TMP/live/sys/bus/pci/devices" -maxdepth 1 -type l)" ] && ok "sysfs links kept" || not_ok "no PCI links recorded"
+"$GPUFEED" topo --json >"$TMP/a.json" 2>/dev/null
+"$GPUFEED" topo --json --root "$TMP/live" >"$TMP/b.json" 2>/dev/null
+if diff <(strip "$TMP/a.json") <(strip "$TMP/b.json") >/dev/null; then ok "replay equals live"; else
+	not_ok "replay differs from live"; diff <(strip "$TMP/a.json") <(strip "$TMP/b.json") | head -20 | sed 's/^/#   /'; fi
+ls "$TMP" | grep -q '\.tmp-' && not_ok "a temp directory was left" || ok "no temp directory left"
+
+# Re-record a recording: same model (NVML facts included).
+expect_rc 0 "record --root a fixture" "$GPUFEED" record --root "$HGX" "$TMP/hgx"
+[ -f "$TMP/hgx/nvml.json" ] && ok "nvml.json carried over" || not_ok "nvml.json missing"
+"$GPUFEED" topo --json --root "$HGX" >"$TMP/a.json" 2>/dev/null
+"$GPUFEED" topo --json --root "$TMP/hgx" >"$TMP/b.json" 2>/dev/null
+diff <(strip "$TMP/a.json") <(strip "$TMP/b.json") >/dev/null && ok "re-recording replays the same" || not_ok "re-recording differs"
+
+# Existing targets.
+expect_rc 3 "record into a non-empty directory" "$GPUFEED" record --root "$HGX" "$TMP/hgx"
+expect_grep "$err" "use --force" "the way out is given"
+expect_rc 0 "record --force replaces it" "$GPUFEED" record --force --root "$HGX" "$TMP/hgx"
+mkdir "$TMP/empty"
+expect_rc 0 "record into an empty directory" "$GPUFEED" record --root "$HGX" "$TMP/empty"
+expect_rc 3 "record onto a file" "$GPUFEED" record "$TMP/empty/nvml.json"
+expect_rc 3 "record under a missing parent" "$GPUFEED" record "$TMP/no/such/dir"
+expect_grep "$err" "$TMP/no/such/dir" "the target is named"
+expect_rc 2 "record without DIR" "$GPUFEED" record
+expect_rc 4 "record --nvml=require without NVML" "$GPUFEED" record --nvml=require --root "$FIX/dual-8gpu-pcie-switch/root" "$TMP/req"
+[ -e "$TMP/req" ] && not_ok "a failed recording left $TMP/req" || ok "nothing left after refusal"
+expect_rc 0 "record --json" "$GPUFEED" record --json --root "$HGX" "$TMP/j"
+expect_jq "$out" '.gpus == 8 and .nvml == true' "JSON summary"
+
+# A full disk: a 256 KiB tmpfs (needs root and mount; skipped otherwise).
+mkdir -p "$TMP/small"
+if mount -t tmpfs -o size=256k tmpfs "$TMP/small" 2>/dev/null; then
+	expect_rc 3 "record onto a full disk" "$GPUFEED" record --root "$HGX" "$TMP/small/rec"
+	expect_grep "$err" "No space left on device" "ENOSPC is reported"
+	[ -z "$(ls -A "$TMP/small")" ] && ok "nothing half-written is left" || { not_ok "left: $(ls -A "$TMP/small")"; }
+	umount "$TMP/small"
+else
+	ok "# SKIP full-disk case: cannot mount a tmpfs here"
+fi
+finish

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# GPU-machine tests: run by a developer on a lent GPU machine; elsewhere they
+# skip (exit 77) with one line saying why.  See tests/gpu/device-evidence.sh
+# for the full evidence run (recording, timings) kept in bench/results/.
+set -u
+cd "$(dirname "$0")/../.."
+gf=${GPUFEED:-build/gpufeed}
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+	echo "skip: no NVIDIA GPU here (nvidia-smi absent or found no GPU)"
+	exit 77
+fi
+if ! command -v python3 >/dev/null 2>&1; then
+	echo "skip: python3 is needed to compare with nvidia-smi"
+	exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+rc=0
+inc=$(dirname "$(find / -name nvml.h -path '*cuda*' -not -path '/proc/*' 2>/dev/null | head -1)")
+if [ -n "$inc" ]; then
+	cc -std=c11 -Wall -Werror -I"$inc" -Isrc tests/gpu/nvml_abi_check.c -o "$tmp/abi" && "$tmp/abi" || rc=1
+else
+	echo "nvml.h not found: NVML ABI check not run"
+fi
+nvidia-smi topo -m > "$tmp/smi.txt"
+"$gf" topo --json > "$tmp/gf.json" || rc=1
+python3 tests/gpu/compare_topo.py "$tmp/gf.json" "$tmp/smi.txt" || rc=1
+exit $rc

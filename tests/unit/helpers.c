@@ -1,0 +1,123 @@
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+char *t_mkdtemp(void)
+{
+	const char *base = getenv("TMPDIR");
+	char *dir;
+
+	if (asprintf(&dir, "%s/gpufeed-test-XXXXXX", base ? base : "/tmp") < 0)
+		return NULL;
+	assert_non_null(mkdtemp(dir));
+	return dir;
+}
+
+static int rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type == FTW_DP)
+		return rmdir(path);
+	return unlink(path);
+}
+
+void t_rmtree(const char *dir)
+{
+	if (dir)
+		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void mkparents(const char *path)
+{
+	char tmp[PATH_MAX];
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(tmp, 0755);
+		*p = '/';
+	}
+}
+
+void t_write(const char *dir, const char *rel, const char *text)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	mkparents(path);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+void t_symlink(const char *dir, const char *rel, const char *target)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	mkparents(path);
+	unlink(path);
+	assert_int_equal(symlink(target, path), 0);
+}
+
+char *t_read(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	if (buf)
+		buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+const char *t_src_path(const char *rel)
+{
+	static _Thread_local char buf[PATH_MAX];
+	const char *src = getenv("GPUFEED_SRC");
+
+	snprintf(buf, sizeof(buf), "%s/%s", src ? src : ".", rel);
+	return buf;
+}
+
+const char *t_fixture_root(const char *name)
+{
+	static _Thread_local char buf[PATH_MAX];
+	const char *src = getenv("GPUFEED_SRC");
+
+	snprintf(buf, sizeof(buf), "%s/tests/fixtures/machines/%s/root", src ? src : ".", name);
+	return buf;
+}
+
+void t_copytree(const char *from, const char *to)
+{
+	char cmd[3 * PATH_MAX];
+
+	snprintf(cmd, sizeof(cmd), "cp -a '%s/.' '%s/'", from, to);
+	assert_int_equal(system(cmd), 0);
+}

@@ -1,0 +1,25 @@
+/* Shared by the unit tests: temp directories, file writing, fixture paths. */
+#ifndef GF_TEST_HELPERS_H
+#define GF_TEST_HELPERS_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+/* A fresh directory under $TMPDIR; removed by t_rmtree. */
+char *t_mkdtemp(void);
+void t_rmtree(const char *dir);
+/* Write text to dir/rel, creating parent directories. */
+void t_write(const char *dir, const char *rel, const char *text);
+void t_symlink(const char *dir, const char *rel, const char *target);
+/* Whole file or NULL. */
+char *t_read(const char *path);
+/* tests/fixtures/machines/<name>/root, from $GPUFEED_SRC (default "."). */
+const char *t_fixture_root(const char *name);
+const char *t_src_path(const char *rel);
+/* Copy a directory tree (symlinks kept). */
+void t_copytree(const char *from, const char *to);
+
+#endif

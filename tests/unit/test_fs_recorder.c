@@ -1,0 +1,173 @@
+/* Root-prefixed reads and the recorder that mirrors them (symlinks kept). */
+#include "helpers.h"
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/fs.h"
+#include "core/recorder.h"
+#include <gpufeed/error.h>
+
+/* A tiny sysfs: a PCI device reached through /sys/bus/pci/devices and a
+ * /proc/self link, like the kernel lays them out. */
+static char *make_tree(void)
+{
+	char *d = t_mkdtemp();
+
+	t_write(d, "sys/devices/pci0000:00/0000:00:01.0/vendor", "0x10de\n");
+	t_write(d, "sys/devices/pci0000:00/0000:00:01.0/numa_node", "1\n");
+	t_write(d, "sys/devices/pci0000:00/0000:00:01.0/bad_int", "12abc\n");
+	t_write(d, "sys/devices/pci0000:00/0000:00:02.0/vendor", "0x15b3\n");
+	t_symlink(d, "sys/bus/pci/devices/0000:00:01.0", "../../../devices/pci0000:00/0000:00:01.0");
+	t_symlink(d, "sys/bus/pci/devices/0000:00:02.0", "../../../devices/pci0000:00/0000:00:02.0");
+	t_symlink(d, "sys/class/escape", "/etc");
+	t_write(d, "proc/42/status", "Name:\tgpufeed\nCpus_allowed_list:\t0-3\n");
+	t_symlink(d, "proc/self", "42");
+	return d;
+}
+
+static void reads_through_root(void **state)
+{
+	char *d = make_tree(), buf[256];
+	struct gf_fs fs;
+	long long v;
+	char **names;
+	int n;
+
+	(void)state;
+	assert_int_equal(gf_fs_init(&fs, d), 0);
+	assert_false(gf_fs_live(&fs));
+	assert_int_equal(gf_fs_read_str(&fs, "/sys/bus/pci/devices/0000:00:01.0/vendor", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "0x10de");
+	assert_int_equal(gf_fs_read_ll(&fs, "/sys/bus/pci/devices/0000:00:01.0/numa_node", &v), 0);
+	assert_int_equal(v, 1);
+	/* Malformed content: an error that names the file inside the root. */
+	assert_int_equal(gf_fs_read_ll(&fs, "/sys/bus/pci/devices/0000:00:01.0/bad_int", &v), -EBADMSG);
+	assert_non_null(strstr(gf_last_error(), "bad_int"));
+	assert_non_null(strstr(gf_last_error(), "12abc"));
+	assert_int_equal(gf_fs_read_ll(&fs, "/sys/nothing", &v), -ENOENT);
+	assert_non_null(strstr(gf_last_error(), d));
+	assert_int_equal(gf_fs_resolve(&fs, "/sys/bus/pci/devices/0000:00:01.0", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/sys/devices/pci0000:00/0000:00:01.0");
+	/* A link that leaves the recording is refused, not followed. */
+	assert_int_equal(gf_fs_resolve(&fs, "/sys/class/escape", buf, sizeof(buf)), -EXDEV);
+	assert_int_equal(gf_fs_list(&fs, "/sys/bus/pci/devices", &names, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(names[0], "0000:00:01.0");
+	assert_string_equal(names[1], "0000:00:02.0");
+	gf_strv_free(names, n);
+	assert_true(gf_fs_exists(&fs, "/proc/self/status"));
+	assert_true(gf_fs_is_dir(&fs, "/sys/devices"));
+	assert_false(gf_fs_is_dir(&fs, "/proc/self/status"));
+	t_rmtree(d);
+	free(d);
+}
+
+static void bad_roots(void **state)
+{
+	struct gf_fs fs;
+	char *d = t_mkdtemp();
+
+	(void)state;
+	assert_int_equal(gf_fs_init(&fs, "/no/such/recording"), -ENOENT);
+	assert_non_null(strstr(gf_last_error(), "/no/such/recording"));
+	t_write(d, "file", "x");
+	{
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/file", d);
+		assert_int_equal(gf_fs_init(&fs, path), -ENOTDIR);
+		assert_non_null(strstr(gf_last_error(), "not a directory"));
+	}
+	assert_int_equal(gf_fs_init(&fs, "/"), 0);
+	assert_true(gf_fs_live(&fs));
+	t_rmtree(d);
+	free(d);
+}
+
+static void recorder_mirrors_links(void **state)
+{
+	char *src = make_tree(), *dst = t_mkdtemp(), buf[256], path[PATH_MAX], link[256];
+	struct gf_recorder rec;
+	struct gf_fs fs, copy;
+	char **names;
+	int n;
+	ssize_t len;
+
+	(void)state;
+	assert_int_equal(gf_fs_init(&fs, src), 0);
+	assert_int_equal(gf_rec_init(&rec, dst), 0);
+	fs.rec = &rec;
+	assert_int_equal(gf_fs_read_str(&fs, "/sys/bus/pci/devices/0000:00:01.0/vendor", buf, sizeof(buf)), 0);
+	assert_int_equal(gf_fs_read_str(&fs, "/proc/self/status", buf, sizeof(buf)), 0);
+	assert_int_equal(gf_fs_list(&fs, "/sys/bus/pci/devices", &names, &n), 0);
+	gf_strv_free(names, n);
+	assert_int_equal(rec.error, 0);
+	/* The links are links, with their original relative targets. */
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/0000:00:01.0", dst);
+	len = readlink(path, link, sizeof(link) - 1);
+	assert_true(len > 0);
+	link[len] = '\0';
+	assert_string_equal(link, "../../../devices/pci0000:00/0000:00:01.0");
+	snprintf(path, sizeof(path), "%s/proc/self", dst);
+	len = readlink(path, link, sizeof(link) - 1);
+	assert_true(len > 0);
+	link[len] = '\0';
+	assert_string_equal(link, "42");
+	/* The copy replays: same bytes through the same paths. */
+	assert_int_equal(gf_fs_init(&copy, dst), 0);
+	assert_int_equal(gf_fs_read_str(&copy, "/sys/bus/pci/devices/0000:00:01.0/vendor", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "0x10de");
+	assert_int_equal(gf_fs_read_str(&copy, "/proc/self/status", buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "Cpus_allowed_list"));
+	/* Only what was read: numa_node was not. */
+	assert_false(gf_fs_exists(&copy, "/sys/devices/pci0000:00/0000:00:01.0/numa_node"));
+	/* The listing recorded both entries (as links). */
+	assert_int_equal(gf_fs_list(&copy, "/sys/bus/pci/devices", &names, &n), 0);
+	assert_int_equal(n, 2);
+	gf_strv_free(names, n);
+	assert_true(rec.files >= 2);
+	assert_true(rec.links >= 3);
+	t_rmtree(src);
+	t_rmtree(dst);
+	free(src);
+	free(dst);
+}
+
+static void recorder_copies_trees(void **state)
+{
+	char *src = make_tree(), *dst = t_mkdtemp();
+	struct gf_recorder rec;
+	struct gf_fs fs, copy;
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(gf_fs_init(&fs, src), 0);
+	assert_int_equal(gf_rec_init(&rec, dst), 0);
+	gf_rec_copy_tree(&rec, &fs, "/sys/bus/pci/devices/0000:00:02.0", 1);
+	gf_rec_copy_tree(&rec, &fs, "/sys/absent", 1);	/* skipped, no error */
+	assert_int_equal(rec.error, 0);
+	assert_int_equal(gf_fs_init(&copy, dst), 0);
+	assert_int_equal(gf_fs_read_str(&copy, "/sys/bus/pci/devices/0000:00:02.0/vendor", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "0x15b3");
+	t_rmtree(src);
+	t_rmtree(dst);
+	free(src);
+	free(dst);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(reads_through_root),
+		cmocka_unit_test(bad_roots),
+		cmocka_unit_test(recorder_mirrors_links),
+		cmocka_unit_test(recorder_copies_trees),
+	};
+
+	return cmocka_run_group_tests_name("fs+recorder", tests, NULL, NULL);
+}

@@ -1,0 +1,353 @@
+/* The model on recorded and constructed machines: facts a reader can check
+ * against the machine's source (seed 001's nvidia-smi table, the fixtures'
+ * READMEs), not outputs copied from the tool. */
+#include "helpers.h"
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gpufeed/gpufeed.h>
+
+static struct gf_topo *load(const char *machine, const char *locality)
+{
+	struct gf_topo_options o = { .root = t_fixture_root(machine), .pci_locality = locality };
+	struct gf_topo *t = NULL;
+	int ret = gf_topo_discover(&o, &t);
+
+	if (ret)
+		fail_msg("%s: %s", machine, gf_last_error());
+	return t;
+}
+
+static const char *link_at(const struct gf_topo *t, const char *a, const char *b)
+{
+	static char buf[16];
+	int i = -1, j = -1;
+
+	for (int k = 0; k < t->matrix.n; k++) {
+		if (!strcmp(t->matrix.dev[k].name, a))
+			i = k;
+		if (!strcmp(t->matrix.dev[k].name, b))
+			j = k;
+	}
+	assert_true(i >= 0 && j >= 0);
+	gf_link_format(gf_matrix_at(&t->matrix, i, j), buf, sizeof(buf));
+	return buf;
+}
+
+static const char *cpus_of(const struct gf_cpuset *s)
+{
+	static char buf[512];
+
+	gf_cpuset_format_list(s, buf, sizeof(buf));
+	return buf;
+}
+
+static const struct gf_finding *finding(const struct gf_topo *t, const char *id, const char *subject)
+{
+	for (int i = 0; i < t->nfindings; i++)
+		if (!strcmp(t->findings[i].id, id) && (!subject || !strcmp(t->findings[i].subject, subject)))
+			return &t->findings[i];
+	return NULL;
+}
+
+static const struct gf_path *path(const struct gf_topo *t, enum gf_path_kind kind, const char *a,
+				  const char *b)
+{
+	for (int i = 0; i < t->npaths; i++) {
+		const struct gf_path *p = &t->paths[i];
+
+		if (p->kind != kind || strcmp(t->matrix.dev[p->to].name, b))
+			continue;
+		if (kind == GF_PATH_HOST_GPU || !strcmp(t->matrix.dev[p->from].name, a))
+			return p;
+	}
+	fail_msg("no path %s -> %s", a ? a : "host", b);
+	return NULL;
+}
+
+/* Seed 001: `nvidia-smi topo -m` of a dual-socket 8-GPU host. */
+static const char *seed001[8][8] = {
+	{ "X", "PIX", "NODE", "NODE", "SYS", "SYS", "SYS", "SYS" },
+	{ "PIX", "X", "NODE", "NODE", "SYS", "SYS", "SYS", "SYS" },
+	{ "NODE", "NODE", "X", "PIX", "SYS", "SYS", "SYS", "SYS" },
+	{ "NODE", "NODE", "PIX", "X", "SYS", "SYS", "SYS", "SYS" },
+	{ "SYS", "SYS", "SYS", "SYS", "X", "PIX", "NODE", "NODE" },
+	{ "SYS", "SYS", "SYS", "SYS", "PIX", "X", "NODE", "NODE" },
+	{ "SYS", "SYS", "SYS", "SYS", "NODE", "NODE", "X", "PIX" },
+	{ "SYS", "SYS", "SYS", "SYS", "NODE", "NODE", "PIX", "X" },
+};
+
+static void dual_socket_matches_seed_table(void **state)
+{
+	struct gf_topo *t = load("dual-8gpu-pcie-switch", NULL);
+	char a[8], b[8];
+
+	(void)state;
+	assert_int_equal(t->ngpus, 8);
+	for (int i = 0; i < 8; i++) {
+		for (int j = 0; j < 8; j++) {
+			snprintf(a, sizeof(a), "GPU%d", i);
+			snprintf(b, sizeof(b), "GPU%d", j);
+			assert_string_equal(link_at(t, a, b), seed001[i][j]);
+		}
+		assert_string_equal(cpus_of(&t->gpus[i].cpus), i < 4 ? "0-31,64-95" : "32-63,96-127");
+		assert_int_equal(t->gpus[i].numa_node, i < 4 ? 0 : 1);
+		assert_int_equal(t->gpus[i].numa_source, GF_SRC_SYSFS);
+		/* No NVML: index by PCI order, minor from /proc/driver/nvidia. */
+		assert_int_equal(t->gpus[i].index_source, GF_SRC_PCI_ORDER);
+		assert_int_equal(t->gpus[i].minor_source, GF_SRC_PROCFS);
+		assert_int_equal(t->gpus[i].nvlinks_active, -1);
+		assert_string_equal(t->gpus[i].name, "NVIDIA A100 80GB PCIe");
+	}
+	assert_false(t->machine.nvml);
+	assert_int_equal(t->cpus.ncpu, 128);
+	assert_int_equal(t->cpus.npackages, 2);
+	assert_int_equal(t->cpus.ncores, 64);
+	assert_int_equal(t->cpus.threads_per_core, 2);
+	assert_int_equal(t->cpus.cpu[64].smt_rank, 1);	/* cpu64 is cpu0's sibling */
+	assert_int_equal(t->cpus.cpu[64].core, t->cpus.cpu[0].core);
+	assert_int_equal(t->cpus.nl3, 2);
+	assert_int_equal(t->numa.nnodes, 2);
+	assert_int_equal(t->numa.node[0].distance[1], 21);
+	/* GPU and NIC on one switch: PIX; the book's 400G-behind-Gen4 case. */
+	assert_string_equal(link_at(t, "GPU0", "NIC2"), "PIX");
+	assert_non_null(finding(t, "topo.nic-pcie-capped", "NIC3"));
+	assert_non_null(finding(t, "topo.pcie-width-degraded", "GPU5"));
+	assert_int_equal(gf_report_problem_count(t), 2);
+	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU0")->gbps - 31.5) < 0.05);
+	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU5")->gbps - 15.75) < 0.05);
+	assert_true(fabs(path(t, GF_PATH_GPU_NIC, "GPU4", "NIC3")->gbps - 31.5) < 0.05);
+	assert_int_equal(path(t, GF_PATH_GPU_NIC, "GPU4", "NIC3")->limit, GF_LIMIT_PCIE);
+	assert_int_equal(path(t, GF_PATH_GPU_NIC, "GPU0", "NIC2")->limit, GF_LIMIT_NIC);
+	assert_true(path(t, GF_PATH_GPU_GPU, "GPU0", "GPU4")->crosses_cpu_link);
+	/* The onboard NIC's node is unknown on a 2-node machine. */
+	assert_int_equal(t->nics[0].numa_node, -1);
+	assert_int_equal(t->nwarnings, 0);
+	gf_topo_free(t);
+}
+
+static void hgx_nvswitch_all_nv18(void **state)
+{
+	struct gf_topo *t = load("hgx-h100-8gpu", NULL);
+	char a[8], b[8];
+
+	(void)state;
+	assert_true(t->machine.nvml);
+	assert_int_equal(t->ngpus, 8);
+	assert_int_equal(t->nvswitches, 4);
+	for (int i = 0; i < 8; i++) {
+		for (int j = 0; j < 8; j++) {
+			snprintf(a, sizeof(a), "GPU%d", i);
+			snprintf(b, sizeof(b), "GPU%d", j);
+			assert_string_equal(link_at(t, a, b), i == j ? "X" : "NV18");
+		}
+		assert_int_equal(t->gpus[i].nvswitch_links, 18);
+		assert_int_equal(t->gpus[i].index_source, GF_SRC_NVML);
+		assert_int_equal(t->gpus[i].memory_bytes, 85520809984ull);
+	}
+	/* Each GPU shares a switch with its own NIC (mlx5_N is NIC N+2). */
+	for (int i = 0; i < 8; i++) {
+		snprintf(a, sizeof(a), "GPU%d", i);
+		snprintf(b, sizeof(b), "NIC%d", i + 2);
+		assert_string_equal(link_at(t, a, b), "PIX");
+		assert_true(fabs(path(t, GF_PATH_GPU_NIC, a, b)->gbps - 50.0) < 0.01);
+	}
+	assert_string_equal(t->nics[2].name, "mlx5_0");
+	assert_string_equal(t->nics[0].name, "mlx5_8");
+	assert_true(fabs(path(t, GF_PATH_GPU_GPU, "GPU0", "GPU7")->gbps - 450.0) < 0.01);
+	assert_int_equal(path(t, GF_PATH_GPU_GPU, "GPU0", "GPU7")->limit, GF_LIMIT_NVLINK);
+	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU3")->gbps - 63.0) < 0.05);
+	/* Minors are not the index here. */
+	assert_int_equal(t->gpus[2].minor, 3);
+	assert_int_equal(t->gpus[3].minor, 2);
+	assert_int_equal(t->gpus[2].minor_source, GF_SRC_NVML);
+	/* NVML's PCIe answers agree with the tree. */
+	assert_null(finding(t, "topo.nvml-pcie-mismatch", NULL));
+	assert_int_equal(gf_report_problem_count(t), 0);
+	gf_topo_free(t);
+}
+
+static void l40s_two_two_four(void **state)
+{
+	struct gf_topo *t = load("l40s-4gpu-224", NULL);
+
+	(void)state;
+	assert_int_equal(t->ngpus, 4);
+	assert_string_equal(link_at(t, "GPU0", "GPU1"), "NODE");
+	assert_string_equal(link_at(t, "GPU0", "GPU2"), "SYS");
+	assert_string_equal(link_at(t, "GPU2", "GPU3"), "NODE");
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(t->gpus[i].nvlinks_active, 0);
+	/* Seed 002: GPU to its NIC, PCIe Gen4 x16 32 GB/s and a 200 Gb/s port
+	 * (25 GB/s): the port is the limit. */
+	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU0")->gbps - 31.5) < 0.05);
+	assert_true(fabs(path(t, GF_PATH_GPU_NIC, "GPU0", "NIC2")->gbps - 25.0) < 0.01);
+	assert_int_equal(path(t, GF_PATH_GPU_NIC, "GPU0", "NIC2")->limit, GF_LIMIT_NIC);
+	assert_true(fabs(path(t, GF_PATH_GPU_GPU, "GPU0", "GPU1")->gbps - 31.5) < 0.05);
+	assert_int_equal(gf_report_problem_count(t), 0);
+	gf_topo_free(t);
+}
+
+/* Recorded on a lent 4xH200 VM; its `nvidia-smi topo -m` is kept beside
+ * the recording (bench/results/2026-11-22-h200x4-topo): NV18 everywhere,
+ * CPU Affinity 0-63, NUMA Affinity 0. */
+static void h200_vm_recording(void **state)
+{
+	struct gf_topo *t = load("h200x4-vm", NULL);
+	char a[8], b[8];
+
+	(void)state;
+	assert_true(t->machine.nvml);
+	assert_true(t->machine.hypervisor);
+	assert_int_equal(t->ngpus, 4);
+	for (int i = 0; i < 4; i++) {
+		for (int j = 0; j < 4; j++) {
+			snprintf(a, sizeof(a), "GPU%d", i);
+			snprintf(b, sizeof(b), "GPU%d", j);
+			assert_string_equal(link_at(t, a, b), i == j ? "X" : "NV18");
+		}
+		assert_string_equal(cpus_of(&t->gpus[i].cpus), "0-63");
+		assert_int_equal(t->gpus[i].numa_node, 0);
+		/* sysfs says -1 in this VM; NVML's memory affinity answers. */
+		assert_int_equal(t->pci[t->gpus[i].pci].numa_node, -1);
+		assert_int_equal(t->gpus[i].numa_source, GF_SRC_NVML);
+		assert_string_equal(t->gpus[i].name, "NVIDIA H200");
+	}
+	/* The switches are not on this VM's PCI bus. */
+	assert_true(t->nvswitch);
+	assert_int_equal(t->nvswitches, 0);
+	/* Without NVML: node 0 because the machine has one node, a fact. */
+	{
+		struct gf_topo_options o = { .root = t_fixture_root("h200x4-vm"), .nvml = GF_NVML_OFF };
+		struct gf_topo *u;
+
+		assert_int_equal(gf_topo_discover(&o, &u), 0);
+		assert_int_equal(u->gpus[0].numa_node, 0);
+		assert_int_equal(u->gpus[0].numa_source, GF_SRC_SINGLE_NODE);
+		assert_string_equal(link_at(u, "GPU0", "GPU1"), "PHB");	/* no NVLink facts */
+		gf_topo_free(u);
+	}
+	gf_topo_free(t);
+}
+
+static void ci_machine(void **state)
+{
+	struct gf_topo *t = load("ci-vm", NULL);
+
+	(void)state;
+	assert_int_equal(t->ngpus, 0);
+	assert_int_equal(t->numa.nnodes, 1);
+	assert_int_equal(t->nnics, 1);
+	/* One NUMA node: node 0 is a fact. */
+	assert_int_equal(t->nics[0].numa_node, 0);
+	assert_int_equal(t->nics[0].numa_source, GF_SRC_SINGLE_NODE);
+	assert_int_equal(t->cpus.cgroup_version, 1);
+	assert_true(t->cpus.cgroup_known);
+	assert_true(t->machine.hypervisor);
+	assert_false(t->machine.nvml);
+	assert_int_equal(t->nwarnings, 0);
+	gf_topo_free(t);
+}
+
+static void locality_override(void **state)
+{
+	struct gf_topo *t = load("dual-8gpu-pcie-switch", "0000:9b:00.0=0; 0000:b7-bb=0");
+	struct gf_topo_options bad = { .root = t_fixture_root("ci-vm"), .pci_locality = "0000:9b=zero" };
+	struct gf_topo *u = NULL;
+
+	(void)state;
+	assert_int_equal(t->gpus[4].numa_node, 0);
+	assert_int_equal(t->gpus[4].numa_source, GF_SRC_OVERRIDE);
+	assert_string_equal(cpus_of(&t->gpus[4].cpus), "0-31,64-95");
+	assert_int_equal(t->gpus[4].cpus_source, GF_SRC_NODE_CPUS);
+	/* A bus range covers the devices below its bridges too. */
+	assert_int_equal(t->gpus[6].numa_source, GF_SRC_OVERRIDE);
+	assert_int_equal(t->gpus[5].numa_source, GF_SRC_SYSFS);
+	gf_topo_free(t);
+	assert_int_equal(gf_topo_discover(&bad, &u), -EINVAL);
+	assert_null(u);
+	assert_non_null(strstr(gf_last_error(), "--pci-locality"));
+	assert_non_null(strstr(gf_last_error(), "0000:9b=zero"));
+}
+
+static void find_gpu_by_any_name(void **state)
+{
+	struct gf_topo *t = load("hgx-h100-8gpu", NULL);
+	char prefix[16];
+
+	(void)state;
+	assert_int_equal(gf_topo_find_gpu(t, "3"), 3);
+	assert_int_equal(gf_topo_find_gpu(t, t->gpus[5].uuid), 5);
+	snprintf(prefix, sizeof(prefix), "%.12s", t->gpus[6].uuid);
+	assert_int_equal(gf_topo_find_gpu(t, prefix), 6);
+	assert_int_equal(gf_topo_find_gpu(t, "GPU-"), -EINVAL);	/* ambiguous */
+	assert_int_equal(gf_topo_find_gpu(t, t->gpus[1].bdf), 1);
+	assert_int_equal(gf_topo_find_gpu(t, "00000000:43:00.0"), 1);	/* NVML's form */
+	assert_int_equal(gf_topo_find_gpu(t, "9"), -ENOENT);
+	assert_int_equal(gf_topo_find_gpu(t, "0000:99:00.0"), -ENOENT);
+	assert_int_equal(gf_topo_find_gpu(t, "nonsense"), -ENOENT);
+	assert_non_null(strstr(gf_last_error(), "nonsense"));
+	gf_topo_free(t);
+}
+
+/* A VM that hides locality on a 2-node machine: numa_node -1 everywhere. */
+static void hidden_locality(void **state)
+{
+	char *dir = t_mkdtemp(), cmd[2 * PATH_MAX];
+	struct gf_topo_options o = { .root = dir };
+	struct gf_topo *t;
+
+	(void)state;
+	t_copytree(t_fixture_root("hgx-h100-8gpu"), dir);
+	snprintf(cmd, sizeof(cmd), "find '%s/sys/devices' -name numa_node -exec sh -c 'echo -1 > \"$1\"' _ {} \\;",
+		 dir);
+	assert_int_equal(system(cmd), 0);
+	/* With NVML's memory affinity: known, and said where from. */
+	assert_int_equal(gf_topo_discover(&o, &t), 0);
+	assert_int_equal(t->gpus[0].numa_node, 0);
+	assert_int_equal(t->gpus[0].numa_source, GF_SRC_NVML);
+	assert_int_equal(t->gpus[7].numa_node, 1);
+	gf_topo_free(t);
+	/* Without NVML: unknown (-1), and the report says so. */
+	o.nvml = GF_NVML_OFF;
+	assert_int_equal(gf_topo_discover(&o, &t), 0);
+	assert_int_equal(t->gpus[0].numa_node, -1);
+	assert_int_equal(t->gpus[0].numa_source, GF_SRC_UNKNOWN);
+	assert_non_null(finding(t, "topo.gpu-numa-unknown", "GPU0"));
+	assert_true(gf_report_problem_count(t) >= 8);
+	gf_topo_free(t);
+	t_rmtree(dir);
+	free(dir);
+}
+
+static void nvml_require(void **state)
+{
+	struct gf_topo_options o = { .root = t_fixture_root("dual-8gpu-pcie-switch"), .nvml = GF_NVML_REQUIRE };
+	struct gf_topo *t = NULL;
+
+	(void)state;
+	assert_int_equal(gf_topo_discover(&o, &t), -ENOSYS);
+	assert_null(t);
+	assert_non_null(strstr(gf_last_error(), "no nvml.json"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(dual_socket_matches_seed_table),
+		cmocka_unit_test(hgx_nvswitch_all_nv18),
+		cmocka_unit_test(l40s_two_two_four),
+		cmocka_unit_test(h200_vm_recording),
+		cmocka_unit_test(ci_machine),
+		cmocka_unit_test(locality_override),
+		cmocka_unit_test(find_gpu_by_any_name),
+		cmocka_unit_test(hidden_locality),
+		cmocka_unit_test(nvml_require),
+	};
+
+	return cmocka_run_group_tests_name("topo", tests, NULL, NULL);
+}
