@@ -22,6 +22,7 @@ nvidia-smi topo -m > "$OUT/nvidia-smi-topo-m.txt"; cat "$OUT/nvidia-smi-topo-m.t
 
 step "NVML ABI check (our declarations vs nvml.h)"
 inc=$(dirname "$(find / -name nvml.h -path '*cuda*' -not -path '/proc/*' 2>/dev/null | head -1)")
+echo "nvml.h: $inc/nvml.h ($(grep -m1 'define NVML_NVLINK_MAX_LINKS' "$inc/nvml.h"))"
 if [ -n "$inc" ] && cc -std=c11 -Wall -Werror -I"$inc" -Isrc tests/gpu/nvml_abi_check.c -o /tmp/nvml_abi_check; then
 	/tmp/nvml_abi_check
 else
