@@ -30,6 +30,23 @@ static const char help[] =
 	"\n"
 	"Layout: docs/recordings.md.\n";
 
+/* A JSON string: the directory name is the user's and may hold anything. */
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
 int gf_cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -65,10 +82,11 @@ int gf_cmd_record(int argc, char **argv)
 	if (ret)
 		return gf_cli_fail(&cli, ret);
 	if (cli.json) {
-		printf("{\n  \"dir\": \"%s\",\n  \"files\": %u,\n  \"links\": %u,\n  \"bytes\": %llu,\n"
+		printf("{\n  \"dir\": ");
+		json_string(stdout, argv[optind]);
+		printf(",\n  \"files\": %u,\n  \"links\": %u,\n  \"bytes\": %llu,\n"
 		       "  \"nvml\": %s,\n  \"gpus\": %d,\n  \"nics\": %d,\n  \"block_devices\": %d\n}\n",
-		       argv[optind], st.files, st.links, st.bytes, st.nvml ? "true" : "false", st.ngpus,
-		       st.nnics, st.nblocks);
+		       st.files, st.links, st.bytes, st.nvml ? "true" : "false", st.ngpus, st.nnics, st.nblocks);
 	} else if (!cli.quiet) {
 		printf("Recorded %s: %u files, %u links, %llu bytes; %d GPU%s, %d NIC%s, %d block device%s; %s\n",
 		       argv[optind], st.files, st.links, st.bytes, st.ngpus, st.ngpus == 1 ? "" : "s", st.nnics,

@@ -55,6 +55,20 @@ json_t *gf_json_machine(const struct gf_topo *t)
 	return o;
 }
 
+static json_t *json_link(const struct gf_pcie_link *l)
+{
+	json_t *o;
+
+	if (!l->cur_gts && !l->max_gts && !l->cur_width && !l->max_width)
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "cur_gts", l->cur_gts ? json_real(l->cur_gts) : json_null());
+	json_object_set_new(o, "cur_width", jint_or_null(l->cur_width, 0));
+	json_object_set_new(o, "max_gts", l->max_gts ? json_real(l->max_gts) : json_null());
+	json_object_set_new(o, "max_width", jint_or_null(l->max_width, 0));
+	return o;
+}
+
 static json_t *json_cpus(const struct gf_topo *t)
 {
 	const struct gf_cpus *cp = &t->cpus;
@@ -113,20 +127,6 @@ static json_t *json_numa(const struct gf_topo *t)
 	json_object_set_new(o, "nodes", nodes);
 	json_object_set_new(o, "mems_allowed",
 			    t->numa.mems_allowed_known ? jcpus(&t->numa.mems_allowed) : json_null());
-	return o;
-}
-
-static json_t *json_link(const struct gf_pcie_link *l)
-{
-	json_t *o;
-
-	if (!l->cur_gts && !l->max_gts && !l->cur_width && !l->max_width)
-		return json_null();
-	o = json_object();
-	json_object_set_new(o, "cur_gts", l->cur_gts ? json_real(l->cur_gts) : json_null());
-	json_object_set_new(o, "cur_width", jint_or_null(l->cur_width, 0));
-	json_object_set_new(o, "max_gts", l->max_gts ? json_real(l->max_gts) : json_null());
-	json_object_set_new(o, "max_width", jint_or_null(l->max_width, 0));
 	return o;
 }
 
@@ -230,6 +230,7 @@ static json_t *json_nics(const struct gf_topo *t)
 		json_object_set_new(o, "speed_mbps", jint_or_null(n->speed_mbps, -1));
 		json_object_set_new(o, "state", jstr_or_null(n->state));
 		json_object_set_new(o, "virtual_function", json_boolean(n->virtual_function));
+		json_object_set_new(o, "pcie_link", json_link(&t->pci[n->pci].link));
 		json_object_set_new(o, "numa_node", json_integer(n->numa_node));
 		json_object_set_new(o, "numa_source", json_string(gf_source_name(n->numa_source)));
 		json_object_set_new(o, "cpus", gf_cpuset_empty(&n->cpus) ? json_null() : jcpus(&n->cpus));
@@ -255,6 +256,7 @@ static json_t *json_blocks(const struct gf_topo *t)
 		json_object_set_new(o, "removable", json_boolean(b->removable));
 		json_object_set_new(o, "virtual", json_boolean(b->virtual_dev));
 		json_object_set_new(o, "pci", b->pci >= 0 ? json_string(t->pci[b->pci].bdf) : json_null());
+		json_object_set_new(o, "pcie_link", b->pci >= 0 ? json_link(&t->pci[b->pci].link) : json_null());
 		json_object_set_new(o, "numa_node", json_integer(b->numa_node));
 		json_object_set_new(q, "scheduler", jstr_or_null(b->scheduler));
 		json_object_set_new(q, "read_ahead_kb", jint_or_null(b->read_ahead_kb, -1));

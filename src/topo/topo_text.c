@@ -25,6 +25,23 @@ void gf_fmt_bytes(unsigned long long b, char *buf, size_t size)
 		snprintf(buf, size, v >= 100 ? "%.0f %s" : "%.1f %s", v, units[u]);
 }
 
+/* "Gen4 x16", "Gen4 x8 (of x16)", or "-" when the device reports no link. */
+static void fmt_link(const struct gf_pcie_link *l, char *buf, size_t size)
+{
+	int gen = gf_pcie_gen(l->cur_gts);
+
+	if (!l->cur_gts || !l->cur_width) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	if (gen)
+		snprintf(buf, size, "Gen%d x%d", gen, l->cur_width);
+	else
+		snprintf(buf, size, "%.1f GT/s x%d", l->cur_gts, l->cur_width);
+	if (l->max_width > l->cur_width)
+		snprintf(buf + strlen(buf), size - strlen(buf), " (of x%d)", l->max_width);
+}
+
 static void fmt_cpus(const struct gf_cpuset *s, char *buf, size_t size)
 {
 	if (gf_cpuset_empty(s))
@@ -202,10 +219,11 @@ static void print_gpus(const struct gf_topo *t, FILE *f)
 static void print_nics(const struct gf_topo *t, FILE *f)
 {
 	struct gf_table tb;
+	char link[48];
 
 	if (t->nnics) {
-		gf_table_init(&tb, 8);
-		for (const char **h = (const char *[]){ "NIC", "NAME", "PCI", "NETDEV", "LINK", "SPEED",
+		gf_table_init(&tb, 9);
+		for (const char **h = (const char *[]){ "NIC", "NAME", "PCI", "PCIE", "NETDEV", "LINK", "SPEED",
 							"STATE", "NUMA", NULL }; *h; h++)
 			gf_table_add(&tb, "%s", *h);
 		for (int i = 0; i < t->nnics; i++) {
@@ -214,6 +232,8 @@ static void print_nics(const struct gf_topo *t, FILE *f)
 			gf_table_add(&tb, "%s", n->label);
 			gf_table_add(&tb, "%s", n->name);
 			gf_table_add(&tb, "%s%s", t->pci[n->pci].bdf, n->virtual_function ? " (VF)" : "");
+			fmt_link(&t->pci[n->pci].link, link, sizeof(link));
+			gf_table_add(&tb, "%s", link);
 			gf_table_add(&tb, "%s", n->netdevs[0] ? n->netdevs : "-");
 			gf_table_add(&tb, "%s", n->link_layer[0] ? n->link_layer : "?");
 			if (n->speed_mbps > 0)
@@ -241,11 +261,11 @@ static void print_nics(const struct gf_topo *t, FILE *f)
 static void print_blocks(const struct gf_topo *t, FILE *f)
 {
 	struct gf_table tb;
-	char size[32];
+	char size[32], link[48];
 	int nvirt = 0;
 
-	gf_table_init(&tb, 8);
-	for (const char **h = (const char *[]){ "DISK", "MODEL", "SIZE", "PCI", "NUMA", "SCHED", "RA",
+	gf_table_init(&tb, 9);
+	for (const char **h = (const char *[]){ "DISK", "MODEL", "SIZE", "PCI", "PCIE", "NUMA", "SCHED", "RA",
 						"LBS", NULL }; *h; h++)
 		gf_table_add(&tb, "%s", *h);
 	for (int i = 0; i < t->nblocks; i++) {
@@ -260,6 +280,9 @@ static void print_blocks(const struct gf_topo *t, FILE *f)
 		gf_table_add(&tb, "%s", b->model[0] ? b->model : "-");
 		gf_table_add(&tb, "%s", size);
 		gf_table_add(&tb, "%s", b->pci >= 0 ? t->pci[b->pci].bdf : "-");
+		if (b->pci >= 0)
+			fmt_link(&t->pci[b->pci].link, link, sizeof(link));
+		gf_table_add(&tb, "%s", b->pci >= 0 ? link : "-");
 		if (b->numa_node >= 0)
 			gf_table_add(&tb, "%d", b->numa_node);
 		else
