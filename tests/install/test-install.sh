@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# `make install` honours PREFIX and DESTDIR and installs the CLI, a shared
+# library with a SONAME, a static library, the headers and a pkg-config
+# file; a program builds and runs against them.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+prefix=/opt/gpufeed
+make -s install PREFIX=$prefix DESTDIR="$stage" >/dev/null
+root=$stage$prefix
+fail=0
+check() { if eval "$2"; then echo "ok - $1"; else echo "not ok - $1"; fail=1; fi; }
+check "CLI installed" "[ -x $root/bin/gpufeed ]"
+check "static library" "[ -f $root/lib/libgpufeed.a ]"
+check "shared library with SONAME libgpufeed.so.0" \
+	"readelf -d $root/lib/libgpufeed.so.0.1.0 | grep -q 'SONAME.*libgpufeed.so.0'"
+check "SONAME link" "[ -L $root/lib/libgpufeed.so.0 ] && [ -L $root/lib/libgpufeed.so ]"
+check "headers" "[ -f $root/include/gpufeed/gpufeed.h ] && [ -f $root/include/gpufeed/topo.h ]"
+check "pkg-config file names the prefix" "grep -q '^prefix=$prefix' $root/lib/pkgconfig/gpufeed.pc"
+check "only gf_ symbols exported" \
+	"! nm -D --defined-only $root/lib/libgpufeed.so.0.1.0 | awk '{print \$3}' | grep -v -e '^gf_' -e '^GPUFEED_' | grep -q ."
+check "internal helpers hidden" "! nm -D --defined-only $root/lib/libgpufeed.so.0.1.0 | grep -q gf_fs_read"
+cat >"$stage/demo.c" <<'C'
+#include <stdio.h>
+#include <gpufeed/gpufeed.h>
+
+int main(int argc, char **argv)
+{
+	struct gf_topo_options o = { .root = argc > 1 ? argv[1] : NULL };
+	struct gf_topo *t;
+
+	if (gf_topo_discover(&o, &t)) {
+		fprintf(stderr, "%s\n", gf_last_error());
+		return 1;
+	}
+	printf("gpufeed %s: %d GPUs, %d CPUs\n", gf_version(), t->ngpus, t->cpus.ncpu);
+	gf_topo_free(t);
+	return 0;
+}
+C
+export PKG_CONFIG_PATH=$root/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$stage
+check "a program builds with pkg-config (shared)" \
+	"cc $stage/demo.c \$(pkg-config --cflags --libs gpufeed) -o $stage/demo"
+check "and runs against the installed library" \
+	"LD_LIBRARY_PATH=$root/lib $stage/demo tests/fixtures/machines/hgx-h100-8gpu/root | grep -q '8 GPUs, 224 CPUs'"
+check "a program builds statically" \
+	"cc $stage/demo.c \$(pkg-config --cflags gpufeed) $root/lib/libgpufeed.a -ljansson -ldl -lpthread -lm -o $stage/demo-static"
+check "static build runs" "$stage/demo-static tests/fixtures/machines/ci-vm/root | grep -q '0 GPUs'"
+check "uninstall removes it" "make -s uninstall PREFIX=$prefix DESTDIR=$stage && [ ! -e $root/bin/gpufeed ]"
+[ $fail -eq 0 ] && echo "test-install: all passed" || echo "test-install: FAILED"
+exit $fail
