@@ -112,3 +112,21 @@ int gf_cli_discover(const struct gf_cli *cli, struct gf_topo **t)
 	gf_cli_print_warnings(cli, *t);
 	return 0;
 }
+
+int gf_cli_parse(struct gf_cli *cli, int argc, char **argv, const struct option *longopts,
+		 const char *help, int (*own)(struct gf_cli *cli, int opt, void *ctx), void *ctx)
+{
+	bool done = false;
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, GF_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+		ret = own ? own(cli, opt, ctx) : -1;
+		if (ret < 0)
+			ret = gf_cli_common_opt(cli, opt, argv, help, &done);
+		if (ret > 0)
+			return ret;
+		if (done)
+			return GF_EXIT_OK;
+	}
+	return -1;
+}

@@ -4,6 +4,7 @@
 #define GF_CLI_H
 
 #include <stdbool.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <gpufeed/gpufeed.h>
 
@@ -39,7 +40,6 @@ enum {
 	OPT_COLOR,
 	OPT_FORCE,
 	OPT_STRICT,
-	OPT_FIRST_PRIVATE,
 };
 
 #define GF_COMMON_LONGOPTS \
@@ -70,6 +70,12 @@ void gf_cli_init(struct gf_cli *cli, const char *cmd);
  * is not common, else 0 or an exit code >0 for the caller to return.  After
  * --help/--version *done is set and the caller exits 0. */
 int gf_cli_common_opt(struct gf_cli *cli, int opt, char **argv, const char *help, bool *done);
+/* getopt_long over the common options plus the command's own (in longopts).
+ * `own` (may be NULL) sees every option first and returns -1 when it is not
+ * its own, 0 when handled, or an exit code.  Returns -1 when the command
+ * should go on, else the exit code to return (0 after --help or --version). */
+int gf_cli_parse(struct gf_cli *cli, int argc, char **argv, const struct option *longopts,
+		 const char *help, int (*own)(struct gf_cli *cli, int opt, void *ctx), void *ctx);
 /* "gpufeed topo: <msg>" on stderr and the exit code for err (-errno). */
 int gf_cli_fail(const struct gf_cli *cli, int err);
 int gf_cli_usage(const struct gf_cli *cli, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

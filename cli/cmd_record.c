@@ -47,6 +47,17 @@ static void json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+static int record_opt(struct gf_cli *cli, int opt, void *ctx)
+{
+	if (opt == OPT_FORCE) {
+		((struct gf_record_options *)ctx)->force = true;
+		return 0;
+	}
+	if (opt == OPT_PCI_LOCALITY)
+		return gf_cli_usage(cli, "--pci-locality does not apply: a recording keeps the machine as it is");
+	return -1;
+}
+
 int gf_cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -57,23 +68,11 @@ int gf_cmd_record(int argc, char **argv)
 	struct gf_record_options ro = { 0 };
 	struct gf_record_stats st;
 	struct gf_cli cli;
-	bool done = false;
-	int opt, ret;
+	int ret;
 
 	gf_cli_init(&cli, "record");
-	while ((opt = getopt_long(argc, argv, GF_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-		if (opt == OPT_FORCE) {
-			ro.force = true;
-			continue;
-		}
-		if (opt == OPT_PCI_LOCALITY)
-			return gf_cli_usage(&cli, "--pci-locality does not apply: a recording keeps the machine as it is");
-		ret = gf_cli_common_opt(&cli, opt, argv, help, &done);
-		if (ret > 0)
-			return ret;
-		if (done)
-			return GF_EXIT_OK;
-	}
+	if ((ret = gf_cli_parse(&cli, argc, argv, longopts, help, record_opt, &ro)) >= 0)
+		return ret;
 	if (optind != argc - 1)
 		return gf_cli_usage(&cli, optind >= argc ? "missing DIR" : "expected one DIR, got more");
 	ro.root = cli.topo.root;

@@ -22,6 +22,15 @@ static const char help[] =
 	"\n"
 	"JSON schema: docs/json-report.md (\"schema\": \"" GF_REPORT_SCHEMA "\").\n";
 
+static int report_opt(struct gf_cli *cli, int opt, void *ctx)
+{
+	(void)cli;
+	if (opt != OPT_STRICT)
+		return -1;
+	*(bool *)ctx = true;
+	return 0;
+}
+
 int gf_cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -31,21 +40,12 @@ int gf_cmd_report(int argc, char **argv)
 	};
 	struct gf_topo *t = NULL;
 	struct gf_cli cli;
-	bool done = false, strict = false;
-	int opt, ret, problems;
+	bool strict = false;
+	int ret, problems;
 
 	gf_cli_init(&cli, "report");
-	while ((opt = getopt_long(argc, argv, GF_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-		if (opt == OPT_STRICT) {
-			strict = true;
-			continue;
-		}
-		ret = gf_cli_common_opt(&cli, opt, argv, help, &done);
-		if (ret > 0)
-			return ret;
-		if (done)
-			return GF_EXIT_OK;
-	}
+	if ((ret = gf_cli_parse(&cli, argc, argv, longopts, help, report_opt, &strict)) >= 0)
+		return ret;
 	if (optind < argc)
 		return gf_cli_usage(&cli, "unexpected argument '%s'", argv[optind]);
 	if ((ret = gf_cli_discover(&cli, &t)))

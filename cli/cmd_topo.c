@@ -28,17 +28,11 @@ int gf_cmd_topo(int argc, char **argv)
 	static const struct option longopts[] = { GF_COMMON_LONGOPTS, { NULL, 0, NULL, 0 } };
 	struct gf_topo *t = NULL;
 	struct gf_cli cli;
-	bool done = false;
-	int opt, ret;
+	int ret;
 
 	gf_cli_init(&cli, "topo");
-	while ((opt = getopt_long(argc, argv, GF_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-		ret = gf_cli_common_opt(&cli, opt, argv, help, &done);
-		if (ret > 0)
-			return ret;
-		if (done)
-			return GF_EXIT_OK;
-	}
+	if ((ret = gf_cli_parse(&cli, argc, argv, longopts, help, NULL, NULL)) >= 0)
+		return ret;
 	if (optind < argc)
 		return gf_cli_usage(&cli, "unexpected argument '%s'", argv[optind]);
 	if ((ret = gf_cli_discover(&cli, &t)))

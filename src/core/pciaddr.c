@@ -5,7 +5,7 @@
 
 #include "core/pciaddr.h"
 
-static bool hexfield(const char **p, unsigned maxdigits, unsigned *out)
+bool gf_hex_field(const char **p, unsigned maxdigits, unsigned *out)
 {
 	unsigned v = 0, n = 0;
 
@@ -26,15 +26,15 @@ bool gf_pciaddr_parse(const char *s, struct gf_pciaddr *a)
 	unsigned f1, f2;
 
 	memset(a, 0, sizeof(*a));
-	if (!hexfield(&p, 8, &f1) || *p++ != ':')
+	if (!gf_hex_field(&p, 8, &f1) || *p++ != ':')
 		return false;
-	if (!hexfield(&p, 2, &f2))
+	if (!gf_hex_field(&p, 2, &f2))
 		return false;
 	if (*p == ':') {		/* domain:bus:dev.fn */
 		p++;
 		a->domain = f1;
 		a->bus = f2;
-		if (!hexfield(&p, 2, &a->dev))
+		if (!gf_hex_field(&p, 2, &a->dev))
 			return false;
 	} else {			/* bus:dev.fn */
 		if (f1 > 0xff)
@@ -42,7 +42,7 @@ bool gf_pciaddr_parse(const char *s, struct gf_pciaddr *a)
 		a->bus = f1;
 		a->dev = f2;
 	}
-	if (*p++ != '.' || !hexfield(&p, 1, &a->fn) || *p)
+	if (*p++ != '.' || !gf_hex_field(&p, 1, &a->fn) || *p)
 		return false;
 	return a->bus <= 0xff && a->dev <= 0x1f && a->fn <= 7;
 }

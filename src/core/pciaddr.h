@@ -16,6 +16,9 @@ bool gf_pciaddr_parse(const char *s, struct gf_pciaddr *a);
 void gf_pciaddr_format(const struct gf_pciaddr *a, char *buf, size_t size);
 /* parse + format; false (and "" in out) when s is not a PCI address. */
 bool gf_pci_normalize(const char *s, char *out, size_t size);
+/* Up to maxdigits hex digits at *p (advanced); false when there are none or
+ * more follow. */
+bool gf_hex_field(const char **p, unsigned maxdigits, unsigned *out);
 int gf_pciaddr_cmp(const struct gf_pciaddr *a, const struct gf_pciaddr *b);
 
 #endif

@@ -38,7 +38,7 @@ GF_API int gf_report_print(const struct gf_topo *t, FILE *f, unsigned flags)
 
 GF_API int gf_report_write_json(const struct gf_topo *t, FILE *f)
 {
-	json_t *root = json_object(), *warn = json_array();
+	json_t *root = json_object();
 
 	json_object_set_new(root, "schema", json_string(GF_REPORT_SCHEMA));
 	json_object_set_new(root, "machine", gf_json_machine(t));
@@ -47,8 +47,6 @@ GF_API int gf_report_write_json(const struct gf_topo *t, FILE *f)
 	json_object_set_new(root, "paths", gf_json_paths(t));
 	json_object_set_new(root, "problems", json_integer(gf_report_problem_count(t)));
 	json_object_set_new(root, "findings", gf_json_findings(t));
-	for (int i = 0; i < t->nwarnings; i++)
-		json_array_append_new(warn, json_string(t->warnings[i]));
-	json_object_set_new(root, "warnings", warn);
+	json_object_set_new(root, "warnings", gf_json_warnings(t));
 	return gf_json_dump(root, f);
 }

@@ -6,7 +6,6 @@
  * bridge's) sysfs numa_node, NVML's memory affinity for GPUs, and on a
  * machine with a single NUMA node, node 0 — a fact, not a guess.  -1 only
  * when none of these answers. */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,21 +14,6 @@
 #include "core/pciaddr.h"
 #include "core/strutil.h"
 #include "topo/topo_internal.h"
-
-static bool parse_hex(const char **p, unsigned max_digits, unsigned *out)
-{
-	unsigned v = 0, n = 0;
-
-	while (isxdigit((unsigned char)**p) && n < max_digits) {
-		char ch = (char)tolower((unsigned char)**p);
-
-		v = v * 16 + (unsigned)(isdigit((unsigned char)ch) ? ch - '0' : ch - 'a' + 10);
-		(*p)++;
-		n++;
-	}
-	*out = v;
-	return n > 0;
-}
 
 static bool parse_spec(const char *spec, struct gf_locality_rule *r)
 {
@@ -45,12 +29,12 @@ static bool parse_spec(const char *spec, struct gf_locality_rule *r)
 		return true;
 	}
 	/* domain:bus or domain:bus-bus */
-	if (!parse_hex(&p, 8, &r->domain) || *p++ != ':' || !parse_hex(&p, 2, &r->bus_lo))
+	if (!gf_hex_field(&p, 8, &r->domain) || *p++ != ':' || !gf_hex_field(&p, 2, &r->bus_lo))
 		return false;
 	r->bus_hi = r->bus_lo;
 	if (*p == '-') {
 		p++;
-		if (!parse_hex(&p, 2, &r->bus_hi) || r->bus_hi < r->bus_lo)
+		if (!gf_hex_field(&p, 2, &r->bus_hi) || r->bus_hi < r->bus_lo)
 			return false;
 	}
 	return *p == '\0';

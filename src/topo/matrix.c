@@ -110,15 +110,31 @@ static int gpu_pos(const struct gf_topo *t, int nvml_index)
 	return -1;
 }
 
+/* Namespaces of one NVMe controller share its label: one matrix entry. */
+static bool first_of_label(const struct gf_topo *t, int i)
+{
+	return t->blocks[i].label[0] && (i == 0 || strcmp(t->blocks[i].label, t->blocks[i - 1].label));
+}
+
+static void add_dev(struct gf_matrix *m, const char *name, enum gf_dev_kind kind, int ref, int pci)
+{
+	struct gf_matrix_dev *d = &m->dev[m->n++];
+
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	d->kind = kind;
+	d->ref = ref;
+	d->pci = pci;
+}
+
 int gf_build_matrix(struct gf_ctx *c)
 {
 	struct gf_topo *t = c->t;
 	struct gf_matrix *m = &t->matrix;
 	int n = t->ngpus + t->nnics;
+	char name[16];
 
 	for (int i = 0; i < t->nblocks; i++)
-		if (t->blocks[i].label[0] && (i == 0 || strcmp(t->blocks[i].label, t->blocks[i - 1].label)))
-			n++;
+		n += first_of_label(t, i);
 	if (!n)
 		return 0;
 	m->dev = calloc((size_t)n, sizeof(*m->dev));
@@ -127,32 +143,14 @@ int gf_build_matrix(struct gf_ctx *c)
 	if (!m->dev || !m->link || !m->nvml_pcie)
 		return gf_error(-ENOMEM, "out of memory");
 	for (int i = 0; i < t->ngpus; i++) {
-		struct gf_matrix_dev *d = &m->dev[m->n++];
-
-		snprintf(d->name, sizeof(d->name), "GPU%d", t->gpus[i].index);
-		d->kind = GF_DEV_GPU;
-		d->ref = i;
-		d->pci = t->gpus[i].pci;
+		snprintf(name, sizeof(name), "GPU%d", t->gpus[i].index);
+		add_dev(m, name, GF_DEV_GPU, i, t->gpus[i].pci);
 	}
-	for (int i = 0; i < t->nnics; i++) {
-		struct gf_matrix_dev *d = &m->dev[m->n++];
-
-		snprintf(d->name, sizeof(d->name), "%s", t->nics[i].label);
-		d->kind = GF_DEV_NIC;
-		d->ref = i;
-		d->pci = t->nics[i].pci;
-	}
-	for (int i = 0; i < t->nblocks; i++) {
-		struct gf_matrix_dev *d;
-
-		if (!t->blocks[i].label[0] || (i > 0 && !strcmp(t->blocks[i].label, t->blocks[i - 1].label)))
-			continue;
-		d = &m->dev[m->n++];
-		snprintf(d->name, sizeof(d->name), "%s", t->blocks[i].label);
-		d->kind = GF_DEV_NVME;
-		d->ref = i;
-		d->pci = t->blocks[i].pci;
-	}
+	for (int i = 0; i < t->nnics; i++)
+		add_dev(m, t->nics[i].label, GF_DEV_NIC, i, t->nics[i].pci);
+	for (int i = 0; i < t->nblocks; i++)
+		if (first_of_label(t, i))
+			add_dev(m, t->blocks[i].label, GF_DEV_NVME, i, t->blocks[i].pci);
 	for (int i = 0; i < m->n; i++) {
 		for (int j = 0; j < m->n; j++) {
 			struct gf_link *l = &m->link[i * m->n + j];

@@ -13,6 +13,7 @@ json_t *gf_json_machine(const struct gf_topo *t);
 json_t *gf_json_matrix(const struct gf_topo *t);
 json_t *gf_json_paths(const struct gf_topo *t);
 json_t *gf_json_findings(const struct gf_topo *t);
+json_t *gf_json_warnings(const struct gf_topo *t);
 json_t *gf_json_gpus(const struct gf_topo *t);
 int gf_json_dump(json_t *root, FILE *f);
 /* Human pieces shared by topo and report (topo_text.c). */

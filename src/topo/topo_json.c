@@ -363,7 +363,7 @@ json_t *gf_json_findings(const struct gf_topo *t)
 	return arr;
 }
 
-static json_t *json_warnings(const struct gf_topo *t)
+json_t *gf_json_warnings(const struct gf_topo *t)
 {
 	json_t *arr = json_array();
 
@@ -409,6 +409,6 @@ GF_API int gf_topo_write_json(const struct gf_topo *t, FILE *f)
 	json_object_set_new(root, "matrix", gf_json_matrix(t));
 	json_object_set_new(root, "paths", gf_json_paths(t));
 	json_object_set_new(root, "findings", gf_json_findings(t));
-	json_object_set_new(root, "warnings", json_warnings(t));
+	json_object_set_new(root, "warnings", gf_json_warnings(t));
 	return gf_json_dump(root, f);
 }
