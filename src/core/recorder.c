@@ -249,17 +249,15 @@ void gf_rec_file(struct gf_recorder *rec, const struct gf_fs *fs, const char *pa
 
 static void copy_regular(struct gf_recorder *rec, const struct gf_fs *fs, const char *phys)
 {
+	struct gf_fs plain = *fs;	/* the same root without the tap */
 	char *data;
 	size_t len;
-	struct gf_recorder *saved = fs->rec;
 
-	/* Read without the tap (fs is const; the tap would recurse here). */
-	((struct gf_fs *)fs)->rec = NULL;
-	if (gf_fs_read(fs, phys, &data, &len) == 0) {
+	plain.rec = NULL;
+	if (gf_fs_read(&plain, phys, &data, &len) == 0) {
 		write_file(rec, phys, data, len);
 		free(data);
 	}
-	((struct gf_fs *)fs)->rec = saved;
 }
 
 void gf_rec_path(struct gf_recorder *rec, const struct gf_fs *fs, const char *path)

@@ -49,8 +49,8 @@ int gf_discover_machine(struct gf_ctx *c)
 	if (gf_fs_read(&c->fs, "/proc/meminfo", &text, NULL) == 0) {
 		long long kb;
 
-		if (gf_kv_find(text, "MemTotal", buf, sizeof(buf)) && gf_parse_ll(strtok(buf, " "), &kb) == 0 &&
-		    kb > 0)
+		/* "MemTotal:       25276510 kB" */
+		if (gf_kv_find(text, "MemTotal", buf, sizeof(buf)) && sscanf(buf, "%lld kB", &kb) == 1 && kb > 0)
 			m->mem_bytes = (unsigned long long)kb * 1024;
 		else
 			gf_warn(c, "%s/proc/meminfo: no MemTotal line", c->fs.root);

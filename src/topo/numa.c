@@ -67,7 +67,7 @@ int gf_discover_numa(struct gf_ctx *c)
 
 	ret = gf_read_opt_cpulist(c, NODE_DIR "/online", &online);
 	if (ret == -EBADMSG)
-		return gf_error(-EBADMSG, "%s", t->warnings[t->nwarnings - 1]);
+		return ret;	/* the message names the file */
 	if (ret) {
 		/* CONFIG_NUMA=n: the whole machine is node 0. */
 		struct gf_numa_node *n = gf_push(&nm->node, &nm->nnodes, sizeof(*n));

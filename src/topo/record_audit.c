@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fs.h"
 #include "core/recorder.h"
 #include "core/strutil.h"
 #include "topo/topo_internal.h"
@@ -80,16 +81,13 @@ static void copy_cpufreq(struct gf_recorder *rec, const struct gf_fs *fs, const 
 /* IRQ affinity (NIC/GPU interrupts on local CPUs) and each IRQ's node. */
 static void copy_irqs(struct gf_recorder *rec, const struct gf_fs *fs)
 {
-	struct gf_recorder *saved = fs->rec;
+	struct gf_fs plain = *fs;	/* list without tapping every entry */
 	char **names;
 	int n;
 
-	((struct gf_fs *)fs)->rec = NULL;	/* list without tapping every entry */
-	if (gf_fs_list(fs, "/proc/irq", &names, &n)) {
-		((struct gf_fs *)fs)->rec = saved;
+	plain.rec = NULL;
+	if (gf_fs_list(&plain, "/proc/irq", &names, &n))
 		return;
-	}
-	((struct gf_fs *)fs)->rec = saved;
 	for (int i = 0; i < n; i++) {
 		static const char *files[] = { "smp_affinity_list", "effective_affinity_list", "node" };
 

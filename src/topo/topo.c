@@ -5,12 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include <gpufeed/gpufeed.h>
 #include "core/pciaddr.h"
 #include "core/strutil.h"
 #include "topo/topo_internal.h"
 
-GF_API const char *gf_version(void);
 GF_API const char *gf_version(void)
 {
 	return GF_VERSION_STRING;
@@ -150,11 +151,12 @@ int gf_read_opt_cpulist(struct gf_ctx *c, const char *path, struct gf_cpuset *s)
 	}
 	ret = gf_cpuset_parse_list(s, data);
 	if (ret) {
-		char real[PATH_MAX];
+		char real[PATH_MAX], msg[512];
 
 		gf_fs_real(&c->fs, path, real, sizeof(real));
-		gf_warn(c, "%s: %s", real, gf_last_error());
-		ret = -EBADMSG;
+		gf_strlcpy(msg, gf_last_error(), sizeof(msg));
+		ret = gf_error(-EBADMSG, "%s: %s", real, msg);
+		gf_warn_last(c);
 	}
 	free(data);
 	return ret;

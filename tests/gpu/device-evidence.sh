@@ -50,6 +50,9 @@ step "sysfs-only replay (--nvml=off) and NVML-off live"
 for i in 1 2 3; do s=$EPOCHREALTIME; "$gf" topo --root /tmp/rec --nvml=off >/dev/null; e=$EPOCHREALTIME; echo "replay nvml=off: $(awk -v a=$s -v b=$e 'BEGIN{printf "%.2f ms", (b-a)*1000}')"; done
 for i in 1 2 3; do s=$EPOCHREALTIME; "$gf" topo --nvml=off >/dev/null; e=$EPOCHREALTIME; echo "live nvml=off: $(awk -v a=$s -v b=$e 'BEGIN{printf "%.2f ms", (b-a)*1000}')"; done
 
+step "the GPU test suite (tests/gpu/run-gpu-tests.sh)"
+GPUFEED=$gf bash tests/gpu/run-gpu-tests.sh; echo "run-gpu-tests rc=$?"
+
 step "nvidia-smi -q (for the record)"
 nvidia-smi -q | head -400
 echo "device-evidence: done"

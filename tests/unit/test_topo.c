@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <gpufeed/gpufeed.h>
+#include "vendor/nvml_facts.h"
 
 static struct gf_topo *load(const char *machine, const char *locality)
 {
@@ -324,6 +325,87 @@ static void hidden_locality(void **state)
 	free(dir);
 }
 
+/* A container's cgroup v2 path: the cpuset lives on an ancestor only. */
+static void cgroup_v2_walks_up(void **state)
+{
+	char *dir = t_mkdtemp();
+	struct gf_topo_options o = { .root = dir };
+	struct gf_topo *t;
+
+	(void)state;
+	t_copytree(t_fixture_root("dual-8gpu-pcie-switch"), dir);
+	t_write(dir, "proc/4242/cgroup", "0::/kubepods.slice/pod7/ctr9\n");
+	t_write(dir, "sys/fs/cgroup/kubepods.slice/cpuset.cpus.effective", "8-15,72-79\n");
+	t_write(dir, "sys/fs/cgroup/kubepods.slice/pod7/ctr9/cgroup.procs", "1\n");
+	t_write(dir, "proc/4242/status", "Name:\tgpufeed\nCpus_allowed_list:\t0-15,64-79\nMems_allowed_list:\t0\n");
+	assert_int_equal(gf_topo_discover(&o, &t), 0);
+	assert_int_equal(t->cpus.cgroup_version, 2);
+	assert_string_equal(t->cpus.cgroup_path, "/kubepods.slice/pod7/ctr9");
+	assert_string_equal(cpus_of(&t->cpus.cgroup), "8-15,72-79");
+	assert_string_equal(cpus_of(&t->cpus.allowed), "8-15,72-79");
+	assert_string_equal(cpus_of(&t->numa.mems_allowed), "0");
+	assert_true(t->cpus.cpu[8].allowed);
+	assert_false(t->cpus.cpu[0].allowed);
+	gf_topo_free(t);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/* cgroup v1 (hybrid), a Docker container's cpuset. */
+static void cgroup_v1_container(void **state)
+{
+	char *dir = t_mkdtemp();
+	struct gf_topo_options o = { .root = dir };
+	struct gf_topo *t;
+
+	(void)state;
+	t_copytree(t_fixture_root("dual-8gpu-pcie-switch"), dir);
+	t_write(dir, "proc/4242/cgroup", "4:memory:/docker/abc\n3:cpuset:/docker/abc\n0::/\n");
+	t_write(dir, "sys/fs/cgroup/cpuset/docker/abc/cpuset.effective_cpus", "32-35\n");
+	assert_int_equal(gf_topo_discover(&o, &t), 0);
+	assert_int_equal(t->cpus.cgroup_version, 1);
+	assert_string_equal(cpus_of(&t->cpus.allowed), "32-35");
+	gf_topo_free(t);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/* MIG facts (recorded NVML) reach the model. */
+static void mig_instances(void **state)
+{
+	char *dir = t_mkdtemp(), path[PATH_MAX];
+	struct gf_topo_options o = { .root = dir };
+	struct gf_nvml_facts *f;
+	struct gf_topo *t;
+
+	(void)state;
+	t_copytree(t_fixture_root("h200x4-vm"), dir);
+	snprintf(path, sizeof(path), "%s/nvml.json", dir);
+	assert_int_equal(gf_nvml_facts_load(path, &f), 0);
+	f->gpus[1].mig_current = f->gpus[1].mig_pending = 1;
+	f->gpus[1].mig = calloc(2, sizeof(*f->gpus[1].mig));
+	f->gpus[1].nmig = 2;
+	for (int i = 0; i < 2; i++) {
+		snprintf(f->gpus[1].mig[i].uuid, sizeof(f->gpus[1].mig[i].uuid), "MIG-%d", i);
+		f->gpus[1].mig[i].gpu_instance = 1 + i;
+		f->gpus[1].mig[i].memory_bytes = 71ull << 30;
+	}
+	f->gpus[2].mig_pending = 1;	/* enabled, awaiting a reset */
+	assert_int_equal(gf_nvml_facts_save(f, path), 0);
+	gf_nvml_facts_free(f);
+	assert_int_equal(gf_topo_discover(&o, &t), 0);
+	assert_int_equal(t->gpus[1].mig_current, 1);
+	assert_int_equal(t->gpus[1].nmig, 2);
+	assert_string_equal(t->gpus[1].mig[1].uuid, "MIG-1");
+	assert_int_equal(t->gpus[1].mig[1].gpu_instance, 2);
+	assert_int_equal(t->gpus[2].mig_current, 0);
+	assert_int_equal(t->gpus[2].mig_pending, 1);
+	assert_int_equal(t->gpus[0].nmig, 0);
+	gf_topo_free(t);
+	t_rmtree(dir);
+	free(dir);
+}
+
 static void nvml_require(void **state)
 {
 	struct gf_topo_options o = { .root = t_fixture_root("dual-8gpu-pcie-switch"), .nvml = GF_NVML_REQUIRE };
@@ -346,6 +428,9 @@ int main(void)
 		cmocka_unit_test(locality_override),
 		cmocka_unit_test(find_gpu_by_any_name),
 		cmocka_unit_test(hidden_locality),
+		cmocka_unit_test(cgroup_v2_walks_up),
+		cmocka_unit_test(cgroup_v1_container),
+		cmocka_unit_test(mig_instances),
 		cmocka_unit_test(nvml_require),
 	};
 
