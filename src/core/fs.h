@@ -1,6 +1,11 @@
-/* Every read of the machine goes through here: a root prefix (a recording
+/* Every read of the machine goes through here: a root (a recording
  * directory, or "" for this machine) and an optional recorder that copies
- * what is read.  Paths are absolute machine paths such as "/sys/bus/pci". */
+ * what is read.  Paths are absolute machine paths such as "/sys/bus/pci".
+ *
+ * Under a root, every path resolves inside it as if chroot'ed there
+ * (openat2 RESOLVE_IN_ROOT): "..", absolute and relative symlinks cannot
+ * leave the recording, and only regular files are read (a FIFO planted in
+ * a recording cannot hang us). */
 #ifndef GF_CORE_FS_H
 #define GF_CORE_FS_H
 
@@ -13,11 +18,17 @@ struct gf_recorder;
 struct gf_fs {
 	char root[PATH_MAX];		/* canonical, "" for this machine */
 	size_t rootlen;
+	int rootfd;			/* O_PATH of root, -1 for this machine */
 	struct gf_recorder *rec;	/* NULL unless recording */
 };
 
-/* root NULL or "" = this machine. -ENOENT/-ENOTDIR with a message. */
+/* Longest root we accept, so that root + machine path always fits. */
+#define GF_FS_MAX_ROOT (PATH_MAX - 1024)
+
+/* root NULL or "" = this machine. -ENOENT/-ENOTDIR/-ENAMETOOLONG with a
+ * message.  Release with gf_fs_fini (copies of the struct share the fd). */
 int gf_fs_init(struct gf_fs *fs, const char *root);
+void gf_fs_fini(struct gf_fs *fs);
 bool gf_fs_live(const struct gf_fs *fs);
 
 /* Where `path` really is: root + path (for messages and opening). */

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -18,7 +19,7 @@ static json_t *member(struct gf_jr *jr, json_t *obj, const char *key)
 static bool wrong(struct gf_jr *jr, const char *where, const char *key, const char *what)
 {
 	if (!jr->err)
-		jr->err = gf_error(-EINVAL, "%s: %s%s%s: expected %s", jr->file,
+		jr->err = gf_error(-EBADMSG, "%s: %s%s%s: expected %s", jr->file,
 				   where ? where : "", where && *where ? "." : "", key, what);
 	return false;
 }
@@ -105,11 +106,55 @@ void gf_jw_ll_known(json_t *obj, const char *key, long long v)
 void gf_jw_str_known(json_t *obj, const char *key, const char *s)
 {
 	if (s && *s)
-		json_object_set_new(obj, key, json_string(s));
+		json_object_set_new(obj, key, gf_jstr(s));
 }
 
 void gf_jw_bool_known(json_t *obj, const char *key, int v)
 {
 	if (v >= 0)
 		json_object_set_new(obj, key, json_boolean(v));
+}
+
+static int utf8_len(const unsigned char *s)
+{
+	int n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3 :
+		(s[0] & 0xf8) == 0xf0 ? 4 : 0;
+
+	if (n == 2 && s[0] < 0xc2)
+		return 0;
+	for (int i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+json_t *gf_jstr(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	json_t *j = json_string(str);
+	char *clean, *o;
+
+	if (j)
+		return j;
+	/* Invalid UTF-8 (jansson refuses it): replace the bad bytes. */
+	clean = malloc(strlen(str) * 3 + 1);
+	if (!clean)
+		return json_string("?");
+	for (o = clean; *s;) {
+		int n = utf8_len(s);
+
+		if (n == 0) {
+			memcpy(o, "\xef\xbf\xbd", 3);
+			o += 3;
+			s++;
+		} else {
+			memcpy(o, s, (size_t)n);
+			o += n;
+			s += n;
+		}
+	}
+	*o = '\0';
+	j = json_string(clean);
+	free(clean);
+	return j ? j : json_string("?");
 }

@@ -11,7 +11,7 @@
 
 struct gf_jr {
 	const char *file;
-	int err;			/* 0 or -EINVAL, message in gf_last_error() */
+	int err;			/* 0 or -EBADMSG, message in gf_last_error() */
 };
 
 bool gf_jr_ll(struct gf_jr *jr, json_t *obj, const char *where, const char *key, long long *out);
@@ -23,6 +23,11 @@ bool gf_jr_str(struct gf_jr *jr, json_t *obj, const char *where, const char *key
 /* An array member (absent = NULL without error). */
 json_t *gf_jr_array(struct gf_jr *jr, json_t *obj, const char *where, const char *key);
 json_t *gf_jr_object(struct gf_jr *jr, json_t *obj, const char *where, const char *key);
+
+/* A JSON string of s; bytes that are not UTF-8 (a host name, a model
+ * string or a path from the machine can hold anything) become U+FFFD, so
+ * the key is never dropped and the output always parses. */
+json_t *gf_jstr(const char *s);
 
 /* Writing helpers: set key to an integer/string/bool, or leave it out when
  * the value is the "unknown" one (-1, ""). */

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,14 @@ static void rec_fail(struct gf_recorder *rec, int err, const char *what)
 	snprintf(rec->error_msg, sizeof(rec->error_msg), "%s: %s", what, strerror(-err));
 }
 
+/* False once something failed or the caller asked us to stop. */
+static bool rec_go(struct gf_recorder *rec)
+{
+	if (!rec->error && rec->cancel && *rec->cancel)
+		rec_fail(rec, -EINTR, "recording");
+	return !rec->error;
+}
+
 int gf_rec_init(struct gf_recorder *rec, const char *dest)
 {
 	memset(rec, 0, sizeof(*rec));
@@ -41,12 +50,14 @@ int gf_rec_init(struct gf_recorder *rec, const char *dest)
 }
 
 /* Lexically normalise an absolute path (no symlinks are involved: callers
- * only join physical directories with link targets). */
-static void normalize(const char *in, char *out, size_t size)
+ * only join physical directories with link targets).  ".." at the top stays
+ * at the top, as inside a chroot; returns true when that happened. */
+static bool normalize(const char *in, char *out, size_t size)
 {
 	char tmp[PATH_MAX];
 	char *save = NULL, *tok;
 	size_t len = 0;
+	bool clamped = false;
 
 	gf_strlcpy(tmp, in, sizeof(tmp));
 	out[0] = '\0';
@@ -58,6 +69,8 @@ static void normalize(const char *in, char *out, size_t size)
 
 			if (slash)
 				*slash = '\0';
+			else
+				clamped = true;
 			len = strlen(out);
 			continue;
 		}
@@ -69,6 +82,7 @@ static void normalize(const char *in, char *out, size_t size)
 	}
 	if (!out[0])
 		gf_strlcpy(out, "/", size);
+	return clamped;
 }
 
 static void dest_of(const struct gf_recorder *rec, const char *path, char *buf, size_t size)
@@ -114,6 +128,8 @@ static void relative_to(const char *dir, const char *target, char *out, size_t s
 	if (*tlast == '/')
 		tlast++;
 	strncat(out, tlast, size - strlen(out) - 1);
+	if (strlen(out) > 1 && out[strlen(out) - 1] == '/')
+		out[strlen(out) - 1] = '\0';	/* "../../" -> "../.." */
 	if (!out[0])
 		gf_strlcpy(out, ".", size);
 }
@@ -154,8 +170,11 @@ static int mirror(struct gf_recorder *rec, const struct gf_fs *fs, const char *p
 				relative_to(cur[0] ? cur : "/", resolved, linktext, sizeof(linktext));
 			} else {
 				snprintf(joined, sizeof(joined), "%s/%s", cur, target);
-				normalize(joined, resolved, sizeof(resolved));
-				gf_strlcpy(linktext, target, sizeof(linktext));
+				if (normalize(joined, resolved, sizeof(resolved)))
+					/* It climbs above the root: write where it lands. */
+					relative_to(cur[0] ? cur : "/", resolved, linktext, sizeof(linktext));
+				else
+					gf_strlcpy(linktext, target, sizeof(linktext));
 			}
 			dest_of(rec, next, dst, sizeof(dst));
 			if (lstat(dst, &dst_st)) {
@@ -231,7 +250,7 @@ void gf_rec_file(struct gf_recorder *rec, const struct gf_fs *fs, const char *pa
 	char real[PATH_MAX];
 	struct stat st;
 
-	if (rec->error || !base)
+	if (!rec_go(rec) || !base)
 		return;
 	/* The file itself may be a symlink (rare in sysfs); mirror it whole. */
 	gf_fs_real(fs, path, real, sizeof(real));
@@ -265,7 +284,7 @@ void gf_rec_path(struct gf_recorder *rec, const struct gf_fs *fs, const char *pa
 	char phys[PATH_MAX], src[PATH_MAX];
 	struct stat st;
 
-	if (rec->error || mirror(rec, fs, path, phys, sizeof(phys), 0))
+	if (!rec_go(rec) || mirror(rec, fs, path, phys, sizeof(phys), 0))
 		return;
 	gf_fs_real(fs, phys, src, sizeof(src));
 	if (stat(src, &st) == 0 && S_ISREG(st.st_mode))
@@ -277,7 +296,7 @@ void gf_rec_dir(struct gf_recorder *rec, const struct gf_fs *fs, const char *pat
 {
 	char phys[PATH_MAX];
 
-	if (rec->error || mirror(rec, fs, path, phys, sizeof(phys), 0))
+	if (!rec_go(rec) || mirror(rec, fs, path, phys, sizeof(phys), 0))
 		return;
 	for (int i = 0; i < n; i++) {
 		char entry[PATH_MAX], src[PATH_MAX];
@@ -288,17 +307,29 @@ void gf_rec_dir(struct gf_recorder *rec, const struct gf_fs *fs, const char *pat
 		if (lstat(src, &st))
 			continue;
 		if (S_ISLNK(st.st_mode)) {
-			char target[PATH_MAX], dst[PATH_MAX];
+			char target[PATH_MAX], joined[PATH_MAX], resolved[PATH_MAX], text[PATH_MAX], dst[PATH_MAX];
 			ssize_t len = readlink(src, target, sizeof(target) - 1);
 			struct stat dst_st;
+			bool clamped;
 
 			if (len < 0)
 				continue;
 			target[len] = '\0';
-			if (target[0] == '/')
-				continue;	/* handled when followed (mirror rewrites it) */
+			/* Keep the target's text unless it is absolute or climbs
+			 * above the root; then write where it lands, relatively. */
+			if (target[0] == '/') {
+				clamped = true;
+				normalize(target, resolved, sizeof(resolved));
+			} else {
+				snprintf(joined, sizeof(joined), "%s/%s", phys, target);
+				clamped = normalize(joined, resolved, sizeof(resolved));
+			}
+			if (clamped)
+				relative_to(phys, resolved, text, sizeof(text));
+			else
+				gf_strlcpy(text, target, sizeof(text));
 			dest_of(rec, entry, dst, sizeof(dst));
-			if (lstat(dst, &dst_st) && symlink(target, dst) == 0)
+			if (lstat(dst, &dst_st) && symlink(text, dst) == 0)
 				rec->links++;
 		} else if (S_ISDIR(st.st_mode)) {
 			ensure_dir(rec, entry);
@@ -314,7 +345,7 @@ void gf_rec_copy_tree(struct gf_recorder *rec, const struct gf_fs *fs, const cha
 	DIR *d;
 	struct dirent *de;
 
-	if (rec->error || mirror(rec, fs, path, phys, sizeof(phys), 0))
+	if (!rec_go(rec) || mirror(rec, fs, path, phys, sizeof(phys), 0))
 		return;
 	gf_fs_real(fs, phys, src, sizeof(src));
 	if (stat(src, &st))

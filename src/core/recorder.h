@@ -3,6 +3,7 @@
 #ifndef GF_CORE_RECORDER_H
 #define GF_CORE_RECORDER_H
 
+#include <signal.h>
 #include <stddef.h>
 
 struct gf_fs;
@@ -13,6 +14,7 @@ struct gf_recorder {
 	char error_msg[512];
 	unsigned files, links, dirs;
 	unsigned long long bytes;
+	volatile sig_atomic_t *cancel;	/* non-zero: stop with -EINTR */
 };
 
 int gf_rec_init(struct gf_recorder *rec, const char *dest);

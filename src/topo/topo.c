@@ -113,12 +113,39 @@ int gf_finding(struct gf_topo *t, enum gf_severity sev, const char *id, const ch
 	return 0;
 }
 
-/* Errors that mean "the kernel has no value here", not bad input. */
+int gf_nvml_facts_read(const struct gf_fs *fs, struct gf_nvml_facts **facts)
+{
+	char real[PATH_MAX], *data;
+	size_t len;
+	int ret;
+
+	*facts = NULL;
+	ret = gf_fs_read(fs, "/nvml.json", &data, &len);
+	if (ret)
+		return ret;
+	gf_fs_real(fs, "/nvml.json", real, sizeof(real));
+	ret = gf_nvml_facts_parse(data, len, real, facts);
+	free(data);
+	return ret;
+}
+
+/* Errors that mean "the kernel has no value here", not bad input.  sysfs
+ * answers EINVAL, EIO, ENODEV or EOPNOTSUPP for attributes a device does
+ * not implement (the speed of a link that is down).  Permission errors are
+ * not among them: they are reported. */
 static bool no_value(int err)
 {
 	return err == -ENOENT || err == -ENODEV || err == -ENXIO || err == -EINVAL ||
-	       err == -EOPNOTSUPP || err == -ENOTDIR || err == -EIO || err == -EACCES ||
-	       err == -EPERM || err == -EAGAIN || err == -EBUSY;
+	       err == -EOPNOTSUPP || err == -ENOTDIR || err == -EIO || err == -EAGAIN || err == -EBUSY;
+}
+
+int gf_read_opt(struct gf_ctx *c, const char *path, char **data, size_t *len)
+{
+	int ret = gf_fs_read(&c->fs, path, data, len);
+
+	if (ret && !no_value(ret))
+		gf_warn_last(c);
+	return ret;
 }
 
 int gf_read_opt_ll(struct gf_ctx *c, const char *path, long long *v)
@@ -142,14 +169,11 @@ int gf_read_opt_str(struct gf_ctx *c, const char *path, char *buf, size_t size)
 int gf_read_opt_cpulist(struct gf_ctx *c, const char *path, struct gf_cpuset *s)
 {
 	char *data;
-	int ret = gf_fs_read(&c->fs, path, &data, NULL);
+	int ret = gf_read_opt(c, path, &data, NULL);
 
-	if (ret) {
-		if (!no_value(ret))
-			gf_warn_last(c);
+	if (ret)
 		return ret;
-	}
-	ret = gf_cpuset_parse_list(s, data);
+	ret = gf_cpuset_parse_list(s, gf_rstrip(data));
 	if (ret) {
 		char real[PATH_MAX], msg[512];
 
@@ -183,10 +207,7 @@ static int load_facts(struct gf_ctx *c, enum gf_nvml_mode mode)
 	if (gf_fs_live(&c->fs)) {
 		ret = gf_nvml_collect(GF_NVML_TOPOLOGY, &c->facts, why, sizeof(why));
 	} else {
-		char path[PATH_MAX];
-
-		snprintf(path, sizeof(path), "%s/nvml.json", c->fs.root);
-		ret = gf_nvml_facts_load(path, &c->facts);
+		ret = gf_nvml_facts_read(&c->fs, &c->facts);
 		if (ret == -ENOENT)
 			snprintf(why, sizeof(why), "the recording has no nvml.json");
 		else if (ret)
@@ -236,14 +257,17 @@ GF_API int gf_topo_discover(const struct gf_topo_options *opts, struct gf_topo *
 	if ((ret = gf_fs_init(&c.fs, opts->root)))
 		return ret;
 	c.t = calloc(1, sizeof(*c.t));
-	if (!c.t)
+	if (!c.t) {
+		gf_fs_fini(&c.fs);
 		return gf_error(-ENOMEM, "out of memory");
+	}
 	if (opts->pci_locality)
 		ret = gf_locality_parse(&c, opts->pci_locality, "--pci-locality");
 	else if (getenv("GPUFEED_PCI_LOCALITY"))
 		ret = gf_locality_parse(&c, getenv("GPUFEED_PCI_LOCALITY"), "GPUFEED_PCI_LOCALITY");
 	if (ret) {
 		gf_topo_free(c.t);
+		gf_fs_fini(&c.fs);
 		return ret;
 	}
 	gf_strlcpy(c.t->machine.source, gf_fs_live(&c.fs) ? "this machine" : c.fs.root,
@@ -251,10 +275,12 @@ GF_API int gf_topo_discover(const struct gf_topo_options *opts, struct gf_topo *
 	ret = load_facts(&c, opts->nvml);
 	if (ret) {
 		gf_topo_free(c.t);
+		gf_fs_fini(&c.fs);
 		return ret;
 	}
 	ret = gf_topo_discover_ctx(&c, out);
 	gf_nvml_facts_free(c.facts);
+	gf_fs_fini(&c.fs);
 	return ret;
 }
 

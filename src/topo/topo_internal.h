@@ -43,6 +43,10 @@ int gf_build_matrix(struct gf_ctx *c);
 int gf_build_paths(struct gf_ctx *c);
 int gf_build_findings(struct gf_ctx *c);
 
+/* The root's nvml.json, read through fs like any machine file.
+ * -ENOENT when absent. */
+int gf_nvml_facts_read(const struct gf_fs *fs, struct gf_nvml_facts **facts);
+
 /* Discovery with an already prepared fs (used by gf_record with its tap). */
 int gf_topo_discover_ctx(struct gf_ctx *c, struct gf_topo **out);
 
@@ -55,6 +59,7 @@ int gf_finding(struct gf_topo *t, enum gf_severity sev, const char *id, const ch
 
 /* Optional integer/string files: 0 on success; -ENOENT (and friends that
  * mean "the kernel has no value here") silently; malformed → warning. */
+int gf_read_opt(struct gf_ctx *c, const char *path, char **data, size_t *len);
 int gf_read_opt_ll(struct gf_ctx *c, const char *path, long long *v);
 int gf_read_opt_str(struct gf_ctx *c, const char *path, char *buf, size_t size);
 /* A cpulist file; malformed → warning and -EINVAL. */

@@ -82,8 +82,10 @@ enum gf_nvml_detail {
  * not loaded, no permission); why holds NVML's words. */
 int gf_nvml_collect(enum gf_nvml_detail detail, struct gf_nvml_facts **out,
 		    char *why, size_t whysize);
-/* -ENOENT when absent; -EINVAL with "<file>: <key>: ..." when malformed. */
+/* -ENOENT when absent; -EBADMSG with "<file>: <key>: ..." when malformed. */
 int gf_nvml_facts_load(const char *path, struct gf_nvml_facts **out);
+/* The same from bytes already read; `name` is the file for messages. */
+int gf_nvml_facts_parse(const char *data, size_t len, const char *name, struct gf_nvml_facts **out);
 int gf_nvml_facts_save(const struct gf_nvml_facts *f, const char *path);
 void gf_nvml_facts_free(struct gf_nvml_facts *f);
 

@@ -33,7 +33,7 @@ static json_t *cpuset_json(const struct gf_cpuset *s)
 	char buf[8192];
 
 	gf_cpuset_format_list(s, buf, sizeof(buf));
-	return json_string(buf);
+	return gf_jstr(buf);
 }
 
 static json_t *gpu_json(const struct gf_nvml_gpu *g)
@@ -41,7 +41,7 @@ static json_t *gpu_json(const struct gf_nvml_gpu *g)
 	json_t *o = json_object(), *links = json_array(), *mig = json_object(), *inst = json_array();
 
 	json_object_set_new(o, "index", json_integer(g->index));
-	json_object_set_new(o, "pci", json_string(g->pci));
+	json_object_set_new(o, "pci", gf_jstr(g->pci));
 	gf_jw_str_known(o, "name", g->name);
 	gf_jw_str_known(o, "uuid", g->uuid);
 	gf_jw_ll_known(o, "minor", g->minor);
@@ -69,7 +69,7 @@ static json_t *gpu_json(const struct gf_nvml_gpu *g)
 		json_object_set_new(lj, "active", json_boolean(l->active));
 		if (l->version)
 			json_object_set_new(lj, "version", json_integer(l->version));
-		json_object_set_new(lj, "remote_type", json_string(l->remote_type));
+		json_object_set_new(lj, "remote_type", gf_jstr(l->remote_type));
 		gf_jw_str_known(lj, "remote_pci", l->remote_pci);
 		json_array_append_new(links, lj);
 	}
@@ -122,7 +122,7 @@ static json_t *gpu_json(const struct gf_nvml_gpu *g)
 	if (g->fabric_known) {
 		json_t *fj = json_object();
 
-		json_object_set_new(fj, "state", json_string(g->fabric_state));
+		json_object_set_new(fj, "state", gf_jstr(g->fabric_state));
 		gf_jw_ll_known(fj, "status", g->fabric_status);
 		gf_jw_ll_known(fj, "clique_id", g->fabric_clique);
 		gf_jw_str_known(fj, "cluster_uuid", g->fabric_cluster_uuid);
@@ -147,7 +147,7 @@ int gf_nvml_facts_save(const struct gf_nvml_facts *f, const char *path)
 	json_t *root = json_object(), *gpus = json_array(), *pairs = json_array();
 	int ret;
 
-	json_object_set_new(root, "schema", json_string(GF_NVML_FACTS_SCHEMA));
+	json_object_set_new(root, "schema", gf_jstr(GF_NVML_FACTS_SCHEMA));
 	gf_jw_str_known(root, "nvml_version", f->nvml_version);
 	gf_jw_str_known(root, "driver_version", f->driver_version);
 	if (f->cuda_driver_version)
@@ -183,7 +183,7 @@ static void jr_cpuset(struct gf_jr *jr, json_t *o, const char *where, const char
 		return;
 	if (gf_cpuset_parse_list(s, buf)) {
 		if (!jr->err)
-			jr->err = gf_error(-EINVAL, "%s: %s.%s: not a CPU list: '%s'",
+			jr->err = gf_error(-EBADMSG, "%s: %s.%s: not a CPU list: '%s'",
 					   jr->file, where, key, buf);
 		return;
 	}
@@ -198,7 +198,7 @@ static void jr_pci(struct gf_jr *jr, json_t *o, const char *where, const char *k
 	if (!gf_jr_str(jr, o, where, key, buf, sizeof(buf)) || jr->err)
 		return;
 	if (!gf_pci_normalize(buf, out, size))
-		jr->err = gf_error(-EINVAL, "%s: %s.%s: not a PCI address: '%s'",
+		jr->err = gf_error(-EBADMSG, "%s: %s.%s: not a PCI address: '%s'",
 				   jr->file, where, key, buf);
 }
 
@@ -229,7 +229,7 @@ static void read_links(struct gf_jr *jr, json_t *arr, const char *where, struct 
 		gf_jr_str(jr, lj, w, "remote_type", l->remote_type, sizeof(l->remote_type));
 		jr_pci(jr, lj, w, "remote_pci", l->remote_pci, sizeof(l->remote_pci));
 		if (!jr->err && !json_is_object(lj))
-			jr->err = gf_error(-EINVAL, "%s: %s: expected an object", jr->file, w);
+			jr->err = gf_error(-EBADMSG, "%s: %s: expected an object", jr->file, w);
 	}
 }
 
@@ -287,13 +287,13 @@ static void read_gpu(struct gf_jr *jr, json_t *gj, int pos, struct gf_nvml_gpu *
 	g->power_min_mw = g->power_max_mw = -1;
 	g->fabric_status = g->fabric_clique = g->fabric_health_mask = -1;
 	if (!json_is_object(gj)) {
-		jr->err = gf_error(-EINVAL, "%s: %s: expected an object", jr->file, w);
+		jr->err = gf_error(-EBADMSG, "%s: %s: expected an object", jr->file, w);
 		return;
 	}
 	gf_jr_int(jr, gj, w, "index", &g->index);
 	jr_pci(jr, gj, w, "pci", g->pci, sizeof(g->pci));
 	if (!jr->err && !g->pci[0])
-		jr->err = gf_error(-EINVAL, "%s: %s.pci: missing (every GPU needs its PCI address)",
+		jr->err = gf_error(-EBADMSG, "%s: %s.pci: missing (every GPU needs its PCI address)",
 				   jr->file, w);
 	gf_jr_str(jr, gj, w, "name", g->name, sizeof(g->name));
 	gf_jr_str(jr, gj, w, "uuid", g->uuid, sizeof(g->uuid));
@@ -370,11 +370,47 @@ static void read_pairs(struct gf_jr *jr, json_t *arr, struct gf_nvml_facts *f)
 		gf_jr_str(jr, pj, w, "p2p_read", p->p2p_read, sizeof(p->p2p_read));
 		gf_jr_str(jr, pj, w, "p2p_nvlink", p->p2p_nvlink, sizeof(p->p2p_nvlink));
 		if (!jr->err && (p->a < 0 || p->b < 0))
-			jr->err = gf_error(-EINVAL, "%s: %s: needs GPU indices a and b", jr->file, w);
+			jr->err = gf_error(-EBADMSG, "%s: %s: needs GPU indices a and b", jr->file, w);
 	}
 }
 
 int gf_nvml_facts_load(const char *path, struct gf_nvml_facts **out)
+{
+	FILE *fp;
+	char *data = NULL;
+	size_t cap = 0, len = 0;
+	int ret;
+
+	*out = NULL;
+	fp = fopen(path, "re");
+	if (!fp)
+		return gf_error_errno(-errno, path);
+	for (;;) {
+		size_t r;
+
+		if (len == cap) {
+			char *nd = realloc(data, cap ? cap * 2 : 65536);
+
+			if (!nd) {
+				free(data);
+				fclose(fp);
+				return gf_error(-ENOMEM, "%s: out of memory", path);
+			}
+			data = nd;
+			cap = cap ? cap * 2 : 65536;
+		}
+		r = fread(data + len, 1, cap - len, fp);
+		len += r;
+		if (r == 0)
+			break;
+	}
+	ret = ferror(fp) ? gf_error_errno(-EIO, path) : gf_nvml_facts_parse(data, len, path, out);
+	fclose(fp);
+	free(data);
+	return ret;
+}
+
+int gf_nvml_facts_parse(const char *data, size_t len, const char *path, struct gf_nvml_facts **out)
 {
 	struct gf_jr jr = { .file = path };
 	struct gf_nvml_facts *f;
@@ -383,23 +419,21 @@ int gf_nvml_facts_load(const char *path, struct gf_nvml_facts **out)
 	char schema[64] = "";
 
 	*out = NULL;
-	if (access(path, R_OK))
-		return gf_error_errno(-errno, path);
-	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
-		return gf_error(-EINVAL, "%s:%d: %s", path, jerr.line, jerr.text);
+		return gf_error(-EBADMSG, "%s:%d: %s", path, jerr.line, jerr.text);
 	f = calloc(1, sizeof(*f));
 	if (!f) {
 		json_decref(root);
 		return gf_error(-ENOMEM, "%s: out of memory", path);
 	}
 	if (!json_is_object(root)) {
-		jr.err = gf_error(-EINVAL, "%s: expected a JSON object", path);
+		jr.err = gf_error(-EBADMSG, "%s: expected a JSON object", path);
 		goto out;
 	}
 	gf_jr_str(&jr, root, "", "schema", schema, sizeof(schema));
 	if (!jr.err && strcmp(schema, GF_NVML_FACTS_SCHEMA)) {
-		jr.err = gf_error(-EINVAL, "%s: schema '%s' is not %s", path, schema,
+		jr.err = gf_error(-EBADMSG, "%s: schema '%s' is not %s", path, schema,
 				  GF_NVML_FACTS_SCHEMA);
 		goto out;
 	}
@@ -415,6 +449,20 @@ int gf_nvml_facts_load(const char *path, struct gf_nvml_facts **out)
 		}
 		for (size_t i = 0; i < json_array_size(gpus) && !jr.err; i++)
 			read_gpu(&jr, json_array_get(gpus, i), (int)i, &f->gpus[f->ngpus++]);
+	}
+	/* One GPU per index and per PCI address, or the model would lose or
+	 * double one silently. */
+	for (int i = 0; i < f->ngpus && !jr.err; i++) {
+		if (f->gpus[i].index < 0)
+			jr.err = gf_error(-EBADMSG, "%s: gpus[%d].index: %d is negative", path, i, f->gpus[i].index);
+		for (int k = 0; k < i && !jr.err; k++) {
+			if (f->gpus[k].index == f->gpus[i].index)
+				jr.err = gf_error(-EBADMSG, "%s: gpus[%d].index: %d is also gpus[%d]'s", path, i,
+						  f->gpus[i].index, k);
+			else if (!strcmp(f->gpus[k].pci, f->gpus[i].pci))
+				jr.err = gf_error(-EBADMSG, "%s: gpus[%d].pci: %s is also gpus[%d]'s", path, i,
+						  f->gpus[i].pci, k);
+		}
 	}
 	read_pairs(&jr, gf_jr_array(&jr, root, "", "pairs"), f);
 out:

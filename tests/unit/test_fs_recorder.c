@@ -25,6 +25,8 @@ static char *make_tree(void)
 	t_symlink(d, "sys/bus/pci/devices/0000:00:01.0", "../../../devices/pci0000:00/0000:00:01.0");
 	t_symlink(d, "sys/bus/pci/devices/0000:00:02.0", "../../../devices/pci0000:00/0000:00:02.0");
 	t_symlink(d, "sys/class/escape", "/etc");
+	t_symlink(d, "sys/class/climb", "../../../../../../..");
+	t_symlink(d, "sys/class/inside", "/sys/devices/pci0000:00/0000:00:01.0");
 	t_write(d, "proc/42/status", "Name:\tgpufeed\nCpus_allowed_list:\t0-3\n");
 	t_symlink(d, "proc/self", "42");
 	return d;
@@ -53,8 +55,15 @@ static void reads_through_root(void **state)
 	assert_non_null(strstr(gf_last_error(), d));
 	assert_int_equal(gf_fs_resolve(&fs, "/sys/bus/pci/devices/0000:00:01.0", buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "/sys/devices/pci0000:00/0000:00:01.0");
-	/* A link that leaves the recording is refused, not followed. */
-	assert_int_equal(gf_fs_resolve(&fs, "/sys/class/escape", buf, sizeof(buf)), -EXDEV);
+	/* Links and ".." cannot leave the recording: "/" and ".." stay inside
+	 * it, as in a chroot, so the host's /etc is never read. */
+	assert_int_not_equal(gf_fs_read_str(&fs, "/sys/class/escape/hostname", buf, sizeof(buf)), 0);
+	assert_int_not_equal(gf_fs_read_str(&fs, "/sys/class/climb/etc/hostname", buf, sizeof(buf)), 0);
+	assert_int_not_equal(gf_fs_read_str(&fs, "/../../../../../etc/hostname", buf, sizeof(buf)), 0);
+	assert_int_equal(gf_fs_read_str(&fs, "/sys/../sys/class/inside/vendor", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "0x10de");
+	assert_int_equal(gf_fs_resolve(&fs, "/sys/class/climb", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "/");	/* clamped at the recording's root */
 	assert_int_equal(gf_fs_list(&fs, "/sys/bus/pci/devices", &names, &n), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(names[0], "0000:00:01.0");
@@ -63,6 +72,7 @@ static void reads_through_root(void **state)
 	assert_true(gf_fs_exists(&fs, "/proc/self/status"));
 	assert_true(gf_fs_is_dir(&fs, "/sys/devices"));
 	assert_false(gf_fs_is_dir(&fs, "/proc/self/status"));
+	gf_fs_fini(&fs);
 	t_rmtree(d);
 	free(d);
 }
@@ -85,6 +95,45 @@ static void bad_roots(void **state)
 	}
 	assert_int_equal(gf_fs_init(&fs, "/"), 0);
 	assert_true(gf_fs_live(&fs));
+	gf_fs_fini(&fs);
+	t_rmtree(d);
+	free(d);
+}
+
+/* A FIFO (or a device) planted in a recording is refused, never waited on. */
+static void refuses_special_files(void **state)
+{
+	char *d = make_tree(), path[PATH_MAX], buf[64];
+	struct gf_fs fs;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/sys/devices/pci0000:00/0000:00:01.0/fifo", d);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	assert_int_equal(gf_fs_init(&fs, d), 0);
+	assert_int_equal(gf_fs_read_str(&fs, "/sys/devices/pci0000:00/0000:00:01.0/fifo", buf, sizeof(buf)),
+			 -EBADMSG);
+	assert_non_null(strstr(gf_last_error(), "not a regular file"));
+	assert_int_equal(gf_fs_read_str(&fs, "/sys/devices", buf, sizeof(buf)), -EBADMSG);
+	gf_fs_fini(&fs);
+	t_rmtree(d);
+	free(d);
+}
+
+/* A root so long that root + path could be cut is refused up front. */
+static void refuses_long_roots(void **state)
+{
+	char *d = t_mkdtemp(), path[PATH_MAX + 1];
+	struct gf_fs fs;
+	size_t n;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s", d);
+	while ((n = strlen(path)) < GF_FS_MAX_ROOT + 10) {
+		strcat(path, "/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+		assert_int_equal(mkdir(path, 0755), 0);
+	}
+	assert_int_equal(gf_fs_init(&fs, path), -ENAMETOOLONG);
+	assert_non_null(strstr(gf_last_error(), "recording path longer than"));
 	t_rmtree(d);
 	free(d);
 }
@@ -124,6 +173,13 @@ static void recorder_mirrors_links(void **state)
 	assert_string_equal(buf, "0x10de");
 	assert_int_equal(gf_fs_read_str(&copy, "/proc/self/status", buf, sizeof(buf)), 0);
 	assert_non_null(strstr(buf, "Cpus_allowed_list"));
+	/* A link that climbs above the root is written where it lands. */
+	assert_int_equal(gf_fs_read_str(&fs, "/sys/class/climb/proc/42/status", buf, sizeof(buf)), 0);
+	snprintf(path, sizeof(path), "%s/sys/class/climb", dst);
+	len = readlink(path, link, sizeof(link) - 1);
+	assert_true(len > 0);
+	link[len] = '\0';
+	assert_string_equal(link, "../..");
 	/* Only what was read: numa_node was not. */
 	assert_false(gf_fs_exists(&copy, "/sys/devices/pci0000:00/0000:00:01.0/numa_node"));
 	/* The listing recorded both entries (as links). */
@@ -132,6 +188,8 @@ static void recorder_mirrors_links(void **state)
 	gf_strv_free(names, n);
 	assert_true(rec.files >= 2);
 	assert_true(rec.links >= 3);
+	gf_fs_fini(&fs);
+	gf_fs_fini(&copy);
 	t_rmtree(src);
 	t_rmtree(dst);
 	free(src);
@@ -154,6 +212,8 @@ static void recorder_copies_trees(void **state)
 	assert_int_equal(gf_fs_init(&copy, dst), 0);
 	assert_int_equal(gf_fs_read_str(&copy, "/sys/bus/pci/devices/0000:00:02.0/vendor", buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "0x15b3");
+	gf_fs_fini(&fs);
+	gf_fs_fini(&copy);
 	t_rmtree(src);
 	t_rmtree(dst);
 	free(src);
@@ -165,6 +225,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(reads_through_root),
 		cmocka_unit_test(bad_roots),
+		cmocka_unit_test(refuses_special_files),
+		cmocka_unit_test(refuses_long_roots),
 		cmocka_unit_test(recorder_mirrors_links),
 		cmocka_unit_test(recorder_copies_trees),
 	};

@@ -62,6 +62,7 @@ static char *tap_copy(const char *root)
 	assert_int_equal(rec.error, 0);
 	gf_topo_free(t);
 	gf_nvml_facts_free(c.facts);
+	gf_fs_fini(&c.fs);
 	return dst;
 }
 
