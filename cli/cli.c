@@ -48,6 +48,8 @@ int gf_cli_common_opt(struct gf_cli *cli, int opt, char **argv, const char *help
 		cli->json = true;
 		return 0;
 	case 'r':
+		if (!*arg)	/* "--root $UNSET" must not read this machine */
+			return gf_cli_usage(cli, "--root needs a directory (an empty one was given)");
 		cli->topo.root = arg;
 		return 0;
 	case 'q':
@@ -64,6 +66,8 @@ int gf_cli_common_opt(struct gf_cli *cli, int opt, char **argv, const char *help
 			return gf_cli_usage(cli, "--nvml: '%s' is not auto, off or require", arg);
 		return 0;
 	case OPT_PCI_LOCALITY:
+		if (gf_pci_locality_check(arg))
+			return gf_cli_usage(cli, "%s", gf_last_error());
 		cli->topo.pci_locality = arg;
 		return 0;
 	case OPT_COLOR:
@@ -75,9 +79,12 @@ int gf_cli_common_opt(struct gf_cli *cli, int opt, char **argv, const char *help
 			return gf_cli_usage(cli, "--color: '%s' is not auto, always or never", arg);
 		return 0;
 	case '?':
-		if (optopt && optopt < 256)
-			return gf_cli_usage(cli, "unknown option '-%c'", optopt);
-		return gf_cli_usage(cli, "unknown option '%s'", argv[optind - 1]);
+		if (!strncmp(argv[optind - 1], "--", 2)) {
+			if (strchr(argv[optind - 1], '='))
+				return gf_cli_usage(cli, "unknown option or unexpected value '%s'", argv[optind - 1]);
+			return gf_cli_usage(cli, "unknown option '%s'", argv[optind - 1]);
+		}
+		return gf_cli_usage(cli, "unknown option '-%c'", optopt);
 	case ':':
 		return gf_cli_usage(cli, "option '%s' needs a value", argv[optind - 1]);
 	default:
@@ -125,8 +132,8 @@ int gf_cli_parse(struct gf_cli *cli, int argc, char **argv, const struct option 
 			ret = gf_cli_common_opt(cli, opt, argv, help, &done);
 		if (ret > 0)
 			return ret;
-		if (done)
-			return GF_EXIT_OK;
+		if (done)	/* --help, --version: say so if stdout failed */
+			return fflush(stdout) || ferror(stdout) ? GF_EXIT_INPUT : GF_EXIT_OK;
 	}
 	return -1;
 }

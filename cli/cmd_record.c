@@ -1,5 +1,7 @@
 /* gpufeed record DIR: make a recording that every command replays. */
+#include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include "cli.h"
@@ -13,16 +15,19 @@ static const char help[] =
 	"remapped rows, clock-event reasons, power limits, MIG, fabric state,\n"
 	"driver and CUDA versions) to DIR/nvml.json.  Any command then reads the\n"
 	"same machine with --root DIR.  DIR is written as DIR.tmp-XXXXXX and\n"
-	"renamed at the end: an interrupted or failed recording leaves nothing.\n"
+	"renamed at the end: a failed recording, or one stopped with Ctrl-C or\n"
+	"SIGTERM, leaves nothing.\n"
 	"A recording may hold host names, kernel command line and IRQ counters:\n"
 	"look before you share it.\n"
 	"\n"
 	"Options:\n"
-	"      --force           replace DIR when it exists and is not empty\n"
+	"      --force           replace the recording already in DIR (never a directory\n"
+	"                        that is not a recording)\n"
 	"  -r, --root SRC        re-record from a recording instead of this machine\n"
 	"  -j, --json            print a JSON summary of what was recorded\n"
 	"      --nvml=MODE       auto (default), off, or require (exit 4 without NVML)\n"
 	"  -q, --quiet           no summary, no input warnings\n"
+	"      --color=WHEN      accepted for uniformity; record prints no colour\n"
 	"  -h, --help            this help\n"
 	"  -V, --version         print the version\n"
 	"\n"
@@ -30,21 +35,57 @@ static const char help[] =
 	"\n"
 	"Layout: docs/recordings.md.\n";
 
-/* A JSON string: the directory name is the user's and may hold anything. */
-static void json_string(FILE *f, const char *s)
+/* Length of the valid UTF-8 sequence at s, 0 if it is not one. */
+static int utf8_len(const unsigned char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	int n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3 :
+		(s[0] & 0xf8) == 0xf0 ? 4 : 0;
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
+	if (n == 2 && s[0] < 0xc2)
+		return 0;		/* overlong */
+	for (int i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/* A JSON string: the directory name is the user's and may hold anything;
+ * bytes that are not UTF-8 become U+FFFD. */
+static void json_string(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	fputc('"', f);
+	while (*s) {
+		int n = utf8_len(s);
+
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if (*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else if (n == 0)
+			fputs("\\ufffd", f);
 		else
-			fputc(c, f);
+			fwrite(s, 1, (size_t)n, f);
+		s += n ? n : 1;
 	}
 	fputc('"', f);
+}
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;	/* gf_record stops and removes its temp dir */
+}
+
+static void print_warning(const char *msg, void *arg)
+{
+	const struct gf_cli *cli = arg;
+
+	if (!cli->quiet)
+		fprintf(stderr, "gpufeed record: warning: %s\n", msg);
 }
 
 static int record_opt(struct gf_cli *cli, int opt, void *ctx)
@@ -77,20 +118,35 @@ int gf_cmd_record(int argc, char **argv)
 		return gf_cli_usage(&cli, optind >= argc ? "missing DIR" : "expected one DIR, got more");
 	ro.root = cli.topo.root;
 	ro.nvml = cli.topo.nvml;
+	ro.warn = print_warning;
+	ro.warn_arg = &cli;
+	ro.cancel = &interrupted;
+	{
+		struct sigaction sa = { .sa_handler = on_signal };
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+	}
 	ret = gf_record(argv[optind], &ro, &st);
 	if (ret)
 		return gf_cli_fail(&cli, ret);
 	if (cli.json) {
-		printf("{\n  \"dir\": ");
+		printf("{\n  \"schema\": \"gpufeed-record/1\",\n  \"dir\": ");
 		json_string(stdout, argv[optind]);
 		printf(",\n  \"files\": %u,\n  \"links\": %u,\n  \"bytes\": %llu,\n"
-		       "  \"nvml\": %s,\n  \"gpus\": %d,\n  \"nics\": %d,\n  \"block_devices\": %d\n}\n",
-		       st.files, st.links, st.bytes, st.nvml ? "true" : "false", st.ngpus, st.nnics, st.nblocks);
+		       "  \"nvml\": %s,\n  \"gpus\": %d,\n  \"nics\": %d,\n  \"block_devices\": %d,\n"
+		       "  \"warnings\": %d\n}\n",
+		       st.files, st.links, st.bytes, st.nvml ? "true" : "false", st.ngpus, st.nnics, st.nblocks,
+		       st.nwarnings);
 	} else if (!cli.quiet) {
 		printf("Recorded %s: %u files, %u links, %llu bytes; %d GPU%s, %d NIC%s, %d block device%s; %s\n",
 		       argv[optind], st.files, st.links, st.bytes, st.ngpus, st.ngpus == 1 ? "" : "s", st.nnics,
 		       st.nnics == 1 ? "" : "s", st.nblocks, st.nblocks == 1 ? "" : "s",
 		       st.nvml ? "NVML facts in nvml.json" : st.nvml_note);
 	}
+	if (fflush(stdout) || ferror(stdout))
+		return gf_cli_fail(&cli, -EIO);
 	return GF_EXIT_OK;
 }

@@ -24,6 +24,17 @@ static void usage(FILE *f)
 		   "a command's options.\n\n" GF_EXIT_CODES_HELP);
 }
 
+/* Exit 3 when stdout could not take what we wrote (a full disk, a closed
+ * pipe): scripts trust exit codes. */
+static int flushed(void)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "gpufeed: writing to standard output failed\n");
+		return GF_EXIT_INPUT;
+	}
+	return GF_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd;
@@ -35,16 +46,16 @@ int main(int argc, char **argv)
 	cmd = argv[1];
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		usage(stdout);
-		return GF_EXIT_OK;
+		return flushed();
 	}
 	if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
 		printf("gpufeed %s\n", gf_version());
-		return GF_EXIT_OK;
+		return flushed();
 	}
 	if (!strcmp(cmd, "help")) {
 		if (argc < 3) {
 			usage(stdout);
-			return GF_EXIT_OK;
+			return flushed();
 		}
 		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 			if (!strcmp(argv[2], commands[i].name))

@@ -3,6 +3,7 @@
 #ifndef GPUFEED_RECORD_H
 #define GPUFEED_RECORD_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <gpufeed/common.h>
 #include <gpufeed/topo.h>
@@ -18,7 +19,13 @@ extern "C" {
 struct gf_record_options {
 	const char *root;		/* NULL = this machine, else re-record a recording */
 	enum gf_nvml_mode nvml;		/* AUTO: facts when NVML answers */
-	bool force;			/* replace an existing non-empty DIR */
+	bool force;			/* replace an existing recording in DIR */
+	/* Called with each input warning (a malformed file the model read). */
+	void (*warn)(const char *msg, void *arg);
+	void *warn_arg;
+	/* When it becomes non-zero (set it from a signal handler), gf_record
+	 * stops, removes what it wrote and returns -EINTR. */
+	volatile sig_atomic_t *cancel;
 };
 
 struct gf_record_stats {
@@ -27,10 +34,14 @@ struct gf_record_stats {
 	bool nvml;			/* nvml.json was written */
 	char nvml_note[200];		/* why not */
 	int ngpus, nnics, nblocks;
+	int nwarnings;
 };
 
 /* Writes DIR atomically: everything goes to DIR.tmp-XXXXXX first and is
- * renamed into place at the end; on failure nothing is left behind. */
+ * renamed into place at the end; on failure or cancellation nothing is left
+ * behind (a process killed outright leaves DIR.tmp-XXXXXX).  An existing
+ * non-empty DIR is replaced only with force, and only when it is a
+ * recording (holds gpufeed-recording.json). */
 GF_API int gf_record(const char *dir, const struct gf_record_options *opts,
 		     struct gf_record_stats *stats);
 

@@ -16,6 +16,7 @@
 
 #include <gpufeed/record.h>
 #include "core/atomic.h"
+#include "core/json_read.h"
 #include "core/recorder.h"
 #include "core/rmtree.h"
 #include "core/strutil.h"
@@ -52,7 +53,7 @@ static json_t *dev_nodes(void)
 		return arr;
 	while ((de = readdir(d)))
 		if (gf_starts_with(de->d_name, "nvidia"))
-			json_array_append_new(arr, json_string(de->d_name));
+			json_array_append_new(arr, gf_jstr(de->d_name));
 	closedir(d);
 	d = opendir("/dev/infiniband");
 	while (d && (de = readdir(d)))
@@ -60,7 +61,7 @@ static json_t *dev_nodes(void)
 			char name[300];
 
 			snprintf(name, sizeof(name), "infiniband/%s", de->d_name);
-			json_array_append_new(arr, json_string(name));
+			json_array_append_new(arr, gf_jstr(name));
 		}
 	if (d)
 		closedir(d);
@@ -86,15 +87,15 @@ static int write_manifest(const char *tmp, const struct gf_fs *src, const struct
 
 	gmtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	json_object_set_new(m, "schema", json_string(GF_RECORDING_SCHEMA));
-	json_object_set_new(m, "gpufeed_version", json_string(GF_VERSION_STRING));
-	json_object_set_new(m, "created", json_string(when));
-	json_object_set_new(m, "source", json_string(gf_fs_live(src) ? "live" : src->root));
-	json_object_set_new(m, "hostname", json_string(t->machine.hostname));
-	json_object_set_new(m, "kernel", json_string(t->machine.kernel));
+	json_object_set_new(m, "schema", gf_jstr(GF_RECORDING_SCHEMA));
+	json_object_set_new(m, "gpufeed_version", gf_jstr(GF_VERSION_STRING));
+	json_object_set_new(m, "created", gf_jstr(when));
+	json_object_set_new(m, "source", gf_jstr(gf_fs_live(src) ? "live" : src->root));
+	json_object_set_new(m, "hostname", gf_jstr(t->machine.hostname));
+	json_object_set_new(m, "kernel", gf_jstr(t->machine.kernel));
 	json_object_set_new(m, "nvml", json_boolean(st->nvml));
 	if (!st->nvml)
-		json_object_set_new(m, "nvml_note", json_string(st->nvml_note));
+		json_object_set_new(m, "nvml_note", gf_jstr(st->nvml_note));
 	json_object_set_new(m, "files", json_integer(rec->files));
 	json_object_set_new(m, "links", json_integer(rec->links));
 	json_object_set_new(m, "bytes", json_integer((json_int_t)rec->bytes));
@@ -112,9 +113,11 @@ static int write_manifest(const char *tmp, const struct gf_fs *src, const struct
 	return ret;
 }
 
-/* DIR may not exist, may be empty, or (with force) is replaced. */
+/* DIR may not exist, may be empty, or (with force) is a recording that we
+ * replace; anything else is left alone. */
 static int check_target(const char *dir, bool force)
 {
+	char manifest[PATH_MAX];
 	struct stat st;
 
 	if (lstat(dir, &st)) {
@@ -124,8 +127,14 @@ static int check_target(const char *dir, bool force)
 	}
 	if (!S_ISDIR(st.st_mode))
 		return gf_error(-ENOTDIR, "%s: exists and is not a directory", dir);
-	if (!force && !dir_is_empty(dir))
-		return gf_error(-EEXIST, "%s: exists and is not empty (use --force to replace it)", dir);
+	if (dir_is_empty(dir))
+		return 0;
+	snprintf(manifest, sizeof(manifest), "%s/" GF_RECORD_MANIFEST, dir);
+	if (access(manifest, F_OK))
+		return gf_error(-EEXIST, "%s: exists, is not empty and is not a gpufeed recording: not replacing it",
+				dir);
+	if (!force)
+		return gf_error(-EEXIST, "%s: a recording is already there (use --force to replace it)", dir);
 	return 0;
 }
 
@@ -174,10 +183,7 @@ static int load_source_facts(const struct gf_fs *fs, const struct gf_record_opti
 		if (ret)
 			snprintf(st->nvml_note, sizeof(st->nvml_note), "NVML not available: %s", why);
 	} else {
-		char path[PATH_MAX];
-
-		snprintf(path, sizeof(path), "%s/" GF_RECORD_NVML_FILE, fs->root);
-		ret = gf_nvml_facts_load(path, facts);
+		ret = gf_nvml_facts_read(fs, facts);
 		if (ret && ret != -ENOENT)
 			return ret;
 		if (ret)
@@ -188,7 +194,18 @@ static int load_source_facts(const struct gf_fs *fs, const struct gf_record_opti
 	return 0;
 }
 
-GF_API int gf_record(const char *dir, const struct gf_record_options *opts,
+static void pass_warnings(const struct gf_topo *t, const struct gf_record_options *opts)
+{
+	for (int i = 0; opts->warn && i < t->nwarnings; i++)
+		opts->warn(t->warnings[i], opts->warn_arg);
+}
+
+static bool cancelled(const struct gf_record_options *opts)
+{
+	return opts->cancel && *opts->cancel;
+}
+
+GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 		     struct gf_record_stats *stats)
 {
 	struct gf_record_options defaults = { 0 };
@@ -196,21 +213,30 @@ GF_API int gf_record(const char *dir, const struct gf_record_options *opts,
 	struct gf_recorder *rec = NULL;
 	struct gf_ctx c = { 0 };
 	struct gf_topo *t = NULL;
-	char tmp[PATH_MAX];
+	char dir[PATH_MAX], tmp[PATH_MAX + 16];
+	size_t len;
 	int ret;
 
+	c.fs.rootfd = -1;
 	if (!opts)
 		opts = &defaults;
-	if (!dir || !*dir)
+	if (!dir_arg || !*dir_arg)
 		return gf_error(-EINVAL, "record: no directory given");
+	/* "rec/" names rec: its temp sibling is rec.tmp-X, not rec/.tmp-X. */
+	if (gf_strlcpy(dir, dir_arg, sizeof(dir)) >= sizeof(dir))
+		return gf_error(-ENAMETOOLONG, "%s: path too long", dir_arg);
+	for (len = strlen(dir); len > 1 && dir[len - 1] == '/'; len--)
+		dir[len - 1] = '\0';
 	if ((ret = check_target(dir, opts->force)))
 		return ret;
+	snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", dir);
 	if ((ret = gf_fs_init(&c.fs, opts->root)))
 		return ret;
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", dir) >= sizeof(tmp))
-		return gf_error(-ENAMETOOLONG, "%s: path too long", dir);
-	if (!mkdtemp(tmp))
-		return gf_error_errno(-errno, dir);
+	if (!mkdtemp(tmp)) {
+		ret = gf_error_errno(-errno, dir);
+		gf_fs_fini(&c.fs);
+		return ret;
+	}
 	chmod(tmp, 0755);
 	rec = calloc(1, sizeof(*rec));
 	c.t = calloc(1, sizeof(*c.t));
@@ -220,6 +246,7 @@ GF_API int gf_record(const char *dir, const struct gf_record_options *opts,
 	}
 	if ((ret = gf_rec_init(rec, tmp)))
 		goto out;
+	rec->cancel = opts->cancel;
 	if ((ret = load_source_facts(&c.fs, opts, &c.facts, &st)))
 		goto out;
 	st.nvml = c.facts != NULL;
@@ -230,14 +257,20 @@ GF_API int gf_record(const char *dir, const struct gf_record_options *opts,
 	c.t = NULL;
 	if (ret)
 		goto out;
+	pass_warnings(t, opts);
+	st.nwarnings = t->nwarnings;
 	gf_record_audit_files(rec, &c.fs, t);
 	c.fs.rec = NULL;
+	if (rec->error == -EINTR || cancelled(opts)) {
+		ret = gf_error(-EINTR, "%s: recording interrupted, nothing kept", dir);
+		goto out;
+	}
 	if (rec->error) {
 		ret = gf_error(rec->error, "recording failed: %s", rec->error_msg);
 		goto out;
 	}
 	if (c.facts) {
-		char path[PATH_MAX];
+		char path[PATH_MAX + 32];
 
 		snprintf(path, sizeof(path), "%s/" GF_RECORD_NVML_FILE, tmp);
 		if ((ret = gf_nvml_facts_save(c.facts, path)))
@@ -245,6 +278,10 @@ GF_API int gf_record(const char *dir, const struct gf_record_options *opts,
 	}
 	if ((ret = write_manifest(tmp, &c.fs, t, rec, &st)))
 		goto out;
+	if (cancelled(opts)) {
+		ret = gf_error(-EINTR, "%s: recording interrupted, nothing kept", dir);
+		goto out;
+	}
 	if ((ret = move_into_place(tmp, dir)))
 		goto out;
 	st.files = rec->files;
@@ -262,6 +299,7 @@ out:
 	gf_topo_free(t);
 	gf_topo_free(c.t);
 	gf_nvml_facts_free(c.facts);
+	gf_fs_fini(&c.fs);
 	free(rec);
 	return ret;
 }

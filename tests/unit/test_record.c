@@ -1,0 +1,122 @@
+/* gf_record: cancellation, targets it must not touch, warnings. */
+#include "helpers.h"
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gpufeed/gpufeed.h>
+
+static int entries(const char *dir)
+{
+	char cmd[PATH_MAX + 64];
+	FILE *p;
+	int n = -1;
+
+	snprintf(cmd, sizeof(cmd), "ls -A '%s' | wc -l", dir);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_int_equal(fscanf(p, "%d", &n), 1);
+	pclose(p);
+	return n;
+}
+
+static void cancelled_leaves_nothing(void **state)
+{
+	char *dir = t_mkdtemp(), target[PATH_MAX];
+	volatile sig_atomic_t stop = 1;
+	struct gf_record_options o = { .root = t_fixture_root("hgx-h100-8gpu"), .cancel = &stop };
+
+	(void)state;
+	snprintf(target, sizeof(target), "%s/rec", dir);
+	assert_int_equal(gf_record(target, &o, NULL), -EINTR);
+	assert_non_null(strstr(gf_last_error(), "interrupted"));
+	assert_int_equal(entries(dir), 0);	/* neither rec nor rec.tmp-* */
+	t_rmtree(dir);
+	free(dir);
+}
+
+static void never_replaces_what_is_not_a_recording(void **state)
+{
+	char *dir = t_mkdtemp();
+	struct gf_record_options o = { .root = t_fixture_root("ci-vm"), .force = true };
+	char *text;
+	char path[PATH_MAX];
+
+	(void)state;
+	t_write(dir, "thesis.tex", "precious\n");
+	assert_int_equal(gf_record(dir, &o, NULL), -EEXIST);
+	assert_non_null(strstr(gf_last_error(), "not a gpufeed recording"));
+	snprintf(path, sizeof(path), "%s/thesis.tex", dir);
+	text = t_read(path);
+	assert_string_equal(text, "precious\n");
+	free(text);
+	t_rmtree(dir);
+	free(dir);
+}
+
+static void trailing_slash_and_force(void **state)
+{
+	char *dir = t_mkdtemp(), target[PATH_MAX];
+	struct gf_record_options o = { .root = t_fixture_root("ci-vm") };
+	struct gf_record_stats st;
+
+	(void)state;
+	snprintf(target, sizeof(target), "%s/rec/", dir);
+	assert_int_equal(gf_record(target, &o, &st), 0);
+	assert_true(st.files > 100);
+	assert_int_equal(gf_record(target, &o, &st), -EEXIST);	/* a recording is there */
+	o.force = true;
+	assert_int_equal(gf_record(target, &o, &st), 0);
+	assert_int_equal(entries(dir), 1);	/* rec only, no leftovers */
+	t_rmtree(dir);
+	free(dir);
+}
+
+struct seen {
+	int n;
+	char first[512];
+};
+
+static void collect(const char *msg, void *arg)
+{
+	struct seen *s = arg;
+
+	if (!s->n++)
+		snprintf(s->first, sizeof(s->first), "%s", msg);
+}
+
+static void warnings_reach_the_caller(void **state)
+{
+	char *src = t_mkdtemp(), *dst = t_mkdtemp(), target[PATH_MAX];
+	struct seen seen = { 0 };
+	struct gf_record_options o = { .root = src, .warn = collect, .warn_arg = &seen };
+	struct gf_record_stats st;
+
+	(void)state;
+	t_copytree(t_fixture_root("l40s-4gpu-224"), src);
+	t_write(src, "sys/devices/pci0000:20/0000:20:01.1/0000:21:00.0/numa_node", "zero\n");
+	snprintf(target, sizeof(target), "%s/rec", dst);
+	assert_int_equal(gf_record(target, &o, &st), 0);
+	assert_int_equal(st.nwarnings, 1);
+	assert_int_equal(seen.n, 1);
+	assert_non_null(strstr(seen.first, "0000:21:00.0/numa_node: not an integer: 'zero'"));
+	t_rmtree(src);
+	t_rmtree(dst);
+	free(src);
+	free(dst);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(cancelled_leaves_nothing),
+		cmocka_unit_test(never_replaces_what_is_not_a_recording),
+		cmocka_unit_test(trailing_slash_and_force),
+		cmocka_unit_test(warnings_reach_the_caller),
+	};
+
+	return cmocka_run_group_tests_name("record", tests, NULL, NULL);
+}
