@@ -12,8 +12,9 @@ BUILD=${BUILD:-build}
 TIMEOUT=${GPUFEED_TEST_TIMEOUT:-900}
 logs=$BUILD/test-logs
 mkdir -p "$logs"
-export GPUFEED_SRC=$PWD BUILD GPUFEED=$PWD/$BUILD/gpufeed
-export GPUFEED_FAKE_NVML=$PWD/$BUILD/fakes/libnvidia-ml.so.1
+case $BUILD in /*) abs=$BUILD ;; *) abs=$PWD/$BUILD ;; esac
+export GPUFEED_SRC=$PWD BUILD GPUFEED=$abs/gpufeed
+export GPUFEED_FAKE_NVML=$abs/fakes/libnvidia-ml.so.1
 # Tests never pick up a real NVML or a locality override from the caller.
 unset GPUFEED_NVML_LIBRARY GPUFEED_PCI_LOCALITY FAKE_NVML_SCENARIO
 export TMPDIR=${TMPDIR:-/tmp} LC_ALL=C

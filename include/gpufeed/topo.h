@@ -128,6 +128,9 @@ struct gf_pci_dev {
 	struct gf_cpuset local_cpus;
 	bool local_cpus_known;
 	struct gf_pcie_link link;
+	int pcie_type;			/* Device/Port Type from config space (4 root
+					 * port, 5 switch upstream, 6 switch downstream),
+					 * -1 unknown (read for bridges only) */
 	char driver[32];
 };
 
@@ -169,7 +172,7 @@ struct gf_gpu {
 struct gf_nic {
 	char label[16];			/* "NIC0": the matrix name */
 	char name[64];			/* RDMA device (mlx5_0) or first netdev */
-	char netdevs[128];		/* "ib0" or "ens1f0np0,ens1f0v0" */
+	char netdevs[512];		/* "ib0" or "ens1f0np0,ens1f0v0"; "...,+" when cut */
 	char rdma[32];			/* "" when none */
 	char link_layer[16];		/* "InfiniBand", "Ethernet" or "" */
 	long long speed_mbps;		/* line rate, -1 unknown (down, virtio) */
@@ -268,8 +271,8 @@ struct gf_finding {
 };
 
 struct gf_machine {
-	char source[64];		/* "this machine" or "recording" */
-	char hostname[64];
+	char source[4096];		/* "this machine" or the recording's directory */
+	char hostname[65];		/* HOST_NAME_MAX + 1 */
 	char kernel[96];
 	char vendor[64], product[96];	/* DMI */
 	bool hypervisor;		/* /proc/cpuinfo "hypervisor" flag */
@@ -309,6 +312,9 @@ struct gf_topo {
 };
 
 GF_API int gf_topo_discover(const struct gf_topo_options *opts, struct gf_topo **out);
+/* Validate a locality override (the format of options.pci_locality):
+ * 0, or -EINVAL with a message. */
+GF_API int gf_pci_locality_check(const char *spec);
 GF_API void gf_topo_free(struct gf_topo *t);
 
 /* A GPU by NVML index ("3"), UUID ("GPU-8f1c..." or a unique prefix) or PCI

@@ -56,8 +56,9 @@ const char *gf_nvlink_version_name(int v)
 
 /* The link above device x (between x and its upstream port), or 0 when x
  * faces downstream (its link attributes describe the link below it) or
- * reports nothing.  Capability speed: GPUs drop to Gen1 when idle, which is
- * power saving, not a narrower path; width is taken as negotiated. */
+ * reports nothing.  Speed: what the link can do (the lesser of both ends'
+ * maximum) for GPUs, which drop to Gen1 when idle to save power; what it
+ * negotiated for everything else, which does not.  Width: as negotiated. */
 static double link_above(const struct gf_topo *t, int x, double *gts, int *width)
 {
 	const struct gf_pci_dev *d = &t->pci[x];
@@ -72,6 +73,8 @@ static double link_above(const struct gf_topo *t, int x, double *gts, int *width
 		if (p->link.max_gts && p->link.max_gts < speed)
 			speed = p->link.max_gts;	/* a Gen5 card in a Gen4 slot */
 	}
+	if (d->kind != GF_PCI_GPU && d->link.cur_gts && d->link.cur_gts < speed)
+		speed = d->link.cur_gts;	/* trained slower: a real limit */
 	*gts = speed;
 	*width = w;
 	return gf_pcie_lane_gbps(speed) * w;
@@ -122,7 +125,38 @@ static void pcie_between(const struct gf_topo *t, int a, int b, struct gf_path *
 	gf_pcie_narrowest(t, a, lca, &nw);
 	gf_pcie_narrowest(t, b, lca, &nw);
 	set_pcie_limit(t, p, &nw);
-	p->crosses_cpu_link = p->link.pcie == GF_LINK_SYS;
+}
+
+/* The package (socket) of a NUMA node's CPUs, -1 unknown. */
+static int node_package(const struct gf_topo *t, int node)
+{
+	int ni = gf_numa_index(t, node), cpu;
+
+	if (ni < 0 || (cpu = gf_cpuset_first(&t->numa.node[ni].cpus)) < 0)
+		return -1;
+	for (int i = 0; i < t->cpus.ncpu; i++)
+		if (t->cpus.cpu[i].id == cpu)
+			return t->cpus.cpu[i].package;
+	return -1;
+}
+
+/* SYS means different NUMA nodes; only different sockets (or unknown ones)
+ * cross UPI/xGMI: sub-NUMA clusters (SNC, NPS) of one socket do not. */
+static bool crosses_sockets(const struct gf_topo *t, int node_a, int node_b)
+{
+	int pa = node_package(t, node_a), pb = node_package(t, node_b);
+
+	return pa < 0 || pb < 0 || pa != pb;
+}
+
+static int dev_node(const struct gf_topo *t, const struct gf_matrix_dev *d)
+{
+	switch (d->kind) {
+	case GF_DEV_GPU:  return t->gpus[d->ref].numa_node;
+	case GF_DEV_NIC:  return t->nics[d->ref].numa_node;
+	case GF_DEV_NVME: return t->blocks[d->ref].numa_node;
+	}
+	return -1;
 }
 
 static struct gf_path *new_path(struct gf_topo *t, enum gf_path_kind kind, int from, int to)
@@ -189,6 +223,8 @@ int gf_build_paths(struct gf_ctx *c)
 				continue;
 			}
 			pcie_between(t, a->pci, b->pci, p);
+			p->crosses_cpu_link = p->link.pcie == GF_LINK_SYS &&
+					      crosses_sockets(t, dev_node(t, a), dev_node(t, b));
 			if (b->kind == GF_DEV_NIC) {
 				const struct gf_nic *nic = &t->nics[b->ref];
 				double line = nic->speed_mbps > 0 ? nic->speed_mbps / 8000.0 : 0;

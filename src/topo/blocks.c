@@ -125,6 +125,9 @@ int gf_discover_blocks(struct gf_ctx *c)
 		pci = gf_pci_for_path(t, path);
 		if (pci < 0 && strstr(path, "/nvme-subsystem/"))
 			pci = pci_of_nvme_subsystem(c, path);
+		/* A USB disk's nearest PCI device is its controller: not its link. */
+		if (pci >= 0 && t->pci[pci].kind != GF_PCI_NVME && t->pci[pci].kind != GF_PCI_STORAGE)
+			pci = -1;
 		b = gf_push(&t->blocks, &t->nblocks, sizeof(*b));
 		if (!b) {
 			gf_strv_free(names, n);

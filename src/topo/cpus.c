@@ -37,7 +37,7 @@ static void read_model(struct gf_ctx *c)
 	struct gf_cpus *cp = &c->t->cpus;
 	char *text, flags[8192];
 
-	if (gf_fs_read(&c->fs, "/proc/cpuinfo", &text, NULL))
+	if (gf_read_opt(c, "/proc/cpuinfo", &text, NULL))
 		return;
 	if (!gf_kv_find(text, "model name", cp->model, sizeof(cp->model)))
 		gf_kv_find(text, "Model", cp->model, sizeof(cp->model));	/* arm64 */
@@ -190,7 +190,7 @@ static void read_cgroup(struct gf_ctx *c)
 	char rel[256] = "";
 	int version = 0;
 
-	if (gf_fs_read(&c->fs, "/proc/self/cgroup", &text, NULL))
+	if (gf_read_opt(c, "/proc/self/cgroup", &text, NULL))
 		return;
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
@@ -253,10 +253,13 @@ int gf_discover_cpus(struct gf_ctx *c)
 	if (ret)
 		return ret;	/* every Linux since 2.6 has it: no CPUs, no model */
 	if (gf_cpuset_parse_list(&cp->online, buf) || gf_cpuset_empty(&cp->online)) {
-		char real[PATH_MAX];
+		char real[PATH_MAX], why[512];
 
 		gf_fs_real(&c->fs, CPU_DIR "/online", real, sizeof(real));
-		return gf_error(-EBADMSG, "%s: not a CPU list: '%s'", real, buf);
+		if (gf_cpuset_empty(&cp->online) && !*buf)
+			return gf_error(-EBADMSG, "%s: empty: no CPU online", real);
+		gf_strlcpy(why, gf_last_error(), sizeof(why));
+		return gf_error(-EBADMSG, "%s: %s", real, why);
 	}
 	if (gf_read_opt_cpulist(c, CPU_DIR "/possible", &cp->possible))
 		cp->possible = cp->online;
@@ -274,7 +277,7 @@ int gf_discover_cpus(struct gf_ctx *c)
 	read_l3_groups(c);
 
 	/* Affinity of this process, as the kernel states it. */
-	if (gf_fs_read(&c->fs, "/proc/self/status", &c->self_status, NULL) == 0) {
+	if (gf_read_opt(c, "/proc/self/status", &c->self_status, NULL) == 0) {
 		if (gf_kv_find(c->self_status, "Cpus_allowed_list", buf, sizeof(buf))) {
 			if (gf_cpuset_parse_list(&cp->affinity, buf) == 0)
 				cp->affinity_known = true;

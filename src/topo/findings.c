@@ -104,7 +104,7 @@ static void gpu_findings(struct gf_topo *t)
 		if (g->numa_node < 0)
 			gf_finding(t, GF_SEV_WARN, "topo.gpu-numa-unknown", name,
 				   "%s (%s): NUMA node unknown (sysfs numa_node is -1%s); CPU and memory binding cannot be chosen. Set GPUFEED_PCI_LOCALITY=\"%s=NODE\" if you know it",
-				   name, g->bdf, g->numa_source == GF_SRC_UNKNOWN && t->matrix.n ? " and NVML gives no single node" : "",
+				   name, g->bdf, t->machine.nvml ? " and NVML gives no single node" : ", no NVML",
 				   g->bdf);
 		if (g->cpus_source == GF_SRC_UNKNOWN)
 			gf_finding(t, GF_SEV_WARN, "topo.gpu-cpus-unknown", name,
@@ -115,6 +115,11 @@ static void gpu_findings(struct gf_topo *t)
 static void nvlink_findings(struct gf_ctx *c)
 {
 	struct gf_topo *t = c->t;
+	bool some_up = false;
+
+	for (int i = 0; c->facts && i < c->facts->ngpus; i++)
+		for (int k = 0; k < c->facts->gpus[i].nlinks; k++)
+			some_up |= c->facts->gpus[i].links[k].active;
 
 	for (int i = 0; c->facts && i < c->facts->ngpus; i++) {
 		const struct gf_nvml_gpu *f = &c->facts->gpus[i];
@@ -128,6 +133,13 @@ static void nvlink_findings(struct gf_ctx *c)
 			gf_finding(t, GF_SEV_WARN, "topo.nvlink-inactive", name,
 				   "%s: %d of its %d NVLinks are active: peer bandwidth is cut to %d%%",
 				   name, active, f->nlinks, 100 * active / f->nlinks);
+		/* None up while the machine has NVLink (an NVSwitch, or other
+		 * GPUs' links up): fabric manager down or a failed link.  A PCIe
+		 * card without its bridge also lists links, all down: no finding. */
+		else if (!active && f->nlinks && (t->nvswitch || some_up))
+			gf_finding(t, GF_SEV_WARN, "topo.nvlink-down", name,
+				   "%s: none of its %d NVLinks is active (is nvidia-fabricmanager running?): it talks to its peers over PCIe",
+				   name, f->nlinks);
 	}
 }
 

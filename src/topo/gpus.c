@@ -28,7 +28,7 @@ static void read_proc_info(struct gf_ctx *c, struct gf_gpu *g)
 	if (g->name[0] && g->uuid[0] && g->minor >= 0)
 		return;		/* NVML told us everything this file holds */
 	snprintf(path, sizeof(path), "/proc/driver/nvidia/gpus/%s/information", g->bdf);
-	if (gf_fs_read(&c->fs, path, &text, NULL))
+	if (gf_read_opt(c, path, &text, NULL))
 		return;
 	if (!gf_kv_find(text, "Device Minor", buf, sizeof(buf)) || !gf_kv_find(text, "Model", buf, sizeof(buf))) {
 		gf_warn(c, "%s%s: not the driver's format (no 'Model:' or 'Device Minor:' line)", c->fs.root, path);
@@ -140,7 +140,7 @@ static int cmp_gpu(const void *a, const void *b)
 {
 	const struct gf_gpu *x = a, *y = b;
 
-	return x->index - y->index;
+	return (x->index > y->index) - (x->index < y->index);
 }
 
 int gf_discover_gpus(struct gf_ctx *c)
@@ -206,8 +206,9 @@ int gf_discover_gpus(struct gf_ctx *c)
 	if (c->facts) {
 		for (int i = 0; i < c->facts->ngpus; i++)
 			if (gf_pci_find(t, c->facts->gpus[i].pci) < 0)
-				gf_warn(c, "NVML lists GPU %d at %s, which is not on the PCI bus here",
-					c->facts->gpus[i].index, c->facts->gpus[i].pci);
+				gf_warn(c, "%s lists GPU %d at %s, which is not on the PCI bus here",
+					gf_fs_live(&c->fs) ? "NVML" : "nvml.json", c->facts->gpus[i].index,
+					c->facts->gpus[i].pci);
 	}
 	count_switches_behind_links(c);
 	if (t->ngpus > 1)

@@ -71,6 +71,18 @@ int gf_locality_parse(struct gf_ctx *c, const char *text, const char *origin)
 	return 0;
 }
 
+GF_API int gf_pci_locality_check(const char *spec)
+{
+	struct gf_ctx *c = calloc(1, sizeof(*c));
+	int ret;
+
+	if (!c)
+		return gf_error(-ENOMEM, "out of memory");
+	ret = gf_locality_parse(c, spec, "--pci-locality");
+	free(c);
+	return ret;
+}
+
 static int rule_node(const struct gf_ctx *c, int pci)
 {
 	const struct gf_topo *t = c->t;
@@ -101,6 +113,11 @@ void gf_locality_of(struct gf_ctx *c, int pci, const struct gf_nvml_gpu *nvml, s
 	memset(out, 0, sizeof(*out));
 	out->node = -1;
 	node = rule_node(c, pci);
+	if (node >= 0 && gf_numa_index(t, node) < 0) {
+		gf_warn(c, "the locality override puts %s on node %d, which this machine does not have: ignored",
+			d->bdf, node);
+		node = -1;
+	}
 	if (node >= 0) {
 		out->node = node;
 		out->node_source = GF_SRC_OVERRIDE;

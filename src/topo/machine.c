@@ -46,7 +46,7 @@ int gf_discover_machine(struct gf_ctx *c)
 	gf_read_opt_str(c, "/proc/sys/kernel/osrelease", m->kernel, sizeof(m->kernel));
 	gf_read_opt_str(c, "/sys/class/dmi/id/sys_vendor", m->vendor, sizeof(m->vendor));
 	gf_read_opt_str(c, "/sys/class/dmi/id/product_name", m->product, sizeof(m->product));
-	if (gf_fs_read(&c->fs, "/proc/meminfo", &text, NULL) == 0) {
+	if (gf_read_opt(c, "/proc/meminfo", &text, NULL) == 0) {
 		long long kb;
 
 		/* "MemTotal:       25276510 kB" */
@@ -60,7 +60,7 @@ int gf_discover_machine(struct gf_ctx *c)
 		gf_strlcpy(m->driver_version, c->facts->driver_version, sizeof(m->driver_version));
 		m->cuda_driver_version = c->facts->cuda_driver_version;
 	}
-	if (!m->driver_version[0] && gf_fs_read(&c->fs, "/proc/driver/nvidia/version", &text, NULL) == 0) {
+	if (!m->driver_version[0] && gf_read_opt(c, "/proc/driver/nvidia/version", &text, NULL) == 0) {
 		driver_version_from_proc(text, m->driver_version, sizeof(m->driver_version));
 		free(text);
 	}

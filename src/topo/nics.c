@@ -24,13 +24,21 @@ static struct gf_nic *nic_for_pci(struct gf_topo *t, int pci)
 	return n;
 }
 
+/* Comma-separated; ends in ",+" when more did not fit (SR-IOV functions
+ * with dozens of representors). */
 static void append_netdev(struct gf_nic *n, const char *name)
 {
-	size_t len = strlen(n->netdevs);
+	size_t len = strlen(n->netdevs), need = strlen(name) + (len ? 1 : 0);
 
+	if (len >= 2 && !strcmp(n->netdevs + len - 2, ",+"))
+		return;
+	if (len + need + 2 >= sizeof(n->netdevs)) {
+		strcpy(n->netdevs + (len + 2 < sizeof(n->netdevs) ? len : sizeof(n->netdevs) - 3), ",+");
+		return;
+	}
 	if (len)
-		strncat(n->netdevs, ",", sizeof(n->netdevs) - len - 1);
-	strncat(n->netdevs, name, sizeof(n->netdevs) - strlen(n->netdevs) - 1);
+		n->netdevs[len++] = ',';
+	strcpy(n->netdevs + len, name);
 }
 
 static int discover_netdevs(struct gf_ctx *c)
@@ -55,6 +63,10 @@ static int discover_netdevs(struct gf_ctx *c)
 		snprintf(attr, sizeof(attr), "%s/operstate", path);
 		gf_read_opt_str(c, attr, state, sizeof(state));
 		pci = gf_pci_for_path(t, path);
+		/* A netdev behind a USB controller or bridge (a BMC's usb0) is not
+		 * a PCI NIC: its "link" would be the controller's. */
+		if (pci >= 0 && t->pci[pci].kind != GF_PCI_NIC)
+			pci = -1;
 		if (pci < 0) {
 			struct gf_netif *v = gf_push(&t->netifs, &t->nnetifs, sizeof(*v));
 
@@ -118,7 +130,7 @@ static int discover_rdma(struct gf_ctx *c)
 			continue;
 		}
 		pci = gf_pci_for_path(t, path);
-		if (pci < 0)
+		if (pci < 0 || t->pci[pci].kind != GF_PCI_NIC)
 			continue;	/* soft RDMA (rxe, siw) over a virtual netdev */
 		nic = nic_for_pci(t, pci);
 		if (!nic) {
@@ -140,7 +152,10 @@ static int discover_rdma(struct gf_ctx *c)
 			gf_strlcpy(nic->state, colon ? gf_lstrip((char *)colon + 1) : buf, sizeof(nic->state));
 		}
 		snprintf(attr, sizeof(attr), "%s/ports/%s/rate", path, ports[0]);
-		if (gf_read_opt_str(c, attr, buf, sizeof(buf)) == 0) {
+		/* A port that is not up reports its slowest rate: unknown. */
+		if (!strstr(nic->state, "ACTIVE")) {
+			nic->speed_mbps = -1;
+		} else if (gf_read_opt_str(c, attr, buf, sizeof(buf)) == 0) {
 			long long r = parse_ib_rate(buf);
 
 			if (r > 0)

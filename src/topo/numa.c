@@ -15,7 +15,7 @@ static void read_node_mem(struct gf_ctx *c, struct gf_numa_node *n)
 	long long kb;
 
 	snprintf(path, sizeof(path), NODE_DIR "/node%d/meminfo", n->id);
-	if (gf_fs_read(&c->fs, path, &text, NULL))
+	if (gf_read_opt(c, path, &text, NULL))
 		return;
 	/* "Node 0 MemTotal:       527988124 kB" */
 	p = strstr(text, "MemTotal:");
@@ -68,6 +68,23 @@ int gf_discover_numa(struct gf_ctx *c)
 	ret = gf_read_opt_cpulist(c, NODE_DIR "/online", &online);
 	if (ret == -EBADMSG)
 		return ret;	/* the message names the file */
+	if (!ret) {
+		/* Only nodes that exist: "0-8191" must not make 8192 of them. */
+		for (int id = gf_cpuset_first(&online); id >= 0; id = gf_cpuset_next(&online, id)) {
+			char dir[64];
+
+			snprintf(dir, sizeof(dir), NODE_DIR "/node%d", id);
+			if (!gf_fs_is_dir(&c->fs, dir)) {
+				gf_warn(c, "%s" NODE_DIR "/online: lists node %d, which has no node%d directory",
+					c->fs.root, id, id);
+				gf_cpuset_clear(&online, (unsigned)id);
+			}
+		}
+		if (gf_cpuset_empty(&online)) {
+			gf_warn(c, "%s" NODE_DIR "/online: no node: taken as one node 0", c->fs.root);
+			ret = -ENOENT;
+		}
+	}
 	if (ret) {
 		/* CONFIG_NUMA=n: the whole machine is node 0. */
 		struct gf_numa_node *n = gf_push(&nm->node, &nm->nnodes, sizeof(*n));

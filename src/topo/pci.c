@@ -114,6 +114,35 @@ static unsigned read_hex(struct gf_ctx *c, const char *dir, const char *attr, lo
 	return (unsigned)v;
 }
 
+/* The PCI Express capability's Device/Port Type (PCIe base spec 7.5.3.2),
+ * from config space; -1 when the capability is not within what we may read
+ * (non-root users see 64 bytes) or the bytes make no sense. */
+static int read_pcie_type(struct gf_ctx *c, const struct gf_pci_dev *d)
+{
+	char path[512], *cfg;
+	const unsigned char *b;
+	size_t len;
+	int type = -1;
+
+	snprintf(path, sizeof(path), "%s/config", d->path);
+	if (gf_read_opt(c, path, &cfg, &len))
+		return -1;
+	b = (const unsigned char *)cfg;
+	if (len >= 64 && (b[0x06] & 0x10)) {	/* status: capabilities list */
+		unsigned ptr = b[0x34] & 0xfc;
+
+		for (int hops = 0; ptr >= 0x40 && ptr + 4 <= len && hops < 48; hops++) {
+			if (b[ptr] == 0x10) {
+				type = (b[ptr + 2] >> 4) & 0xf;
+				break;
+			}
+			ptr = b[ptr + 1] & 0xfc;
+		}
+	}
+	free(cfg);
+	return type;
+}
+
 static void read_device(struct gf_ctx *c, struct gf_pci_dev *d)
 {
 	char path[512], link[512];
@@ -124,6 +153,7 @@ static void read_device(struct gf_ctx *c, struct gf_pci_dev *d)
 	d->class_code = read_hex(c, d->path, "class", 0xffffff);
 	d->kind = classify(d);
 	d->numa_node = -1;
+	d->pcie_type = d->kind == GF_PCI_BRIDGE ? read_pcie_type(c, d) : -1;
 	snprintf(path, sizeof(path), "%s/numa_node", d->path);
 	if (gf_read_opt_ll(c, path, &node) == 0) {
 		if (node >= -1 && node < GF_CPUSET_MAX)
@@ -188,16 +218,21 @@ int gf_pci_common_ancestor(const struct gf_topo *t, int a, int b)
 	return -1;
 }
 
-/* Root ports sit on the host bridge; below a downstream-facing port is an
- * upstream-facing one (a switch upstream port or an endpoint) and below a
- * switch upstream port are its downstream ports.  sysfs does not show the
- * port type, but the alternation follows from the tree. */
+/* Which side of its link a bridge's link attributes describe.  From config
+ * space when we could read it; otherwise from the tree: root ports sit on
+ * the host bridge, below a downstream-facing port is an upstream-facing one
+ * (a switch upstream port or an endpoint) and below a switch upstream port
+ * are its downstream ports. */
 bool gf_pci_downstream_port(const struct gf_topo *t, int i)
 {
 	const struct gf_pci_dev *d = &t->pci[i];
 
 	if (d->kind != GF_PCI_BRIDGE)
 		return false;
+	/* Config space says: root port, switch downstream port, or a
+	 * PCI-to-PCIe bridge (all face downstream). */
+	if (d->pcie_type >= 0)
+		return d->pcie_type == 4 || d->pcie_type == 6 || d->pcie_type == 8;
 	if (d->parent < 0)
 		return true;
 	return !gf_pci_downstream_port(t, d->parent);
@@ -262,6 +297,11 @@ int gf_discover_pci(struct gf_ctx *c)
 
 		if (!gf_pci_normalize(names[i], d->bdf, sizeof(d->bdf))) {
 			gf_warn(c, "%s" PCI_DEVICES "/%s: not a PCI address", c->fs.root, names[i]);
+			continue;
+		}
+		if (gf_pci_find(t, d->bdf) >= 0) {
+			gf_warn(c, "%s" PCI_DEVICES "/%s: a second name for %s, ignored", c->fs.root, names[i],
+				d->bdf);
 			continue;
 		}
 		snprintf(link, sizeof(link), PCI_DEVICES "/%s", names[i]);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/json_read.h"
 #include "topo/render.h"
 #include "topo/topo_internal.h"
 
@@ -14,12 +15,12 @@ static json_t *jcpus(const struct gf_cpuset *s)
 	char buf[16384];
 
 	gf_cpuset_format_list(s, buf, sizeof(buf));
-	return json_string(buf);
+	return gf_jstr(buf);
 }
 
 static json_t *jstr_or_null(const char *s)
 {
-	return s && *s ? json_string(s) : json_null();
+	return s && *s ? gf_jstr(s) : json_null();
 }
 
 static json_t *jint_or_null(long long v, long long unknown)
@@ -32,7 +33,7 @@ json_t *gf_json_machine(const struct gf_topo *t)
 	const struct gf_machine *m = &t->machine;
 	json_t *o = json_object();
 
-	json_object_set_new(o, "source", json_string(m->source));
+	json_object_set_new(o, "source", gf_jstr(m->source));
 	json_object_set_new(o, "hostname", jstr_or_null(m->hostname));
 	json_object_set_new(o, "kernel", jstr_or_null(m->kernel));
 	json_object_set_new(o, "vendor", jstr_or_null(m->vendor));
@@ -138,7 +139,7 @@ static json_t *json_pci(const struct gf_topo *t)
 	for (int i = 0; i < t->nhost_bridges; i++) {
 		json_t *h = json_object();
 
-		json_object_set_new(h, "name", json_string(t->host_bridges[i].name));
+		json_object_set_new(h, "name", gf_jstr(t->host_bridges[i].name));
 		json_object_set_new(h, "numa_node", json_integer(t->host_bridges[i].numa_node));
 		json_array_append_new(hbs, h);
 	}
@@ -146,21 +147,22 @@ static json_t *json_pci(const struct gf_topo *t)
 		const struct gf_pci_dev *d = &t->pci[i];
 		json_t *dj = json_object();
 
-		json_object_set_new(dj, "bdf", json_string(d->bdf));
-		json_object_set_new(dj, "path", json_string(d->path));
-		json_object_set_new(dj, "parent", d->parent >= 0 ? json_string(t->pci[d->parent].bdf) : json_null());
-		json_object_set_new(dj, "host_bridge", json_string(t->host_bridges[d->host_bridge].name));
+		json_object_set_new(dj, "bdf", gf_jstr(d->bdf));
+		json_object_set_new(dj, "path", gf_jstr(d->path));
+		json_object_set_new(dj, "parent", d->parent >= 0 ? gf_jstr(t->pci[d->parent].bdf) : json_null());
+		json_object_set_new(dj, "host_bridge", gf_jstr(t->host_bridges[d->host_bridge].name));
 		json_object_set_new(dj, "depth", json_integer(d->depth));
-		json_object_set_new(dj, "kind", json_string(gf_pci_kind_name(d->kind)));
+		json_object_set_new(dj, "kind", gf_jstr(gf_pci_kind_name(d->kind)));
 		snprintf(hex, sizeof(hex), "0x%04x", d->vendor);
-		json_object_set_new(dj, "vendor", json_string(hex));
+		json_object_set_new(dj, "vendor", gf_jstr(hex));
 		snprintf(hex, sizeof(hex), "0x%04x", d->device);
-		json_object_set_new(dj, "device", json_string(hex));
+		json_object_set_new(dj, "device", gf_jstr(hex));
 		snprintf(hex, sizeof(hex), "0x%06x", d->class_code);
-		json_object_set_new(dj, "class", json_string(hex));
+		json_object_set_new(dj, "class", gf_jstr(hex));
 		json_object_set_new(dj, "numa_node", json_integer(d->numa_node));
 		json_object_set_new(dj, "local_cpus", d->local_cpus_known ? jcpus(&d->local_cpus) : json_null());
 		json_object_set_new(dj, "link", json_link(&d->link));
+		json_object_set_new(dj, "pcie_type", json_integer(d->pcie_type));
 		json_object_set_new(dj, "driver", jstr_or_null(d->driver));
 		json_array_append_new(devs, dj);
 	}
@@ -178,21 +180,21 @@ json_t *gf_json_gpus(const struct gf_topo *t)
 		json_t *o = json_object(), *nv = json_object(), *mig = json_object(), *inst = json_array();
 
 		json_object_set_new(o, "index", json_integer(g->index));
-		json_object_set_new(o, "index_source", json_string(gf_source_name(g->index_source)));
-		json_object_set_new(o, "pci", json_string(g->bdf));
+		json_object_set_new(o, "index_source", gf_jstr(gf_source_name(g->index_source)));
+		json_object_set_new(o, "pci", gf_jstr(g->bdf));
 		json_object_set_new(o, "name", jstr_or_null(g->name));
 		json_object_set_new(o, "uuid", jstr_or_null(g->uuid));
 		json_object_set_new(o, "memory_bytes", jint_or_null((long long)g->memory_bytes, 0));
 		json_object_set_new(o, "cuda_ordinal", json_integer(g->cuda_ordinal));
 		json_object_set_new(o, "minor", json_integer(g->minor));
-		json_object_set_new(o, "minor_source", json_string(gf_source_name(g->minor_source)));
+		json_object_set_new(o, "minor_source", gf_jstr(gf_source_name(g->minor_source)));
 		json_object_set_new(o, "numa_node", json_integer(g->numa_node));
-		json_object_set_new(o, "numa_source", json_string(gf_source_name(g->numa_source)));
+		json_object_set_new(o, "numa_source", gf_jstr(gf_source_name(g->numa_source)));
 		json_object_set_new(o, "cpus", gf_cpuset_empty(&g->cpus) ? json_null() : jcpus(&g->cpus));
-		json_object_set_new(o, "cpus_source", json_string(gf_source_name(g->cpus_source)));
+		json_object_set_new(o, "cpus_source", gf_jstr(gf_source_name(g->cpus_source)));
 		json_object_set_new(o, "gpu_numa_id", json_integer(g->gpu_numa_id));
 		json_object_set_new(nv, "active", jint_or_null(g->nvlinks_active, -1));
-		json_object_set_new(nv, "version", g->nvlink_version ? json_string(gf_nvlink_version_name(g->nvlink_version)) : json_null());
+		json_object_set_new(nv, "version", g->nvlink_version ? gf_jstr(gf_nvlink_version_name(g->nvlink_version)) : json_null());
 		json_object_set_new(nv, "nvswitch_links", json_integer(g->nvswitch_links));
 		json_object_set_new(o, "nvlink", nv);
 		json_object_set_new(mig, "current", g->mig_current < 0 ? json_null() : json_boolean(g->mig_current));
@@ -221,9 +223,9 @@ static json_t *json_nics(const struct gf_topo *t)
 		const struct gf_nic *n = &t->nics[i];
 		json_t *o = json_object();
 
-		json_object_set_new(o, "label", json_string(n->label));
-		json_object_set_new(o, "name", json_string(n->name));
-		json_object_set_new(o, "pci", json_string(t->pci[n->pci].bdf));
+		json_object_set_new(o, "label", gf_jstr(n->label));
+		json_object_set_new(o, "name", gf_jstr(n->name));
+		json_object_set_new(o, "pci", gf_jstr(t->pci[n->pci].bdf));
 		json_object_set_new(o, "netdevs", jstr_or_null(n->netdevs));
 		json_object_set_new(o, "rdma", jstr_or_null(n->rdma));
 		json_object_set_new(o, "link_layer", jstr_or_null(n->link_layer));
@@ -232,7 +234,7 @@ static json_t *json_nics(const struct gf_topo *t)
 		json_object_set_new(o, "virtual_function", json_boolean(n->virtual_function));
 		json_object_set_new(o, "pcie_link", json_link(&t->pci[n->pci].link));
 		json_object_set_new(o, "numa_node", json_integer(n->numa_node));
-		json_object_set_new(o, "numa_source", json_string(gf_source_name(n->numa_source)));
+		json_object_set_new(o, "numa_source", gf_jstr(gf_source_name(n->numa_source)));
 		json_object_set_new(o, "cpus", gf_cpuset_empty(&n->cpus) ? json_null() : jcpus(&n->cpus));
 		json_array_append_new(arr, o);
 	}
@@ -247,7 +249,7 @@ static json_t *json_blocks(const struct gf_topo *t)
 		const struct gf_block *b = &t->blocks[i];
 		json_t *o = json_object(), *q = json_object();
 
-		json_object_set_new(o, "name", json_string(b->name));
+		json_object_set_new(o, "name", gf_jstr(b->name));
 		json_object_set_new(o, "label", jstr_or_null(b->label));
 		json_object_set_new(o, "model", jstr_or_null(b->model));
 		json_object_set_new(o, "size_bytes", json_integer((json_int_t)b->size_bytes));
@@ -255,7 +257,7 @@ static json_t *json_blocks(const struct gf_topo *t)
 		json_object_set_new(o, "rotational", json_boolean(b->rotational));
 		json_object_set_new(o, "removable", json_boolean(b->removable));
 		json_object_set_new(o, "virtual", json_boolean(b->virtual_dev));
-		json_object_set_new(o, "pci", b->pci >= 0 ? json_string(t->pci[b->pci].bdf) : json_null());
+		json_object_set_new(o, "pci", b->pci >= 0 ? gf_jstr(t->pci[b->pci].bdf) : json_null());
 		json_object_set_new(o, "pcie_link", b->pci >= 0 ? json_link(&t->pci[b->pci].link) : json_null());
 		json_object_set_new(o, "numa_node", json_integer(b->numa_node));
 		json_object_set_new(q, "scheduler", jstr_or_null(b->scheduler));
@@ -280,16 +282,16 @@ json_t *gf_json_matrix(const struct gf_topo *t)
 	for (int i = 0; i < m->n; i++) {
 		json_t *row = json_array(), *nrow = json_array();
 
-		json_array_append_new(devs, json_string(m->dev[i].name));
+		json_array_append_new(devs, gf_jstr(m->dev[i].name));
 		json_object_set_new(legend, m->dev[i].name,
-				    json_string(gf_matrix_dev_desc(t, i, buf, sizeof(buf))));
+				    gf_jstr(gf_matrix_dev_desc(t, i, buf, sizeof(buf))));
 		for (int j = 0; j < m->n; j++) {
 			enum gf_link_type nv = m->nvml_pcie[i * m->n + j];
 
 			gf_link_format(&m->link[i * m->n + j], buf, sizeof(buf));
-			json_array_append_new(row, json_string(buf));
+			json_array_append_new(row, gf_jstr(buf));
 			json_array_append_new(nrow, nv == GF_LINK_UNKNOWN ? json_null() :
-						    json_string(gf_link_type_name(nv)));
+						    gf_jstr(gf_link_type_name(nv)));
 			have_nvml |= nv != GF_LINK_UNKNOWN;
 		}
 		json_array_append_new(links, row);
@@ -328,18 +330,18 @@ json_t *gf_json_paths(const struct gf_topo *t)
 		const struct gf_path *p = &t->paths[i];
 		json_t *o = json_object();
 
-		json_object_set_new(o, "kind", json_string(path_kind_name(p->kind)));
+		json_object_set_new(o, "kind", gf_jstr(path_kind_name(p->kind)));
 		if (p->from < 0)
 			snprintf(buf, sizeof(buf), "host-node%d", p->host_node);
-		json_object_set_new(o, "from", json_string(p->from < 0 ? (p->host_node >= 0 ? buf : "host")
+		json_object_set_new(o, "from", gf_jstr(p->from < 0 ? (p->host_node >= 0 ? buf : "host")
 							    : t->matrix.dev[p->from].name));
-		json_object_set_new(o, "to", json_string(t->matrix.dev[p->to].name));
+		json_object_set_new(o, "to", gf_jstr(t->matrix.dev[p->to].name));
 		gf_link_format(&p->link, buf, sizeof(buf));
-		json_object_set_new(o, "link", json_string(buf));
+		json_object_set_new(o, "link", gf_jstr(buf));
 		json_object_set_new(o, "gbps", p->gbps > 0 ? json_real(p->gbps) : json_null());
-		json_object_set_new(o, "limit", json_string(limit_name(p->limit)));
-		json_object_set_new(o, "limit_at", p->limit_pci >= 0 ? json_string(t->pci[p->limit_pci].bdf) : json_null());
-		json_object_set_new(o, "limit_text", json_string(p->limit_text));
+		json_object_set_new(o, "limit", gf_jstr(limit_name(p->limit)));
+		json_object_set_new(o, "limit_at", p->limit_pci >= 0 ? gf_jstr(t->pci[p->limit_pci].bdf) : json_null());
+		json_object_set_new(o, "limit_text", gf_jstr(p->limit_text));
 		json_object_set_new(o, "crosses_cpu_link", json_boolean(p->crosses_cpu_link));
 		json_array_append_new(arr, o);
 	}
@@ -354,10 +356,10 @@ json_t *gf_json_findings(const struct gf_topo *t)
 		const struct gf_finding *f = &t->findings[i];
 		json_t *o = json_object();
 
-		json_object_set_new(o, "severity", json_string(gf_severity_name(f->severity)));
-		json_object_set_new(o, "id", json_string(f->id));
-		json_object_set_new(o, "subject", json_string(f->subject));
-		json_object_set_new(o, "message", json_string(f->message));
+		json_object_set_new(o, "severity", gf_jstr(gf_severity_name(f->severity)));
+		json_object_set_new(o, "id", gf_jstr(f->id));
+		json_object_set_new(o, "subject", gf_jstr(f->subject));
+		json_object_set_new(o, "message", gf_jstr(f->message));
 		json_array_append_new(arr, o);
 	}
 	return arr;
@@ -368,7 +370,7 @@ json_t *gf_json_warnings(const struct gf_topo *t)
 	json_t *arr = json_array();
 
 	for (int i = 0; i < t->nwarnings; i++)
-		json_array_append_new(arr, json_string(t->warnings[i]));
+		json_array_append_new(arr, gf_jstr(t->warnings[i]));
 	return arr;
 }
 
@@ -390,7 +392,7 @@ GF_API int gf_topo_write_json(const struct gf_topo *t, FILE *f)
 {
 	json_t *root = json_object(), *netifs = json_array();
 
-	json_object_set_new(root, "schema", json_string(GF_TOPO_SCHEMA));
+	json_object_set_new(root, "schema", gf_jstr(GF_TOPO_SCHEMA));
 	json_object_set_new(root, "machine", gf_json_machine(t));
 	json_object_set_new(root, "cpus", json_cpus(t));
 	json_object_set_new(root, "numa", json_numa(t));
@@ -400,7 +402,7 @@ GF_API int gf_topo_write_json(const struct gf_topo *t, FILE *f)
 	for (int i = 0; i < t->nnetifs; i++) {
 		json_t *o = json_object();
 
-		json_object_set_new(o, "name", json_string(t->netifs[i].name));
+		json_object_set_new(o, "name", gf_jstr(t->netifs[i].name));
 		json_object_set_new(o, "state", jstr_or_null(t->netifs[i].state));
 		json_array_append_new(netifs, o);
 	}

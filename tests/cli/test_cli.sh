@@ -28,6 +28,12 @@ expect_grep "$err" "needs a value" "missing value is explained"
 expect_rc 2 "--nvml with a bad mode" "$GPUFEED" topo --nvml=sometimes
 expect_rc 2 "stray argument" "$GPUFEED" topo extra
 expect_rc 2 "help for an unknown command" "$GPUFEED" help frobnicate
+expect_rc 2 "an empty --root (an unset variable) is refused" "$GPUFEED" topo --root ""
+expect_grep "$err" "empty one was given" "and explained"
+expect_rc 2 "a value given to a flag" "$GPUFEED" topo --json=1
+expect_grep "$err" "unexpected value '--json=1'" "the word is quoted"
+expect_rc 2 "a malformed --pci-locality is a usage error" "$GPUFEED" topo --root "$CI" --pci-locality=junk
+expect_grep "$err" "expected PCI=NODE" "the format is given"
 
 # Input errors (3) name the input.
 expect_rc 3 "--root that does not exist" "$GPUFEED" topo --root /no/such/dir
@@ -47,6 +53,20 @@ expect_rc 3 "garbage CPU list in online" "$GPUFEED" topo --root "$TMP/hgx"
 expect_grep "$err" "sys/devices/system/cpu/online: not a CPU list: 'garbage'" "the file and its content are named"
 cp "$HGX/sys/devices/system/cpu/online" "$TMP/hgx/sys/devices/system/cpu/online"
 echo 'x16' > "$TMP/hgx/sys/devices/pci0000:18/0000:18:01.0/0000:19:00.0/0000:1a:00.0/0000:1b:00.0/current_link_width"
+cp "$HGX/nvml.json" "$TMP/hgx/nvml.json"
+sed -i '0,/"pci": "0000:43:00.0"/s//"pci": "0000:1b:00.0"/' "$TMP/hgx/nvml.json"
+expect_rc 3 "two GPUs at one PCI address in nvml.json" "$GPUFEED" topo --root "$TMP/hgx"
+expect_grep "$err" "nvml.json: gpus\[1\].pci: 0000:1b:00.0 is also gpus\[0\]'s" "the key is named"
+cp "$HGX/nvml.json" "$TMP/hgx/nvml.json"
+mkfifo "$TMP/hgx/sys/devices/system/node/node0/meminfo.fifo"
+rm "$TMP/hgx/sys/devices/system/node/node0/meminfo" && mv "$TMP/hgx/sys/devices/system/node/node0/meminfo.fifo" "$TMP/hgx/sys/devices/system/node/node0/meminfo"
+expect_rc 0 "a FIFO in a recording is refused, not waited on" timeout 10 "$GPUFEED" topo --root "$TMP/hgx"
+expect_grep "$err" "node0/meminfo: not a regular file" "and named"
+rm "$TMP/hgx/sys/devices/system/node/node0/meminfo" && cp "$HGX/sys/devices/system/node/node0/meminfo" "$TMP/hgx/sys/devices/system/node/node0/"
+printf 'h\xffost\n' > "$TMP/hgx/proc/sys/kernel/hostname"
+expect_rc 0 "a host name that is not UTF-8" "$GPUFEED" topo --json --root "$TMP/hgx"
+expect_jq "$out" '.machine.hostname == "h\ufffdost"' "JSON stays valid, the bad byte replaced"
+cp "$HGX/proc/sys/kernel/hostname" "$TMP/hgx/proc/sys/kernel/hostname"
 expect_rc 0 "a malformed optional attribute is a warning" "$GPUFEED" topo --root "$TMP/hgx"
 expect_grep "$err" "warning: .*0000:1b:00.0/current_link_width: not an integer: 'x16'" "the warning names the file"
 expect_rc 0 "--quiet silences warnings" "$GPUFEED" topo --root "$TMP/hgx" --quiet

@@ -38,7 +38,22 @@ expect_rc 2 "record without DIR" "$GPUFEED" record
 expect_rc 4 "record --nvml=require without NVML" "$GPUFEED" record --nvml=require --root "$FIX/dual-8gpu-pcie-switch/root" "$TMP/req"
 [ -e "$TMP/req" ] && not_ok "a failed recording left $TMP/req" || ok "nothing left after refusal"
 expect_rc 0 "record --json" "$GPUFEED" record --json --root "$HGX" "$TMP/j"
-expect_jq "$out" '.gpus == 8 and .nvml == true' "JSON summary"
+expect_jq "$out" '.schema == "gpufeed-record/1" and .gpus == 8 and .nvml == true' "JSON summary"
+weird=$(printf '%s/we"ird\\\xff' "$TMP")
+expect_rc 0 "record --json into an odd directory name" "$GPUFEED" record --json --root "$FIX/ci-vm/root" "$weird"
+expect_jq "$out" '.dir | endswith("we\"ird\\\ufffd")' "the name is escaped, the bad byte replaced"
+expect_rc 0 "record DIR/ (trailing slash)" "$GPUFEED" record --root "$FIX/ci-vm/root" "$TMP/slash/"
+[ -f "$TMP/slash/gpufeed-recording.json" ] && ok "recorded into DIR" || not_ok "trailing slash broke it"
+mkdir -p "$TMP/mine" && echo precious > "$TMP/mine/notes.txt"
+expect_rc 3 "record --force never replaces a directory that is not a recording" "$GPUFEED" record --force --root "$FIX/ci-vm/root" "$TMP/mine"
+expect_grep "$err" "not a gpufeed recording" "and says why"
+[ "$(cat "$TMP/mine/notes.txt")" = precious ] && ok "its content is untouched" || not_ok "content changed"
+cp -a "$FIX/l40s-4gpu-224/root" "$TMP/l40s"
+echo zero > "$TMP/l40s/sys/devices/pci0000:20/0000:20:01.1/0000:21:00.0/numa_node"
+expect_rc 0 "record from a recording with a malformed file" "$GPUFEED" record --root "$TMP/l40s" "$TMP/l40s-rec"
+expect_grep "$err" "warning: .*0000:21:00.0/numa_node: not an integer: 'zero'" "the warning is printed"
+expect_rc 0 "record --quiet" "$GPUFEED" record --quiet --root "$TMP/l40s" "$TMP/l40s-rec2"
+[ -s "$err" ] && not_ok "--quiet printed: $(head -1 "$err")" || ok "--quiet prints nothing on stderr"
 
 # A full disk: a 256 KiB tmpfs (needs root and mount; skipped otherwise).
 mkdir -p "$TMP/small"

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include <gpufeed/gpufeed.h>
@@ -406,6 +407,135 @@ static void mig_instances(void **state)
 	free(dir);
 }
 
+/* A copy of a fixture to break or extend; the caller frees it. */
+static char *copy_of(const char *machine)
+{
+	char *dir = t_mkdtemp();
+
+	t_copytree(t_fixture_root(machine), dir);
+	return dir;
+}
+
+static bool warned(const struct gf_topo *t, const char *needle)
+{
+	for (int i = 0; i < t->nwarnings; i++)
+		if (strstr(t->warnings[i], needle))
+			return true;
+	return false;
+}
+
+/* A BMC's usb0 under a USB controller is not a NIC of the matrix. */
+static void usb_netdev_is_not_a_nic(void **state)
+{
+	char *dir = copy_of("ci-vm");
+	struct gf_topo_options o = { .root = dir };
+	const char *usb = "sys/devices/pci0000:00/0000:00:14.0";
+	char rel[512];
+	struct gf_topo *t;
+
+	(void)state;
+	snprintf(rel, sizeof(rel), "%s/class", usb);
+	t_write(dir, rel, "0x0c0330\n");
+	snprintf(rel, sizeof(rel), "%s/vendor", usb);
+	t_write(dir, rel, "0x8086\n");
+	t_symlink(dir, "sys/bus/pci/devices/0000:00:14.0", "../../../devices/pci0000:00/0000:00:14.0");
+	snprintf(rel, sizeof(rel), "%s/usb1/1-1/1-1:1.0/net/usb0/type", usb);
+	t_write(dir, rel, "1\n");
+	t_symlink(dir, "sys/class/net/usb0", "../../devices/pci0000:00/0000:00:14.0/usb1/1-1/1-1:1.0/net/usb0");
+	assert_int_equal(gf_topo_discover(&o, &t), 0);
+	assert_int_equal(t->nnics, 1);	/* eth0 only */
+	{
+		bool listed = false;
+
+		for (int i = 0; i < t->nnetifs; i++)
+			listed |= !strcmp(t->netifs[i].name, "usb0");
+		assert_true(listed);
+	}
+	gf_topo_free(t);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/* node/online must not conjure nodes that have no directory. */
+static void numa_online_bounded(void **state)
+{
+	char *dir = copy_of("dual-8gpu-pcie-switch");
+	struct gf_topo_options o = { .root = dir };
+	struct gf_topo *t;
+
+	(void)state;
+	t_write(dir, "sys/devices/system/node/online", "0-8191\n");
+	assert_int_equal(gf_topo_discover(&o, &t), 0);
+	assert_int_equal(t->numa.nnodes, 2);
+	assert_true(warned(t, "lists node 2, which has no node2 directory"));
+	gf_topo_free(t);
+	t_write(dir, "sys/devices/system/node/online", "\n");
+	assert_int_equal(gf_topo_discover(&o, &t), 0);
+	assert_int_equal(t->numa.nnodes, 1);
+	assert_true(warned(t, "no node: taken as one node 0"));
+	gf_topo_free(t);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/* All of a GPU's NVLinks down on an NVSwitch box: said, and its pairs
+ * fall back to their PCIe class. */
+static void nvlinks_down(void **state)
+{
+	char *dir = copy_of("hgx-h100-8gpu"), path[PATH_MAX];
+	struct gf_topo_options o = { .root = dir };
+	struct gf_nvml_facts *f;
+	struct gf_topo *t;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/nvml.json", dir);
+	assert_int_equal(gf_nvml_facts_load(path, &f), 0);
+	for (int k = 0; k < f->gpus[3].nlinks; k++)
+		f->gpus[3].links[k].active = false;
+	for (int k = 0; k < 4; k++)
+		f->gpus[5].links[k].active = false;
+	assert_int_equal(gf_nvml_facts_save(f, path), 0);
+	gf_nvml_facts_free(f);
+	assert_int_equal(gf_topo_discover(&o, &t), 0);
+	assert_non_null(finding(t, "topo.nvlink-down", "GPU3"));
+	assert_non_null(finding(t, "topo.nvlink-inactive", "GPU5"));
+	assert_string_equal(link_at(t, "GPU3", "GPU2"), "NODE");
+	assert_string_equal(link_at(t, "GPU3", "GPU4"), "SYS");
+	assert_string_equal(link_at(t, "GPU5", "GPU6"), "NV14");
+	gf_topo_free(t);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/* A drive that trained at Gen3 limits its path (GPUs are exempt: they
+ * slow down when idle), and the report says so. */
+static void slow_drive_limits_path(void **state)
+{
+	char *dir = copy_of("dual-8gpu-pcie-switch");
+	struct gf_topo_options o = { .root = dir };
+	struct gf_topo *t;
+
+	(void)state;
+	t_write(dir, "sys/devices/pci0000:3a/0000:3a:05.0/0000:3f:00.0/current_link_speed", "8.0 GT/s PCIe\n");
+	assert_int_equal(gf_topo_discover(&o, &t), 0);
+	assert_true(fabs(path(t, GF_PATH_GPU_NVME, "GPU2", "NVME0")->gbps - 3.94) < 0.01);
+	assert_non_null(finding(t, "topo.pcie-speed-degraded", "NVME0"));
+	gf_topo_free(t);
+	t_rmtree(dir);
+	free(dir);
+}
+
+static void locality_override_to_missing_node(void **state)
+{
+	struct gf_topo *t = load("dual-8gpu-pcie-switch", "0000:18:00.0=7");
+
+	(void)state;
+	assert_int_equal(t->gpus[0].numa_node, 0);
+	assert_int_equal(t->gpus[0].numa_source, GF_SRC_SYSFS);
+	assert_true(warned(t, "node 7, which this machine does not have"));
+	gf_topo_free(t);
+}
+
 static void nvml_require(void **state)
 {
 	struct gf_topo_options o = { .root = t_fixture_root("dual-8gpu-pcie-switch"), .nvml = GF_NVML_REQUIRE };
@@ -431,6 +561,11 @@ int main(void)
 		cmocka_unit_test(cgroup_v2_walks_up),
 		cmocka_unit_test(cgroup_v1_container),
 		cmocka_unit_test(mig_instances),
+		cmocka_unit_test(usb_netdev_is_not_a_nic),
+		cmocka_unit_test(numa_online_bounded),
+		cmocka_unit_test(nvlinks_down),
+		cmocka_unit_test(slow_drive_limits_path),
+		cmocka_unit_test(locality_override_to_missing_node),
 		cmocka_unit_test(nvml_require),
 	};
 
