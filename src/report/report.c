@@ -32,7 +32,8 @@ GF_API int gf_report_print(const struct gf_topo *t, FILE *f, unsigned flags)
 	if (notes && !problems)
 		fprintf(f, "  (%d note%s above are informational)\n", notes, notes == 1 ? "" : "s");
 	if (t->nwarnings)
-		fprintf(f, "\nInput warnings: %d (printed on stderr)\n", t->nwarnings);
+		fprintf(f, "\nInput warnings: %d (on stderr unless --quiet; in --json's \"warnings\")\n",
+			t->nwarnings);
 	return ferror(f) ? gf_error(-EIO, "writing output failed") : 0;
 }
 
