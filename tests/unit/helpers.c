@@ -64,6 +64,19 @@ void t_write(const char *dir, const char *rel, const char *text)
 	fclose(f);
 }
 
+void t_write_bytes(const char *dir, const char *rel, const void *data, size_t len)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	mkparents(path);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	fclose(f);
+}
+
 void t_symlink(const char *dir, const char *rel, const char *target)
 {
 	char path[PATH_MAX];

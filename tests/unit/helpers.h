@@ -13,6 +13,7 @@ char *t_mkdtemp(void);
 void t_rmtree(const char *dir);
 /* Write text to dir/rel, creating parent directories. */
 void t_write(const char *dir, const char *rel, const char *text);
+void t_write_bytes(const char *dir, const char *rel, const void *data, size_t len);
 void t_symlink(const char *dir, const char *rel, const char *target);
 /* Whole file or NULL. */
 char *t_read(const char *path);

@@ -525,6 +525,52 @@ static void slow_drive_limits_path(void **state)
 	free(dir);
 }
 
+/* Which side of its link a bridge reports comes from its PCI Express
+ * capability (config space) when we can read it.  Here the root port above
+ * switch 1 trained x4 on its link; whether that narrows GPU0's path depends
+ * on whether the port faces down (its attributes are the link below it,
+ * which GPU0's switch reports as x16) or up. */
+static void port_type_from_config_space(void **state)
+{
+	const char *rp = "sys/devices/pci0000:15/0000:15:01.0";
+	char *dir = copy_of("dual-8gpu-pcie-switch"), rel[256];
+	struct gf_topo_options o = { .root = dir };
+	unsigned char cfg[256];
+	struct gf_topo *t;
+
+	(void)state;
+	snprintf(rel, sizeof(rel), "%s/current_link_width", rp);
+	t_write(dir, rel, "4\n");
+	memset(cfg, 0, sizeof(cfg));
+	cfg[0x06] = 0x10;		/* status: capabilities list */
+	cfg[0x34] = 0x40;		/* first capability */
+	cfg[0x40] = 0x10;		/* PCI Express */
+	cfg[0x41] = 0x00;		/* last */
+	snprintf(rel, sizeof(rel), "%s/config", rp);
+	cfg[0x42] = 0x42;		/* version 2, type 4: root port (faces down) */
+	t_write_bytes(dir, rel, cfg, sizeof(cfg));
+	assert_int_equal(gf_topo_discover(&o, &t), 0);
+	for (int i = 0; i < t->npci; i++)
+		if (!strcmp(t->pci[i].bdf, "0000:15:01.0"))
+			assert_int_equal(t->pci[i].pcie_type, 4);
+		else if (!strcmp(t->pci[i].bdf, "0000:16:00.0"))
+			assert_int_equal(t->pci[i].pcie_type, -1);	/* no config file */
+	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU0")->gbps - 31.5) < 0.05);
+	gf_topo_free(t);
+	cfg[0x42] = 0x52;		/* type 5: switch upstream port (faces up) */
+	t_write_bytes(dir, rel, cfg, sizeof(cfg));
+	assert_int_equal(gf_topo_discover(&o, &t), 0);
+	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU0")->gbps - 7.88) < 0.05);
+	gf_topo_free(t);
+	/* Garbage config space: unknown type, the tree's rule applies. */
+	t_write(dir, rel, "\x01garbage");
+	assert_int_equal(gf_topo_discover(&o, &t), 0);
+	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU0")->gbps - 31.5) < 0.05);
+	gf_topo_free(t);
+	t_rmtree(dir);
+	free(dir);
+}
+
 static void locality_override_to_missing_node(void **state)
 {
 	struct gf_topo *t = load("dual-8gpu-pcie-switch", "0000:18:00.0=7");
@@ -565,6 +611,7 @@ int main(void)
 		cmocka_unit_test(numa_online_bounded),
 		cmocka_unit_test(nvlinks_down),
 		cmocka_unit_test(slow_drive_limits_path),
+		cmocka_unit_test(port_type_from_config_space),
 		cmocka_unit_test(locality_override_to_missing_node),
 		cmocka_unit_test(nvml_require),
 	};
