@@ -51,19 +51,6 @@ static void mkparents(const char *path)
 	}
 }
 
-void t_write(const char *dir, const char *rel, const char *text)
-{
-	char path[PATH_MAX];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	mkparents(path);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 void t_write_bytes(const char *dir, const char *rel, const void *data, size_t len)
 {
 	char path[PATH_MAX];
@@ -75,6 +62,11 @@ void t_write_bytes(const char *dir, const char *rel, const void *data, size_t le
 	assert_non_null(f);
 	assert_int_equal(fwrite(data, 1, len, f), len);
 	fclose(f);
+}
+
+void t_write(const char *dir, const char *rel, const char *text)
+{
+	t_write_bytes(dir, rel, text, strlen(text));
 }
 
 void t_symlink(const char *dir, const char *rel, const char *target)
