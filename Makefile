@@ -43,6 +43,13 @@ JANSSON_LIBS   := -ljansson
 else
 JANSSON_LIBS   := $(JANSSON_A)
 endif
+# liburing likewise: the device machines have no liburing package.
+URING_A        := $(firstword $(wildcard /usr/lib/$(shell $(CC) -dumpmachine)/liburing.a /usr/lib/liburing.a /usr/local/lib/liburing.a))
+ifeq ($(URING_A),)
+URING_LIBS     := -luring
+else
+URING_LIBS     := $(URING_A)
+endif
 SYS_LIBS       := -ldl -lpthread -lm
 
 LIB_CFLAGS  := $(BASE) -Iinclude -Isrc $(JANSSON_CFLAGS)
@@ -94,16 +101,16 @@ $(STATIC_LIB): $(LIB_OBJS)
 
 $(SHARED_REAL): $(LIB_OBJS) src/libgpufeed.map
 	$(CC) -shared -Wl,-soname,$(SHARED_SONAME) -Wl,--version-script=src/libgpufeed.map \
-	    -Wl,--no-undefined $(SANITIZE) -o $@ $(LIB_OBJS) -ljansson $(SYS_LIBS)
+	    -Wl,--no-undefined $(SANITIZE) -o $@ $(LIB_OBJS) -ljansson -luring $(SYS_LIBS)
 	ln -sf libgpufeed.so.$(VERSION) $(BUILD)/$(SHARED_SONAME)
 	ln -sf $(SHARED_SONAME) $(BUILD)/libgpufeed.so
 
 $(CLI): $(CLI_OBJS) $(STATIC_LIB)
-	$(CC) $(SANITIZE) -o $@ $(CLI_OBJS) $(STATIC_LIB) $(JANSSON_LIBS) $(SYS_LIBS)
+	$(CC) $(SANITIZE) -o $@ $(CLI_OBJS) $(STATIC_LIB) $(JANSSON_LIBS) $(URING_LIBS) $(SYS_LIBS)
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TESTLIB_OBJS) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(SANITIZE) -o $@ $< $(TESTLIB_OBJS) $(STATIC_LIB) $(JANSSON_LIBS) -lcmocka $(SYS_LIBS)
+	$(CC) $(SANITIZE) -o $@ $< $(TESTLIB_OBJS) $(STATIC_LIB) $(JANSSON_LIBS) $(URING_LIBS) -lcmocka $(SYS_LIBS)
 
 # A stand-in libnvidia-ml.so.1 so the NVML code path runs in CI (no GPU there).
 $(FAKE_NVML): $(FAKE_NVML_SRC)

@@ -5,7 +5,7 @@
 # Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
-build=(build-essential pkg-config libjansson-dev)
+build=(build-essential pkg-config libjansson-dev liburing-dev)
 test=(clang libcmocka-dev jq)
 
 case ${1:-build} in

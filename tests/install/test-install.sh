@@ -45,7 +45,7 @@ check "a program builds with pkg-config (shared)" \
 check "and runs against the installed library" \
 	"LD_LIBRARY_PATH=$root/lib $stage/demo tests/fixtures/machines/hgx-h100-8gpu/root | grep -q '8 GPUs, 224 CPUs'"
 check "a program builds statically" \
-	"cc $stage/demo.c \$(pkg-config --cflags gpufeed) $root/lib/libgpufeed.a -ljansson -ldl -lpthread -lm -o $stage/demo-static"
+	"cc $stage/demo.c \$(pkg-config --cflags gpufeed) $root/lib/libgpufeed.a -ljansson -luring -ldl -lpthread -lm -o $stage/demo-static"
 check "static build runs" "$stage/demo-static tests/fixtures/machines/ci-vm/root | grep -q '0 GPUs'"
 check "uninstall removes it" "make -s uninstall PREFIX=$prefix DESTDIR=$stage && [ ! -e $root/bin/gpufeed ]"
 [ $fail -eq 0 ] && echo "test-install: all passed" || echo "test-install: FAILED"

@@ -1,0 +1,193 @@
+/* The buffer allocator: anonymous memory, placed, aligned, maybe locked.
+ *
+ * mbind() and move_pages() are called through syscall(2) so the library
+ * needs no libnuma: two calls do not earn a dependency. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <gpufeed/buf.h>
+#include "core/error.h"
+
+#define MPOL_PREFERRED_ 1
+#define MPOL_BIND_ 2
+#define MPOL_MF_MOVE_ (1 << 1)
+#define NODE_BITS 1024
+
+static size_t page_size(void)
+{
+	long p = sysconf(_SC_PAGESIZE);
+	return p > 0 ? (size_t)p : 4096;
+}
+
+int gf_memlock_limit(uint64_t *soft, uint64_t *hard)
+{
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_MEMLOCK, &r))
+		return gf_error(-errno, "getrlimit(RLIMIT_MEMLOCK): %s", strerror(errno));
+	if (soft)
+		*soft = r.rlim_cur == RLIM_INFINITY ? UINT64_MAX : (uint64_t)r.rlim_cur;
+	if (hard)
+		*hard = r.rlim_max == RLIM_INFINITY ? UINT64_MAX : (uint64_t)r.rlim_max;
+	return 0;
+}
+
+static void note_add(struct gf_buf *b, const char *fmt, const char *what, int err)
+{
+	size_t n = strlen(b->note);
+
+	if (n >= sizeof(b->note) - 1)
+		return;
+	snprintf(b->note + n, sizeof(b->note) - n, n ? "; " : "");
+	n = strlen(b->note);
+	snprintf(b->note + n, sizeof(b->note) - n, fmt, what, strerror(err));
+}
+
+static int place(struct gf_buf *b, void *addr, size_t len, int node, unsigned flags)
+{
+	unsigned long mask[NODE_BITS / (8 * sizeof(unsigned long))];
+	const size_t wbits = 8 * sizeof(unsigned long);
+	int mode = (flags & GF_BUF_NODE_STRICT) ? MPOL_BIND_ : MPOL_PREFERRED_;
+
+	if (node < 0 || node >= NODE_BITS)
+		return gf_error(-EINVAL, "NUMA node %d out of range", node);
+	memset(mask, 0, sizeof(mask));
+	mask[(size_t)node / wbits] |= 1UL << ((size_t)node % wbits);
+	if (syscall(SYS_mbind, addr, len, mode, mask, (unsigned long)NODE_BITS + 1, MPOL_MF_MOVE_)) {
+		int err = errno;
+		if (flags & GF_BUF_NODE_STRICT)
+			return gf_error(-err, "mbind to NUMA node %d: %s", node, strerror(err));
+		note_add(b, "%s: %s", "not placed (mbind)", err);
+		return 0;
+	}
+	b->placed = true;
+	return 0;
+}
+
+static void *map_anon(size_t len, unsigned flags, bool *huge)
+{
+	void *p = MAP_FAILED;
+
+	*huge = false;
+	if (flags & GF_BUF_HUGE) {
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+		if (p != MAP_FAILED)
+			*huge = true;
+	}
+	if (p == MAP_FAILED)
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+int gf_buf_alloc(const struct gf_buf_opts *opts, struct gf_buf **out)
+{
+	size_t pg = page_size(), align, size, map_size;
+	struct gf_buf *b;
+	uintptr_t start;
+	unsigned flags;
+	int rc;
+
+	*out = NULL;
+	if (!opts || !opts->size)
+		return gf_error(-EINVAL, "buffer: size must be > 0");
+	align = opts->align ? opts->align : pg;
+	if (align & (align - 1))
+		return gf_error(-EINVAL, "buffer: alignment %zu is not a power of two", align);
+	if (align < pg)
+		align = pg;
+	flags = opts->flags;
+	if (flags & GF_BUF_LOCK_REQUIRED)
+		flags |= GF_BUF_LOCK;
+	if (opts->size > SIZE_MAX - 2 * align)
+		return gf_error(-ENOMEM, "buffer: %zu bytes is too large", opts->size);
+	size = (opts->size + pg - 1) / pg * pg;
+	if (flags & GF_BUF_HUGE)
+		size = (size + (2u << 20) - 1) / (2u << 20) * (2u << 20);
+	/* Over-map by the alignment and trim, so any power of two works. */
+	map_size = size + (align > pg ? align : 0);
+
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return gf_error(-ENOMEM, "buffer: out of memory");
+	b->uring_index = -1;
+	b->numa_node = opts->numa_node;
+	b->map = map_anon(map_size, flags, &b->huge);
+	if (!b->map && (flags & GF_BUF_HUGE))
+		note_add(b, "%s: %s", "no huge pages", ENOMEM);
+	if (!b->map) {
+		int err = errno;
+		free(b);
+		return gf_error(-err, "buffer: mmap of %zu bytes: %s", map_size, strerror(err));
+	}
+	if ((flags & GF_BUF_HUGE) && !b->huge) {
+		note_add(b, "%s: %s", "no hugetlb pages, asked for THP", ENOMEM);
+		madvise(b->map, map_size, MADV_HUGEPAGE);
+	}
+	b->map_size = map_size;
+	start = ((uintptr_t)b->map + align - 1) & ~(uintptr_t)(align - 1);
+	b->data = (void *)start;
+	b->size = size;
+	b->align = align;
+
+	if (opts->numa_node >= 0) {
+		rc = place(b, b->data, size, opts->numa_node, flags);
+		if (rc) {
+			gf_buf_free(b);
+			return rc;
+		}
+	}
+	if (flags & GF_BUF_LOCK) {
+		uint64_t soft = 0;
+		gf_memlock_limit(&soft, NULL);
+		/* mlock faults every page in, on the node mbind chose. */
+		if (mlock(b->data, size) == 0) {
+			b->locked = true;
+		} else {
+			int err = errno;
+			if (flags & GF_BUF_LOCK_REQUIRED) {
+				gf_buf_free(b);
+				return gf_error(-err, "buffer: mlock of %zu bytes: %s (RLIMIT_MEMLOCK %llu bytes; "
+						"raise it with ulimit -l or LimitMEMLOCK=)", size, strerror(err),
+						(unsigned long long)soft);
+			}
+			note_add(b, "%s: %s", "not locked (RLIMIT_MEMLOCK)", err);
+		}
+	}
+	if (!b->locked) {
+		/* Touch every page now, on the chosen node, so the first I/O does
+		 * not pay for the faults and the placement is real. */
+		for (size_t off = 0; off < size; off += pg)
+			((volatile char *)b->data)[off] = 0;
+	}
+	*out = b;
+	return 0;
+}
+
+void gf_buf_free(struct gf_buf *b)
+{
+	if (!b)
+		return;
+	if (b->map)
+		munmap(b->map, b->map_size);
+	free(b);
+}
+
+int gf_mem_node_of(const void *addr)
+{
+	void *pages[1];
+	int status[1] = { -1 };
+	uintptr_t pg = page_size();
+
+	pages[0] = (void *)((uintptr_t)addr & ~(pg - 1));
+	if (syscall(SYS_move_pages, 0, 1UL, pages, NULL, status, 0))
+		return gf_error(-errno, "move_pages: %s", strerror(errno));
+	return status[0];
+}

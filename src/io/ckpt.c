@@ -1,0 +1,302 @@
+/* Checkpoint writer: stream into a temp file beside the target with two
+ * staging halves (one filling while the other is written), keep dirty page
+ * cache bounded, then fdatasync, drop the cache and rename into place.
+ * A crash leaves the old file, or none, under the final name; never half
+ * of a new one. */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "io/engine.h"
+
+struct gf_ckpt {
+	struct gf_io *io;
+	struct gf_file *f;
+	char *path, *tmp;
+	struct gf_ckpt_opts o;
+	struct gf_buf *stage;		/* two halves of chunk bytes */
+	struct gf_io_req req[2];
+	bool busy[2];
+	int cur;
+	size_t fill;			/* bytes in the current half */
+	uint64_t off;			/* bytes handed to the engine */
+	uint64_t wb_start;		/* bounded dirty: start of the window not yet started */
+	uint64_t prev_lo, prev_len;	/* window whose writeback was started */
+	int err;
+};
+
+static char *half(struct gf_ckpt *c, int i)
+{
+	return (char *)c->stage->data + (size_t)i * c->o.chunk;
+}
+
+static int fail(struct gf_ckpt *c, int rc)
+{
+	if (!c->err)
+		c->err = rc;
+	return c->err;
+}
+
+/* Buffered only: start writeback of what was written since the last call
+ * and wait for (then drop) the window before it, so at most about two
+ * windows of dirty pages exist, whatever the file's size. */
+static void bound_dirty(struct gf_ckpt *c, uint64_t written_to)
+{
+	int fd = gf_file_fd(c->f);
+	uint64_t window = c->o.dirty_limit / 2;
+
+	if (c->f->info.direct || written_to - c->wb_start < window)
+		return;
+	sync_file_range(fd, (off_t)c->wb_start, (off_t)(written_to - c->wb_start), SYNC_FILE_RANGE_WRITE);
+	if (c->prev_len) {
+		sync_file_range(fd, (off_t)c->prev_lo, (off_t)c->prev_len,
+				SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+		if (!c->o.keep_cache)
+			posix_fadvise(fd, (off_t)c->prev_lo, (off_t)c->prev_len, POSIX_FADV_DONTNEED);
+	}
+	c->prev_lo = c->wb_start;
+	c->prev_len = written_to - c->wb_start;
+	c->wb_start = written_to;
+}
+
+static int wait_half(struct gf_ckpt *c, int i)
+{
+	struct gf_io_req *req = &c->req[i];
+
+	while (c->busy[i] && !req->done) {
+		int rc = gf_io_wait(c->io, 1, -1);
+		if (rc < 0 && rc != -EINTR && rc != -ETIME)
+			return fail(c, rc);
+	}
+	if (!c->busy[i])
+		return c->err;
+	c->busy[i] = false;
+	if (req->res < 0)
+		return fail(c, gf_error((int)req->res, "%s: writing %zu bytes at %llu: %s", c->path,
+					req->len, (unsigned long long)req->off, strerror((int)-req->res)));
+	bound_dirty(c, req->off + req->len);
+	return c->err;
+}
+
+static int submit_half(struct gf_ckpt *c, size_t len)
+{
+	struct gf_io_req *req = &c->req[c->cur];
+	int rc;
+
+	memset(req, 0, sizeof(*req));
+	req->op = GF_IO_WRITE;
+	req->file = c->f;
+	req->buf = half(c, c->cur);
+	req->len = len;
+	req->off = c->off;
+	for (;;) {
+		rc = gf_io_submit(c->io, &req, 1);
+		if (rc == 1)
+			break;
+		if (rc != -EBUSY)
+			return fail(c, rc);
+		rc = gf_io_wait(c->io, 1, -1);
+		if (rc < 0 && rc != -EINTR && rc != -ETIME)
+			return fail(c, rc);
+	}
+	c->busy[c->cur] = true;
+	c->off += len;
+	c->cur ^= 1;
+	c->fill = 0;
+	return wait_half(c, c->cur);	/* the other half must be free to fill */
+}
+
+int gf_ckpt_open(struct gf_io *io, const char *path, const struct gf_ckpt_opts *opts, struct gf_ckpt **out)
+{
+	struct gf_buf_opts bo = { .numa_node = -1 };
+	struct gf_ckpt *c;
+	size_t align;
+	int fd, rc;
+
+	*out = NULL;
+	if (!path || !*path)
+		return gf_error(-EINVAL, "checkpoint: empty path");
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return gf_error(-ENOMEM, "checkpoint: out of memory");
+	if (opts)
+		c->o = *opts;
+	if (!c->o.dirty_limit)
+		c->o.dirty_limit = 64ull << 20;
+	if (!c->o.chunk)
+		c->o.chunk = 1u << 20;
+	if (!c->o.mode)
+		c->o.mode = 0644;
+	c->io = io;
+	c->path = strdup(path);
+	if (c->path && asprintf(&c->tmp, "%s.tmp-XXXXXX", path) < 0)
+		c->tmp = NULL;
+	if (!c->path || !c->tmp) {
+		free(c->path);
+		free(c);
+		return gf_error(-ENOMEM, "checkpoint: out of memory");
+	}
+	fd = mkostemp(c->tmp, O_CLOEXEC);
+	if (fd < 0) {
+		rc = gf_error(-errno, "%s: creating a temp file beside it: %s", path, strerror(errno));
+		free(c->tmp);
+		c->tmp = NULL;
+		goto fail;
+	}
+	fchmod(fd, c->o.mode);
+	close(fd);
+	rc = gf_file_open(io, c->tmp, GF_FILE_WRITE | (c->o.direct ? GF_FILE_DIRECT : 0), 0, &c->f);
+	if (rc)
+		goto fail;
+	align = c->f->info.offset_align;
+	if (c->o.chunk % align)
+		c->o.chunk = (c->o.chunk + align - 1) / align * align;
+	bo.size = 2 * c->o.chunk;
+	bo.align = c->f->info.mem_align;
+	rc = gf_buf_alloc(&bo, &c->stage);
+	if (rc)
+		goto fail;
+	gf_io_register_buf(io, c->stage);	/* best effort */
+	*out = c;
+	return 0;
+fail:
+	gf_ckpt_abort(c);
+	return rc;
+}
+
+int gf_ckpt_write(struct gf_ckpt *c, const void *data, size_t len)
+{
+	const char *p = data;
+
+	if (c->err)
+		return c->err;
+	while (len) {
+		size_t n = c->o.chunk - c->fill;
+
+		if (n > len)
+			n = len;
+		memcpy(half(c, c->cur) + c->fill, p, n);
+		c->fill += n;
+		p += n;
+		len -= n;
+		if (c->fill == c->o.chunk) {
+			int rc = submit_half(c, c->o.chunk);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static int sync_dir(const char *path)
+{
+	char *copy = strdup(path);
+	int fd, rc = 0;
+
+	if (!copy)
+		return gf_error(-ENOMEM, "checkpoint: out of memory");
+	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd))
+		rc = gf_error(-errno, "%s: syncing its directory: %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	free(copy);
+	return rc;
+}
+
+int gf_ckpt_commit(struct gf_ckpt *c)
+{
+	uint64_t total = c->off + c->fill;
+	struct gf_io_req sync = { .op = GF_IO_FSYNC };
+	struct gf_io_req *sp = &sync;
+	int rc = c->err;
+
+	if (!rc && c->fill) {
+		size_t len = c->fill, align = c->f->info.offset_align;
+		if (c->f->info.direct && len % align) {
+			/* O_DIRECT writes whole blocks: pad, then cut the file back. */
+			size_t padded = (len + align - 1) / align * align;
+			memset(half(c, c->cur) + len, 0, padded - len);
+			len = padded;
+		}
+		rc = submit_half(c, len);
+	}
+	if (!rc)
+		rc = wait_half(c, 0);
+	if (!rc)
+		rc = wait_half(c, 1);
+	if (!rc && c->f->info.direct && (uint64_t)c->off != total &&
+	    ftruncate(gf_file_fd(c->f), (off_t)total))
+		rc = gf_error(-errno, "%s: truncating to %llu bytes: %s", c->tmp,
+			      (unsigned long long)total, strerror(errno));
+	if (!rc) {
+		sync.file = c->f;
+		rc = gf_io_submit(c->io, &sp, 1);
+		rc = rc == 1 ? 0 : rc;
+		while (!rc && !sync.done) {
+			int w = gf_io_wait(c->io, 1, -1);
+			if (w < 0 && w != -EINTR && w != -ETIME)
+				rc = w;
+		}
+		if (!rc && sync.res < 0)
+			rc = gf_error((int)sync.res, "%s: fdatasync: %s", c->tmp, strerror((int)-sync.res));
+	}
+	if (!rc && !c->o.keep_cache)
+		posix_fadvise(gf_file_fd(c->f), 0, 0, POSIX_FADV_DONTNEED);
+	if (!rc && rename(c->tmp, c->path))
+		rc = gf_error(-errno, "%s: renaming %s into place: %s", c->path, c->tmp, strerror(errno));
+	if (!rc) {
+		free(c->tmp);
+		c->tmp = NULL;	/* nothing to remove any more */
+		rc = sync_dir(c->path);
+	}
+	if (rc)
+		fail(c, rc);
+	gf_ckpt_abort(c);
+	return rc;
+}
+
+void gf_ckpt_abort(struct gf_ckpt *c)
+{
+	if (!c)
+		return;
+	/* Writes still in flight must finish before their buffer goes. */
+	for (int i = 0; i < 2; i++)
+		while (c->busy[i] && !c->req[i].done)
+			if (gf_io_wait(c->io, 1, -1) < 0)
+				break;
+	if (c->stage) {
+		if (c->stage->uring_index >= 0)
+			gf_io_unregister_buf(c->io, c->stage);
+		gf_buf_free(c->stage);
+	}
+	if (c->f)
+		gf_file_close(c->f);
+	if (c->tmp)
+		unlink(c->tmp);
+	free(c->tmp);
+	free(c->path);
+	free(c);
+}
+
+int gf_io_write_file_atomic(struct gf_io *io, const char *path, const void *data, size_t len,
+			    const struct gf_ckpt_opts *opts)
+{
+	struct gf_ckpt *c;
+	int rc = gf_ckpt_open(io, path, opts, &c);
+
+	if (rc)
+		return rc;
+	rc = gf_ckpt_write(c, data, len);
+	if (rc) {
+		gf_ckpt_abort(c);
+		return rc;
+	}
+	return gf_ckpt_commit(c);
+}

@@ -1,0 +1,94 @@
+/* The engine's insides, shared by the common layer (engine.c) and the two
+ * back ends (uring.c, psync.c).
+ *
+ * The common layer owns request bookkeeping: slots, alignment routing,
+ * short transfers, retries, cancellation and callbacks.  A back end only
+ * issues one system call's worth of a request ("an issue") and reports its
+ * raw result through gf_io__raw_done(). */
+#ifndef GF_IO_ENGINE_H
+#define GF_IO_ENGINE_H
+
+#include <gpufeed/io.h>
+
+/* req->state */
+enum {
+	GF_REQ_IDLE = 0,
+	GF_REQ_ISSUED,		/* with the back end */
+	GF_REQ_RETRY,		/* waiting on the retry list */
+	GF_REQ_DONE,
+};
+
+/* What one issue of a request moves: the part not yet moved. */
+struct gf_issue {
+	int fd;			/* descriptor to use */
+	int file_index;		/* registered slot of fd, -1 none */
+	int buf_index;		/* registered buffer slot, -1 none */
+	void *ptr;
+	size_t len;
+	uint64_t off;
+};
+
+struct gf_io_backend_ops {
+	const char *name;
+	int (*init)(struct gf_io *io);
+	void (*fini)(struct gf_io *io);
+	/* Stage one issue (not yet visible to the kernel or workers). */
+	int (*issue)(struct gf_io *io, struct gf_io_req *req, const struct gf_issue *is);
+	/* Make staged issues run. */
+	int (*flush)(struct gf_io *io);
+	/* Wait for at least min raw completions (0: none), timeout_ms < 0
+	 * forever; report each with gf_io__raw_done().  Returns how many were
+	 * reported or -ETIME / -errno. */
+	int (*reap)(struct gf_io *io, unsigned min, int timeout_ms);
+	/* Best effort: the request still completes through reap. */
+	int (*cancel)(struct gf_io *io, struct gf_io_req *req);
+	/* Registration hooks; NULL where the back end has none. */
+	int (*file_register)(struct gf_io *io, int fd);	/* slot or -errno */
+	void (*file_unregister)(struct gf_io *io, int slot);
+	int (*buf_register)(struct gf_io *io, struct gf_buf *b);	/* slot or -errno */
+	void (*buf_unregister)(struct gf_io *io, int slot);
+};
+
+extern const struct gf_io_backend_ops gf_io_uring_ops;
+extern const struct gf_io_backend_ops gf_io_psync_ops;
+
+struct gf_file {
+	struct gf_io *io;
+	int fd;			/* O_DIRECT when info.direct */
+	int fd_buffered;	/* same file without O_DIRECT, -1 until needed */
+	int fd_slot;		/* registered slot of fd, -1 none */
+	bool owns_fd;
+	bool direct_ok;
+	bool fd_swapped;	/* O_DIRECT dropped: fd is the buffered twin,
+				 * fd_buffered the original descriptor */		/* an O_DIRECT issue has succeeded */
+	unsigned flags;
+	char *path;		/* for messages; "fd N" for gf_file_from_fd */
+	unsigned inflight;
+	struct gf_file_info info;
+	struct gf_file *next;
+};
+
+struct gf_io {
+	const struct gf_io_backend_ops *ops;
+	enum gf_io_backend backend;
+	struct gf_io_opts opts;
+	char note[200];
+	struct gf_io_req **slot;	/* queue_depth entries, NULL free */
+	unsigned *free_slot;		/* stack of free slot numbers */
+	unsigned nfree;
+	unsigned inflight;		/* accepted, not yet completed */
+	struct gf_io_req *retry_head, *retry_tail;
+	unsigned completed;		/* counter for poll/wait */
+	struct gf_file *files;
+	struct gf_buf **bufs;		/* registered with the back end */
+	unsigned nbufs;
+	int close_err;
+	void *be;			/* back end private */
+};
+
+/* Back ends call this for each raw result of an issue. */
+void gf_io__raw_done(struct gf_io *io, struct gf_io_req *req, long long res);
+
+uint64_t gf_io__now_ns(void);
+
+#endif

@@ -1,0 +1,306 @@
+/* pread/pwrite back end: a pool of worker threads, for kernels or
+ * containers without io_uring.  With a queue depth of 1 there is no pool:
+ * the call runs in the caller's thread, as fio's psync engine does. */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gpufeed/cpuset.h>
+#include "core/error.h"
+#include "io/engine.h"
+
+struct psync_be {
+	pthread_t *th;
+	unsigned nth;
+	pthread_mutex_t mu;
+	pthread_cond_t work_cv, done_cv;
+	struct gf_io_req *pend_head, *pend_tail;	/* waiting for a worker */
+	struct gf_io_req *done_head, *done_tail;	/* raw results */
+	struct gf_io_req *stage_head, *stage_tail;	/* issued, not flushed */
+	struct gf_issue *iss;		/* per slot */
+	long long *res;			/* per slot */
+	int *op;			/* per slot */
+	bool stop;
+};
+
+static void push(struct gf_io_req **head, struct gf_io_req **tail, struct gf_io_req *req)
+{
+	req->next = NULL;
+	if (*tail)
+		(*tail)->next = req;
+	else
+		*head = req;
+	*tail = req;
+}
+
+static long long run_one(int op, const struct gf_issue *is)
+{
+	ssize_t r;
+
+	switch (op) {
+	case GF_IO_READ:
+		r = pread(is->fd, is->ptr, is->len, (off_t)is->off);
+		break;
+	case GF_IO_WRITE:
+		r = pwrite(is->fd, is->ptr, is->len, (off_t)is->off);
+		break;
+	default:
+		r = fdatasync(is->fd);
+		break;
+	}
+	return r < 0 ? -errno : r;
+}
+
+static void *worker(void *arg)
+{
+	struct psync_be *be = arg;
+
+	pthread_mutex_lock(&be->mu);
+	for (;;) {
+		struct gf_io_req *req;
+		struct gf_issue is;
+		long long res;
+		int op;
+
+		while (!be->stop && !be->pend_head)
+			pthread_cond_wait(&be->work_cv, &be->mu);
+		if (be->stop && !be->pend_head)
+			break;
+		req = be->pend_head;
+		be->pend_head = req->next;
+		if (!be->pend_head)
+			be->pend_tail = NULL;
+		is = be->iss[req->slot];
+		op = be->op[req->slot];
+		pthread_mutex_unlock(&be->mu);
+
+		res = run_one(op, &is);
+
+		pthread_mutex_lock(&be->mu);
+		be->res[req->slot] = res;
+		push(&be->done_head, &be->done_tail, req);
+		pthread_cond_signal(&be->done_cv);
+	}
+	pthread_mutex_unlock(&be->mu);
+	return NULL;
+}
+
+static void node_cpus(int node, cpu_set_t *set)
+{
+	char path[96], text[4096];
+	struct gf_cpuset cs;
+	FILE *f;
+
+	CPU_ZERO(set);
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", node);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(text, sizeof(text), f) && gf_cpuset_parse_list(&cs, text) == 0)
+		for (int c = gf_cpuset_first(&cs); c >= 0 && c < CPU_SETSIZE; c = gf_cpuset_next(&cs, c))
+			CPU_SET(c, set);
+	fclose(f);
+}
+
+static void psync_fini(struct gf_io *io);
+
+static int psync_init(struct gf_io *io)
+{
+	struct psync_be *be = calloc(1, sizeof(*be));
+	unsigned qd = io->opts.queue_depth;
+	pthread_condattr_t ca;
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int rc = 0;
+
+	if (!be)
+		return gf_error(-ENOMEM, "psync: out of memory");
+	be->iss = calloc(qd, sizeof(*be->iss));
+	be->res = calloc(qd, sizeof(*be->res));
+	be->op = calloc(qd, sizeof(*be->op));
+	be->nth = io->opts.threads ? io->opts.threads : (qd < 16 ? qd : 16);
+	if (qd == 1 && !io->opts.threads)
+		be->nth = 0;	/* inline: the caller's thread does the call */
+	be->th = calloc(be->nth ? be->nth : 1, sizeof(*be->th));
+	if (!be->iss || !be->res || !be->op || !be->th) {
+		free(be->iss);
+		free(be->res);
+		free(be->op);
+		free(be->th);
+		free(be);
+		return gf_error(-ENOMEM, "psync: out of memory");
+	}
+	pthread_mutex_init(&be->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&be->work_cv, NULL);
+	pthread_cond_init(&be->done_cv, &ca);
+	pthread_condattr_destroy(&ca);
+	io->be = be;
+
+	pthread_attr_init(&attr);
+	if (io->opts.cpu_node >= 0) {
+		node_cpus(io->opts.cpu_node, &set);
+		if (CPU_COUNT(&set))
+			pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	}
+	unsigned want = be->nth;
+	be->nth = 0;
+	for (unsigned i = 0; i < want; i++) {
+		rc = pthread_create(&be->th[i], &attr, worker, be);
+		if (rc) {
+			rc = gf_error(-rc, "psync: starting worker %u: %s", i, strerror(rc));
+			break;
+		}
+		be->nth++;
+	}
+	pthread_attr_destroy(&attr);
+	if (rc)
+		psync_fini(io);
+	return rc;
+}
+
+static void psync_fini(struct gf_io *io)
+{
+	struct psync_be *be = io->be;
+
+	pthread_mutex_lock(&be->mu);
+	be->stop = true;
+	pthread_cond_broadcast(&be->work_cv);
+	pthread_mutex_unlock(&be->mu);
+	for (unsigned i = 0; i < be->nth; i++)
+		pthread_join(be->th[i], NULL);
+	pthread_mutex_destroy(&be->mu);
+	pthread_cond_destroy(&be->work_cv);
+	pthread_cond_destroy(&be->done_cv);
+	free(be->iss);
+	free(be->res);
+	free(be->op);
+	free(be->th);
+	free(be);
+	io->be = NULL;
+}
+
+static int psync_issue(struct gf_io *io, struct gf_io_req *req, const struct gf_issue *is)
+{
+	struct psync_be *be = io->be;
+
+	be->iss[req->slot] = *is;
+	be->op[req->slot] = req->op;
+	push(&be->stage_head, &be->stage_tail, req);
+	return 0;
+}
+
+static int psync_flush(struct gf_io *io)
+{
+	struct psync_be *be = io->be;
+	struct gf_io_req *req;
+	unsigned n = 0;
+
+	if (!be->stage_head)
+		return 0;
+	if (!be->nth) {
+		/* Inline: run now, report at the next reap. */
+		while ((req = be->stage_head)) {
+			be->stage_head = req->next;
+			be->res[req->slot] = run_one(be->op[req->slot], &be->iss[req->slot]);
+			push(&be->done_head, &be->done_tail, req);
+		}
+		be->stage_tail = NULL;
+		return 0;
+	}
+	for (req = be->stage_head; req; req = req->next)
+		n++;
+	pthread_mutex_lock(&be->mu);
+	if (be->pend_tail)
+		be->pend_tail->next = be->stage_head;
+	else
+		be->pend_head = be->stage_head;
+	be->pend_tail = be->stage_tail;
+	if (n > 1)
+		pthread_cond_broadcast(&be->work_cv);
+	else
+		pthread_cond_signal(&be->work_cv);
+	pthread_mutex_unlock(&be->mu);
+	be->stage_head = be->stage_tail = NULL;
+	return 0;
+}
+
+static int psync_reap(struct gf_io *io, unsigned min, int timeout_ms)
+{
+	struct psync_be *be = io->be;
+	struct gf_io_req *list;
+	int total = 0;
+
+	pthread_mutex_lock(&be->mu);
+	if (min && !be->done_head && be->nth) {
+		struct timespec dl;
+
+		if (timeout_ms >= 0) {
+			clock_gettime(CLOCK_MONOTONIC, &dl);
+			dl.tv_sec += timeout_ms / 1000;
+			dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+			if (dl.tv_nsec >= 1000000000L) {
+				dl.tv_sec++;
+				dl.tv_nsec -= 1000000000L;
+			}
+		}
+		while (!be->done_head) {
+			int rc = timeout_ms < 0 ? pthread_cond_wait(&be->done_cv, &be->mu)
+						: pthread_cond_timedwait(&be->done_cv, &be->mu, &dl);
+			if (rc == ETIMEDOUT) {
+				pthread_mutex_unlock(&be->mu);
+				return -ETIME;
+			}
+		}
+	}
+	list = be->done_head;
+	be->done_head = be->done_tail = NULL;
+	pthread_mutex_unlock(&be->mu);
+
+	while (list) {
+		struct gf_io_req *req = list;
+
+		list = req->next;	/* before raw_done: it may reissue req */
+		gf_io__raw_done(io, req, be->res[req->slot]);
+		total++;
+	}
+	return total;
+}
+
+static int psync_cancel(struct gf_io *io, struct gf_io_req *req)
+{
+	struct psync_be *be = io->be;
+	struct gf_io_req **pp, *prev = NULL;
+
+	/* Staged (not flushed) requests are cancelled at their completion. */
+	pthread_mutex_lock(&be->mu);
+	for (pp = &be->pend_head; *pp; prev = *pp, pp = &(*pp)->next) {
+		if (*pp != req)
+			continue;
+		*pp = req->next;
+		if (be->pend_tail == req)
+			be->pend_tail = prev;
+		be->res[req->slot] = -ECANCELED;
+		push(&be->done_head, &be->done_tail, req);
+		pthread_cond_signal(&be->done_cv);
+		break;
+	}
+	pthread_mutex_unlock(&be->mu);
+	return 0;
+}
+
+const struct gf_io_backend_ops gf_io_psync_ops = {
+	.name = "psync",
+	.init = psync_init,
+	.fini = psync_fini,
+	.issue = psync_issue,
+	.flush = psync_flush,
+	.reap = psync_reap,
+	.cancel = psync_cancel,
+};
