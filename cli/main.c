@@ -12,6 +12,7 @@ static const struct {
 	{ "report", gf_cmd_report, "the one screen to read first: summary, matrix, paths, problems" },
 	{ "topo", gf_cmd_topo, "the machine model: link matrix, GPUs, NICs, disks, path bandwidth" },
 	{ "record", gf_cmd_record, "record this machine into a directory that --root replays" },
+	{ "bench", gf_cmd_bench, "measure a link against its limit: io (storage through the engine)" },
 };
 
 static void usage(FILE *f)

@@ -20,6 +20,9 @@
 #include <gpufeed/topo.h>
 #include <gpufeed/record.h>
 #include <gpufeed/report.h>
+#include <gpufeed/buf.h>
+#include <gpufeed/io.h>
+#include <gpufeed/bench.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,0 +1,132 @@
+/* Benchmarks.  `gpufeed bench io`: storage through the I/O engine, one
+ * point (fio-style) or a sweep, with placement from the machine model. */
+#ifndef GPUFEED_BENCH_H
+#define GPUFEED_BENCH_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <gpufeed/common.h>
+#include <gpufeed/io.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GF_BENCH_IO_SCHEMA "gpufeed-bench-io/1"
+
+enum gf_bench_mode { GF_BENCH_SEQREAD = 0, GF_BENCH_RANDREAD, GF_BENCH_SEQWRITE, GF_BENCH_RANDWRITE };
+GF_API const char *gf_bench_mode_name(enum gf_bench_mode m);
+GF_API int gf_bench_mode_parse(const char *s, enum gf_bench_mode *m);
+
+enum gf_bench_cache {
+	GF_CACHE_DIRECT = 0,	/* O_DIRECT: the page cache is bypassed */
+	GF_CACHE_COLD,		/* buffered, the file's cached pages dropped first */
+	GF_CACHE_WARM,		/* buffered reads, the span read once first */
+};
+GF_API const char *gf_bench_cache_name(enum gf_bench_cache c);
+
+/* One configuration of the sweep. */
+struct gf_bench_point {
+	enum gf_bench_mode mode;
+	size_t bs;
+	unsigned qd;			/* in flight per thread */
+	unsigned threads;		/* submitting threads, each with its engine */
+	enum gf_bench_cache cache;
+	enum gf_io_backend engine;	/* GF_IO_URING or GF_IO_PSYNC */
+	bool sqpoll;
+	double duration_s;
+};
+
+#define GF_LAT_SAMPLES_MAX 600
+
+struct gf_bench_result {
+	struct gf_bench_point p;
+	int status;			/* 0, or -errno: the point failed */
+	char error[256];
+	char note[256];			/* "O_DIRECT refused by ramfs; ..." */
+	char engine_used[8];		/* "uring", "psync" */
+	bool direct_used;
+	uint64_t bytes, ios;
+	double seconds;
+	double gbps, iops;		/* GB/s = 1e9 bytes per second */
+	double lat_mean_us, lat_p50_us, lat_p99_us, lat_p999_us, lat_max_us;
+	double cpu_user_s, cpu_sys_s, cpu_s_per_gb;
+	double interval_s;		/* samples[] are GB/s over this interval */
+	double samples[GF_LAT_SAMPLES_MAX];
+	unsigned nsamples;
+};
+
+struct gf_bench_io_opts {
+	const char *path;		/* file (created when missing) or block device */
+	uint64_t size;			/* bytes of a file we create; 0 = 1 GiB */
+	bool force;			/* write over an existing file or device */
+	bool writes;			/* some point writes: checks --force */
+	int numa_node;			/* -1: the drive's node from the model; -2: no placement */
+	const char *root;		/* take the model from this recording (NULL: live) */
+	const char *pci_locality;	/* as gf_topo_options.pci_locality */
+	volatile sig_atomic_t *cancel;	/* set from a signal handler to stop */
+};
+
+/* What was measured on, filled by gf_bench_io_open. */
+struct gf_bench_target {
+	char path[4096];
+	bool block_device;
+	bool created;			/* we created the file (and remove it) */
+	uint64_t size;
+	char fs[24];			/* "ext4", "tmpfs", "block device" */
+	char device[32];		/* the disk under it: "vda", "nvme0n1", "" */
+	char model[64];
+	char pcie[64];			/* "PCIe Gen4 x4" or "" */
+	int device_numa_node;		/* -1 unknown */
+	int numa_node;			/* where buffers and threads go, -1 none */
+	char numa_source[16];		/* "drive", "option", "none" */
+	char cpus[256];			/* CPU list threads are bound to, "" any */
+	int buffer_node_actual;		/* move_pages truth of a buffer page, -1 unknown */
+	/* Machine summary from the model. */
+	char hostname[65], kernel[96];
+	int ncpus, nnodes;
+	unsigned long long mem_bytes;
+};
+
+struct gf_bench_io;
+GF_API int gf_bench_io_open(const struct gf_bench_io_opts *opts, struct gf_bench_io **out);
+GF_API const struct gf_bench_target *gf_bench_io_target(const struct gf_bench_io *b);
+/* Runs one point; a failed point still returns 0 with r->status set, a
+ * cancelled run returns -ECANCELED. */
+GF_API int gf_bench_io_run(struct gf_bench_io *b, const struct gf_bench_point *p, struct gf_bench_result *r);
+/* Removes the file when we created it. */
+GF_API void gf_bench_io_close(struct gf_bench_io *b);
+
+/* The sweep: the product of these lists (docs/bench-io.md). */
+struct gf_bench_sweep {
+	enum gf_bench_mode modes[4];
+	unsigned nmodes;
+	size_t bs[16];
+	unsigned nbs;
+	enum gf_bench_cache caches[3];
+	unsigned ncaches;
+	struct { enum gf_io_backend engine; unsigned n; } engines[8];	/* n = qd (uring) or threads (psync) */
+	unsigned nengines;
+	double duration_s;
+};
+GF_API void gf_bench_sweep_default(struct gf_bench_sweep *s, bool quick);
+/* Points of the sweep (caches that do not apply are skipped: warm writes). */
+GF_API unsigned gf_bench_sweep_points(const struct gf_bench_sweep *s, struct gf_bench_point *out, unsigned max);
+
+/* Output: results of one run (n points); single = the fio-style one point,
+ * whose fields are also written at the top level. */
+GF_API int gf_bench_io_write_json(const struct gf_bench_target *t, const struct gf_bench_result *r, unsigned n,
+				  bool single, FILE *f);
+GF_API int gf_bench_io_print(const struct gf_bench_target *t, const struct gf_bench_result *r, unsigned n,
+			     FILE *f);
+
+/* "4K", "1M", "16MiB", "4096" -> bytes; 0 or -EINVAL. */
+GF_API int gf_parse_size(const char *s, uint64_t *v);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

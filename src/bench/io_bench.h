@@ -1,0 +1,23 @@
+/* Insides of `bench io` shared by the target (io_target.c), the runner
+ * (io_run.c) and the sweep (io_sweep.c). */
+#ifndef GF_BENCH_IO_BENCH_H
+#define GF_BENCH_IO_BENCH_H
+
+#include <stdbool.h>
+#include <gpufeed/bench.h>
+#include <gpufeed/cpuset.h>
+
+struct gf_bench_io {
+	struct gf_bench_io_opts opts;
+	struct gf_bench_target target;
+	struct gf_cpuset cpus;		/* the drive's node's allowed CPUs */
+	bool have_cpus;
+};
+
+/* Fills buf with a non-repeating pseudo-random stream (xorshift64*), so
+ * writes are neither zero pages nor compressible. */
+void gf_bench__fill(void *buf, size_t len, uint64_t seed);
+int gf_bench__drop_cache(struct gf_bench_io *b);
+int gf_bench__warm_cache(struct gf_bench_io *b, uint64_t span);
+
+#endif

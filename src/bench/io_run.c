@@ -1,0 +1,412 @@
+/* One point of `bench io`: N threads, each with its own engine, buffers on
+ * the drive's NUMA node, keeping qd requests in flight for the duration.
+ *
+ * Completions are counted when they arrive; latency is submit to
+ * completion as the caller sees it (like fio's clat plus submission).  CPU
+ * time is the whole process's user+sys (getrusage RUSAGE_SELF), which on
+ * Linux >= 5.12 includes io_uring's io-wq and SQPOLL threads. */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "bench/histogram.h"
+#include "bench/io_bench.h"
+#include "core/error.h"
+#include "core/strutil.h"
+#include "io/engine.h"
+
+struct run;
+
+struct job {
+	struct run *run;
+	unsigned id;
+	uint64_t lo, hi;		/* seq: this job's region; rand: the span */
+	uint64_t next, rng;
+	struct gf_hist hist;
+	uint64_t bytes, ios, t_end;
+	struct gf_io_req **ready;	/* completed, to resubmit */
+	unsigned nready;
+	bool stopping;
+	int err;
+	char msg[256];
+	char note[256];
+	bool direct_used;
+	enum gf_io_backend used;
+	int buffer_node;
+	pthread_t th;
+};
+
+struct run {
+	struct gf_bench_io *b;
+	const struct gf_bench_point *p;
+	/* Start gate: jobs set up, then all start at once. */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	unsigned nready;
+	bool go;
+	uint64_t t0, deadline, interval_ns;
+	_Atomic uint64_t *slices;	/* bytes completed per interval */
+	unsigned nslices;
+	struct job *jobs;
+};
+
+void gf_bench__fill(void *buf, size_t len, uint64_t seed)
+{
+	uint64_t x = seed ? seed : 1, *p = buf;
+
+	for (size_t i = 0; i < len / 8; i++) {
+		x ^= x >> 12;
+		x ^= x << 25;
+		x ^= x >> 27;
+		p[i] = x * 0x2545f4914f6cdd1dull;
+	}
+}
+
+static uint64_t next_off(struct job *j)
+{
+	const struct gf_bench_point *p = j->run->p;
+	uint64_t off;
+
+	if (p->mode == GF_BENCH_SEQREAD || p->mode == GF_BENCH_SEQWRITE) {
+		if (j->next + p->bs > j->hi)
+			j->next = j->lo;
+		off = j->next;
+		j->next += p->bs;
+		return off;
+	}
+	j->rng ^= j->rng >> 12;
+	j->rng ^= j->rng << 25;
+	j->rng ^= j->rng >> 27;
+	return j->lo + ((j->rng * 0x2545f4914f6cdd1dull) >> 1) % ((j->hi - j->lo) / p->bs) * p->bs;
+}
+
+static void on_done(struct gf_io_req *req)
+{
+	struct job *j = req->user;
+	struct run *r = j->run;
+	uint64_t now = gf_io__now_ns();
+
+	if (req->res < 0) {
+		if (!j->err) {
+			j->err = (int)req->res;
+			snprintf(j->msg, sizeof(j->msg), "%s: %s of %zu bytes at %llu: %s", r->b->target.path,
+				 req->op == GF_IO_READ ? "read" : "write", req->len,
+				 (unsigned long long)req->off, strerror((int)-req->res));
+		}
+		j->stopping = true;
+		return;
+	}
+	gf_hist_add(&j->hist, now - req->submit_ns);
+	j->bytes += (uint64_t)req->res;
+	j->ios++;
+	if (now > r->t0) {
+		uint64_t s = (now - r->t0) / r->interval_ns;
+		if (s < r->nslices)
+			atomic_fetch_add_explicit(&r->slices[s], (uint64_t)req->res, memory_order_relaxed);
+	}
+	if (!j->stopping)
+		j->ready[j->nready++] = req;
+}
+
+static bool is_write(enum gf_bench_mode m)
+{
+	return m == GF_BENCH_SEQWRITE || m == GF_BENCH_RANDWRITE;
+}
+
+static int job_fail(struct job *j, int rc)
+{
+	if (!j->err) {
+		j->err = rc;
+		gf_strlcpy(j->msg, gf_last_error(), sizeof(j->msg));
+	}
+	return rc;
+}
+
+static void *job_main(void *arg)
+{
+	struct job *j = arg;
+	struct run *r = j->run;
+	const struct gf_bench_point *p = r->p;
+	struct gf_bench_io *b = r->b;
+	struct gf_io_opts o = {
+		.backend = p->engine, .queue_depth = p->qd, .sqpoll_cpu = -1, .cpu_node = -1,
+		.threads = p->engine == GF_IO_PSYNC && p->qd > 1 ? p->qd : 0,
+		.flags = p->sqpoll ? GF_IO_SQPOLL : 0,
+	};
+	struct gf_buf_opts bo = { .size = (size_t)p->qd * p->bs, .numa_node = b->target.numa_node };
+	struct gf_io_req *reqs = NULL;
+	struct gf_file *f = NULL;
+	struct gf_buf *buf = NULL;
+	struct gf_io *io = NULL;
+	unsigned flags = (is_write(p->mode) ? GF_FILE_WRITE : 0) | (p->cache == GF_CACHE_DIRECT ? GF_FILE_DIRECT : 0);
+	int rc;
+
+	if (b->have_cpus) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		for (int c = gf_cpuset_first(&b->cpus); c >= 0 && c < CPU_SETSIZE; c = gf_cpuset_next(&b->cpus, c))
+			CPU_SET(c, &set);
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+		o.cpu_node = b->target.numa_node;	/* psync workers too */
+	}
+	rc = gf_io_open(&o, &io);
+	if (!rc)
+		rc = gf_file_open(io, b->target.path, flags, 0, &f);
+	if (!rc) {
+		bo.align = gf_file_info(f)->mem_align;
+		rc = gf_buf_alloc(&bo, &buf);
+	}
+	if (!rc) {
+		reqs = calloc(p->qd, sizeof(*reqs));
+		j->ready = calloc(p->qd, sizeof(*j->ready));
+		if (!reqs || !j->ready)
+			rc = gf_error(-ENOMEM, "bench io: out of memory");
+	}
+	if (rc) {
+		job_fail(j, rc);
+	} else {
+		j->used = gf_io_backend_of(io);
+		j->direct_used = gf_file_info(f)->direct;
+		if (gf_file_info(f)->note[0])
+			gf_strlcpy(j->note, gf_file_info(f)->note, sizeof(j->note));
+		else if (gf_io_note(io)[0])
+			gf_strlcpy(j->note, gf_io_note(io), sizeof(j->note));
+		if (buf->note[0] && !j->note[0])
+			gf_strlcpy(j->note, buf->note, sizeof(j->note));
+		j->buffer_node = gf_mem_node_of(buf->data);
+		if (is_write(p->mode))
+			gf_bench__fill(buf->data, buf->size, 0x51ed27aull + j->id);
+		gf_io_register_buf(io, buf);	/* best effort, like fio's fixedbufs */
+	}
+
+	pthread_mutex_lock(&r->mu);
+	r->nready++;
+	pthread_cond_broadcast(&r->cv);
+	while (!r->go)
+		pthread_cond_wait(&r->cv, &r->mu);
+	pthread_mutex_unlock(&r->mu);
+	if (j->err)
+		goto out;
+
+	for (unsigned i = 0; i < p->qd; i++) {
+		reqs[i].op = is_write(p->mode) ? GF_IO_WRITE : GF_IO_READ;
+		reqs[i].file = f;
+		reqs[i].buf = (char *)buf->data + (size_t)i * p->bs;
+		reqs[i].len = p->bs;
+		reqs[i].off = next_off(j);
+		reqs[i].cb = on_done;
+		reqs[i].user = j;
+		j->ready[i] = &reqs[i];
+	}
+	j->nready = p->qd;
+	while (!j->stopping || gf_io_inflight(io)) {
+		if (j->nready && !j->stopping) {
+			unsigned n = j->nready;
+			for (unsigned i = 0; i < n; i++)
+				j->ready[i]->off = next_off(j);
+			j->nready = 0;
+			rc = gf_io_submit(io, j->ready, n);
+			if (rc < 0) {
+				job_fail(j, rc);
+				j->stopping = true;
+			}
+		}
+		if (!gf_io_inflight(io))
+			break;
+		rc = gf_io_wait(io, 1, -1);
+		if (rc < 0 && rc != -EINTR) {
+			job_fail(j, rc);
+			j->stopping = true;
+			gf_io_close(io, GF_IO_CANCEL);
+			io = NULL;
+			break;
+		}
+		if (gf_io__now_ns() >= r->deadline || (b->opts.cancel && *b->opts.cancel))
+			j->stopping = true;
+	}
+	if (io && !j->err && is_write(p->mode) && !j->direct_used && fdatasync(gf_file_fd(f))) {
+		/* Buffered writes count until they are on the device (fio's
+		 * end_fsync=1); otherwise this would measure memcpy. */
+		job_fail(j, gf_error(-errno, "%s: fdatasync: %s", b->target.path, strerror(errno)));
+	}
+	j->t_end = gf_io__now_ns();
+out:
+	if (io) {
+		if (f)
+			gf_file_close(f);
+		gf_io_close(io, GF_IO_CANCEL);
+	}
+	gf_buf_free(buf);
+	free(reqs);
+	free(j->ready);
+	j->ready = NULL;
+	return NULL;
+}
+
+static double cpu_s(const struct rusage *a, const struct rusage *b, bool sys)
+{
+	const struct timeval *x = sys ? &a->ru_stime : &a->ru_utime, *y = sys ? &b->ru_stime : &b->ru_utime;
+
+	return (double)(y->tv_sec - x->tv_sec) + (double)(y->tv_usec - x->tv_usec) / 1e6;
+}
+
+static int check_point(const struct gf_bench_io *b, const struct gf_bench_point *p)
+{
+	if (!p->bs || !p->qd || !p->threads || p->duration_s <= 0)
+		return gf_error(-EINVAL, "bench io: block size, queue depth, threads and duration must be > 0");
+	if (p->qd > 4096 || p->threads > 256)
+		return gf_error(-EINVAL, "bench io: at most 4096 in flight per thread and 256 threads");
+	if (p->bs > (1u << 30))
+		return gf_error(-EINVAL, "bench io: block size above 1 GiB");
+	if (b->target.size / p->threads < p->bs)
+		return gf_error(-EINVAL, "%s: %llu bytes is too small for %u thread(s) of %zu-byte blocks",
+				b->target.path, (unsigned long long)b->target.size, p->threads, p->bs);
+	if (p->engine != GF_IO_URING && p->engine != GF_IO_PSYNC)
+		return gf_error(-EINVAL, "bench io: engine must be uring or psync");
+	if (p->sqpoll && p->engine != GF_IO_URING)
+		return gf_error(-EINVAL, "bench io: --sqpoll needs the uring engine");
+	if (is_write(p->mode) && p->cache == GF_CACHE_WARM)
+		return gf_error(-EINVAL, "bench io: warm applies to reads");
+	if (is_write(p->mode) && !b->opts.writes)
+		return gf_error(-EPERM, "bench io: opened for reads only");
+	return 0;
+}
+
+int gf_bench_io_run(struct gf_bench_io *b, const struct gf_bench_point *p, struct gf_bench_result *res)
+{
+	struct run r = { .b = b, .p = p };
+	struct rusage ru0, ru1;
+	struct gf_hist all;
+	uint64_t span, t_end = 0, dur_ns;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	res->p = *p;
+	rc = check_point(b, p);
+	if (rc) {
+		res->status = rc;
+		gf_strlcpy(res->error, gf_last_error(), sizeof(res->error));
+		return 0;
+	}
+	if (b->opts.cancel && *b->opts.cancel)
+		return gf_error(-ECANCELED, "bench io: cancelled");
+	span = b->target.size / p->bs * p->bs;
+	if (p->cache == GF_CACHE_WARM) {
+		rc = gf_bench__warm_cache(b, span);
+		if (!rc && b->target.mem_bytes && span > b->target.mem_bytes / 2)
+			snprintf(res->note, sizeof(res->note), "the span (%llu MiB) is over half of memory: "
+				 "'warm' is partly cold", (unsigned long long)(span >> 20));
+	} else {
+		rc = gf_bench__drop_cache(b);
+	}
+	if (rc) {
+		res->status = rc;
+		gf_strlcpy(res->error, gf_last_error(), sizeof(res->error));
+		return 0;
+	}
+
+	dur_ns = (uint64_t)(p->duration_s * 1e9);
+	r.interval_ns = dur_ns / 100 > 100000000ull ? dur_ns / 100 : 100000000ull;
+	r.nslices = (unsigned)(dur_ns / r.interval_ns) + 2;
+	if (r.nslices > GF_LAT_SAMPLES_MAX)
+		r.nslices = GF_LAT_SAMPLES_MAX;
+	r.slices = calloc(r.nslices, sizeof(*r.slices));
+	r.jobs = calloc(p->threads, sizeof(*r.jobs));
+	if (!r.slices || !r.jobs) {
+		free(r.slices);
+		free(r.jobs);
+		return gf_error(-ENOMEM, "bench io: out of memory");
+	}
+	pthread_mutex_init(&r.mu, NULL);
+	pthread_cond_init(&r.cv, NULL);
+	unsigned started = 0;
+	for (unsigned i = 0; i < p->threads; i++) {
+		struct job *j = &r.jobs[i];
+		j->run = &r;
+		j->id = i;
+		j->buffer_node = -1;
+		j->rng = 0x9e3779b97f4a7c15ull * (i + 1) ^ (uint64_t)gf_io__now_ns();
+		if (p->mode == GF_BENCH_SEQREAD || p->mode == GF_BENCH_SEQWRITE) {
+			uint64_t blocks = span / p->bs;
+			j->lo = blocks * i / p->threads * p->bs;
+			j->hi = blocks * (i + 1) / p->threads * p->bs;
+		} else {
+			j->lo = 0;
+			j->hi = span;
+		}
+		j->next = j->lo;
+		rc = pthread_create(&j->th, NULL, job_main, j);
+		if (rc) {
+			j->err = -rc;
+			snprintf(j->msg, sizeof(j->msg), "bench io: starting a thread: %s", strerror(rc));
+			break;
+		}
+		started++;
+	}
+	pthread_mutex_lock(&r.mu);
+	while (r.nready < started)
+		pthread_cond_wait(&r.cv, &r.mu);
+	getrusage(RUSAGE_SELF, &ru0);
+	r.t0 = gf_io__now_ns();
+	r.deadline = started == p->threads ? r.t0 + dur_ns : r.t0;	/* a thread missing: stop at once */
+	r.go = true;
+	pthread_cond_broadcast(&r.cv);
+	pthread_mutex_unlock(&r.mu);
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(r.jobs[i].th, NULL);
+	getrusage(RUSAGE_SELF, &ru1);
+	pthread_mutex_destroy(&r.mu);
+	pthread_cond_destroy(&r.cv);
+
+	memset(&all, 0, sizeof(all));
+	res->direct_used = true;
+	res->status = 0;
+	for (unsigned i = 0; i < p->threads; i++) {
+		struct job *j = &r.jobs[i];
+		gf_hist_merge(&all, &j->hist);
+		res->bytes += j->bytes;
+		res->ios += j->ios;
+		if (j->t_end > t_end)
+			t_end = j->t_end;
+		if (j->err && !res->status) {
+			res->status = j->err;
+			gf_strlcpy(res->error, j->msg, sizeof(res->error));
+		}
+		if (j->note[0] && !res->note[0])
+			gf_strlcpy(res->note, j->note, sizeof(res->note));
+		if (!j->direct_used)
+			res->direct_used = false;
+		if (i == 0) {
+			gf_strlcpy(res->engine_used, gf_io_backend_name(j->used), sizeof(res->engine_used));
+			b->target.buffer_node_actual = j->buffer_node;
+		}
+	}
+	res->seconds = t_end > r.t0 ? (double)(t_end - r.t0) / 1e9 : 0;
+	if (res->seconds > 0) {
+		res->gbps = (double)res->bytes / res->seconds / 1e9;
+		res->iops = (double)res->ios / res->seconds;
+	}
+	res->lat_mean_us = all.count ? (double)all.sum_ns / (double)all.count / 1e3 : 0;
+	res->lat_p50_us = gf_hist_quantile(&all, 0.50) / 1e3;
+	res->lat_p99_us = gf_hist_quantile(&all, 0.99) / 1e3;
+	res->lat_p999_us = gf_hist_quantile(&all, 0.999) / 1e3;
+	res->lat_max_us = (double)all.max_ns / 1e3;
+	res->cpu_user_s = cpu_s(&ru0, &ru1, false);
+	res->cpu_sys_s = cpu_s(&ru0, &ru1, true);
+	res->cpu_s_per_gb = res->bytes ? (res->cpu_user_s + res->cpu_sys_s) / ((double)res->bytes / 1e9) : 0;
+	res->interval_s = (double)r.interval_ns / 1e9;
+	/* Whole intervals only: the last, partial one would read low. */
+	for (unsigned s = 0; s < r.nslices && (uint64_t)(s + 1) * r.interval_ns <= (t_end - r.t0); s++)
+		res->samples[res->nsamples++] = (double)atomic_load(&r.slices[s]) / ((double)r.interval_ns / 1e9) / 1e9;
+	free(r.slices);
+	free(r.jobs);
+	if (b->opts.cancel && *b->opts.cancel)
+		return gf_error(-ECANCELED, "bench io: cancelled");
+	return 0;
+}

@@ -1,0 +1,298 @@
+/* What `bench io` measures on: the file or device, the disk under it and
+ * its NUMA node (from the machine model), the file's creation and removal,
+ * and page cache control for cold and warm runs. */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <gpufeed/topo.h>
+#include "bench/io_bench.h"
+#include "core/error.h"
+#include "core/strutil.h"
+#include "io/file.h"
+
+/* The whole disk under a file or partition: "vda" for /dev/vda1. */
+static void disk_of(dev_t dev, char *name, size_t size)
+{
+	char link[64], real[PATH_MAX], part[PATH_MAX + 16];
+	char *base;
+
+	name[0] = '\0';
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(dev), minor(dev));
+	if (!realpath(link, real))
+		return;
+	snprintf(part, sizeof(part), "%s/partition", real);
+	if (access(part, F_OK) == 0)
+		*strrchr(real, '/') = '\0';
+	base = strrchr(real, '/');
+	gf_strlcpy(name, base ? base + 1 : real, size);
+}
+
+static void from_model(struct gf_bench_io *b)
+{
+	struct gf_topo_options to = { .nvml = GF_NVML_OFF, .root = b->opts.root,
+				      .pci_locality = b->opts.pci_locality };
+	struct gf_bench_target *t = &b->target;
+	struct gf_topo *topo = NULL;
+
+	if (gf_topo_discover(&to, &topo))
+		return;	/* placement is a nicety: run without it */
+	gf_strlcpy(t->hostname, topo->machine.hostname, sizeof(t->hostname));
+	gf_strlcpy(t->kernel, topo->machine.kernel, sizeof(t->kernel));
+	t->ncpus = (int)gf_cpuset_count(&topo->cpus.online);
+	t->nnodes = topo->numa.nnodes;
+	t->mem_bytes = topo->machine.mem_bytes;
+	for (int i = 0; i < topo->nblocks; i++) {
+		const struct gf_block *blk = &topo->blocks[i];
+		if (strcmp(blk->name, t->device))
+			continue;
+		gf_strlcpy(t->model, blk->model, sizeof(t->model));
+		t->device_numa_node = blk->numa_node;
+		if (blk->pci >= 0) {
+			const struct gf_pcie_link *l = &topo->pci[blk->pci].link;
+			if (l->cur_gts > 0 && l->cur_width > 0)
+				snprintf(t->pcie, sizeof(t->pcie), "PCIe %.1f GT/s x%d", l->cur_gts, l->cur_width);
+		}
+	}
+	if (b->opts.numa_node >= 0) {
+		t->numa_node = b->opts.numa_node;
+		gf_strlcpy(t->numa_source, "option", sizeof(t->numa_source));
+	} else if (b->opts.numa_node == -1 && t->device_numa_node >= 0) {
+		t->numa_node = t->device_numa_node;
+		gf_strlcpy(t->numa_source, "drive", sizeof(t->numa_source));
+	}
+	for (int i = 0; i < topo->numa.nnodes && t->numa_node >= 0; i++) {
+		struct gf_cpuset cpus;
+		if (topo->numa.node[i].id != t->numa_node)
+			continue;
+		gf_cpuset_and(&cpus, &topo->numa.node[i].cpus, &topo->cpus.allowed);
+		b->cpus = cpus;
+		b->have_cpus = !gf_cpuset_empty(&cpus);
+		gf_cpuset_format_list(&cpus, t->cpus, sizeof(t->cpus));
+	}
+	gf_topo_free(topo);
+}
+
+/* Lays out a new file with real data (not fallocate: reads of unwritten
+ * extents never touch the disk and would flatter every read figure). */
+static int layout(struct gf_bench_io *b)
+{
+	struct gf_io_opts o = { .backend = GF_IO_AUTO, .queue_depth = 8, .sqpoll_cpu = -1,
+				.cpu_node = -1, .flags = GF_IO_BLOCK_WHEN_FULL };
+	struct gf_buf_opts bo = { .size = 8u << 20, .numa_node = -1 };
+	const size_t chunk = 1u << 20;
+	struct gf_io_req req[8], *rp;
+	struct gf_file *f = NULL;
+	struct gf_buf *buf = NULL;
+	struct gf_io *io = NULL;
+	uint64_t off = 0, size = b->target.size;
+	unsigned k = 0;
+	int rc;
+
+	rc = gf_io_open(&o, &io);
+	if (!rc)
+		rc = gf_file_open(io, b->target.path, GF_FILE_WRITE | GF_FILE_DIRECT, 0, &f);
+	if (!rc)
+		rc = gf_buf_alloc(&bo, &buf);
+	if (rc)
+		goto out;
+	gf_bench__fill(buf->data, buf->size, 0x9e3779b97f4a7c15ull);
+	memset(req, 0, sizeof(req));
+	while (off < size && !rc) {
+		if (b->opts.cancel && *b->opts.cancel) {
+			rc = gf_error(-ECANCELED, "%s: cancelled while laying out", b->target.path);
+			break;
+		}
+		rp = &req[k % 8];
+		if (k >= 8) {
+			while (!rp->done)
+				gf_io_wait(io, 1, -1);
+			if (rp->res < 0) {
+				rc = gf_error((int)rp->res, "%s: laying out the file: %s", b->target.path,
+					      strerror((int)-rp->res));
+				break;
+			}
+		}
+		memset(rp, 0, sizeof(*rp));
+		rp->op = GF_IO_WRITE;
+		rp->file = f;
+		rp->buf = (char *)buf->data + (k % 8) * chunk;
+		rp->len = size - off < chunk ? (size_t)(size - off) : chunk;
+		rp->off = off;
+		rc = gf_io_submit(io, &rp, 1);
+		rc = rc == 1 ? 0 : rc;
+		off += rp->len;
+		k++;
+	}
+	while (gf_io_inflight(io))
+		gf_io_wait(io, gf_io_inflight(io), -1);
+	for (unsigned i = 0; i < 8 && i < k && !rc; i++)
+		if (req[i].res < 0)
+			rc = gf_error((int)req[i].res, "%s: laying out the file: %s", b->target.path,
+				      strerror((int)-req[i].res));
+	if (!rc && fdatasync(gf_file_fd(f)))
+		rc = gf_error(-errno, "%s: fdatasync: %s", b->target.path, strerror(errno));
+out:
+	if (f)
+		gf_file_close(f);
+	gf_buf_free(buf);
+	if (io)
+		gf_io_close(io, GF_IO_DRAIN);
+	return rc;
+}
+
+int gf_bench_io_open(const struct gf_bench_io_opts *opts, struct gf_bench_io **out)
+{
+	struct gf_bench_io *b;
+	struct stat st;
+	int rc = 0, fd;
+
+	*out = NULL;
+	if (!opts || !opts->path || !*opts->path)
+		return gf_error(-EINVAL, "bench io: no path");
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return gf_error(-ENOMEM, "bench io: out of memory");
+	b->opts = *opts;
+	b->target.numa_node = -1;
+	b->target.device_numa_node = -1;
+	b->target.buffer_node_actual = -1;
+	gf_strlcpy(b->target.numa_source, "none", sizeof(b->target.numa_source));
+	if (strlen(opts->path) >= sizeof(b->target.path)) {
+		free(b);
+		return gf_error(-ENAMETOOLONG, "bench io: path too long");
+	}
+	gf_strlcpy(b->target.path, opts->path, sizeof(b->target.path));
+
+	if (stat(opts->path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			rc = gf_error(-EISDIR, "%s: a directory; give a file to create inside it", opts->path);
+		else if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
+			rc = gf_error(-EINVAL, "%s: not a regular file or a block device", opts->path);
+		else if (opts->writes && !opts->force)
+			rc = gf_error(-EEXIST, "%s: exists, and writing would destroy its contents; "
+				      "add --force to allow it, or give a new file name", opts->path);
+		if (rc)
+			goto fail;
+		b->target.block_device = S_ISBLK(st.st_mode);
+		fd = open(opts->path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			rc = gf_error(-errno, "%s: %s", opts->path, strerror(errno));
+			goto fail;
+		}
+		b->target.size = (uint64_t)st.st_size;
+		if (b->target.block_device) {
+			struct gf_io *io;
+			struct gf_file *f;
+			struct gf_io_opts o = { .backend = GF_IO_PSYNC, .queue_depth = 1,
+						.sqpoll_cpu = -1, .cpu_node = -1 };
+			if (gf_io_open(&o, &io) == 0) {
+				if (gf_file_from_fd(io, fd, 0, &f) == 0)
+					b->target.size = gf_file_info(f)->size;
+				gf_io_close(io, GF_IO_DRAIN);
+			}
+		}
+		gf_strlcpy(b->target.fs, gf_fs_type_name(fd), sizeof(b->target.fs));
+		close(fd);
+		disk_of(b->target.block_device ? st.st_rdev : st.st_dev, b->target.device,
+			sizeof(b->target.device));
+	} else if (errno == ENOENT) {
+		b->target.size = opts->size ? opts->size : 1ull << 30;
+		fd = open(opts->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			rc = gf_error(-errno, "%s: creating the test file: %s", opts->path, strerror(errno));
+			goto fail;
+		}
+		b->target.created = true;
+		if (fstat(fd, &st) == 0)
+			disk_of(st.st_dev, b->target.device, sizeof(b->target.device));
+		gf_strlcpy(b->target.fs, gf_fs_type_name(fd), sizeof(b->target.fs));
+		close(fd);
+	} else {
+		rc = gf_error(-errno, "%s: %s", opts->path, strerror(errno));
+		goto fail;
+	}
+	from_model(b);
+	if (b->target.created) {
+		rc = layout(b);
+		if (rc)
+			goto fail;
+	}
+	if (!b->target.size) {
+		rc = gf_error(-EINVAL, "%s: empty; nothing to read", opts->path);
+		goto fail;
+	}
+	*out = b;
+	return 0;
+fail:
+	gf_bench_io_close(b);
+	return rc;
+}
+
+const struct gf_bench_target *gf_bench_io_target(const struct gf_bench_io *b)
+{
+	return &b->target;
+}
+
+void gf_bench_io_close(struct gf_bench_io *b)
+{
+	if (!b)
+		return;
+	if (b->target.created)
+		unlink(b->target.path);
+	free(b);
+}
+
+int gf_bench__drop_cache(struct gf_bench_io *b)
+{
+	int fd = open(b->target.path, O_RDONLY | O_CLOEXEC);
+	int rc = 0;
+
+	if (fd < 0)
+		return gf_error(-errno, "%s: %s", b->target.path, strerror(errno));
+	/* Written pages must be clean before they can be dropped. */
+	if (fdatasync(fd) && errno != EINVAL)
+		rc = gf_error(-errno, "%s: fdatasync: %s", b->target.path, strerror(errno));
+	if (!rc && posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
+		rc = gf_error(-EIO, "%s: posix_fadvise(DONTNEED) failed", b->target.path);
+	close(fd);
+	return rc;
+}
+
+int gf_bench__warm_cache(struct gf_bench_io *b, uint64_t span)
+{
+	int fd = open(b->target.path, O_RDONLY | O_CLOEXEC);
+	char *buf;
+	uint64_t off = 0;
+	int rc = 0;
+
+	if (fd < 0)
+		return gf_error(-errno, "%s: %s", b->target.path, strerror(errno));
+	buf = malloc(1u << 20);
+	if (!buf) {
+		close(fd);
+		return gf_error(-ENOMEM, "out of memory");
+	}
+	while (off < span) {
+		ssize_t n = pread(fd, buf, 1u << 20, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = gf_error(-errno, "%s: warming the cache: %s", b->target.path, strerror(errno));
+			break;
+		}
+		if (!n)
+			break;
+		off += (uint64_t)n;
+	}
+	free(buf);
+	close(fd);
+	return rc;
+}
