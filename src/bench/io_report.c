@@ -143,8 +143,9 @@ int gf_bench_io_print(const struct gf_bench_target *t, const struct gf_bench_res
 	char size[32], bs[16], eng[24];
 
 	gf_fmt_bytes(t->size, size, sizeof(size));
-	fprintf(f, "%s: %s %s, %s%s%s%s\n", t->path, t->block_device ? "block device" : "file", size,
-		t->fs[0] ? t->fs : "?", t->device[0] ? " on " : "", t->device,
+	fprintf(f, "%s: %s %s%s%s%s%s%s\n", t->path, t->block_device ? "block device" : "file", size,
+		t->block_device ? "" : ", ", t->block_device ? "" : t->fs[0] ? t->fs : "?",
+		t->device[0] ? (t->block_device ? ", disk " : " on ") : "", t->device,
 		t->created ? " (created for this run, removed after)" : "");
 	if (t->model[0] || t->pcie[0])
 		fprintf(f, "drive: %s%s%s\n", t->model, t->model[0] && t->pcie[0] ? ", " : "", t->pcie);

@@ -35,15 +35,19 @@ static void disk_of(dev_t dev, char *name, size_t size)
 	gf_strlcpy(name, base ? base + 1 : real, size);
 }
 
-static void from_model(struct gf_bench_io *b)
+static int from_model(struct gf_bench_io *b)
 {
 	struct gf_topo_options to = { .nvml = GF_NVML_OFF, .root = b->opts.root,
 				      .pci_locality = b->opts.pci_locality };
 	struct gf_bench_target *t = &b->target;
 	struct gf_topo *topo = NULL;
 
-	if (gf_topo_discover(&to, &topo))
-		return;	/* placement is a nicety: run without it */
+	if (gf_topo_discover(&to, &topo)) {
+		if (b->opts.numa_node >= 0)
+			return gf_error(-ENODEV, "--numa-node %d: the machine model is not available: %s",
+					b->opts.numa_node, gf_last_error());
+		return 0;	/* automatic placement is a nicety: run without it */
+	}
 	gf_strlcpy(t->hostname, topo->machine.hostname, sizeof(t->hostname));
 	gf_strlcpy(t->kernel, topo->machine.kernel, sizeof(t->kernel));
 	t->ncpus = (int)gf_cpuset_count(&topo->cpus.online);
@@ -62,6 +66,19 @@ static void from_model(struct gf_bench_io *b)
 		}
 	}
 	if (b->opts.numa_node >= 0) {
+		bool known = false;
+		char nodes[64] = "";
+		for (int i = 0; i < topo->numa.nnodes; i++) {
+			size_t l = strlen(nodes);
+			known |= topo->numa.node[i].id == b->opts.numa_node;
+			snprintf(nodes + l, sizeof(nodes) - l, "%s%d", i ? "," : "", topo->numa.node[i].id);
+		}
+		if (!known) {
+			int n = b->opts.numa_node;
+			gf_topo_free(topo);
+			return gf_error(-ENODEV, "--numa-node %d: no such NUMA node here (nodes: %s)", n,
+					nodes[0] ? nodes : "none");
+		}
 		t->numa_node = b->opts.numa_node;
 		gf_strlcpy(t->numa_source, "option", sizeof(t->numa_source));
 	} else if (b->opts.numa_node == -1 && t->device_numa_node >= 0) {
@@ -78,6 +95,7 @@ static void from_model(struct gf_bench_io *b)
 		gf_cpuset_format_list(&cpus, t->cpus, sizeof(t->cpus));
 	}
 	gf_topo_free(topo);
+	return 0;
 }
 
 /* Lays out a new file with real data (not fallocate: reads of unwritten
@@ -199,7 +217,9 @@ int gf_bench_io_open(const struct gf_bench_io_opts *opts, struct gf_bench_io **o
 				gf_io_close(io, GF_IO_DRAIN);
 			}
 		}
-		gf_strlcpy(b->target.fs, gf_fs_type_name(fd), sizeof(b->target.fs));
+		/* For a device node, statfs names /dev's file system: useless. */
+		gf_strlcpy(b->target.fs, b->target.block_device ? "block device" : gf_fs_type_name(fd),
+			   sizeof(b->target.fs));
 		close(fd);
 		disk_of(b->target.block_device ? st.st_rdev : st.st_dev, b->target.device,
 			sizeof(b->target.device));
@@ -219,7 +239,9 @@ int gf_bench_io_open(const struct gf_bench_io_opts *opts, struct gf_bench_io **o
 		rc = gf_error(-errno, "%s: %s", opts->path, strerror(errno));
 		goto fail;
 	}
-	from_model(b);
+	rc = from_model(b);
+	if (rc)
+		goto fail;
 	if (b->target.created) {
 		rc = layout(b);
 		if (rc)

@@ -35,9 +35,11 @@ expect_no_grep() {
 	if grep -q -- "$2" "$1"; then not_ok "$3: '$2' found"; else ok "$3"; fi
 }
 
-# expect_jq FILE FILTER DESC: jq -e must succeed.
+# expect_jq FILE FILTER DESC: FILE holds exactly one JSON document and
+# FILTER is true of it (jq 1.6's -e alone passes an empty file).
 expect_jq() {
-	if jq -e "$2" "$1" >/dev/null 2>&1; then ok "$3"; else not_ok "$3: jq '$2' failed"; fi
+	if jq -e -s "length == 1 and (.[0] | $2)" "$1" >/dev/null 2>&1; then ok "$3"; else
+		not_ok "$3: jq '$2' failed"; fi
 }
 
 finish() {

@@ -72,6 +72,7 @@ if [ -b "$loopdev" ]; then
 	expect_rc 0 "read a block device" "$GPUFEED" bench io "$loopdev" --mode randread --direct --qd 4 \
 		--duration 0.2 --json
 	expect_jq "$out" '.target.kind == "block-device" and .target.size == 16777216 and .iops > 0' "block device read"
+	expect_jq "$out" '.target.fs == "block device" and (.target.device | startswith("loop"))' "a device is not called tmpfs"
 	expect_rc 3 "write a block device without --force" "$GPUFEED" bench io "$loopdev" --mode seqwrite --duration 0.1
 	expect_grep "$err" "--force" "the refusal names --force"
 	expect_rc 0 "write it with --force" "$GPUFEED" bench io "$loopdev" --mode seqwrite --direct --force \
@@ -115,6 +116,10 @@ expect_rc 0 "--numa-node 0" "$GPUFEED" bench io "$TMP/n.bin" --mode seqread --du
 	--numa-node 0 --json
 expect_jq "$out" '.placement.source == "option" and .placement.numa_node == 0 and .placement.buffer_node_actual == 0' \
 	"buffers on node 0, checked with move_pages"
+expect_rc 4 "--numa-node of a node that does not exist" "$GPUFEED" bench io "$TMP/n.bin" --mode seqread \
+	--duration 0.1 --size 4M --numa-node 7
+expect_grep "$err" "no such NUMA node" "says the node does not exist"
+[ ! -e "$TMP/n.bin" ] && ok "nothing created for a bad node" || not_ok "$TMP/n.bin left"
 expect_rc 0 "--root takes the model from a recording" "$GPUFEED" bench io "$TMP/n.bin" --mode seqread --duration 0.1 \
 	--size 4M --root "$FIX/hgx-h100-8gpu/root" --json
 expect_jq "$out" '.machine.cpus == 224' "the recording's machine summary"
