@@ -84,10 +84,14 @@ enum gf_io_close_mode {
  * Returns 0, or the first error a request reported during the close. */
 GF_API int gf_io_close(struct gf_io *io, enum gf_io_close_mode mode);
 
-/* Registers the buffer for io_uring fixed reads and writes (a no-op on
- * psync).  Requests whose memory lies inside it use it automatically.
- * -ENOMEM (RLIMIT_MEMLOCK) and -ENOSPC (slots) leave it unregistered; the
- * engine still works with it, a bit slower. */
+/* Registers the buffer for io_uring fixed reads and writes (on psync, and
+ * with GF_IO_NO_REGISTER, it is only recorded).  Requests whose memory lies
+ * inside it use it automatically.  -EBUSY when it is registered already
+ * (with this engine, or on io_uring with another); -ENOMEM
+ * (RLIMIT_MEMLOCK) and -ENOSPC (max_bufs slots) leave it unregistered;
+ * the engine still works with it, a bit slower.  Unregister before
+ * freeing it (gf_io_close unregisters what is left); unregistering what is
+ * not registered here is -ENOENT. */
 GF_API int gf_io_register_buf(struct gf_io *io, struct gf_buf *b);
 GF_API int gf_io_unregister_buf(struct gf_io *io, struct gf_buf *b);
 
@@ -155,11 +159,13 @@ GF_API int gf_io_submit(struct gf_io *io, struct gf_io_req **reqs, unsigned n);
 /* Completes what is ready without blocking; returns how many completed. */
 GF_API int gf_io_poll(struct gf_io *io);
 /* Blocks until at least min_complete requests complete (or none is left in
- * flight), timeout_ms < 0 waits forever; returns how many completed or
- * -ETIME when the timeout came first. */
+ * flight), timeout_ms < 0 waits forever, 0 takes what is ready without
+ * blocking; returns how many completed or -ETIME when the timeout came
+ * first and none did. */
 GF_API int gf_io_wait(struct gf_io *io, unsigned min_complete, int timeout_ms);
 /* Asks for a request to stop.  It still completes once: with -ECANCELED if
- * it had not started, else with its real result.  -ENOENT when not in flight. */
+ * it had not started (or came back short and the rest was not issued),
+ * else with its real result.  -ENOENT when not in flight. */
 GF_API int gf_io_cancel(struct gf_io *io, struct gf_io_req *req);
 GF_API unsigned gf_io_inflight(const struct gf_io *io);
 

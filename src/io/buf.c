@@ -56,8 +56,13 @@ static int place(struct gf_buf *b, void *addr, size_t len, int node, unsigned fl
 	const size_t wbits = 8 * sizeof(unsigned long);
 	int mode = (flags & GF_BUF_NODE_STRICT) ? MPOL_BIND_ : MPOL_PREFERRED_;
 
-	if (node < 0 || node >= NODE_BITS)
-		return gf_error(-EINVAL, "NUMA node %d out of range", node);
+	if (node >= NODE_BITS) {
+		/* Like any node the kernel does not have: a note unless strict. */
+		if (flags & GF_BUF_NODE_STRICT)
+			return gf_error(-EINVAL, "NUMA node %d out of range", node);
+		note_add(b, "%s: %s", "not placed (node out of range)", EINVAL);
+		return 0;
+	}
 	memset(mask, 0, sizeof(mask));
 	mask[(size_t)node / wbits] |= 1UL << ((size_t)node % wbits);
 	if (syscall(SYS_mbind, addr, len, mode, mask, (unsigned long)NODE_BITS + 1, MPOL_MF_MOVE_)) {
@@ -113,6 +118,10 @@ int gf_buf_alloc(const struct gf_buf_opts *opts, struct gf_buf **out)
 		size = (size + (2u << 20) - 1) / (2u << 20) * (2u << 20);
 	/* Over-map by the alignment and trim, so any power of two works. */
 	map_size = size + (align > pg ? align : 0);
+	/* hugetlb maps and unmaps whole huge pages only: munmap of a length
+	 * that ends inside one fails, and the mapping would leak. */
+	if (flags & GF_BUF_HUGE)
+		map_size = (map_size + (2u << 20) - 1) / (2u << 20) * (2u << 20);
 
 	b = calloc(1, sizeof(*b));
 	if (!b)
@@ -120,8 +129,6 @@ int gf_buf_alloc(const struct gf_buf_opts *opts, struct gf_buf **out)
 	b->uring_index = -1;
 	b->numa_node = opts->numa_node;
 	b->map = map_anon(map_size, flags, &b->huge);
-	if (!b->map && (flags & GF_BUF_HUGE))
-		note_add(b, "%s: %s", "no huge pages", ENOMEM);
 	if (!b->map) {
 		int err = errno;
 		free(b);

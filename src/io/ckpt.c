@@ -21,6 +21,7 @@ struct gf_ckpt {
 	char *path, *tmp;
 	struct gf_ckpt_opts o;
 	struct gf_buf *stage;		/* two halves of chunk bytes */
+	bool registered;		/* stage is registered with io */
 	struct gf_io_req req[2];
 	bool busy[2];
 	int cur;
@@ -154,7 +155,9 @@ int gf_ckpt_open(struct gf_io *io, const char *path, const struct gf_ckpt_opts *
 	rc = gf_file_open(io, c->tmp, GF_FILE_WRITE | (c->o.direct ? GF_FILE_DIRECT : 0), 0, &c->f);
 	if (rc)
 		goto fail;
-	align = c->f->info.offset_align;
+	/* Both halves must suit O_DIRECT: the second starts chunk bytes in. */
+	align = c->f->info.offset_align > c->f->info.mem_align ? c->f->info.offset_align
+								: c->f->info.mem_align;
 	if (c->o.chunk % align)
 		c->o.chunk = (c->o.chunk + align - 1) / align * align;
 	bo.size = 2 * c->o.chunk;
@@ -162,7 +165,7 @@ int gf_ckpt_open(struct gf_io *io, const char *path, const struct gf_ckpt_opts *
 	rc = gf_buf_alloc(&bo, &c->stage);
 	if (rc)
 		goto fail;
-	gf_io_register_buf(io, c->stage);	/* best effort */
+	c->registered = gf_io_register_buf(io, c->stage) == 0;	/* best effort */
 	*out = c;
 	return 0;
 fail:
@@ -231,8 +234,9 @@ int gf_ckpt_commit(struct gf_ckpt *c)
 		rc = wait_half(c, 0);
 	if (!rc)
 		rc = wait_half(c, 1);
-	if (!rc && c->f->info.direct && (uint64_t)c->off != total &&
-	    ftruncate(gf_file_fd(c->f), (off_t)total))
+	/* Padded for O_DIRECT: cut back, even when O_DIRECT was dropped
+	 * since (the padding went out through the page cache then). */
+	if (!rc && c->off != total && ftruncate(gf_file_fd(c->f), (off_t)total))
 		rc = gf_error(-errno, "%s: truncating to %llu bytes: %s", c->tmp,
 			      (unsigned long long)total, strerror(errno));
 	if (!rc) {
@@ -272,7 +276,7 @@ void gf_ckpt_abort(struct gf_ckpt *c)
 			if (gf_io_wait(c->io, 1, -1) < 0)
 				break;
 	if (c->stage) {
-		if (c->stage->uring_index >= 0)
+		if (c->registered)
 			gf_io_unregister_buf(c->io, c->stage);
 		gf_buf_free(c->stage);
 	}

@@ -131,19 +131,24 @@ unsigned gf_io_inflight(const struct gf_io *io)
 
 int gf_io_register_buf(struct gf_io *io, struct gf_buf *b)
 {
-	int slot;
+	int slot = -1;
 
 	if (!b)
 		return gf_error(-EINVAL, "register buffer: no buffer");
+	/* Kept on every back end, so registering twice is an error (and
+	 * unregistering matches) whether or not the kernel takes part. */
+	for (unsigned i = 0; i < io->nbufs; i++)
+		if (io->bufs[i] == b)
+			return gf_error(-EBUSY, "register buffer: already registered with this engine");
 	if (b->uring_index >= 0)
 		return gf_error(-EBUSY, "register buffer: already registered with an engine");
-	if (!io->ops->buf_register || (io->opts.flags & GF_IO_NO_REGISTER))
-		return 0;
 	if (io->nbufs >= io->opts.max_bufs)
 		return gf_error(-ENOSPC, "register buffer: all %u slots in use", io->opts.max_bufs);
-	slot = io->ops->buf_register(io, b);
-	if (slot < 0)
-		return slot;
+	if (io->ops->buf_register && !(io->opts.flags & GF_IO_NO_REGISTER)) {
+		slot = io->ops->buf_register(io, b);
+		if (slot < 0)
+			return slot;
+	}
 	b->uring_index = slot;
 	io->bufs[io->nbufs++] = b;
 	return 0;
@@ -154,12 +159,13 @@ int gf_io_unregister_buf(struct gf_io *io, struct gf_buf *b)
 	for (unsigned i = 0; i < io->nbufs; i++) {
 		if (io->bufs[i] != b)
 			continue;
-		io->ops->buf_unregister(io, b->uring_index);
+		if (b->uring_index >= 0 && io->ops->buf_unregister)
+			io->ops->buf_unregister(io, b->uring_index);
 		b->uring_index = -1;
 		io->bufs[i] = io->bufs[--io->nbufs];
 		return 0;
 	}
-	return io->ops->buf_register ? gf_error(-ENOENT, "unregister buffer: not registered here") : 0;
+	return gf_error(-ENOENT, "unregister buffer: not registered here");
 }
 
 static int find_buf(const struct gf_io *io, const void *ptr, size_t len)
@@ -191,18 +197,23 @@ static int issue(struct gf_io *io, struct gf_io_req *req)
 		.len = req->len - req->moved,
 		.off = req->off + req->moved,
 	};
+	bool direct = false;
 
 	if (req->op != GF_IO_FSYNC) {
-		if (f->info.direct && !aligned(f, is.ptr, is.len, is.off)) {
+		direct = f->info.direct;
+		if (direct && !aligned(f, is.ptr, is.len, is.off)) {
 			int rc = gf_file__buffered_fd(f);
 			if (rc < 0)
 				return rc;
 			is.fd = rc;
 			is.file_index = -1;
+			direct = false;
 		}
 		is.buf_index = find_buf(io, is.ptr, is.len);
 	}
-	req->state = GF_REQ_ISSUED;
+	/* Remembered for the result: only an O_DIRECT issue tells whether
+	 * the file system takes O_DIRECT I/O. */
+	req->state = direct ? GF_REQ_ISSUED_DIRECT : GF_REQ_ISSUED;
 	return io->ops->issue(io, req, &is);
 }
 
@@ -241,7 +252,9 @@ static void retry_later(struct gf_io *io, struct gf_io_req *req)
 
 void gf_io__raw_done(struct gf_io *io, struct gf_io_req *req, long long res)
 {
+	struct gf_file *f = req->file;
 	size_t left = req->len - req->moved;
+	bool via_direct = req->state == GF_REQ_ISSUED_DIRECT;
 
 	res = gf_io_fault_apply(req->op, req->off + req->moved, res);
 	if (res == -ECANCELED || (req->cancel && res < 0)) {
@@ -257,10 +270,13 @@ void gf_io__raw_done(struct gf_io *io, struct gf_io_req *req, long long res)
 			retry_later(io, req);
 		return;
 	}
-	if (res == -EINVAL && req->file->info.direct && !req->file->direct_ok && req->op != GF_IO_FSYNC) {
+	if (res == -EINVAL && via_direct && !f->direct_ok && !(f->flags & GF_FILE_DIRECT_REQUIRED)) {
 		/* The filesystem took O_DIRECT at open and refuses it now
-		 * (older tmpfs, some FUSE): go through the page cache. */
-		gf_file__drop_direct(req->file, "O_DIRECT I/O refused (EINVAL)");
+		 * (older tmpfs, some FUSE): go through the page cache.  Every
+		 * O_DIRECT issue in flight comes back like this one; the
+		 * first drops O_DIRECT, all go again. */
+		if (f->info.direct)
+			gf_file__drop_direct(f, "O_DIRECT I/O refused (EINVAL)");
 		retry_later(io, req);
 		return;
 	}
@@ -272,8 +288,8 @@ void gf_io__raw_done(struct gf_io *io, struct gf_io_req *req, long long res)
 		finish(io, req, 0);
 		return;
 	}
-	if (req->file->info.direct)
-		req->file->direct_ok = true;
+	if (via_direct)
+		f->direct_ok = true;
 	if ((unsigned long long)res > left)
 		res = (long long)left;
 	req->moved += (size_t)res;
@@ -336,7 +352,7 @@ static int validate(struct gf_io *io, const struct gf_io_req *req)
 		return gf_error(-EINVAL, "I/O request of %zu bytes is too large", req->len);
 	if (req->op != GF_IO_READ && !(req->file->flags & GF_FILE_WRITE))
 		return gf_error(-EBADF, "%s: opened read-only", req->file->path);
-	if (req->state == GF_REQ_ISSUED || req->state == GF_REQ_RETRY)
+	if (req->state == GF_REQ_ISSUED || req->state == GF_REQ_ISSUED_DIRECT || req->state == GF_REQ_RETRY)
 		return gf_error(-EBUSY, "I/O request submitted twice");
 	return 0;
 }
@@ -428,10 +444,10 @@ int gf_io_wait(struct gf_io *io, unsigned min_complete, int timeout_ms)
 		int left = -1;
 
 		if (timeout_ms >= 0) {
+			/* Past the deadline (or a zero timeout): still take
+			 * what is ready, without blocking. */
 			uint64_t now = gf_io__now_ns();
-			if (now >= deadline)
-				break;
-			left = (int)((deadline - now + 999999) / 1000000);
+			left = now >= deadline ? 0 : (int)((deadline - now + 999999) / 1000000);
 		}
 		rc = reap(io, 1, left);
 		if (rc == -ETIME)
@@ -449,7 +465,7 @@ int gf_io_cancel(struct gf_io *io, struct gf_io_req *req)
 	if (!req || req->slot >= io->opts.queue_depth || io->slot[req->slot] != req)
 		return gf_error(-ENOENT, "cancel: request not in flight");
 	req->cancel = true;
-	if (req->state == GF_REQ_ISSUED && io->ops->cancel)
+	if ((req->state == GF_REQ_ISSUED || req->state == GF_REQ_ISSUED_DIRECT) && io->ops->cancel)
 		return io->ops->cancel(io, req);
 	return 0;
 }

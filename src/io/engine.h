@@ -16,6 +16,7 @@ enum {
 	GF_REQ_ISSUED,		/* with the back end */
 	GF_REQ_RETRY,		/* waiting on the retry list */
 	GF_REQ_DONE,
+	GF_REQ_ISSUED_DIRECT,	/* with the back end, through the O_DIRECT descriptor */
 };
 
 /* What one issue of a request moves: the part not yet moved. */
@@ -58,9 +59,9 @@ struct gf_file {
 	int fd_buffered;	/* same file without O_DIRECT, -1 until needed */
 	int fd_slot;		/* registered slot of fd, -1 none */
 	bool owns_fd;
-	bool direct_ok;
+	bool direct_ok;		/* an O_DIRECT issue has succeeded */
 	bool fd_swapped;	/* O_DIRECT dropped: fd is the buffered twin,
-				 * fd_buffered the original descriptor */		/* an O_DIRECT issue has succeeded */
+				 * fd_buffered the original descriptor */
 	unsigned flags;
 	char *path;		/* for messages; "fd N" for gf_file_from_fd */
 	unsigned inflight;

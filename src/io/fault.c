@@ -19,21 +19,29 @@ static struct {
 static atomic_int nfaults;
 static unsigned fired_total;
 
-int gf_io_fault_add(const struct gf_io_fault *f)
+/* Adds all n or none. */
+static int add_all(const struct gf_io_fault *f, int n)
 {
-	int rc = 0, n;
+	int rc = 0, have;
 
 	pthread_mutex_lock(&lock);
-	n = atomic_load(&nfaults);
-	if (n >= MAX_FAULTS) {
+	have = atomic_load(&nfaults);
+	if (have + n > MAX_FAULTS) {
 		rc = gf_error(-ENOSPC, "fault injection: at most %d faults", MAX_FAULTS);
 	} else {
-		faults[n].f = *f;
-		faults[n].seen = faults[n].fired = 0;
-		atomic_store(&nfaults, n + 1);
+		for (int i = 0; i < n; i++) {
+			faults[have + i].f = f[i];
+			faults[have + i].seen = faults[have + i].fired = 0;
+		}
+		atomic_store(&nfaults, have + n);
 	}
 	pthread_mutex_unlock(&lock);
 	return rc;
+}
+
+int gf_io_fault_add(const struct gf_io_fault *f)
+{
+	return add_all(f, 1);
 }
 
 void gf_io_fault_clear(void)
@@ -89,6 +97,9 @@ static int parse_u64(const char **p, uint64_t *v)
 {
 	char *end;
 
+	/* Digits only: strtoull would take blanks, a sign, and wrap "-1". */
+	if (**p < '0' || **p > '9')
+		return -1;
 	errno = 0;
 	*v = strtoull(*p, &end, 0);
 	if (end == *p || errno)
@@ -168,24 +179,25 @@ static int parse_one(const char *s, size_t len, struct gf_io_fault *f)
 
 int gf_io_fault_parse(const char *spec)
 {
+	struct gf_io_fault f[MAX_FAULTS];
 	const char *s = spec;
+	int n = 0;
 
+	/* All or nothing: parse every entry before adding any. */
 	while (*s) {
 		size_t len = strcspn(s, ",");
-		struct gf_io_fault f;
-		int rc;
 
-		if (parse_one(s, len, &f))
+		if (n == MAX_FAULTS)
+			return gf_error(-ENOSPC, "GPUFEED_IO_FAULT: at most %d faults", MAX_FAULTS);
+		if (parse_one(s, len, &f[n]))
 			return gf_error(-EINVAL, "GPUFEED_IO_FAULT: cannot parse '%.*s' (want "
 					"OP:KIND[=N][@OFF[+LEN]][*COUNT], e.g. read:eio@0)", (int)len, s);
-		rc = gf_io_fault_add(&f);
-		if (rc)
-			return rc;
+		n++;
 		s += len;
 		if (*s == ',')
 			s++;
 	}
-	return 0;
+	return add_all(f, n);
 }
 
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;

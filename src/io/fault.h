@@ -21,14 +21,16 @@ struct gf_io_fault {
 	unsigned count;		/* fire this many times, 0 = every time */
 };
 
-/* 0 or -ENOSPC (at most 16 faults). */
+/* 0 or -ENOSPC (at most 16 faults in all). */
 int gf_io_fault_add(const struct gf_io_fault *f);
 void gf_io_fault_clear(void);
 /* How many times faults fired since the last clear. */
 unsigned gf_io_fault_fired(void);
 /* "OP:KIND[=N][@OFF[+LEN]][*COUNT],..." with OP read|write|fsync|any and
  * KIND eio|enospc|eintr|eagain|short (short=N bytes), e.g.
- * "read:eio@1048576", "any:short=4096*3".  0 or -EINVAL with a message. */
+ * "read:eio@1048576", "any:short=4096*3"; numbers are decimal, 0x hex or
+ * 0 octal.  All or nothing: 0, or -EINVAL / -ENOSPC with a message and no
+ * fault added. */
 int gf_io_fault_parse(const char *spec);
 /* Loads GPUFEED_IO_FAULT once per process (called by gf_io_open). */
 int gf_io_fault_from_env(void);

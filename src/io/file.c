@@ -118,18 +118,28 @@ static int setup(struct gf_io *io, int fd, bool owns, unsigned flags, const char
 int gf_file_open(struct gf_io *io, const char *path, unsigned flags, mode_t mode, struct gf_file **out)
 {
 	bool direct = flags & (GF_FILE_DIRECT | GF_FILE_DIRECT_REQUIRED);
+	bool existed = true;
 	char note[200] = "";
 	int fd, rc;
 
 	*out = NULL;
 	if (!path || !*path)
 		return gf_error(-EINVAL, "open: empty path");
+	/* Linux creates the file before it checks O_DIRECT (ramfs refuses
+	 * it after O_CREAT did its work): know whether the file was there. */
+	if (direct && (flags & GF_FILE_CREATE))
+		existed = !(flags & GF_FILE_EXCL) && access(path, F_OK) == 0;
 	fd = open(path, open_flags(flags) | (direct ? O_DIRECT : 0), mode ? mode : 0644);
 	if (fd < 0 && errno == EINVAL && direct) {
-		int err = errno;
-		if (flags & GF_FILE_DIRECT_REQUIRED)
-			return gf_error(-err, "%s: O_DIRECT refused by the file system", path);
-		fd = open(path, open_flags(flags), mode ? mode : 0644);
+		bool created = !existed && access(path, F_OK) == 0;
+
+		if (flags & GF_FILE_DIRECT_REQUIRED) {
+			if (created)
+				unlink(path);
+			return gf_error(-EINVAL, "%s: O_DIRECT refused by the file system", path);
+		}
+		/* Without O_EXCL when the refused open created the file. */
+		fd = open(path, open_flags(created ? flags & ~GF_FILE_EXCL : flags), mode ? mode : 0644);
 		if (fd >= 0)
 			snprintf(note, sizeof(note), "O_DIRECT refused by %s; using the page cache",
 				 gf_fs_type_name(fd));

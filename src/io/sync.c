@@ -126,6 +126,7 @@ int gf_io_read_file(struct gf_io *io, const char *path, unsigned flags, int numa
 	struct gf_buf *b = NULL;
 	uint64_t size, span;
 	size_t got = 0, nr, align;
+	bool registered;
 	int rc;
 
 	*out = NULL;
@@ -161,9 +162,9 @@ int gf_io_read_file(struct gf_io *io, const char *path, unsigned flags, int numa
 		r[i].len = (size_t)((span - r[i].off) < chunk ? span - r[i].off : chunk);
 		r[i].buf = (char *)b->data + r[i].off;
 	}
-	gf_io_register_buf(io, b);	/* best effort: fixed reads when it works */
+	registered = gf_io_register_buf(io, b) == 0;	/* best effort: fixed reads when it works */
 	rc = gf_io_read_ranges(io, f, r, (unsigned)nr);
-	if (b->uring_index >= 0)
+	if (registered)
 		gf_io_unregister_buf(io, b);
 	if (rc)
 		goto out;

@@ -30,6 +30,33 @@ static unsigned pow2_at_least(unsigned v)
 	return p;
 }
 
+/* Ring parameters; coop: completions as cooperative task work (5.19+). */
+static void ring_params(const struct gf_io *io, struct io_uring_params *p, unsigned entries, bool coop)
+{
+	memset(p, 0, sizeof(*p));
+	/* The kernel takes at most 32768 submission entries (EINVAL above):
+	 * clamp, since a full submission queue is flushed as it fills
+	 * (get_sqe), and keep a completion entry for every request in
+	 * flight plus their cancels. */
+	p->flags = IORING_SETUP_CLAMP | IORING_SETUP_CQSIZE;
+	p->cq_entries = 2 * entries;
+	if (io->opts.flags & GF_IO_SQPOLL) {
+		p->flags |= IORING_SETUP_SQPOLL;
+		p->sq_thread_idle = io->opts.sqpoll_idle_ms;
+		if (io->opts.sqpoll_cpu >= 0) {
+			p->flags |= IORING_SETUP_SQ_AFF;
+			p->sq_thread_cpu = (unsigned)io->opts.sqpoll_cpu;
+		}
+	} else if (coop) {
+		/* Completions run as task work when we enter the kernel
+		 * anyway: fewer interrupts of the submitting thread.
+		 * TASKRUN_FLAG tells us when such work waits, so a
+		 * gf_io_poll() that finds no completion enters the kernel to
+		 * run it instead of waiting for the next timer tick. */
+		p->flags |= IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG;
+	}
+}
+
 static int uring_init(struct gf_io *io)
 {
 	struct uring_be *be = calloc(1, sizeof(*be));
@@ -39,22 +66,10 @@ static int uring_init(struct gf_io *io)
 
 	if (!be)
 		return gf_error(-ENOMEM, "io_uring: out of memory");
-	memset(&p, 0, sizeof(p));
-	if (io->opts.flags & GF_IO_SQPOLL) {
-		p.flags |= IORING_SETUP_SQPOLL;
-		p.sq_thread_idle = io->opts.sqpoll_idle_ms;
-		if (io->opts.sqpoll_cpu >= 0) {
-			p.flags |= IORING_SETUP_SQ_AFF;
-			p.sq_thread_cpu = (unsigned)io->opts.sqpoll_cpu;
-		}
-	} else {
-		/* Completions run as task work when we enter the kernel
-		 * anyway: fewer interrupts of the submitting thread (5.19+). */
-		p.flags |= IORING_SETUP_COOP_TASKRUN;
-	}
+	ring_params(io, &p, entries, true);
 	rc = io_uring_queue_init_params(entries, &be->ring, &p);
 	if (rc == -EINVAL && (p.flags & IORING_SETUP_COOP_TASKRUN)) {
-		memset(&p, 0, sizeof(p));
+		ring_params(io, &p, entries, false);	/* before 5.19 */
 		rc = io_uring_queue_init_params(entries, &be->ring, &p);
 	}
 	if (rc < 0) {
@@ -187,7 +202,10 @@ static int uring_reap(struct gf_io *io, unsigned min, int timeout_ms)
 		}
 		io_uring_cq_advance(&be->ring, n);
 		for (unsigned i = 0; i < n; i++) {
-			if (got[i].data == &cancel_tag)
+			/* Not requests: our cancels, and the timeouts liburing
+			 * queues itself on kernels without EXT_ARG (< 5.11). */
+			if (got[i].data == &cancel_tag ||
+			    (uintptr_t)got[i].data == (uintptr_t)LIBURING_UDATA_TIMEOUT)
 				continue;
 			gf_io__raw_done(io, got[i].data, got[i].res);
 			total++;

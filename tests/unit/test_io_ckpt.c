@@ -1,0 +1,206 @@
+/* Checkpoints (gf_ckpt_*, gf_io_write_file_atomic): direct and buffered,
+ * sizes from 0 to past the chunk and the dirty limit, exact content and
+ * mode, no temp file left; abort, write and fsync errors keep the old
+ * file; both back ends, on disk, tmpfs and ramfs. */
+#include "test_io_util.h"
+
+#include <sys/stat.h>
+
+#define MiB (1u << 20)
+
+static const size_t sizes[] = { 0, 1, 4095, 4096, MiB + 7, 9 * MiB };
+
+static void check_ckpt(struct t_fs *fs, const char *rel, size_t size, unsigned seed, mode_t mode)
+{
+	struct stat st;
+
+	assert_int_equal(stat(t_path(fs, rel), &st), 0);
+	assert_int_equal(st.st_mode & 07777, mode);
+	assert_int_equal((size_t)st.st_size, size);
+	t_check_file(t_path(fs, rel), size, seed);
+	assert_int_equal(t_count_names(fs->base, ".tmp-"), 0);
+}
+
+/* In pieces of odd sizes, through gf_ckpt_write. */
+static void write_pieces(struct gf_io *io, const char *path, const uint8_t *data, size_t size,
+			 const struct gf_ckpt_opts *o)
+{
+	struct gf_ckpt *c;
+	size_t off = 0, piece = 1;
+
+	assert_int_equal(gf_ckpt_open(io, path, o, &c), 0);
+	while (off < size) {
+		size_t n = size - off < piece ? size - off : piece;
+
+		assert_int_equal(gf_ckpt_write(c, data + off, n), 0);
+		off += n;
+		piece = piece * 3 + 4093;
+	}
+	assert_int_equal(gf_ckpt_write(c, data, 0), 0);
+	assert_int_equal(gf_ckpt_commit(c), 0);
+}
+
+static void sizes_and_modes(struct t_fs *fs)
+{
+	uint8_t *data = malloc(9 * MiB);
+	struct gf_io *io;
+
+	assert_non_null(data);
+	T_FOR_EACH_BACKEND(fs, io, "checkpoint sizes", 0, 0, 0) {
+		for (int direct = 0; direct < 2; direct++) {
+			struct gf_ckpt_opts o = { .direct = direct, .dirty_limit = MiB, .mode = 0640 };
+			unsigned seed = 10 + (unsigned)direct;
+
+			t_fill(data, 9 * MiB, 0, seed);
+			for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+				const char *path = t_path(fs, "ck.bin");
+
+				print_message("[ -- size  ] %zu, %s\n", sizes[i], direct ? "direct" : "buffered");
+				if (i % 2)
+					write_pieces(io, path, data, sizes[i], &o);
+				else
+					assert_int_equal(gf_io_write_file_atomic(io, path, data, sizes[i], &o), 0);
+				check_ckpt(fs, "ck.bin", sizes[i], seed, 0640);
+			}
+			/* Small chunks, also not a multiple of any block. */
+			o.chunk = 4096 + 1;
+			o.keep_cache = true;
+			write_pieces(io, t_path(fs, "ck.bin"), data, MiB + 7, &o);
+			check_ckpt(fs, "ck.bin", MiB + 7, seed, 0640);
+		}
+		assert_int_equal(gf_io_inflight(io), 0);
+		assert_int_equal(gf_io_close(io, GF_IO_DRAIN), 0);
+	}
+	/* Default mode, whatever the umask. */
+	io = t_io_open(GF_IO_PSYNC, 0, 0, 0);
+	{
+		mode_t old = umask(077);
+
+		t_fill(data, 100, 0, 12);
+		assert_int_equal(gf_io_write_file_atomic(io, t_path(fs, "def.bin"), data, 100, NULL), 0);
+		umask(old);
+		check_ckpt(fs, "def.bin", 100, 12, 0644);
+	}
+	/* A directory that is not there. */
+	{
+		struct gf_ckpt *c = (struct gf_ckpt *)data;
+
+		assert_int_equal(gf_ckpt_open(io, t_path(fs, "no/such/dir/ck.bin"), NULL, &c), -ENOENT);
+		assert_null(c);
+		assert_true(t_contains(gf_last_error(), "no/such/dir/ck.bin"));
+		assert_int_equal(gf_ckpt_open(io, "", NULL, &c), -EINVAL);
+	}
+	assert_int_equal(gf_io_close(io, GF_IO_DRAIN), 0);
+	free(data);
+}
+T_FS_TESTS(sizes_and_modes);
+
+/* Abort, write errors, fsync errors: the old file stays, no temp file. */
+static void failures(struct t_fs *fs)
+{
+	const size_t big = 3 * MiB + 5;
+	uint8_t *data = malloc(big);
+	struct gf_io *io;
+
+	assert_non_null(data);
+	t_fill(data, big, 0, 13);
+	t_write(fs->base, "ck.bin", "old");
+	T_FOR_EACH_BACKEND(fs, io, "checkpoint failures", 0, 0, 0) {
+		for (int direct = 0; direct < 2; direct++) {
+			struct gf_ckpt_opts o = { .direct = direct, .dirty_limit = MiB };
+			struct gf_io_fault eio = { .op = GF_IO_WRITE, .err = -EIO, .cut = -1, .count = 1 };
+			const char *path = t_path(fs, "ck.bin");
+			struct gf_ckpt *c;
+			int rc;
+
+			/* Abort, at once and after data went out. */
+			assert_int_equal(gf_ckpt_open(io, path, &o, &c), 0);
+			assert_int_equal(t_count_names(fs->base, ".tmp-"), 1);
+			gf_ckpt_abort(c);
+			t_check_kept(fs, "ck.bin", "old");
+			assert_int_equal(gf_ckpt_open(io, path, &o, &c), 0);
+			assert_int_equal(gf_ckpt_write(c, data, big), 0);
+			gf_ckpt_abort(c);
+			t_check_kept(fs, "ck.bin", "old");
+			gf_ckpt_abort(NULL);
+
+			/* A write error in the last piece: commit fails. */
+			gf_io_fault_clear();
+			assert_int_equal(gf_io_fault_add(&eio), 0);
+			assert_int_equal(gf_ckpt_open(io, path, &o, &c), 0);
+			assert_int_equal(gf_ckpt_write(c, data, 1000), 0);
+			assert_int_equal(gf_ckpt_commit(c), -EIO);
+			assert_true(t_contains(gf_last_error(), "ck.bin"));
+			t_check_kept(fs, "ck.bin", "old");
+
+			/* A write error in the middle: seen by a write or the
+			 * commit, never lost. */
+			gf_io_fault_clear();
+			eio.off = MiB;
+			eio.len = 1;
+			assert_int_equal(gf_io_fault_add(&eio), 0);
+			assert_int_equal(gf_ckpt_open(io, path, &o, &c), 0);
+			rc = gf_ckpt_write(c, data, big);
+			assert_true(rc == 0 || rc == -EIO);
+			if (rc)
+				assert_int_equal(gf_ckpt_write(c, data, 1), -EIO);	/* sticks */
+			assert_int_equal(gf_ckpt_commit(c), -EIO);
+			t_check_kept(fs, "ck.bin", "old");
+			gf_io_fault_clear();
+			assert_int_equal(gf_io_fault_add(&eio), 0);
+			assert_int_equal(gf_io_write_file_atomic(io, path, data, big, &o), -EIO);
+			t_check_kept(fs, "ck.bin", "old");
+
+			/* fdatasync fails. */
+			gf_io_fault_clear();
+			assert_int_equal(gf_io_fault_parse("fsync:eio*1"), 0);
+			assert_int_equal(gf_io_write_file_atomic(io, path, data, big, &o), -EIO);
+			assert_true(t_contains(gf_last_error(), "fdatasync"));
+			t_check_kept(fs, "ck.bin", "old");
+			gf_io_fault_clear();
+		}
+		assert_int_equal(gf_io_inflight(io), 0);
+		assert_int_equal(gf_io_close(io, GF_IO_DRAIN), 0);
+	}
+	free(data);
+}
+T_FS_TESTS(failures);
+
+/* O_DIRECT taken at open, refused when the first (padded) block is
+ * written (EINVAL, injected): the engine falls back to the page cache and
+ * the file still ends up with its exact size. */
+static void direct_refused(struct t_fs *fs)
+{
+	const size_t size = 100;
+	uint8_t data[100];
+	struct gf_io *io;
+
+	t_fill(data, size, 0, 14);
+	T_FOR_EACH_BACKEND(fs, io, "checkpoint, O_DIRECT refused", 0, 0, 0) {
+		struct gf_ckpt_opts o = { .direct = true };
+		struct gf_io_fault f = { .op = GF_IO_WRITE, .err = -EINVAL, .cut = -1, .off = 0, .len = 1,
+					 .count = 1 };
+
+		gf_io_fault_clear();
+		/* ramfs never had O_DIRECT: nothing to refuse. */
+		if (fs->kind != T_RAMFS)
+			assert_int_equal(gf_io_fault_add(&f), 0);
+		assert_int_equal(gf_io_write_file_atomic(io, t_path(fs, "t.bin"), data, size, &o), 0);
+		assert_int_equal(gf_io_fault_fired(), fs->kind == T_RAMFS ? 0 : 1);
+		check_ckpt(fs, "t.bin", size, 14, 0644);
+		gf_io_fault_clear();
+		assert_int_equal(gf_io_close(io, GF_IO_DRAIN), 0);
+	}
+}
+T_FS_TESTS(direct_refused);
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T_FS_CASES(sizes_and_modes),
+		T_FS_CASES(failures),
+		T_FS_CASES(direct_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
