@@ -22,6 +22,8 @@ extern "C" {
 #define GF_BUF_LOCK_REQUIRED	0x2u	/* fail with -ENOMEM/-EPERM instead */
 #define GF_BUF_HUGE		0x4u	/* try 2 MiB pages (MAP_HUGETLB, then THP) */
 #define GF_BUF_NODE_STRICT	0x8u	/* MPOL_BIND: fail rather than spill over */
+#define GF_BUF_NO_THP		0x10u	/* buffers >= 2 MiB are 2 MiB-aligned and
+					 * ask for transparent huge pages; not this one */
 
 struct gf_buf_opts {
 	size_t size;		/* bytes, > 0; rounded up to whole pages */

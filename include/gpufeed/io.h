@@ -54,15 +54,19 @@ GF_API const char *gf_io_backend_name(enum gf_io_backend b);
 #define GF_IO_BLOCK_WHEN_FULL	0x1u	/* submit waits for room, never -EBUSY */
 #define GF_IO_SQPOLL		0x2u	/* io_uring: kernel thread submits (burns a core) */
 #define GF_IO_NO_REGISTER	0x4u	/* io_uring: plain fds and buffers */
+#define GF_IO_SQPOLL_CPU	0x8u	/* pin the SQPOLL thread to sqpoll_cpu */
+#define GF_IO_WORKER_NODE	0x10u	/* run psync workers on cpu_node's CPUs */
 
 struct gf_io_opts {
 	enum gf_io_backend backend;
 	unsigned queue_depth;	/* most requests in flight; 0 = 64 */
 	unsigned threads;	/* psync workers; 0 = min(queue_depth, 16) */
 	unsigned flags;		/* GF_IO_* */
-	int sqpoll_cpu;		/* -1: let the kernel choose */
+	int sqpoll_cpu;		/* with GF_IO_SQPOLL_CPU; else the kernel chooses */
 	unsigned sqpoll_idle_ms;/* 0 = 100 */
-	int cpu_node;		/* psync workers run on this NUMA node's CPUs; -1 any */
+	int cpu_node;		/* with GF_IO_WORKER_NODE; else workers run anywhere.
+				 * (Flags, not -1, say "unset": a zeroed struct must
+				 * not pin anything to node 0.) */
 	unsigned max_files;	/* registered file slots; 0 = 64 */
 	unsigned max_bufs;	/* registered buffer slots; 0 = 64 */
 };

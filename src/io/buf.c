@@ -94,7 +94,8 @@ static void *map_anon(size_t len, unsigned flags, bool *huge)
 
 int gf_buf_alloc(const struct gf_buf_opts *opts, struct gf_buf **out)
 {
-	size_t pg = page_size(), align, size, map_size;
+	size_t pg = page_size(), align, size, map_size, map_align;
+	bool thp;
 	struct gf_buf *b;
 	uintptr_t start;
 	unsigned flags;
@@ -116,8 +117,15 @@ int gf_buf_alloc(const struct gf_buf_opts *opts, struct gf_buf **out)
 	size = (opts->size + pg - 1) / pg * pg;
 	if (flags & GF_BUF_HUGE)
 		size = (size + (2u << 20) - 1) / (2u << 20) * (2u << 20);
+	/* Large buffers start on a 2 MiB boundary and ask for transparent
+	 * huge pages: a 1 MiB O_DIRECT request then spans one or two
+	 * physically contiguous pieces instead of 256 pages, which matters
+	 * where the device takes few segments per request (virtio-blk: 254,
+	 * so a 1 MiB read of scattered 4 KiB pages is split in two). */
+	thp = size >= (2u << 20) && !(flags & (GF_BUF_NO_THP | GF_BUF_HUGE));
 	/* Over-map by the alignment and trim, so any power of two works. */
-	map_size = size + (align > pg ? align : 0);
+	map_align = thp && align < (2u << 20) ? (2u << 20) : align;
+	map_size = size + (map_align > pg ? map_align : 0);
 	/* hugetlb maps and unmaps whole huge pages only: munmap of a length
 	 * that ends inside one fails, and the mapping would leak. */
 	if (flags & GF_BUF_HUGE)
@@ -138,8 +146,10 @@ int gf_buf_alloc(const struct gf_buf_opts *opts, struct gf_buf **out)
 		note_add(b, "%s: %s", "no hugetlb pages, asked for THP", ENOMEM);
 		madvise(b->map, map_size, MADV_HUGEPAGE);
 	}
+	if (thp)
+		madvise(b->map, map_size, MADV_HUGEPAGE);	/* a hint: no note if refused */
 	b->map_size = map_size;
-	start = ((uintptr_t)b->map + align - 1) & ~(uintptr_t)(align - 1);
+	start = ((uintptr_t)b->map + map_align - 1) & ~(uintptr_t)(map_align - 1);
 	b->data = (void *)start;
 	b->size = size;
 	b->align = align;

@@ -144,7 +144,7 @@ static int psync_init(struct gf_io *io)
 	io->be = be;
 
 	pthread_attr_init(&attr);
-	if (io->opts.cpu_node >= 0) {
+	if ((io->opts.flags & GF_IO_WORKER_NODE) && io->opts.cpu_node >= 0) {
 		node_cpus(io->opts.cpu_node, &set);
 		if (CPU_COUNT(&set))
 			pthread_attr_setaffinity_np(&attr, sizeof(set), &set);

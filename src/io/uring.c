@@ -43,7 +43,7 @@ static void ring_params(const struct gf_io *io, struct io_uring_params *p, unsig
 	if (io->opts.flags & GF_IO_SQPOLL) {
 		p->flags |= IORING_SETUP_SQPOLL;
 		p->sq_thread_idle = io->opts.sqpoll_idle_ms;
-		if (io->opts.sqpoll_cpu >= 0) {
+		if ((io->opts.flags & GF_IO_SQPOLL_CPU) && io->opts.sqpoll_cpu >= 0) {
 			p->flags |= IORING_SETUP_SQ_AFF;
 			p->sq_thread_cpu = (unsigned)io->opts.sqpoll_cpu;
 		}
@@ -189,7 +189,10 @@ static int uring_reap(struct gf_io *io, unsigned min, int timeout_ms)
 		if (rc < 0)
 			return gf_error(rc, "io_uring wait: %s", strerror(-rc));
 	}
-	for (;;) {
+	/* At most a queue's worth per call: callbacks that submit again can
+	 * complete inline (cached reads), and the caller must get control
+	 * back to see its deadline. */
+	while ((unsigned)total < io->opts.queue_depth) {
 		struct { void *data; int res; } got[REAP_BATCH];
 		unsigned n = io_uring_peek_batch_cqe(&be->ring, cqes, REAP_BATCH);
 

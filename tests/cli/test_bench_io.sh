@@ -4,24 +4,27 @@
 # fallback.  Short durations: this checks behaviour, not speed.
 . "$(dirname "$0")/lib.sh"
 
+# A hung benchmark fails the test (exit 124) instead of hanging CI.
+gf() { timeout 120 "$GPUFEED" "$@"; }
+
 # Usage errors exit 2.
-expect_rc 2 "no PATH" "$GPUFEED" bench io
-expect_rc 2 "no benchmark named" "$GPUFEED" bench
-expect_rc 2 "unknown benchmark" "$GPUFEED" bench disk "$TMP/f"
-expect_rc 2 "bad --mode" "$GPUFEED" bench io "$TMP/f" --mode sideways
+expect_rc 2 "no PATH" gf bench io
+expect_rc 2 "no benchmark named" gf bench
+expect_rc 2 "unknown benchmark" gf bench disk "$TMP/f"
+expect_rc 2 "bad --mode" gf bench io "$TMP/f" --mode sideways
 expect_grep "$err" "seqread, randread" "--mode lists the choices"
-expect_rc 2 "bad --bs" "$GPUFEED" bench io "$TMP/f" --mode seqread --bs 3Q
-expect_rc 2 "--warm with --direct" "$GPUFEED" bench io "$TMP/f" --mode seqread --direct --warm
-expect_rc 2 "--sqpoll with psync" "$GPUFEED" bench io "$TMP/f" --mode seqread --engine psync --sqpoll
-expect_rc 2 "--qd without --mode" "$GPUFEED" bench io "$TMP/f" --qd 4
-expect_rc 2 "bad --engines item" "$GPUFEED" bench io "$TMP/f" --engines uring:0
-expect_rc 2 "zero duration" "$GPUFEED" bench io "$TMP/f" --mode seqread --duration 0
+expect_rc 2 "bad --bs" gf bench io "$TMP/f" --mode seqread --bs 3Q
+expect_rc 2 "--warm with --direct" gf bench io "$TMP/f" --mode seqread --direct --warm
+expect_rc 2 "--sqpoll with psync" gf bench io "$TMP/f" --mode seqread --engine psync --sqpoll
+expect_rc 2 "--qd without --mode" gf bench io "$TMP/f" --qd 4
+expect_rc 2 "bad --engines item" gf bench io "$TMP/f" --engines uring:0
+expect_rc 2 "zero duration" gf bench io "$TMP/f" --mode seqread --duration 0
 [ ! -e "$TMP/f" ] && ok "usage errors create nothing" || not_ok "a usage error created $TMP/f"
-expect_rc 0 "bench io --help" "$GPUFEED" bench io --help
+expect_rc 0 "bench io --help" gf bench io --help
 expect_grep "$out" "--mode M" "help lists --mode"
 
 # One point, fio-style: the documented numbers are there and sane.
-expect_rc 0 "randread point on a new file" "$GPUFEED" bench io "$TMP/r.bin" --mode randread --bs 4K --qd 8 \
+expect_rc 0 "randread point on a new file" gf bench io "$TMP/r.bin" --mode randread --bs 4K --qd 8 \
 	--direct --duration 0.3 --size 16M --json
 cp "$out" "$TMP/point.json"
 expect_jq "$TMP/point.json" '.schema == "gpufeed-bench-io/1"' "schema tag"
@@ -36,32 +39,32 @@ expect_jq "$TMP/point.json" '.target.created and .target.size == 16777216' "the 
 [ ! -e "$TMP/r.bin" ] && ok "the created file is removed" || not_ok "$TMP/r.bin left behind"
 
 # psync engine and threads.
-expect_rc 0 "psync point, 2 threads" "$GPUFEED" bench io "$TMP/p.bin" --mode seqread --engine psync --threads 2 \
+expect_rc 0 "psync point, 2 threads" gf bench io "$TMP/p.bin" --mode seqread --engine psync --threads 2 \
 	--bs 64K --duration 0.2 --size 8M --json
 expect_jq "$out" '.engine_used == "psync" and .threads == 2 and .iops > 0' "psync ran with 2 threads"
 
 # Existing files: reads are fine, writes need --force.
 head -c 4194304 /dev/urandom >"$TMP/data.bin"
 sum=$(md5sum <"$TMP/data.bin")
-expect_rc 0 "read an existing file" "$GPUFEED" bench io "$TMP/data.bin" --mode seqread --bs 1M --duration 0.2 --json
+expect_rc 0 "read an existing file" gf bench io "$TMP/data.bin" --mode seqread --bs 1M --duration 0.2 --json
 expect_jq "$out" '.target.created == false and .gbps > 0' "existing file read in place"
-expect_rc 3 "write an existing file without --force" "$GPUFEED" bench io "$TMP/data.bin" --mode seqwrite --duration 0.2
+expect_rc 3 "write an existing file without --force" gf bench io "$TMP/data.bin" --mode seqwrite --duration 0.2
 expect_grep "$err" "--force" "the refusal names --force"
 [ "$(md5sum <"$TMP/data.bin")" = "$sum" ] && ok "refused write left the data intact" || not_ok "data changed"
 [ -e "$TMP/data.bin" ] && ok "an existing file is never removed" || not_ok "existing file removed"
-expect_rc 0 "sweep of an existing file without --force" "$GPUFEED" bench io "$TMP/data.bin" --modes seqread,seqwrite \
+expect_rc 0 "sweep of an existing file without --force" gf bench io "$TMP/data.bin" --modes seqread,seqwrite \
 	--bs 64K --engines uring:4 --cache direct --duration 0.1 --json
 expect_grep "$err" "reads only" "the sweep says it skips writes"
 expect_jq "$out" '[.points[].mode] | all(. == "seqread")' "no write point ran"
-expect_rc 0 "write an existing file with --force" "$GPUFEED" bench io "$TMP/data.bin" --mode randwrite --bs 4K \
+expect_rc 0 "write an existing file with --force" gf bench io "$TMP/data.bin" --mode randwrite --bs 4K \
 	--direct --duration 0.2 --force --json
 expect_jq "$out" '.iops > 0' "forced write ran"
 [ -e "$TMP/data.bin" ] && ok "forced write keeps the file" || not_ok "forced write removed the file"
 
 # Not a file.
-expect_rc 3 "a directory" "$GPUFEED" bench io "$TMP" --mode seqread --duration 0.1
+expect_rc 3 "a directory" gf bench io "$TMP" --mode seqread --duration 0.1
 expect_grep "$err" "directory" "says it is a directory"
-expect_rc 3 "a missing parent" "$GPUFEED" bench io "$TMP/no/such/f" --mode seqread --duration 0.1
+expect_rc 3 "a missing parent" gf bench io "$TMP/no/such/f" --mode seqread --duration 0.1
 expect_grep "$err" "$TMP/no/such/f" "names the path"
 
 # A block device (a loop device over a file of ours): reads need nothing,
@@ -69,13 +72,13 @@ expect_grep "$err" "$TMP/no/such/f" "names the path"
 head -c 16777216 /dev/zero >"$TMP/loop.img"
 loopdev=$(losetup -f --show "$TMP/loop.img" 2>/dev/null)
 if [ -b "$loopdev" ]; then
-	expect_rc 0 "read a block device" "$GPUFEED" bench io "$loopdev" --mode randread --direct --qd 4 \
+	expect_rc 0 "read a block device" gf bench io "$loopdev" --mode randread --direct --qd 4 \
 		--duration 0.2 --json
 	expect_jq "$out" '.target.kind == "block-device" and .target.size == 16777216 and .iops > 0' "block device read"
 	expect_jq "$out" '.target.fs == "block device" and (.target.device | startswith("loop"))' "a device is not called tmpfs"
-	expect_rc 3 "write a block device without --force" "$GPUFEED" bench io "$loopdev" --mode seqwrite --duration 0.1
+	expect_rc 3 "write a block device without --force" gf bench io "$loopdev" --mode seqwrite --duration 0.1
 	expect_grep "$err" "--force" "the refusal names --force"
-	expect_rc 0 "write it with --force" "$GPUFEED" bench io "$loopdev" --mode seqwrite --direct --force \
+	expect_rc 0 "write it with --force" gf bench io "$loopdev" --mode seqwrite --direct --force \
 		--duration 0.1 --json
 	[ -b "$loopdev" ] && ok "the device is still there" || not_ok "the device node was removed"
 	losetup -d "$loopdev"
@@ -85,13 +88,13 @@ fi
 rm -f "$TMP/loop.img"
 
 # I/O errors from the fault layer: exit 3 with the path and the error.
-GPUFEED_IO_FAULT="read:eio@0" expect_rc 3 "EIO on the first read" "$GPUFEED" bench io "$TMP/e.bin" --mode seqread \
+GPUFEED_IO_FAULT="read:eio@0" expect_rc 3 "EIO on the first read" gf bench io "$TMP/e.bin" --mode seqread \
 	--bs 64K --duration 0.2 --size 4M --json
 expect_grep "$err" "Input/output error" "the error is said"
 expect_grep "$err" "$TMP/e.bin" "and the file named"
 expect_jq "$out" '.status == "error"' "JSON marks the point failed"
 [ ! -e "$TMP/e.bin" ] && ok "file removed after the error" || not_ok "file left after an error"
-GPUFEED_IO_FAULT="bogus" expect_rc 3 "bad GPUFEED_IO_FAULT" "$GPUFEED" bench io "$TMP/e.bin" --mode seqread --duration 0.1
+GPUFEED_IO_FAULT="bogus" expect_rc 3 "bad GPUFEED_IO_FAULT" gf bench io "$TMP/e.bin" --mode seqread --duration 0.1
 expect_grep "$err" "GPUFEED_IO_FAULT" "names the variable"
 
 # Ctrl-C removes the file we created, promptly.
@@ -109,25 +112,25 @@ crc=$?
 grep -q "interrupted" "$TMP/c.err" && ok "says it was interrupted" || not_ok "no interrupted message"
 
 # Placement: none when asked; the model from a recording.
-expect_rc 0 "--numa-node none" "$GPUFEED" bench io "$TMP/n.bin" --mode seqread --duration 0.1 --size 4M \
+expect_rc 0 "--numa-node none" gf bench io "$TMP/n.bin" --mode seqread --duration 0.1 --size 4M \
 	--numa-node none --json
 expect_jq "$out" '.placement.source == "none" and .placement.numa_node == -1' "no placement"
-expect_rc 0 "--numa-node 0" "$GPUFEED" bench io "$TMP/n.bin" --mode seqread --duration 0.1 --size 4M \
+expect_rc 0 "--numa-node 0" gf bench io "$TMP/n.bin" --mode seqread --duration 0.1 --size 4M \
 	--numa-node 0 --json
 expect_jq "$out" '.placement.source == "option" and .placement.numa_node == 0 and .placement.buffer_node_actual == 0' \
 	"buffers on node 0, checked with move_pages"
-expect_rc 4 "--numa-node of a node that does not exist" "$GPUFEED" bench io "$TMP/n.bin" --mode seqread \
+expect_rc 4 "--numa-node of a node that does not exist" gf bench io "$TMP/n.bin" --mode seqread \
 	--duration 0.1 --size 4M --numa-node 7
 expect_grep "$err" "no such NUMA node" "says the node does not exist"
 [ ! -e "$TMP/n.bin" ] && ok "nothing created for a bad node" || not_ok "$TMP/n.bin left"
-expect_rc 0 "--root takes the model from a recording" "$GPUFEED" bench io "$TMP/n.bin" --mode seqread --duration 0.1 \
+expect_rc 0 "--root takes the model from a recording" gf bench io "$TMP/n.bin" --mode seqread --duration 0.1 \
 	--size 4M --root "$FIX/hgx-h100-8gpu/root" --json
 expect_jq "$out" '.machine.cpus == 224' "the recording's machine summary"
 
 # O_DIRECT on ramfs falls back with a note (needs root and mount).
 mkdir -p "$TMP/ram"
 if mount -t ramfs ramfs "$TMP/ram" 2>/dev/null; then
-	expect_rc 0 "--direct on ramfs" "$GPUFEED" bench io "$TMP/ram/f" --mode seqread --direct --duration 0.1 \
+	expect_rc 0 "--direct on ramfs" gf bench io "$TMP/ram/f" --mode seqread --direct --duration 0.1 \
 		--size 4M --json
 	expect_jq "$out" '.direct_used == false and (.note | test("O_DIRECT refused by ramfs"))' "fallback with a note"
 	umount "$TMP/ram"
@@ -137,14 +140,14 @@ fi
 
 # The quick sweep: every point runs, under a minute, nothing left behind.
 t0=$(date +%s)
-expect_rc 0 "--quick sweep" "$GPUFEED" bench io "$TMP/q.bin" --quick --json
+expect_rc 0 "--quick sweep" gf bench io "$TMP/q.bin" --quick --json
 t=$(( $(date +%s) - t0 ))
 [ "$t" -lt 60 ] && ok "--quick took ${t}s (< 60)" || not_ok "--quick took ${t}s"
 expect_jq "$out" '(.points | length) == 40 and all(.points[]; .status == "ok")' "40 points, all ok"
 expect_jq "$out" '[.points[].cache] | (index("warm") != null and index("buffered") != null and index("cold") != null)' \
 	"cold, warm and buffered points"
 [ ! -e "$TMP/q.bin" ] && ok "sweep file removed" || not_ok "sweep left $TMP/q.bin"
-expect_rc 0 "human table" "$GPUFEED" bench io "$TMP/q.bin" --modes randread --bs 4K --engines psync:1 --cache direct \
+expect_rc 0 "human table" gf bench io "$TMP/q.bin" --modes randread --bs 4K --engines psync:1 --cache direct \
 	--duration 0.1 --size 4M
 expect_grep "$out" "randread  direct" "a table row"
 

@@ -502,9 +502,9 @@ static void options(struct t_fs *fs)
 {
 	const struct gf_io_opts opts[] = {
 		{ .backend = GF_IO_URING, .flags = GF_IO_SQPOLL, .sqpoll_idle_ms = 10, .sqpoll_cpu = -1, .cpu_node = -1 },
-		{ .backend = GF_IO_URING, .flags = GF_IO_SQPOLL, .sqpoll_idle_ms = 10, .sqpoll_cpu = 0, .cpu_node = -1 },
+		{ .backend = GF_IO_URING, .flags = GF_IO_SQPOLL | GF_IO_SQPOLL_CPU, .sqpoll_idle_ms = 10, .sqpoll_cpu = 0, .cpu_node = -1 },
 		{ .backend = GF_IO_URING, .flags = GF_IO_NO_REGISTER, .sqpoll_cpu = -1, .cpu_node = -1 },
-		{ .backend = GF_IO_PSYNC, .threads = 3, .sqpoll_cpu = -1, .cpu_node = 0 },
+		{ .backend = GF_IO_PSYNC, .flags = GF_IO_WORKER_NODE, .threads = 3, .sqpoll_cpu = -1, .cpu_node = 0 },
 	};
 	const size_t size = MiB + 3;
 
