@@ -109,6 +109,8 @@ prints median ratios gpufeed/fio with PASS/FAIL against the targets.
   --tune-duration S    seconds per fio tuning run (default 3)
   --patterns LIST      seq, rand or seq,rand (default seq,rand)
   --fio-extra 'ARGS'   extra fio options for every fio run (word-split)
+  --no-sqpoll          tune fio without SQPOLL only (a comparison where neither
+                       tool spends a core on a kernel submission thread)
   -h, --help           this text
 
 Exit status: 0 ran (whether or not targets were met), 2 usage/environment
@@ -141,6 +143,7 @@ dur=10
 size_arg=4G
 out=
 keep=0
+sqpolls="0 1"
 tune_dur=3
 patterns=seq,rand
 fio_extra=
@@ -167,6 +170,7 @@ while (($#)); do
 		shift 2
 		;;
 	--keep) keep=1; shift ;;
+	--no-sqpoll) sqpolls="0"; shift ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; break ;;
 	-*) usage_err "unknown option: $1" ;;
@@ -556,10 +560,10 @@ do_pattern() {
 	if [[ $pat == seq ]]; then thr_key=gbps thr_name="GB/s"; else thr_key=iops thr_name=IOPS; fi
 
 	# Tuning.
-	log "[$pat] tuning fio: sqpoll 0/1 x iodepth {${P_QDS[$pat]}}, ${tune_dur}s each"
+	log "[$pat] tuning fio: sqpoll {$sqpolls} x iodepth {${P_QDS[$pat]}}, ${tune_dur}s each"
 	local best_qd='' best_sq='' best_thr=0 best_cpu='' sq qd base n_ok=0
 	local tune_lines=()
-	for sq in 0 1; do
+	for sq in $sqpolls; do
 		for qd in ${P_QDS[$pat]}; do
 			base=$wd/fio-tune-$pat-sq$sq-qd$qd
 			if run_fio "$base" "$pat" "$qd" "$sq" "$tune_dur" soft; then
