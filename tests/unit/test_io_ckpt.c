@@ -4,6 +4,8 @@
  * file; both back ends, on disk, tmpfs and ramfs. */
 #include "test_io_util.h"
 
+#include <dirent.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #define MiB (1u << 20)
@@ -194,12 +196,76 @@ static void direct_refused(struct t_fs *fs)
 }
 T_FS_TESTS(direct_refused);
 
+/* Bounded dirty pages (buffered, on a disk): while a checkpoint is still
+ * being written, the windows written long ago have been written back and
+ * dropped from the page cache, so a checkpoint larger than memory does not
+ * fill it.  Checked with mincore() on the temp file before commit. */
+static size_t resident_pages(const char *path, size_t from, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	unsigned char *vec;
+	size_t pg = 4096, n = len / pg, count = 0;
+	void *p;
+
+	assert_true(fd >= 0);
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)from);
+	assert_true(p != MAP_FAILED);
+	vec = calloc(n, 1);
+	assert_non_null(vec);
+	assert_int_equal(mincore(p, len, vec), 0);
+	for (size_t i = 0; i < n; i++)
+		count += vec[i] & 1;
+	free(vec);
+	munmap(p, len);
+	close(fd);
+	return count;
+}
+
+static void dirty_bounded(struct t_fs *fs)
+{
+	struct gf_ckpt_opts o = { .dirty_limit = 2 * MiB };
+	uint8_t *data = malloc(16 * MiB);
+	char tmp[PATH_MAX];
+	struct gf_ckpt *c;
+	struct gf_io *io;
+	DIR *d;
+	struct dirent *e;
+
+	t_fs_need(fs);
+	if (fs->kind != T_DISK) {
+		free(data);
+		skip();	/* tmpfs and ramfs pages are the file: nothing to drop */
+	}
+	assert_non_null(data);
+	t_fill(data, 16 * MiB, 0, 9);
+	T_FOR_EACH_BACKEND(fs, io, "dirty pages stay bounded", 8, 0, 0) {
+		assert_int_equal(gf_ckpt_open(io, t_path(fs, "big"), &o, &c), 0);
+		assert_int_equal(gf_ckpt_write(c, data, 16 * MiB), 0);
+		tmp[0] = '\0';
+		d = opendir(fs->base);
+		assert_non_null(d);
+		while ((e = readdir(d)))
+			if (strstr(e->d_name, "big.tmp-"))
+				snprintf(tmp, sizeof(tmp), "%s/%s", fs->base, e->d_name);
+		closedir(d);
+		assert_true(tmp[0]);
+		/* The first 8 MiB were written four windows ago: dropped. */
+		assert_int_equal(resident_pages(tmp, 0, 8 * MiB), 0);
+		assert_int_equal(gf_ckpt_commit(c), 0);
+		check_ckpt(fs, "big", 16 * MiB, 9, 0644);
+		assert_int_equal(gf_io_close(io, GF_IO_DRAIN), 0);
+	}
+	free(data);
+}
+T_FS_TESTS(dirty_bounded);
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T_FS_CASES(sizes_and_modes),
 		T_FS_CASES(failures),
 		T_FS_CASES(direct_refused),
+		T_FS_CASES(dirty_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
