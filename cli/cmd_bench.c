@@ -436,6 +436,10 @@ int gf_cmd_bench(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "io"))
 		return cmd_bench_io(argc - 1, argv + 1);
+	if (argc >= 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
+		printf("gpufeed %s\n", gf_version());
+		return fflush(stdout) ? GF_EXIT_INPUT : GF_EXIT_OK;
+	}
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		fputs(bench_help, stdout);
 		return fflush(stdout) ? GF_EXIT_INPUT : GF_EXIT_OK;

@@ -20,6 +20,8 @@ expect_rc 2 "--qd without --mode" gf bench io "$TMP/f" --qd 4
 expect_rc 2 "bad --engines item" gf bench io "$TMP/f" --engines uring:0
 expect_rc 2 "zero duration" gf bench io "$TMP/f" --mode seqread --duration 0
 [ ! -e "$TMP/f" ] && ok "usage errors create nothing" || not_ok "a usage error created $TMP/f"
+expect_rc 0 "bench --version" gf bench --version
+expect_grep "$out" "gpufeed " "prints the version"
 expect_rc 0 "bench io --help" gf bench io --help
 expect_grep "$out" "--mode M" "help lists --mode"
 
