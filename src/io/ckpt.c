@@ -70,13 +70,13 @@ static int wait_half(struct gf_ckpt *c, int i)
 {
 	struct gf_io_req *req = &c->req[i];
 
-	while (c->busy[i] && !req->done) {
-		int rc = gf_io_wait(c->io, 1, -1);
-		if (rc < 0 && rc != -EINTR && rc != -ETIME)
-			return fail(c, rc);
-	}
+	int rc;
+
 	if (!c->busy[i])
 		return c->err;
+	rc = gf_io__wait_req(c->io, req);
+	if (rc)
+		return fail(c, rc);
 	c->busy[i] = false;
 	if (req->res < 0)
 		return fail(c, gf_error((int)req->res, "%s: writing %zu bytes at %llu: %s", c->path,
@@ -96,16 +96,9 @@ static int submit_half(struct gf_ckpt *c, size_t len)
 	req->buf = half(c, c->cur);
 	req->len = len;
 	req->off = c->off;
-	for (;;) {
-		rc = gf_io_submit(c->io, &req, 1);
-		if (rc == 1)
-			break;
-		if (rc != -EBUSY)
-			return fail(c, rc);
-		rc = gf_io_wait(c->io, 1, -1);
-		if (rc < 0 && rc != -EINTR && rc != -ETIME)
-			return fail(c, rc);
-	}
+	rc = gf_io__submit_one(c->io, req);
+	if (rc)
+		return fail(c, rc);
 	c->busy[c->cur] = true;
 	c->off += len;
 	c->cur ^= 1;
@@ -217,7 +210,6 @@ int gf_ckpt_commit(struct gf_ckpt *c)
 {
 	uint64_t total = c->off + c->fill;
 	struct gf_io_req sync = { .op = GF_IO_FSYNC };
-	struct gf_io_req *sp = &sync;
 	int rc = c->err;
 
 	if (!rc && c->fill) {
@@ -241,13 +233,9 @@ int gf_ckpt_commit(struct gf_ckpt *c)
 			      (unsigned long long)total, strerror(errno));
 	if (!rc) {
 		sync.file = c->f;
-		rc = gf_io_submit(c->io, &sp, 1);
-		rc = rc == 1 ? 0 : rc;
-		while (!rc && !sync.done) {
-			int w = gf_io_wait(c->io, 1, -1);
-			if (w < 0 && w != -EINTR && w != -ETIME)
-				rc = w;
-		}
+		rc = gf_io__submit_one(c->io, &sync);
+		if (!rc)
+			rc = gf_io__wait_req(c->io, &sync);
 		if (!rc && sync.res < 0)
 			rc = gf_error((int)sync.res, "%s: fdatasync: %s", c->tmp, strerror((int)-sync.res));
 	}
@@ -272,9 +260,8 @@ void gf_ckpt_abort(struct gf_ckpt *c)
 		return;
 	/* Writes still in flight must finish before their buffer goes. */
 	for (int i = 0; i < 2; i++)
-		while (c->busy[i] && !c->req[i].done)
-			if (gf_io_wait(c->io, 1, -1) < 0)
-				break;
+		if (c->busy[i])
+			gf_io__wait_req(c->io, &c->req[i]);
 	if (c->stage) {
 		if (c->registered)
 			gf_io_unregister_buf(c->io, c->stage);

@@ -460,6 +460,31 @@ int gf_io_wait(struct gf_io *io, unsigned min_complete, int timeout_ms)
 	return (int)(io->completed - start);
 }
 
+int gf_io__submit_one(struct gf_io *io, struct gf_io_req *req)
+{
+	for (;;) {
+		int rc = gf_io_submit(io, &req, 1);
+
+		if (rc == 1)
+			return 0;
+		if (rc != -EBUSY)
+			return rc;
+		rc = gf_io_wait(io, 1, -1);
+		if (rc < 0 && rc != -EINTR && rc != -ETIME)
+			return rc;
+	}
+}
+
+int gf_io__wait_req(struct gf_io *io, struct gf_io_req *req)
+{
+	while (!req->done) {
+		int rc = gf_io_wait(io, 1, -1);
+		if (rc < 0 && rc != -EINTR && rc != -ETIME)
+			return rc;
+	}
+	return 0;
+}
+
 int gf_io_cancel(struct gf_io *io, struct gf_io_req *req)
 {
 	if (!req || req->slot >= io->opts.queue_depth || io->slot[req->slot] != req)

@@ -92,4 +92,11 @@ void gf_io__raw_done(struct gf_io *io, struct gf_io_req *req, long long res);
 
 uint64_t gf_io__now_ns(void);
 
+/* For the synchronous helpers and the checkpoint writer: submit one
+ * request, waiting for room when the queue is full; wait until one request
+ * is done (running other callbacks meanwhile).  0 or -errno of the engine
+ * (the request's own result stays in req->res). */
+int gf_io__submit_one(struct gf_io *io, struct gf_io_req *req);
+int gf_io__wait_req(struct gf_io *io, struct gf_io_req *req);
+
 #endif

@@ -7,40 +7,14 @@
 #include "core/error.h"
 #include "io/engine.h"
 
-/* Submits one request, waiting for room if the queue is full. */
-static int submit_one(struct gf_io *io, struct gf_io_req *req)
-{
-	for (;;) {
-		int rc = gf_io_submit(io, &req, 1);
-
-		if (rc == 1)
-			return 0;
-		if (rc != -EBUSY)
-			return rc;
-		rc = gf_io_wait(io, 1, -1);
-		if (rc < 0 && rc != -EINTR)
-			return rc;
-	}
-}
-
-static int wait_for(struct gf_io *io, struct gf_io_req *req)
-{
-	while (!req->done) {
-		int rc = gf_io_wait(io, 1, -1);
-		if (rc < 0 && rc != -EINTR && rc != -ETIME)
-			return rc;
-	}
-	return 0;
-}
-
 static ssize_t one(struct gf_io *io, struct gf_file *f, enum gf_io_op op, void *buf, size_t len,
 		   uint64_t off)
 {
 	struct gf_io_req req = { .op = op, .file = f, .buf = buf, .len = len, .off = off };
-	int rc = submit_one(io, &req);
+	int rc = gf_io__submit_one(io, &req);
 
 	if (!rc)
-		rc = wait_for(io, &req);
+		rc = gf_io__wait_req(io, &req);
 	if (rc)
 		return rc;
 	if (req.res < 0)
@@ -95,7 +69,7 @@ int gf_io_read_ranges(struct gf_io *io, struct gf_file *f, struct gf_io_range *r
 		rc = 0;
 	}
 	for (unsigned i = 0; i < next; i++) {
-		int wrc = wait_for(io, &reqs[i]);
+		int wrc = gf_io__wait_req(io, &reqs[i]);
 		if (wrc && !rc)
 			rc = wrc;
 	}
