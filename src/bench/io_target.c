@@ -99,70 +99,44 @@ static int from_model(struct gf_bench_io *b)
 }
 
 /* Lays out a new file with real data (not fallocate: reads of unwritten
- * extents never touch the disk and would flatter every read figure). */
+ * extents never touch the disk and would flatter every read figure),
+ * through the checkpoint writer: O_DIRECT, overlapped, synced, and the
+ * placeholder we created is replaced only when all of it is written. */
 static int layout(struct gf_bench_io *b)
 {
-	struct gf_io_opts o = { .backend = GF_IO_AUTO, .queue_depth = 8, .sqpoll_cpu = -1,
-				.cpu_node = -1, .flags = GF_IO_BLOCK_WHEN_FULL };
-	struct gf_buf_opts bo = { .size = 8u << 20, .numa_node = -1 };
-	const size_t chunk = 1u << 20;
-	struct gf_io_req req[8], *rp;
-	struct gf_file *f = NULL;
-	struct gf_buf *buf = NULL;
-	struct gf_io *io = NULL;
+	struct gf_io_opts o = { .backend = GF_IO_AUTO, .queue_depth = 8 };
+	struct gf_ckpt_opts co = { .direct = true, .chunk = 4u << 20 };
+	const size_t pattern = 8u << 20;
 	uint64_t off = 0, size = b->target.size;
-	unsigned k = 0;
+	struct gf_ckpt *c = NULL;
+	struct gf_io *io = NULL;
+	void *data = malloc(pattern);
 	int rc;
 
+	if (!data)
+		return gf_error(-ENOMEM, "bench io: out of memory");
+	gf_bench__fill(data, pattern, 0x9e3779b97f4a7c15ull);
 	rc = gf_io_open(&o, &io);
 	if (!rc)
-		rc = gf_file_open(io, b->target.path, GF_FILE_WRITE | GF_FILE_DIRECT, 0, &f);
-	if (!rc)
-		rc = gf_buf_alloc(&bo, &buf);
-	if (rc)
-		goto out;
-	gf_bench__fill(buf->data, buf->size, 0x9e3779b97f4a7c15ull);
-	memset(req, 0, sizeof(req));
-	while (off < size && !rc) {
-		if (b->opts.cancel && *b->opts.cancel) {
+		rc = gf_ckpt_open(io, b->target.path, &co, &c);
+	while (!rc && off < size) {
+		size_t n = size - off < pattern ? (size_t)(size - off) : pattern;
+
+		if (b->opts.cancel && *b->opts.cancel)
 			rc = gf_error(-ECANCELED, "%s: cancelled while laying out", b->target.path);
-			break;
-		}
-		rp = &req[k % 8];
-		if (k >= 8) {
-			while (!rp->done)
-				gf_io_wait(io, 1, -1);
-			if (rp->res < 0) {
-				rc = gf_error((int)rp->res, "%s: laying out the file: %s", b->target.path,
-					      strerror((int)-rp->res));
-				break;
-			}
-		}
-		memset(rp, 0, sizeof(*rp));
-		rp->op = GF_IO_WRITE;
-		rp->file = f;
-		rp->buf = (char *)buf->data + (k % 8) * chunk;
-		rp->len = size - off < chunk ? (size_t)(size - off) : chunk;
-		rp->off = off;
-		rc = gf_io_submit(io, &rp, 1);
-		rc = rc == 1 ? 0 : rc;
-		off += rp->len;
-		k++;
+		else
+			rc = gf_ckpt_write(c, data, n);
+		off += n;
 	}
-	while (gf_io_inflight(io))
-		gf_io_wait(io, gf_io_inflight(io), -1);
-	for (unsigned i = 0; i < 8 && i < k && !rc; i++)
-		if (req[i].res < 0)
-			rc = gf_error((int)req[i].res, "%s: laying out the file: %s", b->target.path,
-				      strerror((int)-req[i].res));
-	if (!rc && fdatasync(gf_file_fd(f)))
-		rc = gf_error(-errno, "%s: fdatasync: %s", b->target.path, strerror(errno));
-out:
-	if (f)
-		gf_file_close(f);
-	gf_buf_free(buf);
+	if (c) {
+		if (rc)
+			gf_ckpt_abort(c);
+		else
+			rc = gf_ckpt_commit(c);
+	}
 	if (io)
 		gf_io_close(io, GF_IO_DRAIN);
+	free(data);
 	return rc;
 }
 

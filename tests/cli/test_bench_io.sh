@@ -140,6 +140,17 @@ else
 	ok "# SKIP ramfs case: cannot mount here"
 fi
 
+# A full disk while laying out the file: exit 3, nothing left behind.
+mkdir -p "$TMP/small"
+if mount -t tmpfs -o size=8m tmpfs "$TMP/small" 2>/dev/null; then
+	expect_rc 3 "file larger than the disk" gf bench io "$TMP/small/f" --mode seqread --size 64M --duration 0.1
+	expect_grep "$err" "No space left on device" "says the disk is full"
+	[ -z "$(ls -A "$TMP/small")" ] && ok "no file or temp file left" || not_ok "left: $(ls -A "$TMP/small")"
+	umount "$TMP/small"
+else
+	ok "# SKIP full-disk case: cannot mount a tmpfs here"
+fi
+
 # The quick sweep: every point runs, under a minute, nothing left behind.
 t0=$(date +%s)
 expect_rc 0 "--quick sweep" gf bench io "$TMP/q.bin" --quick --json
