@@ -226,11 +226,6 @@ static int add_engine(struct gf_bench_sweep *s, const char *item)
 	return 0;
 }
 
-static bool writes(enum gf_bench_mode m)
-{
-	return m == GF_BENCH_SEQWRITE || m == GF_BENCH_RANDWRITE;
-}
-
 static int build_points(struct gf_cli *cli, struct args *a, struct gf_bench_point **pts, unsigned *n)
 {
 	struct gf_bench_sweep s;
@@ -246,7 +241,7 @@ static int build_points(struct gf_cli *cli, struct args *a, struct gf_bench_poin
 			free(p);
 			return gf_cli_usage(cli, "--bs: '%s' is not a size from 512 to 1G", a->bs);
 		}
-		if (a->warm && (a->direct || writes(a->mode))) {
+		if (a->warm && (a->direct || gf_bench_mode_writes(a->mode))) {
 			free(p);
 			return gf_cli_usage(cli, "--warm applies to buffered reads (no --direct, a read mode)");
 		}
@@ -347,7 +342,7 @@ static int cmd_bench_io(int argc, char **argv)
 		/* An existing file may be someone's data: a sweep reads it only. */
 		unsigned k = 0;
 		for (unsigned i = 0; i < n; i++)
-			if (!writes(pts[i].mode))
+			if (!gf_bench_mode_writes(pts[i].mode))
 				pts[k++] = pts[i];
 		if (k < n && !cli.quiet)
 			fprintf(stderr, "gpufeed bench io: %s exists: reads only (--force to include writes)\n",
@@ -361,7 +356,7 @@ static int cmd_bench_io(int argc, char **argv)
 	bo.size = a.size ? a.size : a.quick ? 256ull << 20 : 1ull << 30;
 	bo.force = a.force;
 	for (unsigned i = 0; i < n; i++)
-		bo.writes |= writes(pts[i].mode);
+		bo.writes |= gf_bench_mode_writes(pts[i].mode);
 	bo.numa_node = a.numa_node;
 	bo.root = cli.topo.root;
 	bo.pci_locality = cli.topo.pci_locality;

@@ -20,6 +20,7 @@ extern "C" {
 enum gf_bench_mode { GF_BENCH_SEQREAD = 0, GF_BENCH_RANDREAD, GF_BENCH_SEQWRITE, GF_BENCH_RANDWRITE };
 GF_API const char *gf_bench_mode_name(enum gf_bench_mode m);
 GF_API int gf_bench_mode_parse(const char *s, enum gf_bench_mode *m);
+GF_API bool gf_bench_mode_writes(enum gf_bench_mode m);
 
 enum gf_bench_cache {
 	GF_CACHE_DIRECT = 0,	/* O_DIRECT: the page cache is bypassed */

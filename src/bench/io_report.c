@@ -11,15 +11,10 @@
 #include "core/json_read.h"
 #include "topo/render.h"
 
-static bool is_write(enum gf_bench_mode m)
-{
-	return m == GF_BENCH_SEQWRITE || m == GF_BENCH_RANDWRITE;
-}
-
 /* Buffered writes have no cold or warm: call them "buffered". */
 static const char *cache_label(const struct gf_bench_point *p)
 {
-	if (is_write(p->mode) && p->cache == GF_CACHE_COLD)
+	if (gf_bench_mode_writes(p->mode) && p->cache == GF_CACHE_COLD)
 		return "buffered";
 	return gf_bench_cache_name(p->cache);
 }

@@ -30,7 +30,6 @@ struct job {
 	uint64_t next, rng;
 	struct gf_hist hist;
 	uint64_t bytes, ios, t_end;
-	struct gf_io_req **ready;	/* the first batch */
 	bool stopping;
 	struct gf_io *io;
 	int err;
@@ -84,11 +83,6 @@ static uint64_t next_off(struct job *j)
 	j->rng ^= j->rng << 25;
 	j->rng ^= j->rng >> 27;
 	return j->lo + ((j->rng * 0x2545f4914f6cdd1dull) >> 1) % ((j->hi - j->lo) / p->bs) * p->bs;
-}
-
-static bool is_write(enum gf_bench_mode m)
-{
-	return m == GF_BENCH_SEQWRITE || m == GF_BENCH_RANDWRITE;
 }
 
 static int job_fail(struct job *j, int rc)
@@ -156,11 +150,11 @@ static void *job_main(void *arg)
 		.flags = p->sqpoll ? GF_IO_SQPOLL : 0,
 	};
 	struct gf_buf_opts bo = { .size = (size_t)p->qd * p->bs, .numa_node = b->target.numa_node };
-	struct gf_io_req *reqs = NULL;
+	struct gf_io_req *reqs = NULL, **first = NULL;	/* the first batch */
 	struct gf_file *f = NULL;
 	struct gf_buf *buf = NULL;
 	struct gf_io *io = NULL;
-	unsigned flags = (is_write(p->mode) ? GF_FILE_WRITE : 0) | (p->cache == GF_CACHE_DIRECT ? GF_FILE_DIRECT : 0);
+	unsigned flags = (gf_bench_mode_writes(p->mode) ? GF_FILE_WRITE : 0) | (p->cache == GF_CACHE_DIRECT ? GF_FILE_DIRECT : 0);
 	int rc;
 
 	if (b->have_cpus) {
@@ -182,8 +176,8 @@ static void *job_main(void *arg)
 	}
 	if (!rc) {
 		reqs = calloc(p->qd, sizeof(*reqs));
-		j->ready = calloc(p->qd, sizeof(*j->ready));
-		if (!reqs || !j->ready)
+		first = calloc(p->qd, sizeof(*first));
+		if (!reqs || !first)
 			rc = gf_error(-ENOMEM, "bench io: out of memory");
 	}
 	if (rc) {
@@ -198,7 +192,7 @@ static void *job_main(void *arg)
 		if (buf->note[0] && !j->note[0])
 			gf_strlcpy(j->note, buf->note, sizeof(j->note));
 		j->buffer_node = gf_mem_node_of(buf->data);
-		if (is_write(p->mode))
+		if (gf_bench_mode_writes(p->mode))
 			gf_bench__fill(buf->data, buf->size, 0x51ed27aull + j->id);
 		gf_io_register_buf(io, buf);	/* best effort, like fio's fixedbufs */
 	}
@@ -213,18 +207,18 @@ static void *job_main(void *arg)
 		goto out;
 
 	for (unsigned i = 0; i < p->qd; i++) {
-		reqs[i].op = is_write(p->mode) ? GF_IO_WRITE : GF_IO_READ;
+		reqs[i].op = gf_bench_mode_writes(p->mode) ? GF_IO_WRITE : GF_IO_READ;
 		reqs[i].file = f;
 		reqs[i].buf = (char *)buf->data + (size_t)i * p->bs;
 		reqs[i].len = p->bs;
 		reqs[i].off = next_off(j);
 		reqs[i].cb = on_done;
 		reqs[i].user = j;
-		j->ready[i] = &reqs[i];
+		first[i] = &reqs[i];
 	}
 	/* The first qd in one batch; from then on each completion's
 	 * callback submits its replacement (on_done). */
-	rc = gf_io_submit(io, j->ready, p->qd);
+	rc = gf_io_submit(io, first, p->qd);
 	if (rc < 0) {
 		job_fail(j, rc);
 		j->stopping = true;
@@ -244,7 +238,7 @@ static void *job_main(void *arg)
 		if (gf_io__now_ns() >= r->deadline || (b->opts.cancel && *b->opts.cancel))
 			j->stopping = true;
 	}
-	if (io && !j->err && is_write(p->mode) && !j->direct_used && fdatasync(gf_file_fd(f))) {
+	if (io && !j->err && gf_bench_mode_writes(p->mode) && !j->direct_used && fdatasync(gf_file_fd(f))) {
 		/* Buffered writes count until they are on the device (fio's
 		 * end_fsync=1); otherwise this would measure memcpy. */
 		job_fail(j, gf_error(-errno, "%s: fdatasync: %s", b->target.path, strerror(errno)));
@@ -258,8 +252,7 @@ out:
 	}
 	gf_buf_free(buf);
 	free(reqs);
-	free(j->ready);
-	j->ready = NULL;
+	free(first);
 	return NULL;
 }
 
@@ -285,9 +278,9 @@ static int check_point(const struct gf_bench_io *b, const struct gf_bench_point 
 		return gf_error(-EINVAL, "bench io: engine must be uring or psync");
 	if (p->sqpoll && p->engine != GF_IO_URING)
 		return gf_error(-EINVAL, "bench io: --sqpoll needs the uring engine");
-	if (is_write(p->mode) && p->cache == GF_CACHE_WARM)
+	if (gf_bench_mode_writes(p->mode) && p->cache == GF_CACHE_WARM)
 		return gf_error(-EINVAL, "bench io: warm applies to reads");
-	if (is_write(p->mode) && !b->opts.writes)
+	if (gf_bench_mode_writes(p->mode) && !b->opts.writes)
 		return gf_error(-EPERM, "bench io: opened for reads only");
 	return 0;
 }

@@ -27,6 +27,11 @@ int gf_bench_mode_parse(const char *s, enum gf_bench_mode *m)
 	return gf_error(-EINVAL, "unknown mode '%s' (seqread, randread, seqwrite, randwrite)", s);
 }
 
+bool gf_bench_mode_writes(enum gf_bench_mode m)
+{
+	return m == GF_BENCH_SEQWRITE || m == GF_BENCH_RANDWRITE;
+}
+
 const char *gf_bench_cache_name(enum gf_bench_cache c)
 {
 	return (unsigned)c < 3 ? cache_names[c] : "?";
@@ -99,7 +104,7 @@ unsigned gf_bench_sweep_points(const struct gf_bench_sweep *s, struct gf_bench_p
 	unsigned n = 0;
 
 	for (unsigned m = 0; m < s->nmodes; m++) {
-		bool write = s->modes[m] == GF_BENCH_SEQWRITE || s->modes[m] == GF_BENCH_RANDWRITE;
+		bool write = gf_bench_mode_writes(s->modes[m]);
 		for (unsigned c = 0; c < s->ncaches; c++) {
 			if (write && s->caches[c] == GF_CACHE_WARM)
 				continue;	/* warm means cached reads */
