@@ -17,6 +17,7 @@
 
 #include "bench/histogram.h"
 #include "bench/io_bench.h"
+#include "core/affinity.h"
 #include "core/error.h"
 #include "core/strutil.h"
 #include "io/engine.h"
@@ -159,9 +160,7 @@ static void *job_main(void *arg)
 
 	if (b->have_cpus) {
 		cpu_set_t set;
-		CPU_ZERO(&set);
-		for (int c = gf_cpuset_first(&b->cpus); c >= 0 && c < CPU_SETSIZE; c = gf_cpuset_next(&b->cpus, c))
-			CPU_SET(c, &set);
+		gf_cpuset_to_sys(&b->cpus, &set);
 		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 		o.cpu_node = b->target.numa_node;	/* psync workers too */
 		o.flags |= GF_IO_WORKER_NODE;

@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/fs.h"
 #include "io/file.h"
 
 #ifndef STATX_DIOALIGN
@@ -28,22 +29,20 @@ static long sysfs_lbs(unsigned maj, unsigned min)
 		"/sys/dev/block/%u:%u/queue/logical_block_size",
 		"/sys/dev/block/%u:%u/../queue/logical_block_size",	/* a partition */
 	};
-	for (size_t i = 0; i < sizeof(fmt) / sizeof(fmt[0]); i++) {
-		char path[96], text[32];
-		FILE *f;
-		long v = 0;
+	struct gf_fs fs;
+	long long v = 0;
+
+	if (gf_fs_init(&fs, NULL))
+		return 0;
+	for (size_t i = 0; i < sizeof(fmt) / sizeof(fmt[0]) && v <= 0; i++) {
+		char path[96];
 
 		snprintf(path, sizeof(path), fmt[i], maj, min);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		if (fgets(text, sizeof(text), f))
-			v = strtol(text, NULL, 10);
-		fclose(f);
-		if (v > 0)
-			return v;
+		if (gf_fs_read_ll(&fs, path, &v))
+			v = 0;
 	}
-	return 0;
+	gf_fs_fini(&fs);
+	return v > 0 ? (long)v : 0;
 }
 
 static int is_pow2(unsigned long v)

@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include <gpufeed/cpuset.h>
+#include "core/affinity.h"
 #include "core/error.h"
+#include "core/fs.h"
 #include "io/engine.h"
 
 struct psync_be {
@@ -90,21 +92,20 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* The CPUs of a NUMA node, read through the same layer as the model. */
 static void node_cpus(int node, cpu_set_t *set)
 {
 	char path[96], text[4096];
 	struct gf_cpuset cs;
-	FILE *f;
+	struct gf_fs fs;
 
 	CPU_ZERO(set);
-	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", node);
-	f = fopen(path, "re");
-	if (!f)
+	if (gf_fs_init(&fs, NULL))
 		return;
-	if (fgets(text, sizeof(text), f) && gf_cpuset_parse_list(&cs, text) == 0)
-		for (int c = gf_cpuset_first(&cs); c >= 0 && c < CPU_SETSIZE; c = gf_cpuset_next(&cs, c))
-			CPU_SET(c, set);
-	fclose(f);
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", node);
+	if (gf_fs_read_str(&fs, path, text, sizeof(text)) == 0 && gf_cpuset_parse_list(&cs, text) == 0)
+		gf_cpuset_to_sys(&cs, set);
+	gf_fs_fini(&fs);
 }
 
 static void psync_fini(struct gf_io *io);
