@@ -126,6 +126,12 @@ $(PC_FILE): gpufeed.pc.in Makefile
 check: all
 	BUILD=$(BUILD) tests/run.sh
 
+# ---- structure checks (scripts/check-*.sh; tests/cli/test_layout.sh runs
+# them and tries each on a bad example) ----
+.PHONY: check-env
+check-env:
+	scripts/check-env.sh
+
 clang:
 	$(MAKE) CC=clang BUILD=build-clang all
 

@@ -6,15 +6,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <gpufeed/env.h>
 #include "cli.h"
 
 void gf_cli_init(struct gf_cli *cli, const char *cmd)
 {
-	const char *nc = getenv("NO_COLOR");
-
 	memset(cli, 0, sizeof(*cli));
 	cli->cmd = cmd;
-	cli->color = isatty(STDOUT_FILENO) && !(nc && *nc);
+	cli->color = isatty(STDOUT_FILENO) && !gf_env_flag(GF_ENV_NO_COLOR);
 	optind = 1;
 	opterr = 0;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gpufeed/env.h>
 #include <gpufeed/io.h>
 #include "core/error.h"
 #include "io/fault.h"
@@ -206,7 +207,7 @@ static char env_msg[256];
 
 static void load_env(void)
 {
-	const char *spec = getenv("GPUFEED_IO_FAULT");
+	const char *spec = gf_env_str(GF_ENV_IO_FAULT);
 
 	if (spec && *spec) {
 		env_rc = gf_io_fault_parse(spec);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include <gpufeed/env.h>
 #include <gpufeed/gpufeed.h>
 #include "core/pciaddr.h"
 #include "core/strutil.h"
@@ -263,8 +264,8 @@ GF_API int gf_topo_discover(const struct gf_topo_options *opts, struct gf_topo *
 	}
 	if (opts->pci_locality)
 		ret = gf_locality_parse(&c, opts->pci_locality, "--pci-locality");
-	else if (getenv("GPUFEED_PCI_LOCALITY"))
-		ret = gf_locality_parse(&c, getenv("GPUFEED_PCI_LOCALITY"), "GPUFEED_PCI_LOCALITY");
+	else if (gf_env_str(GF_ENV_PCI_LOCALITY))
+		ret = gf_locality_parse(&c, gf_env_str(GF_ENV_PCI_LOCALITY), gf_env_name(GF_ENV_PCI_LOCALITY));
 	if (ret) {
 		gf_topo_free(c.t);
 		gf_fs_fini(&c.fs);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gpufeed/env.h>
 #include "core/error.h"
 #include "core/strutil.h"
 #include "vendor/nvml.h"
@@ -22,11 +23,11 @@
 
 int gf_nvml_load(struct gf_nvml_ops *ops, char *why, size_t whysize)
 {
-	const char *lib = getenv(GF_NVML_LIBRARY_ENV);
+	const char *lib = gf_env_str(GF_ENV_NVML_LIBRARY);
 
 	memset(ops, 0, sizeof(*ops));
 	ops->version = GF_NVML_OPS_VERSION;
-	if (!lib || !*lib)
+	if (!lib)
 		lib = GF_NVML_LIBRARY_DEFAULT;
 	gf_strlcpy(ops->library, lib, sizeof(ops->library));
 	ops->handle = dlopen(lib, RTLD_NOW | RTLD_LOCAL);

@@ -1,0 +1,99 @@
+/* The registry of environment variables gpufeed reads, and the only place
+ * that calls getenv (scripts/check-env.sh enforces it).  A new variable is
+ * one enum value in include/gpufeed/env.h, one row here and one row in
+ * docs/environment.md (tests/unit/test_env.c compares the two). */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <gpufeed/env.h>
+#include "core/error.h"
+#include "core/strutil.h"
+
+static const struct gf_env_info registry[] = {
+	[GF_ENV_PCI_LOCALITY] = {
+		"GPUFEED_PCI_LOCALITY", GF_ENV_STRING, "sysfs numa_node and local_cpulist", "topo",
+		"NUMA node of devices whose locality a VM hides: PCI=NODE;... (as --pci-locality)", 0, 0 },
+	[GF_ENV_NVML_LIBRARY] = {
+		"GPUFEED_NVML_LIBRARY", GF_ENV_PATH, "libnvidia-ml.so.1", "vendor",
+		"NVML library to load instead of libnvidia-ml.so.1 (tests point it at a stand-in)", 0, 0 },
+	[GF_ENV_IO_FAULT] = {
+		"GPUFEED_IO_FAULT", GF_ENV_STRING, "no faults", "io",
+		"Inject I/O faults into the engine, for tests: OP:KIND[=N][@OFF[+LEN]][*COUNT],...", 0, 0 },
+	[GF_ENV_LOG] = {
+		"GPUFEED_LOG", GF_ENV_STRING, "warnings and errors", "core",
+		"Diagnostics written to stderr: level and subsystems", 0, 0 },
+	[GF_ENV_NO_COLOR] = {
+		"NO_COLOR", GF_ENV_FLAG, "colour on a terminal", "cli",
+		"Set to anything but empty: no colour in text output (no-color.org)", 0, 0 },
+	[GF_ENV_SOURCE_DATE_EPOCH] = {
+		"SOURCE_DATE_EPOCH", GF_ENV_INT, "the current time", "core",
+		"Seconds since 1970 written as generated_at in JSON (reproducible-builds.org)",
+		0, 253402300799LL /* 9999-12-31T23:59:59Z */ },
+};
+
+#define NVARS ((int)(sizeof(registry) / sizeof(registry[0])))
+/* The last id has a row: ids and rows cannot drift apart. */
+_Static_assert(NVARS == GF_ENV_SOURCE_DATE_EPOCH + 1, "every gf_env_var needs a registry row");
+
+GF_API int gf_env_count(void)
+{
+	return NVARS;
+}
+
+GF_API const struct gf_env_info *gf_env_info(enum gf_env_var var)
+{
+	if ((int)var < 0 || (int)var >= NVARS || !registry[var].name)
+		return NULL;
+	return &registry[var];
+}
+
+GF_API const char *gf_env_name(enum gf_env_var var)
+{
+	const struct gf_env_info *e = gf_env_info(var);
+
+	return e ? e->name : "?";
+}
+
+/* secure_getenv: a set-id program never takes a library path or a fault
+ * plan from its caller's environment. */
+static const char *raw(const struct gf_env_info *e)
+{
+	const char *v = secure_getenv(e->name);
+
+	return v && *v ? v : NULL;
+}
+
+GF_API const char *gf_env_str(enum gf_env_var var)
+{
+	const struct gf_env_info *e = gf_env_info(var);
+
+	return e ? raw(e) : NULL;
+}
+
+GF_API int gf_env_int(enum gf_env_var var, long long *out)
+{
+	const struct gf_env_info *e = gf_env_info(var);
+	const char *v;
+	long long n;
+
+	if (!e || e->type != GF_ENV_INT)
+		return gf_error(-EINVAL, "environment variable %d is not a registered integer", (int)var);
+	if (!out)
+		return gf_error(-EINVAL, "%s: no place for the value", e->name);
+	v = raw(e);
+	if (!v)
+		return 0;
+	if (gf_parse_ll(v, &n))
+		return gf_error(-EINVAL, "%s: not an integer: '%s'", e->name, v);
+	if (n < e->min || n > e->max)
+		return gf_error(-EINVAL, "%s: %lld is out of range [%lld, %lld]", e->name, n, e->min, e->max);
+	*out = n;
+	return 1;
+}
+
+GF_API bool gf_env_flag(enum gf_env_var var)
+{
+	const struct gf_env_info *e = gf_env_info(var);
+
+	return e && e->type == GF_ENV_FLAG && raw(e);
+}
