@@ -61,7 +61,10 @@ LIB_SRCS  := $(sort $(wildcard src/*/*.c))
 CLI_SRCS  := $(sort $(wildcard cli/*.c))
 TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 TESTLIB_SRCS := $(sort $(filter-out $(TEST_SRCS),$(wildcard tests/unit/*.c)))
-FAKE_NVML_SRC := tests/fakes/fake_nvml.c
+# Stand-in vendor libraries (rule below): fake_<lib>.c -> $(BUILD)/fakes/<soname>.
+FAKE_SRCS := $(sort $(wildcard tests/fakes/fake_*.c))
+fake_soname = $(or $(shell sed -n 's/.*fake-soname: *\([^ *]*\).*/\1/p' $(1) | head -n 1),$(error $(1) has no "fake-soname:" line))
+FAKE_LIBS := $(foreach f,$(FAKE_SRCS),$(BUILD)/fakes/$(call fake_soname,$(f)))
 
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -72,7 +75,6 @@ STATIC_LIB := $(BUILD)/libgpufeed.a
 SHARED_REAL := $(BUILD)/libgpufeed.so.$(VERSION)
 SHARED_SONAME := libgpufeed.so.$(SOVERSION)
 CLI := $(BUILD)/gpufeed
-FAKE_NVML := $(BUILD)/fakes/libnvidia-ml.so.1
 PC_FILE := $(BUILD)/gpufeed.pc
 
 .PHONY: all lib cli tests check sanitize clang install uninstall clean
@@ -80,7 +82,7 @@ all: lib cli tests
 
 lib: $(STATIC_LIB) $(SHARED_REAL)
 cli: $(CLI)
-tests: $(TEST_BINS) $(FAKE_NVML)
+tests: $(TEST_BINS) $(FAKE_LIBS)
 
 $(BUILD)/obj/src/%.o: src/%.c
 	@mkdir -p $(dir $@)
@@ -112,11 +114,16 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TESTLIB_OBJS) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANITIZE) -o $@ $< $(TESTLIB_OBJS) $(STATIC_LIB) $(JANSSON_LIBS) $(URING_LIBS) -lcmocka $(SYS_LIBS)
 
-# A stand-in libnvidia-ml.so.1 so the NVML code path runs in CI (no GPU there).
-$(FAKE_NVML): $(FAKE_NVML_SRC)
-	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -D_GNU_SOURCE -fPIC -shared $(WARN) -Wno-missing-prototypes $(OPT) \
-	    -Isrc -o $@ $<
+# Stand-in vendor libraries, so the dlopen'ed code paths run in CI (no GPU
+# there): tests/fakes/fake_<lib>.c builds $(BUILD)/fakes/<soname>, the soname
+# on its "fake-soname:" line, and a test points GPUFEED_<LIB>_LIBRARY at it.
+define FAKE_RULE
+$(BUILD)/fakes/$(call fake_soname,$(1)): $(1)
+	@mkdir -p $$(dir $$@)
+	$$(CC) -std=c11 -D_GNU_SOURCE -fPIC -shared $$(WARN) -Wno-missing-prototypes $$(OPT) \
+	    -Isrc -Wl,-soname,$(call fake_soname,$(1)) -o $$@ $$<
+endef
+$(foreach f,$(FAKE_SRCS),$(eval $(call FAKE_RULE,$(f))))
 
 $(PC_FILE): gpufeed.pc.in Makefile
 	@mkdir -p $(dir $@)

@@ -1,99 +1,85 @@
-/* dlopen libnvidia-ml.so.1 and fill the ops table. */
-#include <dlfcn.h>
+/* libnvidia-ml.so.1 through the one dlopen pattern (core/dl.h): the
+ * symbols gpufeed uses, which of them it cannot do without, and the ops
+ * table they fill. */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include <gpufeed/env.h>
-#include "core/error.h"
+#include "core/dl.h"
 #include "core/strutil.h"
 #include "vendor/nvml.h"
 
-/* dlsym into a function pointer without the object/function cast warning. */
-#define SYM(field, name) do {						\
-	void *p_ = dlsym(ops->handle, name);				\
-	memcpy(&ops->field, &p_, sizeof(p_));				\
-} while (0)
-#define SYM2(field, name, fallback) do {				\
-	SYM(field, name);						\
-	if (!ops->field)						\
-		SYM(field, fallback);					\
-} while (0)
+static struct gf_nvml_ops nvml_ops;
 
-int gf_nvml_load(struct gf_nvml_ops *ops, char *why, size_t whysize)
-{
-	const char *lib = gf_env_str(GF_ENV_NVML_LIBRARY);
-
-	memset(ops, 0, sizeof(*ops));
-	ops->version = GF_NVML_OPS_VERSION;
-	if (!lib)
-		lib = GF_NVML_LIBRARY_DEFAULT;
-	gf_strlcpy(ops->library, lib, sizeof(ops->library));
-	ops->handle = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-	if (!ops->handle) {
-		snprintf(why, whysize, "%s not found", lib);
-		return gf_error(-ENOSYS, "NVML not available: %s not found", lib);
-	}
-	SYM(init, "nvmlInit_v2");
-	SYM(shutdown, "nvmlShutdown");
-	SYM(error_string, "nvmlErrorString");
-	SYM(device_count, "nvmlDeviceGetCount_v2");
-	SYM(device_by_index, "nvmlDeviceGetHandleByIndex_v2");
-	SYM(pci_info, "nvmlDeviceGetPciInfo_v3");
-	if (!ops->init || !ops->shutdown || !ops->device_count || !ops->device_by_index ||
-	    !ops->pci_info) {
-		snprintf(why, whysize, "%s lacks nvmlInit_v2/nvmlDeviceGetPciInfo_v3 (driver older than R450?)",
-			 lib);
-		gf_nvml_unload(ops);
-		return gf_error(-ENOSYS, "NVML not available: %s", why);
-	}
-	SYM(system_driver_version, "nvmlSystemGetDriverVersion");
-	SYM(system_nvml_version, "nvmlSystemGetNVMLVersion");
-	SYM(system_cuda_version, "nvmlSystemGetCudaDriverVersion_v2");
-	SYM(name, "nvmlDeviceGetName");
-	SYM(uuid, "nvmlDeviceGetUUID");
-	SYM(memory_info, "nvmlDeviceGetMemoryInfo");
-	SYM(minor_number, "nvmlDeviceGetMinorNumber");
-	SYM(cpu_affinity, "nvmlDeviceGetCpuAffinity");
-	SYM(memory_affinity, "nvmlDeviceGetMemoryAffinity");
-	SYM(numa_node_id, "nvmlDeviceGetNumaNodeId");
-	SYM(curr_pcie_gen, "nvmlDeviceGetCurrPcieLinkGeneration");
-	SYM(curr_pcie_width, "nvmlDeviceGetCurrPcieLinkWidth");
-	SYM(max_pcie_gen, "nvmlDeviceGetMaxPcieLinkGeneration");
-	SYM(max_pcie_width, "nvmlDeviceGetMaxPcieLinkWidth");
-	SYM(nvlink_state, "nvmlDeviceGetNvLinkState");
-	SYM(nvlink_version, "nvmlDeviceGetNvLinkVersion");
-	SYM(nvlink_remote_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
-	SYM(nvlink_remote_type, "nvmlDeviceGetNvLinkRemoteDeviceType");
-	SYM(mig_mode, "nvmlDeviceGetMigMode");
-	SYM(max_mig_count, "nvmlDeviceGetMaxMigDeviceCount");
-	SYM(mig_by_index, "nvmlDeviceGetMigDeviceHandleByIndex");
-	SYM(gpu_instance_id, "nvmlDeviceGetGpuInstanceId");
-	SYM(compute_instance_id, "nvmlDeviceGetComputeInstanceId");
-	SYM(common_ancestor, "nvmlDeviceGetTopologyCommonAncestor");
-	SYM(p2p_status, "nvmlDeviceGetP2PStatus");
-	SYM(persistence_mode, "nvmlDeviceGetPersistenceMode");
-	SYM(compute_mode, "nvmlDeviceGetComputeMode");
-	SYM(ecc_mode, "nvmlDeviceGetEccMode");
-	SYM(remapped_rows, "nvmlDeviceGetRemappedRows");
-	SYM(retired_pages_pending, "nvmlDeviceGetRetiredPagesPendingStatus");
+static const struct gf_dl_sym nvml_syms[] = {
+	/* Required: the _v2/_v3 names exist since R450. */
+	GF_DL_REQUIRED(struct gf_nvml_ops, init, "nvmlInit_v2"),
+	GF_DL_REQUIRED(struct gf_nvml_ops, shutdown, "nvmlShutdown"),
+	GF_DL_REQUIRED(struct gf_nvml_ops, device_count, "nvmlDeviceGetCount_v2"),
+	GF_DL_REQUIRED(struct gf_nvml_ops, device_by_index, "nvmlDeviceGetHandleByIndex_v2"),
+	GF_DL_REQUIRED(struct gf_nvml_ops, pci_info, "nvmlDeviceGetPciInfo_v3"),
+	/* Optional: NULL when this NVML lacks them (then "not supported"). */
+	GF_DL_OPTIONAL(struct gf_nvml_ops, error_string, "nvmlErrorString"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, system_driver_version, "nvmlSystemGetDriverVersion"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, system_nvml_version, "nvmlSystemGetNVMLVersion"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, system_cuda_version, "nvmlSystemGetCudaDriverVersion_v2"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, name, "nvmlDeviceGetName"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, uuid, "nvmlDeviceGetUUID"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, memory_info, "nvmlDeviceGetMemoryInfo"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, minor_number, "nvmlDeviceGetMinorNumber"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, cpu_affinity, "nvmlDeviceGetCpuAffinity"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, memory_affinity, "nvmlDeviceGetMemoryAffinity"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, numa_node_id, "nvmlDeviceGetNumaNodeId"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, curr_pcie_gen, "nvmlDeviceGetCurrPcieLinkGeneration"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, curr_pcie_width, "nvmlDeviceGetCurrPcieLinkWidth"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, max_pcie_gen, "nvmlDeviceGetMaxPcieLinkGeneration"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, max_pcie_width, "nvmlDeviceGetMaxPcieLinkWidth"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, nvlink_state, "nvmlDeviceGetNvLinkState"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, nvlink_version, "nvmlDeviceGetNvLinkVersion"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, nvlink_remote_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, nvlink_remote_type, "nvmlDeviceGetNvLinkRemoteDeviceType"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, mig_mode, "nvmlDeviceGetMigMode"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, max_mig_count, "nvmlDeviceGetMaxMigDeviceCount"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, mig_by_index, "nvmlDeviceGetMigDeviceHandleByIndex"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, gpu_instance_id, "nvmlDeviceGetGpuInstanceId"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, compute_instance_id, "nvmlDeviceGetComputeInstanceId"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, common_ancestor, "nvmlDeviceGetTopologyCommonAncestor"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, p2p_status, "nvmlDeviceGetP2PStatus"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, persistence_mode, "nvmlDeviceGetPersistenceMode"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, compute_mode, "nvmlDeviceGetComputeMode"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, ecc_mode, "nvmlDeviceGetEccMode"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, remapped_rows, "nvmlDeviceGetRemappedRows"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, retired_pages_pending, "nvmlDeviceGetRetiredPagesPendingStatus"),
 	/* Renamed in R535; older drivers only have the "throttle" name. */
-	SYM2(clocks_event_reasons, "nvmlDeviceGetCurrentClocksEventReasons",
-	     "nvmlDeviceGetCurrentClocksThrottleReasons");
-	SYM(power_limit, "nvmlDeviceGetPowerManagementLimit");
-	SYM(power_default_limit, "nvmlDeviceGetPowerManagementDefaultLimit");
-	SYM(power_enforced_limit, "nvmlDeviceGetEnforcedPowerLimit");
-	SYM(power_limit_constraints, "nvmlDeviceGetPowerManagementLimitConstraints");
-	SYM(fabric_info_v, "nvmlDeviceGetGpuFabricInfoV");
-	return 0;
+	GF_DL_RENAMED(struct gf_nvml_ops, clocks_event_reasons, "nvmlDeviceGetCurrentClocksEventReasons",
+		      "nvmlDeviceGetCurrentClocksThrottleReasons"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, power_limit, "nvmlDeviceGetPowerManagementLimit"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, power_default_limit, "nvmlDeviceGetPowerManagementDefaultLimit"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, power_enforced_limit, "nvmlDeviceGetEnforcedPowerLimit"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, power_limit_constraints, "nvmlDeviceGetPowerManagementLimitConstraints"),
+	GF_DL_OPTIONAL(struct gf_nvml_ops, fabric_info_v, "nvmlDeviceGetGpuFabricInfoV"),
+};
+
+static struct gf_dl_lib nvml_lib = GF_DL_LIB_INIT("NVML", GF_NVML_LIBRARY_DEFAULT, GF_ENV_NVML_LIBRARY,
+						  nvml_syms, &nvml_ops, "driver older than R450?");
+
+int gf_nvml_load(const struct gf_nvml_ops **ops, char *why, size_t whysize)
+{
+	int ret = gf_dl_load(&nvml_lib);
+
+	*ops = ret ? NULL : &nvml_ops;
+	gf_strlcpy(why, gf_dl_why(&nvml_lib), whysize);
+	return ret;
 }
 
-void gf_nvml_unload(struct gf_nvml_ops *ops)
+const char *gf_nvml_library(void)
 {
-	if (ops->handle)
-		dlclose(ops->handle);
-	ops->handle = NULL;
+	return gf_dl_path(&nvml_lib);
+}
+
+void gf_nvml_unload(void)
+{
+	gf_dl_unload(&nvml_lib);
 }
 
 const char *gf_nvml_strerror(const struct gf_nvml_ops *ops, gf_nvml_return r)

@@ -6,17 +6,14 @@
 #include <stddef.h>
 #include "vendor/nvml_api.h"
 
-#define GF_NVML_OPS_VERSION 1
-/* Where to load it from; tests point this at a stand-in library. */
-#define GF_NVML_LIBRARY_ENV "GPUFEED_NVML_LIBRARY"
+/* Where to load it from; GPUFEED_NVML_LIBRARY (GF_ENV_NVML_LIBRARY) points
+ * it elsewhere, e.g. at the stand-in tests/fakes/fake_nvml.c. */
 #define GF_NVML_LIBRARY_DEFAULT "libnvidia-ml.so.1"
 
 typedef gf_nvml_return gf_nvml_fn_dev_uint(gf_nvml_device, unsigned int *);
 
+/* Filled by gf_nvml_load() (src/vendor/nvml.c lists the symbol of each). */
 struct gf_nvml_ops {
-	unsigned version;
-	void *handle;
-	char library[256];
 	/* Required. */
 	gf_nvml_return (*init)(void);
 	gf_nvml_return (*shutdown)(void);
@@ -64,10 +61,16 @@ struct gf_nvml_ops {
 	gf_nvml_return (*fabric_info_v)(gf_nvml_device, void *);
 };
 
-/* dlopen + dlsym.  -ENOSYS: library absent or lacking a required symbol;
- * `why` then reads e.g. "libnvidia-ml.so.1 not found". */
-int gf_nvml_load(struct gf_nvml_ops *ops, char *why, size_t whysize);
-void gf_nvml_unload(struct gf_nvml_ops *ops);
+/* Loads NVML once per process (thread-safe) and points *ops at the table.
+ * -ENOSYS: library absent or lacking a required symbol; `why` then reads
+ * e.g. "libnvidia-ml.so.1 not found" or "/x/libnvidia-ml.so.1 lacks
+ * nvmlDeviceGetPciInfo_v3 (driver older than R450?)". */
+int gf_nvml_load(const struct gf_nvml_ops **ops, char *why, size_t whysize);
+/* The file loaded (the override or the soname); "" before the first load. */
+const char *gf_nvml_library(void);
+/* Forget the loaded library so the next load reads GPUFEED_NVML_LIBRARY
+ * again.  Tests only: no other thread may be using NVML. */
+void gf_nvml_unload(void);
 /* nvmlErrorString, or "NVML error N" when even that is missing. */
 const char *gf_nvml_strerror(const struct gf_nvml_ops *ops, gf_nvml_return r);
 

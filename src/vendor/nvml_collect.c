@@ -301,7 +301,7 @@ static int collect_pairs(const struct gf_nvml_ops *ops, gf_nvml_device *devs, in
 
 int gf_nvml_collect(enum gf_nvml_detail detail, struct gf_nvml_facts **out, char *why, size_t whysize)
 {
-	struct gf_nvml_ops ops;
+	const struct gf_nvml_ops *ops;
 	struct gf_nvml_facts *f = NULL;
 	gf_nvml_device *devs = NULL;
 	unsigned count = 0;
@@ -311,10 +311,9 @@ int gf_nvml_collect(enum gf_nvml_detail detail, struct gf_nvml_facts **out, char
 	*out = NULL;
 	if ((ret = gf_nvml_load(&ops, why, whysize)))
 		return ret;
-	r = ops.init();
+	r = ops->init();
 	if (!OK(r)) {
-		snprintf(why, whysize, "nvmlInit failed: %s", gf_nvml_strerror(&ops, r));
-		gf_nvml_unload(&ops);
+		snprintf(why, whysize, "nvmlInit failed: %s", gf_nvml_strerror(ops, r));
 		return gf_error(-ENODEV, "NVML not available: %s", why);
 	}
 	f = calloc(1, sizeof(*f));
@@ -322,15 +321,15 @@ int gf_nvml_collect(enum gf_nvml_detail detail, struct gf_nvml_facts **out, char
 		ret = gf_error(-ENOMEM, "NVML: out of memory");
 		goto out;
 	}
-	if (ops.system_driver_version)
-		ops.system_driver_version(f->driver_version, sizeof(f->driver_version));
-	if (ops.system_nvml_version)
-		ops.system_nvml_version(f->nvml_version, sizeof(f->nvml_version));
-	if (ops.system_cuda_version)
-		ops.system_cuda_version(&f->cuda_driver_version);
-	r = ops.device_count(&count);
+	if (ops->system_driver_version)
+		ops->system_driver_version(f->driver_version, sizeof(f->driver_version));
+	if (ops->system_nvml_version)
+		ops->system_nvml_version(f->nvml_version, sizeof(f->nvml_version));
+	if (ops->system_cuda_version)
+		ops->system_cuda_version(&f->cuda_driver_version);
+	r = ops->device_count(&count);
 	if (!OK(r)) {
-		snprintf(why, whysize, "nvmlDeviceGetCount failed: %s", gf_nvml_strerror(&ops, r));
+		snprintf(why, whysize, "nvmlDeviceGetCount failed: %s", gf_nvml_strerror(ops, r));
 		ret = gf_error(-ENODEV, "NVML: %s", why);
 		goto out;
 	}
@@ -346,24 +345,23 @@ int gf_nvml_collect(enum gf_nvml_detail detail, struct gf_nvml_facts **out, char
 		struct gf_nvml_gpu *g = &f->gpus[f->ngpus];
 
 		gpu_defaults(g);
-		r = ops.device_by_index(i, &devs[f->ngpus]);
+		r = ops->device_by_index(i, &devs[f->ngpus]);
 		if (!OK(r)) {
 			/* A GPU that fell off the bus must not hide the others. */
 			continue;
 		}
 		g->index = (int)i;
 		f->ngpus++;
-		if ((ret = collect_gpu(&ops, devs[f->ngpus - 1], detail, g))) {
+		if ((ret = collect_gpu(ops, devs[f->ngpus - 1], detail, g))) {
 			ret = gf_error(ret, "NVML: out of memory");
 			goto out;
 		}
 	}
-	if ((ret = collect_pairs(&ops, devs, f->ngpus, detail, f)))
+	if ((ret = collect_pairs(ops, devs, f->ngpus, detail, f)))
 		ret = gf_error(ret, "NVML: out of memory");
 out:
 	free(devs);
-	ops.shutdown();
-	gf_nvml_unload(&ops);
+	ops->shutdown();
 	if (ret) {
 		gf_nvml_facts_free(f);
 		return ret;

@@ -6,7 +6,9 @@
  *   (unset)      four GPUs at 0000:00:06.0 .. 0000:00:09.0, 18 NVLinks each
  *   init_fail    nvmlInit_v2 returns NVML_ERROR_DRIVER_NOT_LOADED
  *   lost_gpu     GPU 2 fails nvmlDeviceGetHandleByIndex (fell off the bus)
- *   mig          GPU 0 has MIG enabled with two instances */
+ *   mig          GPU 0 has MIG enabled with two instances
+ *
+ * fake-soname: libnvidia-ml.so.1 */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

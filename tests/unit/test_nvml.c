@@ -18,8 +18,10 @@ static int use_fake(void **state)
 	(void)state;
 	if (!lib)
 		lib = "build/fakes/libnvidia-ml.so.1";
-	setenv(GF_NVML_LIBRARY_ENV, lib, 1);
+	setenv("GPUFEED_NVML_LIBRARY", lib, 1);
 	unsetenv("FAKE_NVML_SCENARIO");
+	/* NVML is loaded once per process: forget a previous test's library. */
+	gf_nvml_unload();
 	return 0;
 }
 
@@ -127,10 +129,49 @@ static void missing_library(void **state)
 	char why[200] = "";
 
 	(void)state;
-	setenv(GF_NVML_LIBRARY_ENV, "/nonexistent/libnvidia-ml.so.1", 1);
+	setenv("GPUFEED_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+	gf_nvml_unload();
 	assert_int_equal(gf_nvml_collect(GF_NVML_TOPOLOGY, &f, why, sizeof(why)), -ENOSYS);
+	assert_null(f);
 	assert_string_equal(why, "/nonexistent/libnvidia-ml.so.1 not found");
 	assert_string_equal(gf_last_error(), "NVML not available: /nonexistent/libnvidia-ml.so.1 not found");
+	/* Asked again: the same answer, without a second dlopen. */
+	assert_int_equal(gf_nvml_collect(GF_NVML_TOPOLOGY, &f, why, sizeof(why)), -ENOSYS);
+	assert_string_equal(gf_last_error(), "NVML not available: /nonexistent/libnvidia-ml.so.1 not found");
+	use_fake(NULL);
+}
+
+/* A library that is there but is not NVML (or an NVML older than R450):
+ * not available, and the message names the first symbol it lacks. */
+static void library_lacking_a_required_symbol(void **state)
+{
+	struct gf_nvml_facts *f;
+	char why[200] = "";
+
+	(void)state;
+	setenv("GPUFEED_NVML_LIBRARY", "libm.so.6", 1);
+	gf_nvml_unload();
+	assert_int_equal(gf_nvml_collect(GF_NVML_TOPOLOGY, &f, why, sizeof(why)), -ENOSYS);
+	assert_null(f);
+	assert_string_equal(why, "libm.so.6 lacks nvmlInit_v2 (driver older than R450?)");
+	assert_string_equal(gf_last_error(), "NVML not available: libm.so.6 lacks nvmlInit_v2 (driver older than R450?)");
+	use_fake(NULL);
+}
+
+/* Loaded once: the override is read at the first load only. */
+static void loaded_once_per_process(void **state)
+{
+	struct gf_nvml_facts *f;
+	char why[200] = "";
+
+	(void)state;
+	assert_int_equal(gf_nvml_collect(GF_NVML_TOPOLOGY, &f, why, sizeof(why)), 0);
+	gf_nvml_facts_free(f);
+	assert_string_equal(gf_nvml_library(), getenv("GPUFEED_NVML_LIBRARY"));
+	setenv("GPUFEED_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+	assert_int_equal(gf_nvml_collect(GF_NVML_TOPOLOGY, &f, why, sizeof(why)), 0);
+	assert_int_equal(f->ngpus, 4);
+	gf_nvml_facts_free(f);
 	use_fake(NULL);
 }
 
@@ -225,6 +266,8 @@ int main(void)
 		cmocka_unit_test(collects_audit_state),
 		cmocka_unit_test(scenarios),
 		cmocka_unit_test(missing_library),
+		cmocka_unit_test(library_lacking_a_required_symbol),
+		cmocka_unit_test(loaded_once_per_process),
 		cmocka_unit_test(json_roundtrip),
 		cmocka_unit_test(json_errors),
 	};
