@@ -135,9 +135,11 @@ check: all
 
 # ---- structure checks (scripts/check-*.sh; tests/cli/test_layout.sh runs
 # them and tries each on a bad example) ----
-.PHONY: check-env
+.PHONY: check-env check-layers
 check-env:
 	scripts/check-env.sh
+check-layers:
+	scripts/check-layers.sh
 
 clang:
 	$(MAKE) CC=clang BUILD=build-clang all
