@@ -135,11 +135,13 @@ check: all
 
 # ---- structure checks (scripts/check-*.sh; tests/cli/test_layout.sh runs
 # them and tries each on a bad example) ----
-.PHONY: check-env check-layers
+.PHONY: check-env check-layers check-symbols
 check-env:
 	scripts/check-env.sh
 check-layers:
 	scripts/check-layers.sh
+check-symbols: lib
+	scripts/check-symbols.sh $(BUILD)
 
 clang:
 	$(MAKE) CC=clang BUILD=build-clang all

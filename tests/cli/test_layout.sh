@@ -3,6 +3,7 @@
 # checker that passes everything fails here:
 #   scripts/check-env.sh      getenv only in src/core/env.c
 #   scripts/check-layers.sh   includes follow the layers of docs/design.md
+#   scripts/check-symbols.sh  the exported symbols are src/libgpufeed.map's
 . "$(dirname "$0")/lib.sh"
 
 # A scratch copy of the parts of the tree a checker reads.
@@ -67,5 +68,35 @@ scratch
 sed -i 's/^core:$/core: vendor/' "$TMP/tree/scripts/check-layers.sh"
 printf '#include "vendor/nvml_facts.h"\n' >> "$TMP/tree/src/core/table.c"
 layers_refuse "a cycle between subsystems" 'include cycle among subsystems: core vendor'
+
+# ---- exported symbols ----
+B=${BUILD:-build}
+case $B in /*) ;; *) B=$SRC/$B ;; esac
+MAP=$SRC/src/libgpufeed.map
+symbols() { expect_rc "$1" "$2" bash "$SRC/scripts/check-symbols.sh" "$B" "$TMP/map" "${3:-0.1.0}"; }
+expect_rc 0 "check-symbols passes on the build" bash "$SRC/scripts/check-symbols.sh" "$B"
+# A GF_API function not in the map (as when one is added to the code).
+grep -v '^[[:space:]]*gf_version;' "$MAP" > "$TMP/map"
+symbols 1 "check-symbols refuses a GF_API function missing from the map"
+expect_grep "$out" "GF_API functions missing from .*: gf_version$" "  names it"
+expect_grep "$out" "add them to the node GPUFEED_0.1" "  and the node to add it to"
+symbols 1 "the same, building release 0.2" 0.2.0
+expect_grep "$out" "^	GPUFEED_0.2 {" "  proposes a new node GPUFEED_0.2"
+expect_grep "$out" "^	} GPUFEED_0.1;" "  that inherits GPUFEED_0.1"
+# A map entry with no function.
+sed 's/^\([[:space:]]*\)gf_version;/&\n\1gf_no_such_function;/' "$MAP" > "$TMP/map"
+symbols 1 "check-symbols refuses a map entry with no function"
+expect_grep "$out" "no GF_API function defines them: gf_no_such_function" "  names it"
+# Wildcards hide what is exported.
+sed 's/^\([[:space:]]*\)gf_version;/\1gf_*;/' "$MAP" > "$TMP/map"
+symbols 1 "check-symbols refuses a wildcard"
+expect_grep "$out" "wildcards in a global: section (gf_\*)" "  and says so"
+# One name, two nodes; and a node other than the one the library carries.
+{ cat "$MAP"; printf 'GPUFEED_0.2 {\n\tglobal:\n\t\tgf_version;\n} GPUFEED_0.1;\n'; } > "$TMP/map"
+symbols 1 "check-symbols refuses a name in two nodes"
+expect_grep "$out" "in more than one node: gf_version" "  names it"
+{ grep -v '^[[:space:]]*gf_version;' "$MAP"; printf 'GPUFEED_0.2 {\n\tglobal:\n\t\tgf_version;\n} GPUFEED_0.1;\n'; } > "$TMP/map"
+symbols 1 "check-symbols refuses a symbol exported under another node"
+expect_grep "$out" "gf_version (GPUFEED_0.1, map: GPUFEED_0.2)" "  names both nodes"
 
 finish
