@@ -23,6 +23,7 @@
 #include <gpufeed/buf.h>
 #include <gpufeed/io.h>
 #include <gpufeed/bench.h>
+#include <gpufeed/env.h>
 
 #ifdef __cplusplus
 extern "C" {

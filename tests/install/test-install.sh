@@ -20,6 +20,8 @@ check "headers" "[ -f $root/include/gpufeed/gpufeed.h ] && [ -f $root/include/gp
 check "pkg-config file names the prefix" "grep -q '^prefix=$prefix' $root/lib/pkgconfig/gpufeed.pc"
 check "only gf_ symbols exported" \
 	"! nm -D --defined-only $root/lib/libgpufeed.so.0.1.0 | awk '{print \$3}' | grep -v -e '^gf_' -e '^GPUFEED_' | grep -q ."
+check "every exported symbol carries a release node (src/libgpufeed.map)" \
+	"! nm -D --defined-only $root/lib/libgpufeed.so.0.1.0 | awk '\$2 != \"A\"' | grep -v '@@GPUFEED_[0-9]*\\.[0-9]*\$' | grep -q ."
 check "internal helpers hidden" "! nm -D --defined-only $root/lib/libgpufeed.so.0.1.0 | grep -q gf_fs_read"
 cat >"$stage/demo.c" <<'C'
 #include <stdio.h>
@@ -34,7 +36,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", gf_last_error());
 		return 1;
 	}
-	printf("gpufeed %s: %d GPUs, %d CPUs\n", gf_version(), t->ngpus, t->cpus.ncpu);
+	printf("gpufeed %s: %d GPUs, %d CPUs, %d environment variables\n", gf_version(), t->ngpus,
+	       t->cpus.ncpu, gf_env_count());
 	gf_topo_free(t);
 	return 0;
 }
@@ -43,7 +46,7 @@ export PKG_CONFIG_PATH=$root/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$stage
 check "a program builds with pkg-config (shared)" \
 	"cc $stage/demo.c \$(pkg-config --cflags --libs gpufeed) -o $stage/demo"
 check "and runs against the installed library" \
-	"LD_LIBRARY_PATH=$root/lib $stage/demo tests/fixtures/machines/hgx-h100-8gpu/root | grep -q '8 GPUs, 224 CPUs'"
+	"LD_LIBRARY_PATH=$root/lib $stage/demo tests/fixtures/machines/hgx-h100-8gpu/root | grep -q '8 GPUs, 224 CPUs, [0-9]* environment variables'"
 check "a program builds statically" \
 	"cc $stage/demo.c \$(pkg-config --cflags gpufeed) $root/lib/libgpufeed.a -ljansson -luring -ldl -lpthread -lm -o $stage/demo-static"
 check "static build runs" "$stage/demo-static tests/fixtures/machines/ci-vm/root | grep -q '0 GPUs'"
