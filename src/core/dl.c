@@ -15,18 +15,30 @@ static void *lookup(void *handle, const char *name)
 	return name ? dlsym(handle, name) : NULL;
 }
 
+/* The library as messages show it: with the variable that chose it, so a
+ * wrong override is named ("GPUFEED_NVML_LIBRARY=/x.so not found"). */
+static void shown_name(const struct gf_dl_lib *lib, bool overridden, char *buf, size_t size)
+{
+	if (overridden)
+		snprintf(buf, size, "%s=%s", gf_env_name((enum gf_env_var)lib->override), lib->path);
+	else
+		snprintf(buf, size, "%s", lib->path);
+}
+
 /* dlopen's own words, except for the common case said plainly. */
-static void say_open_failed(struct gf_dl_lib *lib)
+static void say_open_failed(struct gf_dl_lib *lib, const char *shown)
 {
 	const char *err = dlerror();
 
 	if (!err || strstr(err, "No such file or directory"))
-		snprintf(lib->why, sizeof(lib->why), "%s not found", lib->path);
+		snprintf(lib->why, sizeof(lib->why), "%s not found", shown);
+	else if (strcmp(shown, lib->path))
+		snprintf(lib->why, sizeof(lib->why), "%s: %s", shown, err);
 	else
 		snprintf(lib->why, sizeof(lib->why), "%s", err);
 }
 
-static int fill_table(struct gf_dl_lib *lib)
+static int fill_table(struct gf_dl_lib *lib, const char *shown)
 {
 	for (size_t i = 0; i < lib->nsyms; i++) {
 		const struct gf_dl_sym *s = &lib->syms[i];
@@ -35,7 +47,7 @@ static int fill_table(struct gf_dl_lib *lib)
 		if (!p)
 			p = lookup(lib->handle, s->fallback);
 		if (!p && s->required) {
-			snprintf(lib->why, sizeof(lib->why), "%s lacks %s%s%s%s", lib->path, s->name,
+			snprintf(lib->why, sizeof(lib->why), "%s lacks %s%s%s%s", shown, s->name,
 				 lib->hint ? " (" : "", lib->hint ? lib->hint : "", lib->hint ? ")" : "");
 			return -ENOSYS;
 		}
@@ -47,16 +59,18 @@ static int fill_table(struct gf_dl_lib *lib)
 static int open_and_resolve(struct gf_dl_lib *lib)
 {
 	const char *over = lib->override >= 0 ? gf_env_str((enum gf_env_var)lib->override) : NULL;
+	char shown[sizeof(lib->path) + 64];
 
 	gf_strlcpy(lib->path, over ? over : lib->soname, sizeof(lib->path));
+	shown_name(lib, over != NULL, shown, sizeof(shown));
 	lib->why[0] = '\0';
 	dlerror();
 	lib->handle = dlopen(lib->path, RTLD_NOW | RTLD_LOCAL);
 	if (!lib->handle) {
-		say_open_failed(lib);
+		say_open_failed(lib, shown);
 		return -ENOSYS;
 	}
-	if (fill_table(lib)) {
+	if (fill_table(lib, shown)) {
 		/* No half-filled table: a caller sees all symbols or none. */
 		for (size_t i = 0; i < lib->nsyms; i++)
 			memset((char *)lib->table + lib->syms[i].offset, 0, sizeof(void *));

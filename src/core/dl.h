@@ -58,7 +58,7 @@ struct gf_dl_lib {
 	int result;			/* 0 or -ENOSYS */
 	void *handle;
 	char path[256];			/* what was opened: override or soname */
-	char why[320];			/* "libnvidia-ml.so.1 not found" */
+	char why[384];			/* "libnvidia-ml.so.1 not found" */
 };
 
 #define GF_DL_LIB_INIT(what_, soname_, override_, syms_, table_, hint_) {		\
@@ -71,7 +71,8 @@ struct gf_dl_lib {
  * thread, on every call).  Thread-safe; loads at most once. */
 int gf_dl_load(struct gf_dl_lib *lib);
 /* Why the load failed ("" after a success or before the first load):
- * "libnvidia-ml.so.1 not found", "/x/libfoo.so lacks nvmlInit_v2 (...)". */
+ * "libnvidia-ml.so.1 not found", or, when the override variable chose the
+ * file, "GPUFEED_NVML_LIBRARY=/x/libfoo.so lacks nvmlInit_v2 (...)". */
 const char *gf_dl_why(const struct gf_dl_lib *lib);
 /* The file that was opened (override or soname); "" before the first load. */
 const char *gf_dl_path(const struct gf_dl_lib *lib);

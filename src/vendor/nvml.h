@@ -63,8 +63,8 @@ struct gf_nvml_ops {
 
 /* Loads NVML once per process (thread-safe) and points *ops at the table.
  * -ENOSYS: library absent or lacking a required symbol; `why` then reads
- * e.g. "libnvidia-ml.so.1 not found" or "/x/libnvidia-ml.so.1 lacks
- * nvmlDeviceGetPciInfo_v3 (driver older than R450?)". */
+ * e.g. "libnvidia-ml.so.1 not found" or "GPUFEED_NVML_LIBRARY=/x/libnv.so
+ * lacks nvmlDeviceGetPciInfo_v3 (driver older than R450?)". */
 int gf_nvml_load(const struct gf_nvml_ops **ops, char *why, size_t whysize);
 /* The file loaded (the override or the soname); "" before the first load. */
 const char *gf_nvml_library(void);

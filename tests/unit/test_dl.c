@@ -124,7 +124,12 @@ static void override_variable_read_at_first_load(void **state)
 	setenv("GPUFEED_NVML_LIBRARY", "/nonexistent.so", 1);
 	assert_int_equal(gf_dl_load(&lib), 0);
 	assert_string_equal(gf_dl_path(&lib), fake_path);
-	/* Until the result is forgotten: then the soname applies. */
+	/* Until the result is forgotten: a wrong override is then named with
+	 * its variable ... */
+	gf_dl_unload(&lib);
+	assert_int_equal(gf_dl_load(&lib), -ENOSYS);
+	assert_string_equal(gf_last_error(), "DLTEST not available: GPUFEED_NVML_LIBRARY=/nonexistent.so not found");
+	/* ... and without one the soname applies. */
 	unsetenv("GPUFEED_NVML_LIBRARY");
 	gf_dl_unload(&lib);
 	assert_int_equal(gf_dl_load(&lib), -ENOSYS);

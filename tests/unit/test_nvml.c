@@ -133,11 +133,11 @@ static void missing_library(void **state)
 	gf_nvml_unload();
 	assert_int_equal(gf_nvml_collect(GF_NVML_TOPOLOGY, &f, why, sizeof(why)), -ENOSYS);
 	assert_null(f);
-	assert_string_equal(why, "/nonexistent/libnvidia-ml.so.1 not found");
-	assert_string_equal(gf_last_error(), "NVML not available: /nonexistent/libnvidia-ml.so.1 not found");
+	assert_string_equal(why, "GPUFEED_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 not found");
+	assert_string_equal(gf_last_error(), "NVML not available: GPUFEED_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 not found");
 	/* Asked again: the same answer, without a second dlopen. */
 	assert_int_equal(gf_nvml_collect(GF_NVML_TOPOLOGY, &f, why, sizeof(why)), -ENOSYS);
-	assert_string_equal(gf_last_error(), "NVML not available: /nonexistent/libnvidia-ml.so.1 not found");
+	assert_string_equal(gf_last_error(), "NVML not available: GPUFEED_NVML_LIBRARY=/nonexistent/libnvidia-ml.so.1 not found");
 	use_fake(NULL);
 }
 
@@ -153,8 +153,9 @@ static void library_lacking_a_required_symbol(void **state)
 	gf_nvml_unload();
 	assert_int_equal(gf_nvml_collect(GF_NVML_TOPOLOGY, &f, why, sizeof(why)), -ENOSYS);
 	assert_null(f);
-	assert_string_equal(why, "libm.so.6 lacks nvmlInit_v2 (driver older than R450?)");
-	assert_string_equal(gf_last_error(), "NVML not available: libm.so.6 lacks nvmlInit_v2 (driver older than R450?)");
+	assert_string_equal(why, "GPUFEED_NVML_LIBRARY=libm.so.6 lacks nvmlInit_v2 (driver older than R450?)");
+	assert_string_equal(gf_last_error(), "NVML not available: GPUFEED_NVML_LIBRARY=libm.so.6 lacks nvmlInit_v2 "
+					       "(driver older than R450?)");
 	use_fake(NULL);
 }
 
