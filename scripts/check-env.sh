@@ -14,4 +14,13 @@ if [ -n "$bad" ]; then
 	echo "   gf_env_str(GF_ENV_...), and paste 'build/tests/test_env --markdown' into docs/environment.md)"
 	exit 1
 fi
-echo "check-env: ok (no getenv outside src/core/env.c)"
+# Every id of include/gpufeed/env.h has its row in src/core/env.c and the
+# other way round (a row-less id would read as "unset" forever).
+ids=$(sed -n 's/^[[:space:]]*\(GF_ENV_[A-Z0-9_]*\) = [0-9]*,.*/\1/p' include/gpufeed/env.h | sort)
+rows=$(sed -n 's/^[[:space:]]*\[\(GF_ENV_[A-Z0-9_]*\)\] = {.*/\1/p' src/core/env.c | sort)
+if [ -z "$ids" ] || [ "$ids" != "$rows" ]; then
+	echo "check-env: ids in include/gpufeed/env.h and rows in src/core/env.c differ:"
+	diff <(echo "$ids") <(echo "$rows") | sed -n 's/^< /  no row in src\/core\/env.c: /p; s/^> /  no id in include\/gpufeed\/env.h: /p'
+	exit 1
+fi
+echo "check-env: ok (no getenv outside src/core/env.c; $(echo "$ids" | wc -l) variables, each with its row)"

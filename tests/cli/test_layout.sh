@@ -31,6 +31,10 @@ expect_grep "$out" "src/topo/gpus.c:.*getenv(\"GPUFEED_NEW\")" "and names the fi
 scratch
 printf 'static void y(void) { setenv("NO_COLOR", "1", 1); }\n' >> "$TMP/tree/cli/cli.c"
 expect_rc 1 "check-env refuses a setenv in cli/" bash "$SRC/scripts/check-env.sh" "$TMP/tree"
+scratch
+sed -i 's|^\(\tGF_ENV_SOURCE_DATE_EPOCH = 5,.*\)|\1\n\tGF_ENV_NEW_KNOB = 6,|' "$TMP/tree/include/gpufeed/env.h"
+expect_rc 1 "check-env refuses an id without a registry row" bash "$SRC/scripts/check-env.sh" "$TMP/tree"
+expect_grep "$out" "no row in src/core/env.c: GF_ENV_NEW_KNOB" "  and names it"
 
 # ---- layers ----
 expect_rc 0 "check-layers passes on the tree" bash "$SRC/scripts/check-layers.sh" "$SRC"
