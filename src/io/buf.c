@@ -101,8 +101,12 @@ int gf_buf_alloc(const struct gf_buf_opts *opts, struct gf_buf **out)
 	unsigned flags;
 	int rc;
 
+	if (!out)
+		return gf_error(-EINVAL, "buffer: no place for it (out is NULL)");
 	*out = NULL;
-	if (!opts || !opts->size)
+	if (!opts)
+		return gf_error(-EINVAL, "buffer: no options");
+	if (!opts->size)
 		return gf_error(-EINVAL, "buffer: size must be > 0");
 	align = opts->align ? opts->align : pg;
 	if (align & (align - 1))
@@ -203,6 +207,8 @@ int gf_mem_node_of(const void *addr)
 	int status[1] = { -1 };
 	uintptr_t pg = page_size();
 
+	if (!addr)
+		return gf_error(-EINVAL, "NUMA node of a NULL address");
 	pages[0] = (void *)((uintptr_t)addr & ~(pg - 1));
 	if (syscall(SYS_move_pages, 0, 1UL, pages, NULL, status, 0))
 		return gf_error(-errno, "move_pages: %s", strerror(errno));

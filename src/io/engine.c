@@ -54,6 +54,8 @@ int gf_io_open(const struct gf_io_opts *opts, struct gf_io **out)
 	struct gf_io *io;
 	int rc;
 
+	if (!out)
+		return gf_error(-EINVAL, "gf_io_open: no place for the engine (out is NULL)");
 	*out = NULL;
 	if (opts)
 		o = *opts;
@@ -114,17 +116,17 @@ fail:
 
 enum gf_io_backend gf_io_backend_of(const struct gf_io *io)
 {
-	return io->backend;
+	return io ? io->backend : GF_IO_AUTO;
 }
 
 const char *gf_io_note(const struct gf_io *io)
 {
-	return io->note;
+	return io ? io->note : "";
 }
 
 unsigned gf_io_inflight(const struct gf_io *io)
 {
-	return io->inflight;
+	return io ? io->inflight : 0;
 }
 
 /* ---- registered buffers ---- */
@@ -133,6 +135,8 @@ int gf_io_register_buf(struct gf_io *io, struct gf_buf *b)
 {
 	int slot = -1;
 
+	if (!io)
+		return gf_error(-EINVAL, "register buffer: no engine");
 	if (!b)
 		return gf_error(-EINVAL, "register buffer: no buffer");
 	/* Kept on every back end, so registering twice is an error (and
@@ -156,6 +160,10 @@ int gf_io_register_buf(struct gf_io *io, struct gf_buf *b)
 
 int gf_io_unregister_buf(struct gf_io *io, struct gf_buf *b)
 {
+	if (!io)
+		return gf_error(-EINVAL, "unregister buffer: no engine");
+	if (!b)
+		return gf_error(-EINVAL, "unregister buffer: no buffer");
 	for (unsigned i = 0; i < io->nbufs; i++) {
 		if (io->bufs[i] != b)
 			continue;
@@ -348,7 +356,15 @@ static int validate(struct gf_io *io, const struct gf_io_req *req)
 		return gf_error(-EINVAL, "I/O request with unknown op %d", (int)req->op);
 	if (req->op != GF_IO_FSYNC && req->len && !req->buf)
 		return gf_error(-EINVAL, "I/O request of %zu bytes without a buffer", req->len);
-	if (req->op == GF_IO_READ && req->len > (size_t)SSIZE_MAX)
+	/* Here, not in the back ends, so both refuse it alike: off_t is
+	 * signed, pread takes an offset past 2^63-1 as negative (EINVAL)
+	 * while io_uring takes -1 as "the file position". */
+	if (req->op != GF_IO_FSYNC &&
+	    (req->off > (uint64_t)INT64_MAX || req->len > (uint64_t)INT64_MAX - req->off))
+		return gf_error(-EINVAL, "%s: %s of %zu bytes at offset %llu runs past the largest file offset "
+				"(2^63-1)", req->file->path, req->op == GF_IO_READ ? "read" : "write", req->len,
+				(unsigned long long)req->off);
+	if (req->op != GF_IO_FSYNC && req->len > (size_t)SSIZE_MAX)
 		return gf_error(-EINVAL, "I/O request of %zu bytes is too large", req->len);
 	if (req->op != GF_IO_READ && !(req->file->flags & GF_FILE_WRITE))
 		return gf_error(-EBADF, "%s: opened read-only", req->file->path);
@@ -370,6 +386,10 @@ int gf_io_submit(struct gf_io *io, struct gf_io_req **reqs, unsigned n)
 	unsigned accepted = 0;
 	int rc = 0;
 
+	if (!io)
+		return gf_error(-EINVAL, "submit: no engine");
+	if (!reqs && n)
+		return gf_error(-EINVAL, "submit: no request list");
 	for (; accepted < n; accepted++) {
 		struct gf_io_req *req = reqs[accepted];
 
@@ -422,8 +442,13 @@ int gf_io_submit(struct gf_io *io, struct gf_io_req **reqs, unsigned n)
 
 int gf_io_poll(struct gf_io *io)
 {
-	unsigned start = io->completed;
-	int rc = drain_retries(io);
+	unsigned start;
+	int rc;
+
+	if (!io)
+		return gf_error(-EINVAL, "poll: no engine");
+	start = io->completed;
+	rc = drain_retries(io);
 
 	if (!rc)
 		rc = reap(io, 0, 0);
@@ -434,10 +459,15 @@ int gf_io_poll(struct gf_io *io)
 
 int gf_io_wait(struct gf_io *io, unsigned min_complete, int timeout_ms)
 {
-	unsigned start = io->completed;
-	uint64_t deadline = timeout_ms >= 0 ? gf_io__now_ns() + (uint64_t)timeout_ms * 1000000ull : 0;
-	int rc = drain_retries(io);
+	unsigned start;
+	uint64_t deadline;
+	int rc;
 
+	if (!io)
+		return gf_error(-EINVAL, "wait: no engine");
+	start = io->completed;
+	deadline = timeout_ms >= 0 ? gf_io__now_ns() + (uint64_t)timeout_ms * 1000000ull : 0;
+	rc = drain_retries(io);
 	if (rc < 0)
 		return rc;
 	while (io->completed - start < min_complete && io->inflight) {
@@ -487,6 +517,8 @@ int gf_io__wait_req(struct gf_io *io, struct gf_io_req *req)
 
 int gf_io_cancel(struct gf_io *io, struct gf_io_req *req)
 {
+	if (!io)
+		return gf_error(-EINVAL, "cancel: no engine");
 	if (!req || req->slot >= io->opts.queue_depth || io->slot[req->slot] != req)
 		return gf_error(-ENOENT, "cancel: request not in flight");
 	req->cancel = true;

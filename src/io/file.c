@@ -122,7 +122,11 @@ int gf_file_open(struct gf_io *io, const char *path, unsigned flags, mode_t mode
 	char note[200] = "";
 	int fd, rc;
 
+	if (!out)
+		return gf_error(-EINVAL, "open: no place for the file (out is NULL)");
 	*out = NULL;
+	if (!io)
+		return gf_error(-EINVAL, "open: no engine");
 	if (!path || !*path)
 		return gf_error(-EINVAL, "open: empty path");
 	/* Linux creates the file before it checks O_DIRECT (ramfs refuses
@@ -156,18 +160,24 @@ int gf_file_from_fd(struct gf_io *io, int fd, unsigned flags, struct gf_file **o
 {
 	char name[32];
 
+	if (!out)
+		return gf_error(-EINVAL, "open fd %d: no place for the file (out is NULL)", fd);
 	*out = NULL;
+	if (!io)
+		return gf_error(-EINVAL, "open fd %d: no engine", fd);
 	snprintf(name, sizeof(name), "fd %d", fd);
 	return setup(io, fd, false, flags, name, NULL, out);
 }
 
 const struct gf_file_info *gf_file_info(const struct gf_file *f)
 {
-	return &f->info;
+	return f ? &f->info : NULL;
 }
 
 int gf_file_fd(const struct gf_file *f)
 {
+	if (!f)
+		return gf_error(-EINVAL, "descriptor of no file (NULL)");
 	return f->fd_swapped ? f->fd_buffered : f->fd;
 }
 
