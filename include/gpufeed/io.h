@@ -13,8 +13,10 @@
  * calls gf_io_poll(), gf_io_wait() or gf_io_close(), never elsewhere.
  *
  * A request completes once, as a whole: the engine resubmits the rest of a
- * short transfer and retries EINTR/EAGAIN itself.  A read stops early only
- * at end of file (res < len, eof set).  Errors are -errno in res.
+ * short transfer and retries EINTR/EAGAIN itself, with a backoff that
+ * starts at 2 us and gives up (the request fails with -EAGAIN or -EINTR)
+ * after 64 tries or 100 ms without progress.  A read stops early only at
+ * end of file (res < len, eof set).  Errors are -errno in res.
  *
  * Full queue: at queue_depth requests in flight, gf_io_submit() reaps
  * completions (running their callbacks) until there is room when
@@ -33,6 +35,7 @@
 #ifndef GPUFEED_IO_H
 #define GPUFEED_IO_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -69,6 +72,9 @@ struct gf_io_opts {
 				 * not pin anything to node 0.) */
 	unsigned max_files;	/* registered file slots; 0 = 64 */
 	unsigned max_bufs;	/* registered buffer slots; 0 = 64 */
+	/* When non-NULL and *cancel becomes non-zero (from a signal handler,
+	 * say), the engine acts as if gf_io_interrupt() had been called. */
+	volatile sig_atomic_t *cancel;
 };
 
 struct gf_io;
@@ -153,6 +159,8 @@ struct gf_io_req {
 	bool cancel;
 	struct gf_io_req *next;
 	uint64_t submit_ns;	/* CLOCK_MONOTONIC at submit, for latency */
+	uint64_t retry_at;	/* CLOCK_MONOTONIC ns before which no retry, 0 now */
+	uint64_t retry_spent;	/* backoff ns spent since the last progress */
 };
 
 /* Submits n requests in one batch (one system call on io_uring).
@@ -172,6 +180,20 @@ GF_API int gf_io_wait(struct gf_io *io, unsigned min_complete, int timeout_ms);
  * else with its real result.  -ENOENT when not in flight. */
 GF_API int gf_io_cancel(struct gf_io *io, struct gf_io_req *req);
 GF_API unsigned gf_io_inflight(const struct gf_io *io);
+
+/* Asks the engine to stop, from a signal handler or another thread (it is
+ * one atomic store: async-signal-safe).  Until gf_io_interrupt_clear():
+ *   - requests waiting for a retry (EINTR/EAGAIN backoff, the rest of a
+ *     short transfer) complete with -ECANCELED instead of going again;
+ *   - gf_io_wait() takes what is ready, asks every request in flight to
+ *     stop (gf_io_cancel) and returns -EINTR, within about 20 ms;
+ *   - gf_io_submit() refuses new requests with -ECANCELED, so the
+ *     synchronous helpers and checkpoints end with -ECANCELED.
+ * Requests already with the kernel or a worker still complete once (their
+ * buffers stay in use until then): end with gf_io_close(io, GF_IO_CANCEL).
+ * gf_io_opts.cancel does the same from a flag the caller owns. */
+GF_API void gf_io_interrupt(struct gf_io *io);
+GF_API void gf_io_interrupt_clear(struct gf_io *io);
 
 /* ---- synchronous helpers (submit and wait on the caller's engine) ---- */
 /* Bytes read (less than len only at EOF) or -errno. */

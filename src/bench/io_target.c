@@ -104,7 +104,7 @@ static int from_model(struct gf_bench_io *b)
  * placeholder we created is replaced only when all of it is written. */
 static int layout(struct gf_bench_io *b)
 {
-	struct gf_io_opts o = { .backend = GF_IO_AUTO, .queue_depth = 8 };
+	struct gf_io_opts o = { .backend = GF_IO_AUTO, .queue_depth = 8, .cancel = b->opts.cancel };
 	struct gf_ckpt_opts co = { .direct = true, .chunk = 4u << 20 };
 	const size_t pattern = 8u << 20;
 	uint64_t off = 0, size = b->target.size;

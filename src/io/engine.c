@@ -14,9 +14,21 @@
 #include "io/fault.h"
 #include "io/file.h"
 
-/* EINTR/EAGAIN are retried this many times per request before they are
- * reported: enough for any storm, finite so a wedged device surfaces. */
-#define MAX_RETRIES 100000
+/* EINTR/EAGAIN are retried with a backoff that starts tiny (2 us, then
+ * doubling) and is capped (10 ms a step); a request that keeps getting
+ * them fails with the last one after 64 tries or 100 ms of backoff since
+ * it last moved bytes, whichever comes first.  (It used to be 100,000
+ * immediate retries: 3.5 s per request in an EAGAIN storm, each one a
+ * system call.) */
+#define RETRY_MAX 64
+#define RETRY_FIRST_NS 2000ull
+#define RETRY_STEP_CAP_NS 10000000ull
+#define RETRY_BUDGET_NS 100000000ull
+
+/* A wait never blocks longer than this at once, so an interrupt from
+ * another thread (which cannot wake a futex or io_uring_enter safely from
+ * a signal handler) is seen within it. */
+#define WAIT_SLICE_NS 20000000ll
 
 uint64_t gf_io__now_ns(void)
 {
@@ -247,9 +259,14 @@ static void finish(struct gf_io *io, struct gf_io_req *req, ssize_t res)
 		req->cb(req);
 }
 
-static void retry_later(struct gf_io *io, struct gf_io_req *req)
+/* Queues req to go again at CLOCK_MONOTONIC at (0: at once). */
+static void retry_later(struct gf_io *io, struct gf_io_req *req, uint64_t at)
 {
 	req->state = GF_REQ_RETRY;
+	req->retry_at = at;
+	if (at && (!io->retry_due || at < io->retry_due))
+		io->retry_due = at;
+	io->nretry++;
 	req->next = NULL;
 	if (io->retry_tail)
 		io->retry_tail->next = req;
@@ -270,12 +287,19 @@ void gf_io__raw_done(struct gf_io *io, struct gf_io_req *req, long long res)
 		return;
 	}
 	if (res == -EINTR || res == -EAGAIN) {
-		if (req->cancel)
+		unsigned shift = req->retries < 20 ? req->retries : 20;
+		uint64_t delay = RETRY_FIRST_NS << shift;
+
+		if (delay > RETRY_STEP_CAP_NS)
+			delay = RETRY_STEP_CAP_NS;
+		if (req->cancel || gf_io__interrupted(io)) {
 			finish(io, req, -ECANCELED);
-		else if (++req->retries > MAX_RETRIES)
+		} else if (++req->retries > RETRY_MAX || req->retry_spent + delay > RETRY_BUDGET_NS) {
 			finish(io, req, res);
-		else
-			retry_later(io, req);
+		} else {
+			req->retry_spent += delay;
+			retry_later(io, req, gf_io__now_ns() + delay);
+		}
 		return;
 	}
 	if (res == -EINVAL && via_direct && !f->direct_ok && !(f->flags & GF_FILE_DIRECT_REQUIRED)) {
@@ -285,7 +309,7 @@ void gf_io__raw_done(struct gf_io *io, struct gf_io_req *req, long long res)
 		 * first drops O_DIRECT, all go again. */
 		if (f->info.direct)
 			gf_file__drop_direct(f, "O_DIRECT I/O refused (EINVAL)");
-		retry_later(io, req);
+		retry_later(io, req, 0);
 		return;
 	}
 	if (res < 0) {
@@ -301,6 +325,8 @@ void gf_io__raw_done(struct gf_io *io, struct gf_io_req *req, long long res)
 	if ((unsigned long long)res > left)
 		res = (long long)left;
 	req->moved += (size_t)res;
+	if (res > 0)
+		req->retries = 0, req->retry_spent = 0;	/* progress: a new budget */
 	if (res == 0 && left) {
 		if (req->op == GF_IO_READ) {
 			req->eof = true;
@@ -312,30 +338,46 @@ void gf_io__raw_done(struct gf_io *io, struct gf_io_req *req, long long res)
 		return;
 	}
 	if (req->moved < req->len) {
-		if (req->cancel)
+		if (req->cancel || gf_io__interrupted(io))
 			finish(io, req, -ECANCELED);
 		else
-			retry_later(io, req);	/* short transfer: the rest */
+			retry_later(io, req, 0);	/* short transfer: the rest */
 		return;
 	}
 	finish(io, req, (ssize_t)req->moved);
 }
 
-/* Reissues what came back short or interrupted; returns 0 or -errno. */
+/* Reissues what came back short or interrupted and is due; what is not
+ * due yet stays on the list (io->retry_due says when).  After an
+ * interrupt, nothing goes again: every retry completes with -ECANCELED.
+ * Returns 0 or -errno. */
 static int drain_retries(struct gf_io *io)
 {
-	bool any = false;
+	struct gf_io_req *list = io->retry_head;
+	bool any = false, stop = gf_io__interrupted(io);
+	uint64_t now = 0;
 
-	while (io->retry_head) {
-		struct gf_io_req *req = io->retry_head;
+	if (!list)
+		return 0;
+	io->retry_head = io->retry_tail = NULL;
+	io->retry_due = 0;
+	while (list) {
+		struct gf_io_req *req = list;
 		int rc;
 
-		io->retry_head = req->next;
-		if (!io->retry_head)
-			io->retry_tail = NULL;
-		if (req->cancel) {
+		list = req->next;
+		io->nretry--;
+		if (req->cancel || stop) {
 			finish(io, req, -ECANCELED);
 			continue;
+		}
+		if (req->retry_at) {
+			if (!now)
+				now = gf_io__now_ns();
+			if (req->retry_at > now) {
+				retry_later(io, req, req->retry_at);
+				continue;
+			}
 		}
 		rc = issue(io, req);
 		if (rc < 0)
@@ -344,6 +386,39 @@ static int drain_retries(struct gf_io *io)
 			any = true;
 	}
 	return any ? io->ops->flush(io) : 0;
+}
+
+bool gf_io__interrupted(const struct gf_io *io)
+{
+	return atomic_load_explicit(&io->interrupted, memory_order_relaxed) || (io->opts.cancel && *io->opts.cancel);
+}
+
+void gf_io_interrupt(struct gf_io *io)
+{
+	/* Only a lock-free atomic store: safe in a signal handler and from
+	 * any thread. */
+	if (io)
+		atomic_store_explicit(&io->interrupted, 1, memory_order_relaxed);
+}
+
+void gf_io_interrupt_clear(struct gf_io *io)
+{
+	if (!io)
+		return;
+	atomic_store_explicit(&io->interrupted, 0, memory_order_relaxed);
+	io->stopped = false;
+}
+
+/* The first time a wait sees an interrupt: ask every request in flight to
+ * stop, so the ones still queued for a worker come back at once. */
+static void stop_all(struct gf_io *io)
+{
+	if (io->stopped)
+		return;
+	io->stopped = true;
+	for (unsigned i = 0; i < io->opts.queue_depth; i++)
+		if (io->slot[i] && !io->slot[i]->cancel)
+			gf_io_cancel(io, io->slot[i]);
 }
 
 static int validate(struct gf_io *io, const struct gf_io_req *req)
@@ -373,12 +448,11 @@ static int validate(struct gf_io *io, const struct gf_io_req *req)
 	return 0;
 }
 
-static int reap(struct gf_io *io, unsigned min, int timeout_ms)
+static void sleep_ns(long long ns)
 {
-	int rc = io->ops->reap(io, min, timeout_ms);
-	int rc2 = drain_retries(io);
+	struct timespec ts = { .tv_sec = ns / 1000000000ll, .tv_nsec = ns % 1000000000ll };
 
-	return rc < 0 ? rc : rc2;
+	nanosleep(&ts, NULL);	/* a signal ends it early: fine, the caller loops */
 }
 
 int gf_io_submit(struct gf_io *io, struct gf_io_req **reqs, unsigned n)
@@ -390,6 +464,8 @@ int gf_io_submit(struct gf_io *io, struct gf_io_req **reqs, unsigned n)
 		return gf_error(-EINVAL, "submit: no engine");
 	if (!reqs && n)
 		return gf_error(-EINVAL, "submit: no request list");
+	if (gf_io__interrupted(io))
+		return gf_error(-ECANCELED, "submit: the engine was interrupted");
 	for (; accepted < n; accepted++) {
 		struct gf_io_req *req = reqs[accepted];
 
@@ -399,8 +475,12 @@ int gf_io_submit(struct gf_io *io, struct gf_io_req **reqs, unsigned n)
 		while (!io->nfree && (io->opts.flags & GF_IO_BLOCK_WHEN_FULL)) {
 			rc = io->ops->flush(io);
 			if (!rc)
-				rc = reap(io, 1, -1);
-			if (rc < 0 && rc != -EINTR && rc != -ETIME)
+				rc = gf_io__wait(io, 1, -1, true);
+			if (rc == -EINTR) {
+				rc = gf_error(-ECANCELED, "submit: the engine was interrupted");
+				break;
+			}
+			if (rc < 0 && rc != -ETIME)
 				break;
 			rc = 0;
 		}
@@ -416,6 +496,7 @@ int gf_io_submit(struct gf_io *io, struct gf_io_req **reqs, unsigned n)
 		req->file->inflight++;
 		req->moved = 0;
 		req->retries = 0;
+		req->retry_spent = 0;
 		req->cancel = false;
 		req->done = false;
 		req->eof = false;
@@ -449,45 +530,76 @@ int gf_io_poll(struct gf_io *io)
 		return gf_error(-EINVAL, "poll: no engine");
 	start = io->completed;
 	rc = drain_retries(io);
-
 	if (!rc)
-		rc = reap(io, 0, 0);
+		rc = io->ops->reap(io, 0, 0);
+	if (rc >= 0 || rc == -ETIME || rc == -EINTR)
+		rc = drain_retries(io);
 	if (rc < 0 && rc != -ETIME && io->completed == start)
 		return rc;
 	return (int)(io->completed - start);
 }
 
-int gf_io_wait(struct gf_io *io, unsigned min_complete, int timeout_ms)
+int gf_io__wait(struct gf_io *io, unsigned min_complete, int timeout_ms, bool stoppable)
 {
-	unsigned start;
-	uint64_t deadline;
-	int rc;
+	unsigned start = io->completed;
+	uint64_t deadline = timeout_ms >= 0 ? gf_io__now_ns() + (uint64_t)timeout_ms * 1000000ull : UINT64_MAX;
 
-	if (!io)
-		return gf_error(-EINVAL, "wait: no engine");
-	start = io->completed;
-	deadline = timeout_ms >= 0 ? gf_io__now_ns() + (uint64_t)timeout_ms * 1000000ull : 0;
-	rc = drain_retries(io);
-	if (rc < 0)
-		return rc;
-	while (io->completed - start < min_complete && io->inflight) {
-		int left = -1;
+	for (;;) {
+		long long wait = WAIT_SLICE_NS;
+		uint64_t now;
+		bool last;
+		int rc = drain_retries(io);
 
-		if (timeout_ms >= 0) {
-			/* Past the deadline (or a zero timeout): still take
-			 * what is ready, without blocking. */
-			uint64_t now = gf_io__now_ns();
-			left = now >= deadline ? 0 : (int)((deadline - now + 999999) / 1000000);
-		}
-		rc = reap(io, 1, left);
-		if (rc == -ETIME)
-			break;
-		if (rc < 0 && rc != -EINTR)
+		if (rc < 0)
 			return rc;
+		if (io->completed - start >= min_complete || !io->inflight)
+			break;
+		if (stoppable && gf_io__interrupted(io)) {
+			/* Take what is ready, cancel the rest, and go (with
+			 * the count when that was enough). */
+			stop_all(io);
+			io->ops->reap(io, 0, 0);
+			drain_retries(io);
+			if (io->completed - start >= min_complete || !io->inflight)
+				break;
+			return gf_error(-EINTR, "I/O wait interrupted (%u requests still in flight)", io->inflight);
+		}
+		now = gf_io__now_ns();
+		/* Past the deadline (or a zero timeout): still take what is
+		 * ready, without blocking, once. */
+		last = now >= deadline;
+		if (last)
+			wait = 0;
+		else if (deadline - now < (uint64_t)wait)
+			wait = (long long)(deadline - now);
+		if (io->retry_head)
+			wait = io->retry_due <= now ? 0 : (long long)(io->retry_due - now) < wait ?
+				(long long)(io->retry_due - now) : wait;
+		if (io->inflight == io->nretry) {
+			/* Nothing with the back end, only retries waiting
+			 * for their time. */
+			if (wait > 0)
+				sleep_ns(wait);
+		} else {
+			rc = io->ops->reap(io, wait > 0, wait);
+			if (rc < 0 && rc != -ETIME && rc != -EINTR)
+				return rc;
+		}
+		if (last) {
+			drain_retries(io);
+			break;
+		}
 	}
 	if (io->completed - start < min_complete && io->inflight)
 		return io->completed != start ? (int)(io->completed - start) : -ETIME;
 	return (int)(io->completed - start);
+}
+
+int gf_io_wait(struct gf_io *io, unsigned min_complete, int timeout_ms)
+{
+	if (!io)
+		return gf_error(-EINVAL, "wait: no engine");
+	return gf_io__wait(io, min_complete, timeout_ms, true);
 }
 
 int gf_io__submit_one(struct gf_io *io, struct gf_io_req *req)
@@ -499,8 +611,8 @@ int gf_io__submit_one(struct gf_io *io, struct gf_io_req *req)
 			return 0;
 		if (rc != -EBUSY)
 			return rc;
-		rc = gf_io_wait(io, 1, -1);
-		if (rc < 0 && rc != -EINTR && rc != -ETIME)
+		rc = gf_io__wait(io, 1, -1, false);
+		if (rc < 0 && rc != -ETIME)
 			return rc;
 	}
 }
@@ -508,8 +620,8 @@ int gf_io__submit_one(struct gf_io *io, struct gf_io_req *req)
 int gf_io__wait_req(struct gf_io *io, struct gf_io_req *req)
 {
 	while (!req->done) {
-		int rc = gf_io_wait(io, 1, -1);
-		if (rc < 0 && rc != -EINTR && rc != -ETIME)
+		int rc = gf_io__wait(io, 1, -1, false);
+		if (rc < 0 && rc != -ETIME)
 			return rc;
 	}
 	return 0;
@@ -540,8 +652,8 @@ int gf_io_close(struct gf_io *io, enum gf_io_close_mode mode)
 				gf_io_cancel(io, io->slot[i]);
 	}
 	while (io->inflight) {
-		rc = gf_io_wait(io, io->inflight, -1);
-		if (rc < 0 && rc != -EINTR) {
+		rc = gf_io__wait(io, io->inflight, -1, false);
+		if (rc < 0 && rc != -ETIME) {
 			/* The back end failed: nothing more will complete. */
 			if (!io->close_err)
 				io->close_err = rc;

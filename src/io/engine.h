@@ -8,6 +8,7 @@
 #ifndef GF_IO_ENGINE_H
 #define GF_IO_ENGINE_H
 
+#include <stdatomic.h>
 #include <gpufeed/io.h>
 
 /* req->state */
@@ -37,10 +38,10 @@ struct gf_io_backend_ops {
 	int (*issue)(struct gf_io *io, struct gf_io_req *req, const struct gf_issue *is);
 	/* Make staged issues run. */
 	int (*flush)(struct gf_io *io);
-	/* Wait for at least min raw completions (0: none), timeout_ms < 0
+	/* Wait for at least min raw completions (0: none), timeout_ns < 0
 	 * forever; report each with gf_io__raw_done().  Returns how many were
-	 * reported or -ETIME / -errno. */
-	int (*reap)(struct gf_io *io, unsigned min, int timeout_ms);
+	 * reported or -ETIME / -EINTR (a signal) / -errno. */
+	int (*reap)(struct gf_io *io, unsigned min, long long timeout_ns);
 	/* Best effort: the request still completes through reap. */
 	int (*cancel)(struct gf_io *io, struct gf_io_req *req);
 	/* Registration hooks; NULL where the back end has none. */
@@ -79,6 +80,10 @@ struct gf_io {
 	unsigned nfree;
 	unsigned inflight;		/* accepted, not yet completed */
 	struct gf_io_req *retry_head, *retry_tail;
+	unsigned nretry;		/* requests on the retry list */
+	uint64_t retry_due;		/* earliest retry_at on the list */
+	atomic_int interrupted;		/* gf_io_interrupt(): async-signal-safe store */
+	bool stopped;			/* the interrupt was acted on (cancels sent) */
 	unsigned completed;		/* counter for poll/wait */
 	struct gf_file *files;
 	struct gf_buf **bufs;		/* registered with the back end */
@@ -92,10 +97,20 @@ void gf_io__raw_done(struct gf_io *io, struct gf_io_req *req, long long res);
 
 uint64_t gf_io__now_ns(void);
 
+/* Whether gf_io_interrupt() or the caller's cancel flag asked to stop. */
+bool gf_io__interrupted(const struct gf_io *io);
+
+/* gf_io_wait; with stoppable false an interrupt does not end the wait
+ * (retries are still cancelled), for callers that must see their requests
+ * complete before their buffers go. */
+int gf_io__wait(struct gf_io *io, unsigned min_complete, int timeout_ms, bool stoppable);
+
 /* For the synchronous helpers and the checkpoint writer: submit one
  * request, waiting for room when the queue is full; wait until one request
  * is done (running other callbacks meanwhile).  0 or -errno of the engine
- * (the request's own result stays in req->res). */
+ * (the request's own result stays in req->res); after an interrupt,
+ * submitting fails with -ECANCELED and a request already in flight
+ * completes (a retry with -ECANCELED). */
 int gf_io__submit_one(struct gf_io *io, struct gf_io_req *req);
 int gf_io__wait_req(struct gf_io *io, struct gf_io_req *req);
 

@@ -232,7 +232,7 @@ static int psync_flush(struct gf_io *io)
 	return 0;
 }
 
-static int psync_reap(struct gf_io *io, unsigned min, int timeout_ms)
+static int psync_reap(struct gf_io *io, unsigned min, long long timeout_ns)
 {
 	struct psync_be *be = io->be;
 	struct gf_io_req *list;
@@ -242,17 +242,17 @@ static int psync_reap(struct gf_io *io, unsigned min, int timeout_ms)
 	if (min && !be->done_head && be->nth) {
 		struct timespec dl;
 
-		if (timeout_ms >= 0) {
+		if (timeout_ns >= 0) {
 			clock_gettime(CLOCK_MONOTONIC, &dl);
-			dl.tv_sec += timeout_ms / 1000;
-			dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+			dl.tv_sec += timeout_ns / 1000000000ll;
+			dl.tv_nsec += (long)(timeout_ns % 1000000000ll);
 			if (dl.tv_nsec >= 1000000000L) {
 				dl.tv_sec++;
 				dl.tv_nsec -= 1000000000L;
 			}
 		}
 		while (!be->done_head) {
-			int rc = timeout_ms < 0 ? pthread_cond_wait(&be->done_cv, &be->mu)
+			int rc = timeout_ns < 0 ? pthread_cond_wait(&be->done_cv, &be->mu)
 						: pthread_cond_timedwait(&be->done_cv, &be->mu, &dl);
 			if (rc == ETIMEDOUT) {
 				pthread_mutex_unlock(&be->mu);

@@ -168,19 +168,19 @@ static int uring_flush(struct gf_io *io)
 	return 0;
 }
 
-static int uring_reap(struct gf_io *io, unsigned min, int timeout_ms)
+static int uring_reap(struct gf_io *io, unsigned min, long long timeout_ns)
 {
 	struct uring_be *be = io->be;
 	struct io_uring_cqe *cqes[REAP_BATCH], *cqe;
 	int total = 0, rc;
 
 	if (min) {
-		if (timeout_ms < 0) {
+		if (timeout_ns < 0) {
 			rc = io_uring_wait_cqe(&be->ring, &cqe);
 		} else {
 			struct __kernel_timespec ts = {
-				.tv_sec = timeout_ms / 1000,
-				.tv_nsec = (long long)(timeout_ms % 1000) * 1000000,
+				.tv_sec = timeout_ns / 1000000000ll,
+				.tv_nsec = timeout_ns % 1000000000ll,
 			};
 			rc = io_uring_wait_cqe_timeout(&be->ring, &cqe, &ts);
 		}
