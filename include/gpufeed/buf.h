@@ -25,14 +25,20 @@ extern "C" {
 #define GF_BUF_NO_THP		0x10u	/* buffers >= 2 MiB are 2 MiB-aligned and
 					 * ask for transparent huge pages; not this one */
 
+/* Versioned (include/gpufeed/common.h): start from GF_BUF_OPTS_INIT. */
 struct gf_buf_opts {
+	size_t struct_size;	/* sizeof(struct gf_buf_opts), set by GF_BUF_OPTS_INIT */
 	size_t size;		/* bytes, > 0; rounded up to whole pages */
 	size_t align;		/* power of two; 0 = page size (covers every
 				 * O_DIRECT alignment Linux asks for) */
 	int numa_node;		/* -1: no placement (first touch) */
 	unsigned flags;		/* GF_BUF_* */
 };
+#define GF_BUF_OPTS_INIT { .struct_size = sizeof(struct gf_buf_opts), .numa_node = -1 }
 
+/* What the allocator made; read-only for the caller.  Only buffers from
+ * gf_buf_alloc() may be passed to the library (the allocator keeps its
+ * bookkeeping beside this struct). */
 struct gf_buf {
 	void *data;		/* aligned to opts.align */
 	size_t size;		/* usable bytes from data (>= asked) */
@@ -43,13 +49,6 @@ struct gf_buf {
 	bool huge;		/* backed by huge pages */
 	char note[200];		/* why placement, locking or huge pages did
 				 * not happen; "" when all asked for did */
-	/* Owned by layers above (io_uring registration slot, GPU pin handle):
-	 * they set and clear these, the allocator only carries them. */
-	int uring_index;	/* -1 when not registered */
-	void *gpu_handle;
-	/* private */
-	void *map;
-	size_t map_size;
 };
 
 GF_API int gf_buf_alloc(const struct gf_buf_opts *opts, struct gf_buf **out);

@@ -60,26 +60,29 @@ GF_API const char *gf_io_backend_name(enum gf_io_backend b);
 #define GF_IO_SQPOLL_CPU	0x8u	/* pin the SQPOLL thread to sqpoll_cpu */
 #define GF_IO_WORKER_NODE	0x10u	/* run psync workers on cpu_node's CPUs */
 
+/* Versioned (include/gpufeed/common.h): start from GF_IO_OPTS_INIT. */
 struct gf_io_opts {
+	size_t struct_size;	/* sizeof(struct gf_io_opts), set by GF_IO_OPTS_INIT */
 	enum gf_io_backend backend;
 	unsigned queue_depth;	/* most requests in flight; 0 = 64 */
 	unsigned threads;	/* psync workers; 0 = min(queue_depth, 16) */
 	unsigned flags;		/* GF_IO_* */
 	int sqpoll_cpu;		/* with GF_IO_SQPOLL_CPU; else the kernel chooses */
 	unsigned sqpoll_idle_ms;/* 0 = 100 */
-	int cpu_node;		/* with GF_IO_WORKER_NODE; else workers run anywhere.
-				 * (Flags, not -1, say "unset": a zeroed struct must
-				 * not pin anything to node 0.) */
+	int cpu_node;		/* with GF_IO_WORKER_NODE; else workers run anywhere */
 	unsigned max_files;	/* registered file slots; 0 = 64 */
 	unsigned max_bufs;	/* registered buffer slots; 0 = 64 */
 	/* When non-NULL and *cancel becomes non-zero (from a signal handler,
 	 * say), the engine acts as if gf_io_interrupt() had been called. */
 	volatile sig_atomic_t *cancel;
 };
+#define GF_IO_OPTS_INIT \
+	{ .struct_size = sizeof(struct gf_io_opts), .backend = GF_IO_AUTO, .sqpoll_cpu = -1, .cpu_node = -1 }
 
 struct gf_io;
 struct gf_file;
 
+/* opts NULL: the defaults (GF_IO_OPTS_INIT). */
 GF_API int gf_io_open(const struct gf_io_opts *opts, struct gf_io **out);
 GF_API enum gf_io_backend gf_io_backend_of(const struct gf_io *io);
 /* Why AUTO chose psync ("io_uring_setup: Operation not permitted"), or "". */
@@ -138,7 +141,12 @@ enum gf_io_op { GF_IO_READ = 0, GF_IO_WRITE, GF_IO_FSYNC /* fdatasync */ };
 struct gf_io_req;
 typedef void (*gf_io_cb)(struct gf_io_req *req);
 
-/* The caller owns the request and keeps it alive until it completes. */
+/* The engine's bookkeeping of a request in flight (src/io/engine.h). */
+struct gf_io_slot;
+
+/* The caller owns the request and keeps it alive until it completes.
+ * Zero it (or set every field) before its first submit; a completed
+ * request may be submitted again as it is. */
 struct gf_io_req {
 	enum gf_io_op op;
 	struct gf_file *file;
@@ -151,16 +159,9 @@ struct gf_io_req {
 	ssize_t res;		/* bytes moved, or -errno */
 	bool eof;		/* a read met end of file before len */
 	bool done;
-	/* private, set by the engine */
-	size_t moved;
-	unsigned retries;
-	int state;
-	unsigned slot;
-	bool cancel;
-	struct gf_io_req *next;
 	uint64_t submit_ns;	/* CLOCK_MONOTONIC at submit, for latency */
-	uint64_t retry_at;	/* CLOCK_MONOTONIC ns before which no retry, 0 now */
-	uint64_t retry_spent;	/* backoff ns spent since the last progress */
+	/* The engine's while in flight, NULL otherwise; opaque. */
+	struct gf_io_slot *slot;
 };
 
 /* Submits n requests in one batch (one system call on io_uring).
@@ -219,7 +220,9 @@ GF_API int gf_io_read_file(struct gf_io *io, const char *path, unsigned flags, i
 /* ---- checkpoints: a crash never leaves a half-written file under the
  * final name.  Data goes to "PATH.tmp-XXXXXX" in the same directory,
  * then fdatasync, posix_fadvise(DONTNEED), rename, fsync of the directory. */
+/* Versioned (include/gpufeed/common.h): start from GF_CKPT_OPTS_INIT. */
 struct gf_ckpt_opts {
+	size_t struct_size;	/* sizeof(struct gf_ckpt_opts), set by GF_CKPT_OPTS_INIT */
 	bool direct;		/* O_DIRECT (falls back like GF_FILE_DIRECT) */
 	uint64_t dirty_limit;	/* buffered: write back every this many bytes
 				 * (sync_file_range) and drop them; 0 = 64 MiB */
@@ -227,7 +230,9 @@ struct gf_ckpt_opts {
 	mode_t mode;		/* 0 = 0644 */
 	bool keep_cache;	/* skip the DONTNEED at the end */
 };
+#define GF_CKPT_OPTS_INIT { .struct_size = sizeof(struct gf_ckpt_opts) }
 struct gf_ckpt;
+/* opts NULL: the defaults (GF_CKPT_OPTS_INIT). */
 GF_API int gf_ckpt_open(struct gf_io *io, const char *path, const struct gf_ckpt_opts *opts,
 			struct gf_ckpt **out);
 /* Appends; the data is copied into aligned staging, so any buffer will do. */

@@ -145,12 +145,13 @@ static void *job_main(void *arg)
 	struct run *r = j->run;
 	const struct gf_bench_point *p = r->p;
 	struct gf_bench_io *b = r->b;
-	struct gf_io_opts o = {
+	struct gf_io_opts o = { .struct_size = sizeof(struct gf_io_opts),
 		.backend = p->engine, .queue_depth = p->qd, .sqpoll_cpu = -1, .cpu_node = -1,
 		.threads = p->engine == GF_IO_PSYNC && p->qd > 1 ? p->qd : 0,
 		.flags = p->sqpoll ? GF_IO_SQPOLL : 0, .cancel = b->opts.cancel,
 	};
-	struct gf_buf_opts bo = { .size = (size_t)p->qd * p->bs, .numa_node = b->target.numa_node };
+	struct gf_buf_opts bo = { .struct_size = sizeof(struct gf_buf_opts),
+		.size = (size_t)p->qd * p->bs, .numa_node = b->target.numa_node };
 	struct gf_io_req *reqs = NULL, **first = NULL;	/* the first batch */
 	struct gf_file *f = NULL;
 	struct gf_buf *buf = NULL;

@@ -12,13 +12,17 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <gpufeed/buf.h>
 #include "core/error.h"
+#include "core/opts.h"
+#include "io/buf.h"
 
 #define MPOL_PREFERRED_ 1
 #define MPOL_BIND_ 2
 #define MPOL_MF_MOVE_ (1 << 1)
 #define NODE_BITS 1024
+
+/* The first release's struct gf_buf_opts ends with flags. */
+#define BUF_OPTS_V1_SIZE (offsetof(struct gf_buf_opts, flags) + sizeof(((struct gf_buf_opts *)0)->flags))
 
 static size_t page_size(void)
 {
@@ -96,6 +100,8 @@ int gf_buf_alloc(const struct gf_buf_opts *opts, struct gf_buf **out)
 {
 	size_t pg = page_size(), align, size, map_size, map_align;
 	bool thp;
+	struct gf_buf_opts o = GF_BUF_OPTS_INIT;
+	struct gf_buf_impl *bi;
 	struct gf_buf *b;
 	uintptr_t start;
 	unsigned flags;
@@ -106,6 +112,11 @@ int gf_buf_alloc(const struct gf_buf_opts *opts, struct gf_buf **out)
 	*out = NULL;
 	if (!opts)
 		return gf_error(-EINVAL, "buffer: no options");
+	rc = gf_opts_check(opts->struct_size, BUF_OPTS_V1_SIZE, "buffer", "GF_BUF_OPTS_INIT");
+	if (rc)
+		return rc;
+	gf_opts_copy(&o, sizeof(o), opts, opts->struct_size);
+	opts = &o;
 	if (!opts->size)
 		return gf_error(-EINVAL, "buffer: size must be > 0");
 	align = opts->align ? opts->align : pg;
@@ -135,25 +146,26 @@ int gf_buf_alloc(const struct gf_buf_opts *opts, struct gf_buf **out)
 	if (flags & GF_BUF_HUGE)
 		map_size = (map_size + (2u << 20) - 1) / (2u << 20) * (2u << 20);
 
-	b = calloc(1, sizeof(*b));
-	if (!b)
+	bi = calloc(1, sizeof(*bi));
+	if (!bi)
 		return gf_error(-ENOMEM, "buffer: out of memory");
-	b->uring_index = -1;
+	b = &bi->pub;
+	bi->uring_index = -1;
 	b->numa_node = opts->numa_node;
-	b->map = map_anon(map_size, flags, &b->huge);
-	if (!b->map) {
+	bi->map = map_anon(map_size, flags, &b->huge);
+	if (!bi->map) {
 		int err = errno;
-		free(b);
+		free(bi);
 		return gf_error(-err, "buffer: mmap of %zu bytes: %s", map_size, strerror(err));
 	}
 	if ((flags & GF_BUF_HUGE) && !b->huge) {
 		note_add(b, "%s: %s", "no hugetlb pages, asked for THP", ENOMEM);
-		madvise(b->map, map_size, MADV_HUGEPAGE);
+		madvise(bi->map, map_size, MADV_HUGEPAGE);
 	}
 	if (thp)
-		madvise(b->map, map_size, MADV_HUGEPAGE);	/* a hint: no note if refused */
-	b->map_size = map_size;
-	start = ((uintptr_t)b->map + map_align - 1) & ~(uintptr_t)(map_align - 1);
+		madvise(bi->map, map_size, MADV_HUGEPAGE);	/* a hint: no note if refused */
+	bi->map_size = map_size;
+	start = ((uintptr_t)bi->map + map_align - 1) & ~(uintptr_t)(map_align - 1);
 	b->data = (void *)start;
 	b->size = size;
 	b->align = align;
@@ -194,11 +206,14 @@ int gf_buf_alloc(const struct gf_buf_opts *opts, struct gf_buf **out)
 
 void gf_buf_free(struct gf_buf *b)
 {
+	struct gf_buf_impl *bi;
+
 	if (!b)
 		return;
-	if (b->map)
-		munmap(b->map, b->map_size);
-	free(b);
+	bi = gf_buf__impl(b);
+	if (bi->map)
+		munmap(bi->map, bi->map_size);
+	free(bi);
 }
 
 int gf_mem_node_of(const void *addr)

@@ -13,7 +13,12 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/opts.h"
 #include "io/engine.h"
+
+/* The first release's struct gf_ckpt_opts ends with keep_cache. */
+#define CKPT_OPTS_V1_SIZE \
+	(offsetof(struct gf_ckpt_opts, keep_cache) + sizeof(((struct gf_ckpt_opts *)0)->keep_cache))
 
 struct gf_ckpt {
 	struct gf_io *io;
@@ -108,7 +113,8 @@ static int submit_half(struct gf_ckpt *c, size_t len)
 
 int gf_ckpt_open(struct gf_io *io, const char *path, const struct gf_ckpt_opts *opts, struct gf_ckpt **out)
 {
-	struct gf_buf_opts bo = { .numa_node = -1 };
+	struct gf_buf_opts bo = GF_BUF_OPTS_INIT;
+	struct gf_ckpt_opts o = GF_CKPT_OPTS_INIT;
 	struct gf_ckpt *c;
 	size_t align;
 	int fd, rc;
@@ -120,11 +126,16 @@ int gf_ckpt_open(struct gf_io *io, const char *path, const struct gf_ckpt_opts *
 		return gf_error(-EINVAL, "checkpoint: no engine");
 	if (!path || !*path)
 		return gf_error(-EINVAL, "checkpoint: empty path");
+	if (opts) {
+		rc = gf_opts_check(opts->struct_size, CKPT_OPTS_V1_SIZE, "checkpoint", "GF_CKPT_OPTS_INIT");
+		if (rc)
+			return rc;
+		gf_opts_copy(&o, sizeof(o), opts, opts->struct_size);
+	}
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return gf_error(-ENOMEM, "checkpoint: out of memory");
-	if (opts)
-		c->o = *opts;
+	c->o = o;
 	if (!c->o.dirty_limit)
 		c->o.dirty_limit = 64ull << 20;
 	if (!c->o.chunk)

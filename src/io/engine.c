@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/opts.h"
 #include "core/strutil.h"
+#include "io/buf.h"
 #include "io/engine.h"
 #include "io/fault.h"
 #include "io/file.h"
@@ -29,6 +31,9 @@
  * another thread (which cannot wake a futex or io_uring_enter safely from
  * a signal handler) is seen within it. */
 #define WAIT_SLICE_NS 20000000ll
+
+/* The first release's struct gf_io_opts ends with cancel. */
+#define IO_OPTS_V1_SIZE (offsetof(struct gf_io_opts, cancel) + sizeof(((struct gf_io_opts *)0)->cancel))
 
 uint64_t gf_io__now_ns(void)
 {
@@ -62,17 +67,19 @@ static int start_backend(struct gf_io *io, const struct gf_io_backend_ops *ops, 
 
 int gf_io_open(const struct gf_io_opts *opts, struct gf_io **out)
 {
-	struct gf_io_opts o = { 0 };
+	struct gf_io_opts o = GF_IO_OPTS_INIT;
 	struct gf_io *io;
 	int rc;
 
 	if (!out)
 		return gf_error(-EINVAL, "gf_io_open: no place for the engine (out is NULL)");
 	*out = NULL;
-	if (opts)
-		o = *opts;
-	else
-		o.sqpoll_cpu = o.cpu_node = -1;
+	if (opts) {
+		rc = gf_opts_check(opts->struct_size, IO_OPTS_V1_SIZE, "I/O engine", "GF_IO_OPTS_INIT");
+		if (rc)
+			return rc;
+		gf_opts_copy(&o, sizeof(o), opts, opts->struct_size);
+	}
 	if (!o.queue_depth)
 		o.queue_depth = 64;
 	if (o.queue_depth > 65536)
@@ -91,15 +98,17 @@ int gf_io_open(const struct gf_io_opts *opts, struct gf_io **out)
 	if (!io)
 		return gf_error(-ENOMEM, "I/O engine: out of memory");
 	io->opts = o;
-	io->slot = calloc(o.queue_depth, sizeof(*io->slot));
+	io->slots = calloc(o.queue_depth, sizeof(*io->slots));
 	io->free_slot = calloc(o.queue_depth, sizeof(*io->free_slot));
 	io->bufs = calloc(o.max_bufs, sizeof(*io->bufs));
-	if (!io->slot || !io->free_slot || !io->bufs) {
+	if (!io->slots || !io->free_slot || !io->bufs) {
 		rc = gf_error(-ENOMEM, "I/O engine: out of memory");
 		goto fail;
 	}
-	for (unsigned i = 0; i < o.queue_depth; i++)
+	for (unsigned i = 0; i < o.queue_depth; i++) {
+		io->slots[i].idx = i;
 		io->free_slot[i] = o.queue_depth - 1 - i;
+	}
 	io->nfree = o.queue_depth;
 
 	if (o.backend == GF_IO_PSYNC) {
@@ -119,7 +128,7 @@ int gf_io_open(const struct gf_io_opts *opts, struct gf_io **out)
 	*out = io;
 	return 0;
 fail:
-	free(io->slot);
+	free(io->slots);
 	free(io->free_slot);
 	free(io->bufs);
 	free(io);
@@ -156,7 +165,7 @@ int gf_io_register_buf(struct gf_io *io, struct gf_buf *b)
 	for (unsigned i = 0; i < io->nbufs; i++)
 		if (io->bufs[i] == b)
 			return gf_error(-EBUSY, "register buffer: already registered with this engine");
-	if (b->uring_index >= 0)
+	if (gf_buf__impl(b)->uring_index >= 0)
 		return gf_error(-EBUSY, "register buffer: already registered with an engine");
 	if (io->nbufs >= io->opts.max_bufs)
 		return gf_error(-ENOSPC, "register buffer: all %u slots in use", io->opts.max_bufs);
@@ -165,7 +174,7 @@ int gf_io_register_buf(struct gf_io *io, struct gf_buf *b)
 		if (slot < 0)
 			return slot;
 	}
-	b->uring_index = slot;
+	gf_buf__impl(b)->uring_index = slot;
 	io->bufs[io->nbufs++] = b;
 	return 0;
 }
@@ -179,9 +188,11 @@ int gf_io_unregister_buf(struct gf_io *io, struct gf_buf *b)
 	for (unsigned i = 0; i < io->nbufs; i++) {
 		if (io->bufs[i] != b)
 			continue;
-		if (b->uring_index >= 0 && io->ops->buf_unregister)
-			io->ops->buf_unregister(io, b->uring_index);
-		b->uring_index = -1;
+		struct gf_buf_impl *bi = gf_buf__impl(b);
+
+		if (bi->uring_index >= 0 && io->ops->buf_unregister)
+			io->ops->buf_unregister(io, bi->uring_index);
+		bi->uring_index = -1;
 		io->bufs[i] = io->bufs[--io->nbufs];
 		return 0;
 	}
@@ -195,7 +206,7 @@ static int find_buf(const struct gf_io *io, const void *ptr, size_t len)
 	for (unsigned i = 0; i < io->nbufs; i++) {
 		const char *d = io->bufs[i]->data;
 		if (p >= d && len <= io->bufs[i]->size && (size_t)(p - d) <= io->bufs[i]->size - len)
-			return io->bufs[i]->uring_index;
+			return gf_buf__impl(io->bufs[i])->uring_index;
 	}
 	return -1;
 }
@@ -208,14 +219,15 @@ static bool aligned(const struct gf_file *f, const void *ptr, size_t len, uint64
 	       off % f->info.offset_align == 0;
 }
 
-static int issue(struct gf_io *io, struct gf_io_req *req)
+static int issue(struct gf_io *io, struct gf_io_slot *s)
 {
+	struct gf_io_req *req = s->req;
 	struct gf_file *f = req->file;
 	struct gf_issue is = {
 		.fd = f->fd, .file_index = f->fd_slot, .buf_index = -1,
-		.ptr = (char *)req->buf + req->moved,
-		.len = req->len - req->moved,
-		.off = req->off + req->moved,
+		.ptr = (char *)req->buf + s->moved,
+		.len = req->len - s->moved,
+		.off = req->off + s->moved,
 	};
 	bool direct = false;
 
@@ -233,23 +245,26 @@ static int issue(struct gf_io *io, struct gf_io_req *req)
 	}
 	/* Remembered for the result: only an O_DIRECT issue tells whether
 	 * the file system takes O_DIRECT I/O. */
-	req->state = direct ? GF_REQ_ISSUED_DIRECT : GF_REQ_ISSUED;
-	return io->ops->issue(io, req, &is);
+	s->state = direct ? GF_REQ_ISSUED_DIRECT : GF_REQ_ISSUED;
+	return io->ops->issue(io, s, &is);
 }
 
-static void release(struct gf_io *io, struct gf_io_req *req)
+static void release(struct gf_io *io, struct gf_io_slot *s)
 {
-	io->slot[req->slot] = NULL;
-	io->free_slot[io->nfree++] = req->slot;
+	s->req->file->inflight--;
+	s->req->slot = NULL;
+	s->req = NULL;
+	s->state = GF_REQ_IDLE;
+	io->free_slot[io->nfree++] = s->idx;
 	io->inflight--;
-	req->file->inflight--;
 }
 
-static void finish(struct gf_io *io, struct gf_io_req *req, ssize_t res)
+static void finish(struct gf_io *io, struct gf_io_slot *s, ssize_t res)
 {
+	struct gf_io_req *req = s->req;
+
+	release(io, s);
 	req->res = res;
-	req->state = GF_REQ_DONE;
-	release(io, req);
 	io->completed++;
 	if (res < 0 && res != -ECANCELED && !io->close_err)
 		io->close_err = (int)res;
@@ -259,46 +274,47 @@ static void finish(struct gf_io *io, struct gf_io_req *req, ssize_t res)
 		req->cb(req);
 }
 
-/* Queues req to go again at CLOCK_MONOTONIC at (0: at once). */
-static void retry_later(struct gf_io *io, struct gf_io_req *req, uint64_t at)
+/* Queues s to go again at CLOCK_MONOTONIC at (0: at once). */
+static void retry_later(struct gf_io *io, struct gf_io_slot *s, uint64_t at)
 {
-	req->state = GF_REQ_RETRY;
-	req->retry_at = at;
+	s->state = GF_REQ_RETRY;
+	s->retry_at = at;
 	if (at && (!io->retry_due || at < io->retry_due))
 		io->retry_due = at;
 	io->nretry++;
-	req->next = NULL;
+	s->next = NULL;
 	if (io->retry_tail)
-		io->retry_tail->next = req;
+		io->retry_tail->next = s;
 	else
-		io->retry_head = req;
-	io->retry_tail = req;
+		io->retry_head = s;
+	io->retry_tail = s;
 }
 
-void gf_io__raw_done(struct gf_io *io, struct gf_io_req *req, long long res)
+void gf_io__raw_done(struct gf_io *io, struct gf_io_slot *s, long long res)
 {
+	struct gf_io_req *req = s->req;
 	struct gf_file *f = req->file;
-	size_t left = req->len - req->moved;
-	bool via_direct = req->state == GF_REQ_ISSUED_DIRECT;
+	size_t left = req->len - s->moved;
+	bool via_direct = s->state == GF_REQ_ISSUED_DIRECT;
 
-	res = gf_io_fault_apply(req->op, req->off + req->moved, res);
-	if (res == -ECANCELED || (req->cancel && res < 0)) {
-		finish(io, req, -ECANCELED);
+	res = gf_io_fault_apply(req->op, req->off + s->moved, res);
+	if (res == -ECANCELED || (s->cancel && res < 0)) {
+		finish(io, s, -ECANCELED);
 		return;
 	}
 	if (res == -EINTR || res == -EAGAIN) {
-		unsigned shift = req->retries < 20 ? req->retries : 20;
+		unsigned shift = s->retries < 20 ? s->retries : 20;
 		uint64_t delay = RETRY_FIRST_NS << shift;
 
 		if (delay > RETRY_STEP_CAP_NS)
 			delay = RETRY_STEP_CAP_NS;
-		if (req->cancel || gf_io__interrupted(io)) {
-			finish(io, req, -ECANCELED);
-		} else if (++req->retries > RETRY_MAX || req->retry_spent + delay > RETRY_BUDGET_NS) {
-			finish(io, req, res);
+		if (s->cancel || gf_io__interrupted(io)) {
+			finish(io, s, -ECANCELED);
+		} else if (++s->retries > RETRY_MAX || s->retry_spent + delay > RETRY_BUDGET_NS) {
+			finish(io, s, res);
 		} else {
-			req->retry_spent += delay;
-			retry_later(io, req, gf_io__now_ns() + delay);
+			s->retry_spent += delay;
+			retry_later(io, s, gf_io__now_ns() + delay);
 		}
 		return;
 	}
@@ -309,42 +325,42 @@ void gf_io__raw_done(struct gf_io *io, struct gf_io_req *req, long long res)
 		 * first drops O_DIRECT, all go again. */
 		if (f->info.direct)
 			gf_file__drop_direct(f, "O_DIRECT I/O refused (EINVAL)");
-		retry_later(io, req, 0);
+		retry_later(io, s, 0);
 		return;
 	}
 	if (res < 0) {
-		finish(io, req, res);
+		finish(io, s, res);
 		return;
 	}
 	if (req->op == GF_IO_FSYNC) {
-		finish(io, req, 0);
+		finish(io, s, 0);
 		return;
 	}
 	if (via_direct)
 		f->direct_ok = true;
 	if ((unsigned long long)res > left)
 		res = (long long)left;
-	req->moved += (size_t)res;
+	s->moved += (size_t)res;
 	if (res > 0)
-		req->retries = 0, req->retry_spent = 0;	/* progress: a new budget */
+		s->retries = 0, s->retry_spent = 0;	/* progress: a new budget */
 	if (res == 0 && left) {
 		if (req->op == GF_IO_READ) {
 			req->eof = true;
-			finish(io, req, (ssize_t)req->moved);
+			finish(io, s, (ssize_t)s->moved);
 		} else {
 			/* A write that moves nothing would spin forever. */
-			finish(io, req, -EIO);
+			finish(io, s, -EIO);
 		}
 		return;
 	}
-	if (req->moved < req->len) {
-		if (req->cancel || gf_io__interrupted(io))
-			finish(io, req, -ECANCELED);
+	if (s->moved < req->len) {
+		if (s->cancel || gf_io__interrupted(io))
+			finish(io, s, -ECANCELED);
 		else
-			retry_later(io, req, 0);	/* short transfer: the rest */
+			retry_later(io, s, 0);	/* short transfer: the rest */
 		return;
 	}
-	finish(io, req, (ssize_t)req->moved);
+	finish(io, s, (ssize_t)s->moved);
 }
 
 /* Reissues what came back short or interrupted and is due; what is not
@@ -353,7 +369,7 @@ void gf_io__raw_done(struct gf_io *io, struct gf_io_req *req, long long res)
  * Returns 0 or -errno. */
 static int drain_retries(struct gf_io *io)
 {
-	struct gf_io_req *list = io->retry_head;
+	struct gf_io_slot *list = io->retry_head;
 	bool any = false, stop = gf_io__interrupted(io);
 	uint64_t now = 0;
 
@@ -362,26 +378,26 @@ static int drain_retries(struct gf_io *io)
 	io->retry_head = io->retry_tail = NULL;
 	io->retry_due = 0;
 	while (list) {
-		struct gf_io_req *req = list;
+		struct gf_io_slot *s = list;
 		int rc;
 
-		list = req->next;
+		list = s->next;
 		io->nretry--;
-		if (req->cancel || stop) {
-			finish(io, req, -ECANCELED);
+		if (s->cancel || stop) {
+			finish(io, s, -ECANCELED);
 			continue;
 		}
-		if (req->retry_at) {
+		if (s->retry_at) {
 			if (!now)
 				now = gf_io__now_ns();
-			if (req->retry_at > now) {
-				retry_later(io, req, req->retry_at);
+			if (s->retry_at > now) {
+				retry_later(io, s, s->retry_at);
 				continue;
 			}
 		}
-		rc = issue(io, req);
+		rc = issue(io, s);
 		if (rc < 0)
-			finish(io, req, rc);
+			finish(io, s, rc);
 		else
 			any = true;
 	}
@@ -417,8 +433,20 @@ static void stop_all(struct gf_io *io)
 		return;
 	io->stopped = true;
 	for (unsigned i = 0; i < io->opts.queue_depth; i++)
-		if (io->slot[i] && !io->slot[i]->cancel)
-			gf_io_cancel(io, io->slot[i]);
+		if (io->slots[i].req && !io->slots[i].cancel)
+			gf_io_cancel(io, io->slots[i].req);
+}
+
+/* Whether req is one of io's requests in flight.  req->slot is only
+ * compared as an address until it is known to be one of io's slots: a
+ * request the caller did not zero may hold anything there. */
+static bool in_flight(const struct gf_io *io, const struct gf_io_req *req)
+{
+	uintptr_t p = (uintptr_t)req->slot, lo = (uintptr_t)io->slots;
+
+	if (p < lo || p >= lo + io->opts.queue_depth * sizeof(*io->slots) || (p - lo) % sizeof(*io->slots))
+		return false;
+	return req->slot->req == req;
 }
 
 static int validate(struct gf_io *io, const struct gf_io_req *req)
@@ -443,7 +471,7 @@ static int validate(struct gf_io *io, const struct gf_io_req *req)
 		return gf_error(-EINVAL, "I/O request of %zu bytes is too large", req->len);
 	if (req->op != GF_IO_READ && !(req->file->flags & GF_FILE_WRITE))
 		return gf_error(-EBADF, "%s: opened read-only", req->file->path);
-	if (req->state == GF_REQ_ISSUED || req->state == GF_REQ_ISSUED_DIRECT || req->state == GF_REQ_RETRY)
+	if (in_flight(io, req))
 		return gf_error(-EBUSY, "I/O request submitted twice");
 	return 0;
 }
@@ -468,6 +496,7 @@ int gf_io_submit(struct gf_io *io, struct gf_io_req **reqs, unsigned n)
 		return gf_error(-ECANCELED, "submit: the engine was interrupted");
 	for (; accepted < n; accepted++) {
 		struct gf_io_req *req = reqs[accepted];
+		struct gf_io_slot *s;
 
 		rc = validate(io, req);
 		if (rc)
@@ -490,22 +519,24 @@ int gf_io_submit(struct gf_io *io, struct gf_io_req **reqs, unsigned n)
 			rc = -EBUSY;
 			break;
 		}
-		req->slot = io->free_slot[--io->nfree];
-		io->slot[req->slot] = req;
+		s = &io->slots[io->free_slot[--io->nfree]];
+		s->req = req;
+		s->op = req->op;
+		s->moved = 0;
+		s->retries = 0;
+		s->retry_spent = 0;
+		s->retry_at = 0;
+		s->cancel = false;
+		req->slot = s;
 		io->inflight++;
 		req->file->inflight++;
-		req->moved = 0;
-		req->retries = 0;
-		req->retry_spent = 0;
-		req->cancel = false;
 		req->done = false;
 		req->eof = false;
 		req->res = 0;
 		req->submit_ns = gf_io__now_ns();
-		rc = issue(io, req);
+		rc = issue(io, s);
 		if (rc) {
-			release(io, req);
-			req->state = GF_REQ_IDLE;
+			release(io, s);
 			break;
 		}
 	}
@@ -631,11 +662,11 @@ int gf_io_cancel(struct gf_io *io, struct gf_io_req *req)
 {
 	if (!io)
 		return gf_error(-EINVAL, "cancel: no engine");
-	if (!req || req->slot >= io->opts.queue_depth || io->slot[req->slot] != req)
+	if (!req || !in_flight(io, req))
 		return gf_error(-ENOENT, "cancel: request not in flight");
-	req->cancel = true;
-	if ((req->state == GF_REQ_ISSUED || req->state == GF_REQ_ISSUED_DIRECT) && io->ops->cancel)
-		return io->ops->cancel(io, req);
+	req->slot->cancel = true;
+	if ((req->slot->state == GF_REQ_ISSUED || req->slot->state == GF_REQ_ISSUED_DIRECT) && io->ops->cancel)
+		return io->ops->cancel(io, req->slot);
 	return 0;
 }
 
@@ -648,8 +679,8 @@ int gf_io_close(struct gf_io *io, enum gf_io_close_mode mode)
 	io->close_err = 0;
 	if (mode == GF_IO_CANCEL) {
 		for (unsigned i = 0; i < io->opts.queue_depth; i++)
-			if (io->slot[i])
-				gf_io_cancel(io, io->slot[i]);
+			if (io->slots[i].req)
+				gf_io_cancel(io, io->slots[i].req);
 	}
 	while (io->inflight) {
 		rc = gf_io__wait(io, io->inflight, -1, false);
@@ -668,7 +699,7 @@ int gf_io_close(struct gf_io *io, enum gf_io_close_mode mode)
 	while (io->nbufs)
 		gf_io_unregister_buf(io, io->bufs[0]);
 	io->ops->fini(io);
-	free(io->slot);
+	free(io->slots);
 	free(io->free_slot);
 	free(io->bufs);
 	free(io);

@@ -11,13 +11,29 @@
 #include <stdatomic.h>
 #include <gpufeed/io.h>
 
-/* req->state */
+/* gf_io_slot.state */
 enum {
 	GF_REQ_IDLE = 0,
 	GF_REQ_ISSUED,		/* with the back end */
 	GF_REQ_RETRY,		/* waiting on the retry list */
 	GF_REQ_DONE,
 	GF_REQ_ISSUED_DIRECT,	/* with the back end, through the O_DIRECT descriptor */
+};
+
+/* A request in flight: the engine's side of it, one per queue slot, so the
+ * public struct gf_io_req carries only what the caller uses.  Back ends
+ * see slots, never requests (uring's user_data is the slot). */
+struct gf_io_slot {
+	struct gf_io_req *req;		/* NULL when the slot is free */
+	unsigned idx;			/* index in io->slots */
+	int op;				/* req->op, for the back end */
+	int state;
+	bool cancel;
+	size_t moved;			/* bytes done so far */
+	unsigned retries;		/* EINTR/EAGAIN since the last progress */
+	uint64_t retry_spent;		/* backoff ns since the last progress */
+	uint64_t retry_at;		/* CLOCK_MONOTONIC ns before which no retry */
+	struct gf_io_slot *next;	/* retry list, or a back end's lists */
 };
 
 /* What one issue of a request moves: the part not yet moved. */
@@ -35,7 +51,7 @@ struct gf_io_backend_ops {
 	int (*init)(struct gf_io *io);
 	void (*fini)(struct gf_io *io);
 	/* Stage one issue (not yet visible to the kernel or workers). */
-	int (*issue)(struct gf_io *io, struct gf_io_req *req, const struct gf_issue *is);
+	int (*issue)(struct gf_io *io, struct gf_io_slot *s, const struct gf_issue *is);
 	/* Make staged issues run. */
 	int (*flush)(struct gf_io *io);
 	/* Wait for at least min raw completions (0: none), timeout_ns < 0
@@ -43,7 +59,7 @@ struct gf_io_backend_ops {
 	 * reported or -ETIME / -EINTR (a signal) / -errno. */
 	int (*reap)(struct gf_io *io, unsigned min, long long timeout_ns);
 	/* Best effort: the request still completes through reap. */
-	int (*cancel)(struct gf_io *io, struct gf_io_req *req);
+	int (*cancel)(struct gf_io *io, struct gf_io_slot *s);
 	/* Registration hooks; NULL where the back end has none. */
 	int (*file_register)(struct gf_io *io, int fd);	/* slot or -errno */
 	void (*file_unregister)(struct gf_io *io, int slot);
@@ -75,11 +91,11 @@ struct gf_io {
 	enum gf_io_backend backend;
 	struct gf_io_opts opts;
 	char note[200];
-	struct gf_io_req **slot;	/* queue_depth entries, NULL free */
+	struct gf_io_slot *slots;	/* queue_depth entries */
 	unsigned *free_slot;		/* stack of free slot numbers */
 	unsigned nfree;
 	unsigned inflight;		/* accepted, not yet completed */
-	struct gf_io_req *retry_head, *retry_tail;
+	struct gf_io_slot *retry_head, *retry_tail;
 	unsigned nretry;		/* requests on the retry list */
 	uint64_t retry_due;		/* earliest retry_at on the list */
 	atomic_int interrupted;		/* gf_io_interrupt(): async-signal-safe store */
@@ -93,7 +109,7 @@ struct gf_io {
 };
 
 /* Back ends call this for each raw result of an issue. */
-void gf_io__raw_done(struct gf_io *io, struct gf_io_req *req, long long res);
+void gf_io__raw_done(struct gf_io *io, struct gf_io_slot *s, long long res);
 
 uint64_t gf_io__now_ns(void);
 

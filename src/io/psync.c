@@ -21,23 +21,23 @@ struct psync_be {
 	unsigned nth;
 	pthread_mutex_t mu;
 	pthread_cond_t work_cv, done_cv;
-	struct gf_io_req *pend_head, *pend_tail;	/* waiting for a worker */
-	struct gf_io_req *done_head, *done_tail;	/* raw results */
-	struct gf_io_req *stage_head, *stage_tail;	/* issued, not flushed */
+	struct gf_io_slot *pend_head, *pend_tail;	/* waiting for a worker */
+	struct gf_io_slot *done_head, *done_tail;	/* raw results */
+	struct gf_io_slot *stage_head, *stage_tail;	/* issued, not flushed */
 	struct gf_issue *iss;		/* per slot */
 	long long *res;			/* per slot */
 	int *op;			/* per slot */
 	bool stop;
 };
 
-static void push(struct gf_io_req **head, struct gf_io_req **tail, struct gf_io_req *req)
+static void push(struct gf_io_slot **head, struct gf_io_slot **tail, struct gf_io_slot *s)
 {
-	req->next = NULL;
+	s->next = NULL;
 	if (*tail)
-		(*tail)->next = req;
+		(*tail)->next = s;
 	else
-		*head = req;
-	*tail = req;
+		*head = s;
+	*tail = s;
 }
 
 static long long run_one(int op, const struct gf_issue *is)
@@ -64,7 +64,7 @@ static void *worker(void *arg)
 
 	pthread_mutex_lock(&be->mu);
 	for (;;) {
-		struct gf_io_req *req;
+		struct gf_io_slot *s;
 		struct gf_issue is;
 		long long res;
 		int op;
@@ -73,19 +73,19 @@ static void *worker(void *arg)
 			pthread_cond_wait(&be->work_cv, &be->mu);
 		if (be->stop && !be->pend_head)
 			break;
-		req = be->pend_head;
-		be->pend_head = req->next;
+		s = be->pend_head;
+		be->pend_head = s->next;
 		if (!be->pend_head)
 			be->pend_tail = NULL;
-		is = be->iss[req->slot];
-		op = be->op[req->slot];
+		is = be->iss[s->idx];
+		op = be->op[s->idx];
 		pthread_mutex_unlock(&be->mu);
 
 		res = run_one(op, &is);
 
 		pthread_mutex_lock(&be->mu);
-		be->res[req->slot] = res;
-		push(&be->done_head, &be->done_tail, req);
+		be->res[s->idx] = res;
+		push(&be->done_head, &be->done_tail, s);
 		pthread_cond_signal(&be->done_cv);
 	}
 	pthread_mutex_unlock(&be->mu);
@@ -187,35 +187,35 @@ static void psync_fini(struct gf_io *io)
 	io->be = NULL;
 }
 
-static int psync_issue(struct gf_io *io, struct gf_io_req *req, const struct gf_issue *is)
+static int psync_issue(struct gf_io *io, struct gf_io_slot *s, const struct gf_issue *is)
 {
 	struct psync_be *be = io->be;
 
-	be->iss[req->slot] = *is;
-	be->op[req->slot] = req->op;
-	push(&be->stage_head, &be->stage_tail, req);
+	be->iss[s->idx] = *is;
+	be->op[s->idx] = s->op;
+	push(&be->stage_head, &be->stage_tail, s);
 	return 0;
 }
 
 static int psync_flush(struct gf_io *io)
 {
 	struct psync_be *be = io->be;
-	struct gf_io_req *req;
+	struct gf_io_slot *s;
 	unsigned n = 0;
 
 	if (!be->stage_head)
 		return 0;
 	if (!be->nth) {
 		/* Inline: run now, report at the next reap. */
-		while ((req = be->stage_head)) {
-			be->stage_head = req->next;
-			be->res[req->slot] = run_one(be->op[req->slot], &be->iss[req->slot]);
-			push(&be->done_head, &be->done_tail, req);
+		while ((s = be->stage_head)) {
+			be->stage_head = s->next;
+			be->res[s->idx] = run_one(be->op[s->idx], &be->iss[s->idx]);
+			push(&be->done_head, &be->done_tail, s);
 		}
 		be->stage_tail = NULL;
 		return 0;
 	}
-	for (req = be->stage_head; req; req = req->next)
+	for (s = be->stage_head; s; s = s->next)
 		n++;
 	pthread_mutex_lock(&be->mu);
 	if (be->pend_tail)
@@ -235,7 +235,7 @@ static int psync_flush(struct gf_io *io)
 static int psync_reap(struct gf_io *io, unsigned min, long long timeout_ns)
 {
 	struct psync_be *be = io->be;
-	struct gf_io_req *list;
+	struct gf_io_slot *list;
 	int total = 0;
 
 	pthread_mutex_lock(&be->mu);
@@ -265,30 +265,30 @@ static int psync_reap(struct gf_io *io, unsigned min, long long timeout_ns)
 	pthread_mutex_unlock(&be->mu);
 
 	while (list) {
-		struct gf_io_req *req = list;
+		struct gf_io_slot *s = list;
 
-		list = req->next;	/* before raw_done: it may reissue req */
-		gf_io__raw_done(io, req, be->res[req->slot]);
+		list = s->next;	/* before raw_done: it may reissue s */
+		gf_io__raw_done(io, s, be->res[s->idx]);
 		total++;
 	}
 	return total;
 }
 
-static int psync_cancel(struct gf_io *io, struct gf_io_req *req)
+static int psync_cancel(struct gf_io *io, struct gf_io_slot *s)
 {
 	struct psync_be *be = io->be;
-	struct gf_io_req **pp, *prev = NULL;
+	struct gf_io_slot **pp, *prev = NULL;
 
 	/* Staged (not flushed) requests are cancelled at their completion. */
 	pthread_mutex_lock(&be->mu);
 	for (pp = &be->pend_head; *pp; prev = *pp, pp = &(*pp)->next) {
-		if (*pp != req)
+		if (*pp != s)
 			continue;
-		*pp = req->next;
-		if (be->pend_tail == req)
+		*pp = s->next;
+		if (be->pend_tail == s)
 			be->pend_tail = prev;
-		be->res[req->slot] = -ECANCELED;
-		push(&be->done_head, &be->done_tail, req);
+		be->res[s->idx] = -ECANCELED;
+		push(&be->done_head, &be->done_tail, s);
 		pthread_cond_signal(&be->done_cv);
 		break;
 	}

@@ -106,7 +106,7 @@ int gf_io_read_ranges(struct gf_io *io, struct gf_file *f, struct gf_io_range *r
 int gf_io_read_file(struct gf_io *io, const char *path, unsigned flags, int numa_node, size_t chunk,
 		    struct gf_buf **out, size_t *len)
 {
-	struct gf_buf_opts bo = { .numa_node = numa_node };
+	struct gf_buf_opts bo = GF_BUF_OPTS_INIT;
 	struct gf_io_range *r = NULL;
 	struct gf_file *f;
 	struct gf_buf *b = NULL;
@@ -140,6 +140,7 @@ int gf_io_read_file(struct gf_io *io, const char *path, unsigned flags, int numa
 		gf_file_close(f);
 		return gf_error(-EFBIG, "%s: %llu bytes do not fit in memory", path, (unsigned long long)size);
 	}
+	bo.numa_node = numa_node;
 	bo.size = span ? (size_t)span : 1;
 	bo.align = f->info.mem_align;
 	rc = gf_buf_alloc(&bo, &b);

@@ -3,6 +3,7 @@
  * a child without CAP_IPC_LOCK), huge pages; registered buffers on both
  * back ends: fixed reads and writes, twice is -EBUSY. */
 #include "test_io_util.h"
+#include "io/buf.h"
 
 #include <linux/capability.h>
 #include <sys/mman.h>
@@ -25,7 +26,8 @@
 
 static struct gf_buf *alloc_ok(size_t size, size_t align, int node, unsigned flags)
 {
-	struct gf_buf_opts o = { .size = size, .align = align, .numa_node = node, .flags = flags };
+	struct gf_buf_opts o = { .struct_size = sizeof(struct gf_buf_opts),
+		.size = size, .align = align, .numa_node = node, .flags = flags };
 	struct gf_buf *b = NULL;
 	int rc = gf_buf_alloc(&o, &b);
 
@@ -33,14 +35,14 @@ static struct gf_buf *alloc_ok(size_t size, size_t align, int node, unsigned fla
 		print_message("gf_buf_alloc: %d %s\n", rc, gf_last_error());
 	assert_int_equal(rc, 0);
 	assert_non_null(b);
-	assert_int_equal(b->uring_index, -1);
-	assert_null(b->gpu_handle);
+	assert_int_equal(gf_buf__impl(b)->uring_index, -1);
 	return b;
 }
 
 static int alloc_err(size_t size, size_t align, int node, unsigned flags)
 {
-	struct gf_buf_opts o = { .size = size, .align = align, .numa_node = node, .flags = flags };
+	struct gf_buf_opts o = { .struct_size = sizeof(struct gf_buf_opts),
+		.size = size, .align = align, .numa_node = node, .flags = flags };
 	struct gf_buf *b = (struct gf_buf *)&o;
 	int rc = gf_buf_alloc(&o, &b);
 
@@ -199,7 +201,8 @@ static const char *low_memlock_child(void *arg)
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct cap[2];
 	struct rlimit rl = { .rlim_cur = 65536, .rlim_max = 65536 };
-	struct gf_buf_opts o = { .size = MiB, .numa_node = -1, .flags = GF_BUF_LOCK };
+	struct gf_buf_opts o = { .struct_size = sizeof(struct gf_buf_opts),
+		.size = MiB, .numa_node = -1, .flags = GF_BUF_LOCK };
 	struct gf_buf *b = NULL;
 	uint64_t soft = 0, hard = 0;
 	int rc;
@@ -244,12 +247,13 @@ static const char *low_memlock_child(void *arg)
 	 * with -ENOMEM, and the engine still reads into the buffer. */
 uring:
 	{
-		struct gf_io_opts io_o = { .backend = GF_IO_URING, .sqpoll_cpu = -1, .cpu_node = -1 };
+		struct gf_io_opts io_o = { .struct_size = sizeof(struct gf_io_opts),
+			.backend = GF_IO_URING, .sqpoll_cpu = -1, .cpu_node = -1 };
 		const char *path = arg;
 		struct gf_io *io;
 		struct gf_file *f;
 
-		o = (struct gf_buf_opts){ .size = MiB, .numa_node = -1 };
+		o = (struct gf_buf_opts){ .struct_size = sizeof(struct gf_buf_opts), .size = MiB, .numa_node = -1 };
 		T_CHILD_CHECK(gf_buf_alloc(&o, &b) == 0, "alloc");
 		rc = gf_io_open(&io_o, &io);
 		if (rc == -EPERM || rc == -ENOSYS)
@@ -258,7 +262,7 @@ uring:
 		rc = gf_io_register_buf(io, b);
 		T_CHILD_CHECK(rc == -ENOMEM, "register: %d %s", rc, gf_last_error());
 		T_CHILD_CHECK(strstr(gf_last_error(), "RLIMIT_MEMLOCK"), "message '%s'", gf_last_error());
-		T_CHILD_CHECK(b->uring_index == -1, "slot %d", b->uring_index);
+		T_CHILD_CHECK(gf_buf__impl(b)->uring_index == -1, "slot %d", gf_buf__impl(b)->uring_index);
 		T_CHILD_CHECK(gf_file_open(io, path, GF_FILE_READ, 0, &f) == 0, "open: %s", gf_last_error());
 		T_CHILD_CHECK(gf_io_read(io, f, b->data, MiB, 0) == MiB, "read: %s", gf_last_error());
 		T_CHILD_CHECK(t_same(b->data, MiB, 0, 8), "data");
@@ -290,7 +294,7 @@ static void registered(struct t_fs *fs)
 
 		assert_int_equal(gf_io_register_buf(io, NULL), -EINVAL);
 		assert_int_equal(gf_io_register_buf(io, b), 0);
-		assert_true(uring ? b->uring_index >= 0 : b->uring_index == -1);
+		assert_true(uring ? gf_buf__impl(b)->uring_index >= 0 : gf_buf__impl(b)->uring_index == -1);
 		assert_int_equal(gf_io_register_buf(io, b), -EBUSY);
 		assert_true(t_contains(gf_last_error(), "already registered"));
 		assert_int_equal(gf_io_register_buf(io, b2), 0);
@@ -317,12 +321,12 @@ static void registered(struct t_fs *fs)
 		if (other) {
 			assert_int_equal(gf_io_register_buf(other, b), uring ? -EBUSY : 0);
 			assert_int_equal(gf_io_close(other, GF_IO_DRAIN), 0);
-			assert_int_equal(b->uring_index >= 0, uring);
+			assert_int_equal(gf_buf__impl(b)->uring_index >= 0, uring);
 		}
 
 		/* Unregistered: once; plain reads into it still work. */
 		assert_int_equal(gf_io_unregister_buf(io, b), 0);
-		assert_int_equal(b->uring_index, -1);
+		assert_int_equal(gf_buf__impl(b)->uring_index, -1);
 		assert_int_equal(gf_io_unregister_buf(io, b), -ENOENT);
 		memset(b->data, 0, b->size);
 		assert_int_equal(gf_io_read(io, f, b->data, MiB, 4096), MiB);
@@ -331,8 +335,8 @@ static void registered(struct t_fs *fs)
 
 		/* Closing the engine lets go of both. */
 		assert_int_equal(gf_io_close(io, GF_IO_DRAIN), 0);
-		assert_int_equal(b->uring_index, -1);
-		assert_int_equal(b2->uring_index, -1);
+		assert_int_equal(gf_buf__impl(b)->uring_index, -1);
+		assert_int_equal(gf_buf__impl(b2)->uring_index, -1);
 		gf_buf_free(b);
 		gf_buf_free(b2);
 	}
@@ -343,7 +347,7 @@ static void registered(struct t_fs *fs)
 		struct gf_file *f;
 
 		assert_int_equal(gf_io_register_buf(io, b), 0);
-		assert_int_equal(b->uring_index, -1);
+		assert_int_equal(gf_buf__impl(b)->uring_index, -1);
 		assert_int_equal(gf_io_register_buf(io, b), -EBUSY);
 		assert_int_equal(gf_file_open(io, t_path(fs, "r.bin"), GF_FILE_READ, 0, &f), 0);
 		assert_int_equal(gf_io_read(io, f, b->data, 4096, 0), 4096);
@@ -353,7 +357,8 @@ static void registered(struct t_fs *fs)
 	}
 	/* Slots run out: -ENOSPC. */
 	for (size_t i = 0; i < T_NBACKENDS; i++) {
-		struct gf_io_opts o = { .backend = t_backends[i], .max_bufs = 2, .cpu_node = -1, .sqpoll_cpu = -1 };
+		struct gf_io_opts o = { .struct_size = sizeof(struct gf_io_opts),
+			.backend = t_backends[i], .max_bufs = 2, .cpu_node = -1, .sqpoll_cpu = -1 };
 		struct gf_buf *b[3];
 		int rc = gf_io_open(&o, &io);
 
@@ -365,7 +370,7 @@ static void registered(struct t_fs *fs)
 		assert_int_equal(gf_io_register_buf(io, b[0]), 0);
 		assert_int_equal(gf_io_register_buf(io, b[1]), 0);
 		assert_int_equal(gf_io_register_buf(io, b[2]), -ENOSPC);
-		assert_int_equal(b[2]->uring_index, -1);
+		assert_int_equal(gf_buf__impl(b[2])->uring_index, -1);
 		assert_int_equal(gf_io_unregister_buf(io, b[0]), 0);
 		assert_int_equal(gf_io_register_buf(io, b[2]), 0);
 		assert_int_equal(gf_io_close(io, GF_IO_DRAIN), 0);

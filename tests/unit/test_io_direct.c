@@ -28,7 +28,8 @@ static bool pow2(uint32_t v)
 
 static struct gf_buf *aligned_buf(size_t size, size_t align)
 {
-	struct gf_buf_opts o = { .size = size, .align = align, .numa_node = -1 };
+	struct gf_buf_opts o = { .struct_size = sizeof(struct gf_buf_opts),
+		.size = size, .align = align, .numa_node = -1 };
 	struct gf_buf *b = NULL;
 
 	assert_int_equal(gf_buf_alloc(&o, &b), 0);

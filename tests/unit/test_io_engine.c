@@ -466,7 +466,7 @@ T_FS_TESTS(many_files);
 
 static void names_and_options(void **state)
 {
-	struct gf_io_opts o = { .queue_depth = 70000 };
+	struct gf_io_opts o = { .struct_size = sizeof(struct gf_io_opts), .queue_depth = 70000 };
 	struct gf_io *io = (struct gf_io *)&o;
 
 	(void)state;
@@ -485,13 +485,15 @@ static void names_and_options(void **state)
 	assert_int_equal(gf_io_close(io, GF_IO_CANCEL), 0);
 	/* The deepest queue the API takes: AUTO keeps io_uring (which takes
 	 * at most 32768 submission entries itself). */
-	o = (struct gf_io_opts){ .backend = GF_IO_AUTO, .queue_depth = 65536, .cpu_node = -1, .sqpoll_cpu = -1 };
+	o = (struct gf_io_opts){ .struct_size = sizeof(struct gf_io_opts),
+		.backend = GF_IO_AUTO, .queue_depth = 65536, .cpu_node = -1, .sqpoll_cpu = -1 };
 	assert_int_equal(gf_io_open(&o, &io), 0);
 	if (gf_io_backend_of(io) == GF_IO_URING)
 		assert_string_equal(gf_io_note(io), "");
 	assert_int_equal(gf_io_close(io, GF_IO_DRAIN), 0);
 	/* A queue of one on psync runs in the caller's thread. */
-	o = (struct gf_io_opts){ .backend = GF_IO_PSYNC, .queue_depth = 1, .cpu_node = -1 };
+	o = (struct gf_io_opts){ .struct_size = sizeof(struct gf_io_opts),
+		.backend = GF_IO_PSYNC, .queue_depth = 1, .cpu_node = -1 };
 	assert_int_equal(gf_io_open(&o, &io), 0);
 	assert_int_equal(gf_io_close(io, GF_IO_DRAIN), 0);
 }
@@ -501,10 +503,14 @@ static void names_and_options(void **state)
 static void options(struct t_fs *fs)
 {
 	const struct gf_io_opts opts[] = {
-		{ .backend = GF_IO_URING, .flags = GF_IO_SQPOLL, .sqpoll_idle_ms = 10, .sqpoll_cpu = -1, .cpu_node = -1 },
-		{ .backend = GF_IO_URING, .flags = GF_IO_SQPOLL | GF_IO_SQPOLL_CPU, .sqpoll_idle_ms = 10, .sqpoll_cpu = 0, .cpu_node = -1 },
-		{ .backend = GF_IO_URING, .flags = GF_IO_NO_REGISTER, .sqpoll_cpu = -1, .cpu_node = -1 },
-		{ .backend = GF_IO_PSYNC, .flags = GF_IO_WORKER_NODE, .threads = 3, .sqpoll_cpu = -1, .cpu_node = 0 },
+		{ .struct_size = sizeof(struct gf_io_opts),
+			.backend = GF_IO_URING, .flags = GF_IO_SQPOLL, .sqpoll_idle_ms = 10, .sqpoll_cpu = -1, .cpu_node = -1 },
+		{ .struct_size = sizeof(struct gf_io_opts),
+			.backend = GF_IO_URING, .flags = GF_IO_SQPOLL | GF_IO_SQPOLL_CPU, .sqpoll_idle_ms = 10, .sqpoll_cpu = 0, .cpu_node = -1 },
+		{ .struct_size = sizeof(struct gf_io_opts),
+			.backend = GF_IO_URING, .flags = GF_IO_NO_REGISTER, .sqpoll_cpu = -1, .cpu_node = -1 },
+		{ .struct_size = sizeof(struct gf_io_opts),
+			.backend = GF_IO_PSYNC, .flags = GF_IO_WORKER_NODE, .threads = 3, .sqpoll_cpu = -1, .cpu_node = 0 },
 	};
 	const size_t size = MiB + 3;
 

@@ -53,7 +53,8 @@ static int forbid_io_uring(int err)
 static const char *fallback_child(void *arg)
 {
 	const struct forbid *fb = arg;
-	struct gf_io_opts o = { .backend = GF_IO_AUTO, .sqpoll_cpu = -1, .cpu_node = -1 };
+	struct gf_io_opts o = { .struct_size = sizeof(struct gf_io_opts),
+		.backend = GF_IO_AUTO, .sqpoll_cpu = -1, .cpu_node = -1 };
 	struct gf_io *io = NULL;
 	struct gf_buf *b = NULL;
 	size_t len = 0;

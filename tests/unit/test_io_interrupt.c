@@ -220,7 +220,8 @@ static void cancel_flag(struct t_fs *fs)
 	t_fill(buf, size, 0, 7);
 	for (size_t i = 0; i < T_NBACKENDS; i++) {
 		static volatile sig_atomic_t flag;
-		struct gf_io_opts o = { .backend = t_backends[i], .sqpoll_cpu = -1, .cpu_node = -1,
+		struct gf_io_opts o = { .struct_size = sizeof(struct gf_io_opts),
+			.backend = t_backends[i], .sqpoll_cpu = -1, .cpu_node = -1,
 					.cancel = &flag };
 		struct stopper st = { .flag = &flag, .delay_ms = 50 };
 		struct gf_io *io;

@@ -166,7 +166,7 @@ static inline const char *t_path(struct t_fs *fs, const char *rel)
  * allowed here: the case then goes on with the other back end. */
 static inline struct gf_io *t_io_open(enum gf_io_backend b, unsigned qd, unsigned threads, unsigned flags)
 {
-	struct gf_io_opts o = {
+	struct gf_io_opts o = { .struct_size = sizeof(struct gf_io_opts),
 		.backend = b, .queue_depth = qd, .threads = threads, .flags = flags,
 		.sqpoll_cpu = -1, .cpu_node = -1,
 	};
