@@ -4,8 +4,10 @@
  * Memory is anonymous mmap (never file-backed: io_uring refuses to register
  * those, and vendor host allocators fail with O_DIRECT), placed on a NUMA
  * node with mbind() before the first touch, aligned, optionally locked.
- * Locking is probed against RLIMIT_MEMLOCK and skipped with a note unless
- * it is required. */
+ * Locking is probed against RLIMIT_MEMLOCK and skipped unless it is
+ * required.  What was asked for and did not happen (placement, locking,
+ * huge pages) is a warning on the diagnostics channel (gpufeed/log.h,
+ * subsystem io) and false in placed, locked, huge. */
 #ifndef GPUFEED_BUF_H
 #define GPUFEED_BUF_H
 
@@ -18,7 +20,7 @@
 extern "C" {
 #endif
 
-#define GF_BUF_LOCK		0x1u	/* mlock(); a note when the limit forbids it */
+#define GF_BUF_LOCK		0x1u	/* mlock(); a warning when the limit forbids it */
 #define GF_BUF_LOCK_REQUIRED	0x2u	/* fail with -ENOMEM/-EPERM instead */
 #define GF_BUF_HUGE		0x4u	/* try 2 MiB pages (MAP_HUGETLB, then THP) */
 #define GF_BUF_NODE_STRICT	0x8u	/* MPOL_BIND: fail rather than spill over */
@@ -47,8 +49,6 @@ struct gf_buf {
 	bool placed;		/* mbind() accepted the node */
 	bool locked;		/* pages are mlock()ed */
 	bool huge;		/* backed by huge pages */
-	char note[200];		/* why placement, locking or huge pages did
-				 * not happen; "" when all asked for did */
 };
 
 GF_API int gf_buf_alloc(const struct gf_buf_opts *opts, struct gf_buf **out);

@@ -25,7 +25,8 @@
  *
  * O_DIRECT: a file opened with GF_FILE_DIRECT uses O_DIRECT where the
  * filesystem takes it (ramfs does not; tmpfs does since Linux 6.6) and falls
- * back to the page cache with a note, not an error.  Requests whose buffer,
+ * back to the page cache (gf_file_info()->direct_refused, and a warning on
+ * the diagnostics channel, gpufeed/log.h), not an error.  Requests whose buffer,
  * offset or length are not aligned to what the file needs (statx
  * STATX_DIOALIGN, else the device's logical block size) go through a second,
  * buffered descriptor of the same file, so any request is valid; only the
@@ -85,8 +86,16 @@ struct gf_file;
 /* opts NULL: the defaults (GF_IO_OPTS_INIT). */
 GF_API int gf_io_open(const struct gf_io_opts *opts, struct gf_io **out);
 GF_API enum gf_io_backend gf_io_backend_of(const struct gf_io *io);
-/* Why AUTO chose psync ("io_uring_setup: Operation not permitted"), or "". */
-GF_API const char *gf_io_note(const struct gf_io *io);
+/* Why AUTO chose psync: the -errno of io_uring's setup (-EPERM, -ENOSYS,
+ * ...), 0 when io_uring is in use or was not asked for.  The channel
+ * (gpufeed/log.h) says it in words, as a warning of subsystem io. */
+GF_API int gf_io_fallback_error(const struct gf_io *io);
+/* The first error the engine met that no call returned, on whichever
+ * thread it happened (NCCL's ncclCommGetAsyncError): a psync worker that
+ * could not run on the CPUs of GF_IO_WORKER_NODE, say.  0, or -errno with
+ * its message in gf_last_error(); it stays until the engine closes.  Each
+ * is also a warning on the channel when it happens. */
+GF_API int gf_io_async_error(struct gf_io *io);
 
 enum gf_io_close_mode {
 	GF_IO_DRAIN = 0,	/* wait for every request in flight */
@@ -114,7 +123,7 @@ GF_API int gf_io_unregister_buf(struct gf_io *io, struct gf_buf *b);
 #define GF_FILE_CREATE		0x02u	/* O_CREAT */
 #define GF_FILE_TRUNC		0x04u	/* O_TRUNC */
 #define GF_FILE_EXCL		0x08u	/* O_EXCL */
-#define GF_FILE_DIRECT		0x10u	/* O_DIRECT where possible, note otherwise */
+#define GF_FILE_DIRECT		0x10u	/* O_DIRECT where possible, page cache otherwise */
 #define GF_FILE_DIRECT_REQUIRED	0x20u	/* O_DIRECT or -EINVAL */
 
 struct gf_file_info {
@@ -123,7 +132,11 @@ struct gf_file_info {
 	bool direct;		/* O_DIRECT is in use */
 	uint32_t mem_align;	/* buffer alignment O_DIRECT needs, 1 when buffered */
 	uint32_t offset_align;	/* offset and length alignment, 1 when buffered */
-	char note[200];		/* "O_DIRECT refused by ramfs; using the page cache" */
+	/* GF_FILE_DIRECT was asked and the file system refused O_DIRECT,
+	 * at open or at the first O_DIRECT request: the page cache is used
+	 * (and a warning of subsystem io says so). */
+	bool direct_refused;
+	const char *fs_type;	/* "ext4", "xfs", "tmpfs", "ramfs", ..., "unknown" */
 };
 
 GF_API int gf_file_open(struct gf_io *io, const char *path, unsigned flags, mode_t mode,

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/log.h"
 #include "core/opts.h"
 #include "io/buf.h"
 
@@ -43,16 +44,6 @@ int gf_memlock_limit(uint64_t *soft, uint64_t *hard)
 	return 0;
 }
 
-static void note_add(struct gf_buf *b, const char *fmt, const char *what, int err)
-{
-	size_t n = strlen(b->note);
-
-	if (n >= sizeof(b->note) - 1)
-		return;
-	snprintf(b->note + n, sizeof(b->note) - n, n ? "; " : "");
-	n = strlen(b->note);
-	snprintf(b->note + n, sizeof(b->note) - n, fmt, what, strerror(err));
-}
 
 static int place(struct gf_buf *b, void *addr, size_t len, int node, unsigned flags)
 {
@@ -61,10 +52,10 @@ static int place(struct gf_buf *b, void *addr, size_t len, int node, unsigned fl
 	int mode = (flags & GF_BUF_NODE_STRICT) ? MPOL_BIND_ : MPOL_PREFERRED_;
 
 	if (node >= NODE_BITS) {
-		/* Like any node the kernel does not have: a note unless strict. */
+		/* Like any node the kernel does not have: a warning unless strict. */
 		if (flags & GF_BUF_NODE_STRICT)
 			return gf_error(-EINVAL, "NUMA node %d out of range", node);
-		note_add(b, "%s: %s", "not placed (node out of range)", EINVAL);
+		GF_WARN(GF_LOG_IO, "buffer of %zu bytes: not placed on NUMA node %d (out of range)", len, node);
 		return 0;
 	}
 	memset(mask, 0, sizeof(mask));
@@ -73,7 +64,8 @@ static int place(struct gf_buf *b, void *addr, size_t len, int node, unsigned fl
 		int err = errno;
 		if (flags & GF_BUF_NODE_STRICT)
 			return gf_error(-err, "mbind to NUMA node %d: %s", node, strerror(err));
-		note_add(b, "%s: %s", "not placed (mbind)", err);
+		GF_WARN(GF_LOG_IO, "buffer of %zu bytes: not placed on NUMA node %d (mbind: %s)", len, node,
+			strerror(err));
 		return 0;
 	}
 	b->placed = true;
@@ -159,11 +151,12 @@ int gf_buf_alloc(const struct gf_buf_opts *opts, struct gf_buf **out)
 		return gf_error(-err, "buffer: mmap of %zu bytes: %s", map_size, strerror(err));
 	}
 	if ((flags & GF_BUF_HUGE) && !b->huge) {
-		note_add(b, "%s: %s", "no hugetlb pages, asked for THP", ENOMEM);
+		GF_WARN(GF_LOG_IO, "buffer of %zu bytes: no hugetlb pages (%s); asked for transparent huge pages",
+			size, strerror(ENOMEM));
 		madvise(bi->map, map_size, MADV_HUGEPAGE);
 	}
 	if (thp)
-		madvise(bi->map, map_size, MADV_HUGEPAGE);	/* a hint: no note if refused */
+		madvise(bi->map, map_size, MADV_HUGEPAGE);	/* a hint: nothing said if refused */
 	bi->map_size = map_size;
 	start = ((uintptr_t)bi->map + map_align - 1) & ~(uintptr_t)(map_align - 1);
 	b->data = (void *)start;
@@ -191,7 +184,8 @@ int gf_buf_alloc(const struct gf_buf_opts *opts, struct gf_buf **out)
 						"raise it with ulimit -l or LimitMEMLOCK=)", size, strerror(err),
 						(unsigned long long)soft);
 			}
-			note_add(b, "%s: %s", "not locked (RLIMIT_MEMLOCK)", err);
+			GF_WARN(GF_LOG_IO, "buffer of %zu bytes: not locked (mlock: %s; RLIMIT_MEMLOCK %llu bytes)",
+				size, strerror(err), (unsigned long long)soft);
 		}
 	}
 	if (!b->locked) {

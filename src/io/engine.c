@@ -2,6 +2,7 @@
  * cancellation and callbacks, over whichever back end was chosen. */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/log.h"
 #include "core/opts.h"
 #include "core/strutil.h"
 #include "io/buf.h"
@@ -98,6 +100,7 @@ int gf_io_open(const struct gf_io_opts *opts, struct gf_io **out)
 	if (!io)
 		return gf_error(-ENOMEM, "I/O engine: out of memory");
 	io->opts = o;
+	pthread_mutex_init(&io->async_lock, NULL);
 	io->slots = calloc(o.queue_depth, sizeof(*io->slots));
 	io->free_slot = calloc(o.queue_depth, sizeof(*io->free_slot));
 	io->bufs = calloc(o.max_bufs, sizeof(*io->bufs));
@@ -118,8 +121,8 @@ int gf_io_open(const struct gf_io_opts *opts, struct gf_io **out)
 		if (rc && o.backend == GF_IO_AUTO) {
 			/* Old kernel, io_uring_disabled, container seccomp: the
 			 * pool does the same job with threads. */
-			snprintf(io->note, sizeof(io->note), "%s; using the pread/pwrite pool",
-				 gf_last_error());
+			io->fallback_err = rc;
+			GF_WARN(GF_LOG_IO, "%s; using the pread/pwrite pool", gf_last_error());
 			rc = start_backend(io, &gf_io_psync_ops, GF_IO_PSYNC);
 		}
 	}
@@ -128,6 +131,7 @@ int gf_io_open(const struct gf_io_opts *opts, struct gf_io **out)
 	*out = io;
 	return 0;
 fail:
+	pthread_mutex_destroy(&io->async_lock);
 	free(io->slots);
 	free(io->free_slot);
 	free(io->bufs);
@@ -140,9 +144,41 @@ enum gf_io_backend gf_io_backend_of(const struct gf_io *io)
 	return io ? io->backend : GF_IO_AUTO;
 }
 
-const char *gf_io_note(const struct gf_io *io)
+int gf_io_fallback_error(const struct gf_io *io)
 {
-	return io ? io->note : "";
+	return io ? io->fallback_err : 0;
+}
+
+int gf_io__async_error(struct gf_io *io, int err, const char *fmt, ...)
+{
+	char msg[sizeof(io->async_msg)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&io->async_lock);
+	if (!io->async_err) {
+		io->async_err = err;
+		memcpy(io->async_msg, msg, sizeof(msg));
+	}
+	pthread_mutex_unlock(&io->async_lock);
+	GF_WARN(GF_LOG_IO, "%s", msg);
+	return err;
+}
+
+int gf_io_async_error(struct gf_io *io)
+{
+	int err;
+
+	if (!io)
+		return gf_error(-EINVAL, "async error: no engine");
+	pthread_mutex_lock(&io->async_lock);
+	err = io->async_err;
+	if (err)
+		gf_error(err, "%s", io->async_msg);
+	pthread_mutex_unlock(&io->async_lock);
+	return err;
 }
 
 unsigned gf_io_inflight(const struct gf_io *io)
@@ -699,6 +735,7 @@ int gf_io_close(struct gf_io *io, enum gf_io_close_mode mode)
 	while (io->nbufs)
 		gf_io_unregister_buf(io, io->bufs[0]);
 	io->ops->fini(io);
+	pthread_mutex_destroy(&io->async_lock);
 	free(io->slots);
 	free(io->free_slot);
 	free(io->bufs);

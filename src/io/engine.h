@@ -8,8 +8,10 @@
 #ifndef GF_IO_ENGINE_H
 #define GF_IO_ENGINE_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <gpufeed/io.h>
+#include "core/error.h"
 
 /* gf_io_slot.state */
 enum {
@@ -90,7 +92,10 @@ struct gf_io {
 	const struct gf_io_backend_ops *ops;
 	enum gf_io_backend backend;
 	struct gf_io_opts opts;
-	char note[200];
+	int fallback_err;		/* AUTO: why io_uring was not used, -errno */
+	pthread_mutex_t async_lock;	/* async_err and async_msg, set from any thread */
+	int async_err;
+	char async_msg[256];
 	struct gf_io_slot *slots;	/* queue_depth entries */
 	unsigned *free_slot;		/* stack of free slot numbers */
 	unsigned nfree;
@@ -112,6 +117,11 @@ struct gf_io {
 void gf_io__raw_done(struct gf_io *io, struct gf_io_slot *s, long long res);
 
 uint64_t gf_io__now_ns(void);
+
+/* An error no call returns, met on any thread (a psync worker that cannot
+ * run where it was asked to): kept for gf_io_async_error() if it is the
+ * first, and said on the diagnostics channel.  Returns err. */
+int gf_io__async_error(struct gf_io *io, int err, const char *fmt, ...) GF_PRINTF(3, 4);
 
 /* Whether gf_io_interrupt() or the caller's cancel flag asked to stop. */
 bool gf_io__interrupted(const struct gf_io *io);

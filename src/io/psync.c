@@ -17,8 +17,12 @@
 #include "io/engine.h"
 
 struct psync_be {
+	struct gf_io *io;
 	pthread_t *th;
 	unsigned nth;
+	unsigned nid;		/* ids handed to workers */
+	unsigned started;	/* workers that set themselves up */
+	int node;		/* GF_IO_WORKER_NODE: run on this node's CPUs; -1 anywhere */
 	pthread_mutex_t mu;
 	pthread_cond_t work_cv, done_cv;
 	struct gf_io_slot *pend_head, *pend_tail;	/* waiting for a worker */
@@ -58,11 +62,55 @@ static long long run_one(int op, const struct gf_issue *is)
 	return r < 0 ? -errno : r;
 }
 
+/* The CPUs of a NUMA node, read through the same layer as the model. */
+static void node_cpus(int node, cpu_set_t *set)
+{
+	char path[96], text[4096];
+	struct gf_cpuset cs;
+	struct gf_fs fs;
+
+	CPU_ZERO(set);
+	if (gf_fs_init(&fs, NULL))
+		return;
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", node);
+	if (gf_fs_read_str(&fs, path, text, sizeof(text)) == 0 && gf_cpuset_parse_list(&cs, text) == 0)
+		gf_cpuset_to_sys(&cs, set);
+	gf_fs_fini(&fs);
+}
+
+/* Each worker moves itself onto the node's CPUs.  It cannot return an
+ * error to anyone: what goes wrong (no such node, CPUs outside our cpuset)
+ * becomes the engine's asynchronous error, and the worker runs anywhere. */
+static void place_self(struct psync_be *be, unsigned id)
+{
+	cpu_set_t set;
+	int rc;
+
+	node_cpus(be->node, &set);
+	if (!CPU_COUNT(&set)) {
+		gf_io__async_error(be->io, -ENOENT, "psync worker %u: NUMA node %d has no CPUs listed in sysfs; "
+				   "running on any CPU", id, be->node);
+		return;
+	}
+	rc = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (rc)
+		gf_io__async_error(be->io, -rc, "psync worker %u: cannot run on NUMA node %d's CPUs: %s; "
+				   "running on any CPU", id, be->node, strerror(rc));
+}
+
 static void *worker(void *arg)
 {
 	struct psync_be *be = arg;
+	unsigned id;
 
 	pthread_mutex_lock(&be->mu);
+	id = be->nid++;
+	pthread_mutex_unlock(&be->mu);
+	if (be->node >= 0)
+		place_self(be, id);
+	pthread_mutex_lock(&be->mu);
+	be->started++;
+	pthread_cond_broadcast(&be->done_cv);	/* psync_init waits for all */
 	for (;;) {
 		struct gf_io_slot *s;
 		struct gf_issue is;
@@ -92,21 +140,6 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-/* The CPUs of a NUMA node, read through the same layer as the model. */
-static void node_cpus(int node, cpu_set_t *set)
-{
-	char path[96], text[4096];
-	struct gf_cpuset cs;
-	struct gf_fs fs;
-
-	CPU_ZERO(set);
-	if (gf_fs_init(&fs, NULL))
-		return;
-	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", node);
-	if (gf_fs_read_str(&fs, path, text, sizeof(text)) == 0 && gf_cpuset_parse_list(&cs, text) == 0)
-		gf_cpuset_to_sys(&cs, set);
-	gf_fs_fini(&fs);
-}
 
 static void psync_fini(struct gf_io *io);
 
@@ -115,8 +148,6 @@ static int psync_init(struct gf_io *io)
 	struct psync_be *be = calloc(1, sizeof(*be));
 	unsigned qd = io->opts.queue_depth;
 	pthread_condattr_t ca;
-	pthread_attr_t attr;
-	cpu_set_t set;
 	int rc = 0;
 
 	if (!be)
@@ -143,27 +174,30 @@ static int psync_init(struct gf_io *io)
 	pthread_cond_init(&be->done_cv, &ca);
 	pthread_condattr_destroy(&ca);
 	io->be = be;
+	be->io = io;
+	be->node = (io->opts.flags & GF_IO_WORKER_NODE) && io->opts.cpu_node >= 0 ? io->opts.cpu_node : -1;
 
-	pthread_attr_init(&attr);
-	if ((io->opts.flags & GF_IO_WORKER_NODE) && io->opts.cpu_node >= 0) {
-		node_cpus(io->opts.cpu_node, &set);
-		if (CPU_COUNT(&set))
-			pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	}
 	unsigned want = be->nth;
 	be->nth = 0;
 	for (unsigned i = 0; i < want; i++) {
-		rc = pthread_create(&be->th[i], &attr, worker, be);
+		rc = pthread_create(&be->th[i], NULL, worker, be);
 		if (rc) {
 			rc = gf_error(-rc, "psync: starting worker %u: %s", i, strerror(rc));
 			break;
 		}
 		be->nth++;
 	}
-	pthread_attr_destroy(&attr);
-	if (rc)
+	if (rc) {
 		psync_fini(io);
-	return rc;
+		return rc;
+	}
+	/* Set up (placed, or their error recorded) before the first request,
+	 * so gf_io_async_error() tells right after gf_io_open(). */
+	pthread_mutex_lock(&be->mu);
+	while (be->started < be->nth)
+		pthread_cond_wait(&be->done_cv, &be->mu);
+	pthread_mutex_unlock(&be->mu);
+	return 0;
 }
 
 static void psync_fini(struct gf_io *io)

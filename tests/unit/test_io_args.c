@@ -121,6 +121,8 @@ static void null_arguments(void **state)
 	assert_int_equal(gf_io_inflight(NULL), 0);
 	gf_io_interrupt(NULL);
 	gf_io_interrupt_clear(NULL);
+	assert_int_equal(gf_io_fallback_error(NULL), 0);
+	check_einval(gf_io_async_error(NULL), "engine");
 	assert_int_equal(gf_buf_alloc(&bo, &b), 0);
 	check_einval(gf_io_register_buf(NULL, b), "engine");
 	check_einval(gf_io_register_buf(io, NULL), "buffer");

@@ -33,6 +33,7 @@
 #include <gpufeed/buf.h>
 #include <gpufeed/error.h>
 #include <gpufeed/io.h>
+#include <gpufeed/log.h>
 #include "io/fault.h"
 
 #ifndef XFS_SUPER_MAGIC
@@ -314,6 +315,28 @@ static inline bool t_contains(const char *hay, const char *needle)
 		return false;
 	}
 	return true;
+}
+
+/* ---- the diagnostics channel ---- */
+
+/* What the channel said since t_log_start(): one "SUBSYS:LEVEL: MSG"
+ * line per message, io's warnings and up only. */
+static char t_log_text[8192];
+
+static inline void t_log_cb(enum gf_log_level level, enum gf_log_subsys subsys, const char *msg, void *user)
+{
+	size_t n = strlen(t_log_text);
+
+	(void)user;
+	snprintf(t_log_text + n, sizeof(t_log_text) - n, "%s:%s: %s\n", gf_log_subsys_name(subsys),
+		 gf_log_level_name(level), msg);
+}
+
+static inline void t_log_start(void)
+{
+	t_log_text[0] = '\0';
+	gf_log_set_level(GF_LOG_ALL, GF_LOG_WARN);
+	gf_log_set_callback(t_log_cb, NULL);
 }
 
 /* ---- forked children ---- */
