@@ -4,8 +4,10 @@
  * Memory is anonymous mmap (never file-backed: io_uring refuses to register
  * those, and vendor host allocators fail with O_DIRECT), placed on a NUMA
  * node with mbind() before the first touch, aligned, optionally locked.
- * Locking is probed against RLIMIT_MEMLOCK and skipped with a note unless
- * it is required. */
+ * Locking is probed against RLIMIT_MEMLOCK and skipped unless it is
+ * required.  What was asked for and did not happen (placement, locking,
+ * huge pages) is a warning on the diagnostics channel (gpufeed/log.h,
+ * subsystem io) and false in placed, locked, huge. */
 #ifndef GPUFEED_BUF_H
 #define GPUFEED_BUF_H
 
@@ -18,21 +20,27 @@
 extern "C" {
 #endif
 
-#define GF_BUF_LOCK		0x1u	/* mlock(); a note when the limit forbids it */
+#define GF_BUF_LOCK		0x1u	/* mlock(); a warning when the limit forbids it */
 #define GF_BUF_LOCK_REQUIRED	0x2u	/* fail with -ENOMEM/-EPERM instead */
 #define GF_BUF_HUGE		0x4u	/* try 2 MiB pages (MAP_HUGETLB, then THP) */
 #define GF_BUF_NODE_STRICT	0x8u	/* MPOL_BIND: fail rather than spill over */
 #define GF_BUF_NO_THP		0x10u	/* buffers >= 2 MiB are 2 MiB-aligned and
 					 * ask for transparent huge pages; not this one */
 
+/* Versioned (include/gpufeed/common.h): start from GF_BUF_OPTS_INIT. */
 struct gf_buf_opts {
+	size_t struct_size;	/* sizeof(struct gf_buf_opts), set by GF_BUF_OPTS_INIT */
 	size_t size;		/* bytes, > 0; rounded up to whole pages */
 	size_t align;		/* power of two; 0 = page size (covers every
 				 * O_DIRECT alignment Linux asks for) */
 	int numa_node;		/* -1: no placement (first touch) */
 	unsigned flags;		/* GF_BUF_* */
 };
+#define GF_BUF_OPTS_INIT { .struct_size = sizeof(struct gf_buf_opts), .numa_node = -1 }
 
+/* What the allocator made; read-only for the caller.  Only buffers from
+ * gf_buf_alloc() may be passed to the library (the allocator keeps its
+ * bookkeeping beside this struct). */
 struct gf_buf {
 	void *data;		/* aligned to opts.align */
 	size_t size;		/* usable bytes from data (>= asked) */
@@ -41,15 +49,6 @@ struct gf_buf {
 	bool placed;		/* mbind() accepted the node */
 	bool locked;		/* pages are mlock()ed */
 	bool huge;		/* backed by huge pages */
-	char note[200];		/* why placement, locking or huge pages did
-				 * not happen; "" when all asked for did */
-	/* Owned by layers above (io_uring registration slot, GPU pin handle):
-	 * they set and clear these, the allocator only carries them. */
-	int uring_index;	/* -1 when not registered */
-	void *gpu_handle;
-	/* private */
-	void *map;
-	size_t map_size;
 };
 
 GF_API int gf_buf_alloc(const struct gf_buf_opts *opts, struct gf_buf **out);

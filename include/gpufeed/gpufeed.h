@@ -16,6 +16,7 @@
 
 #include <gpufeed/common.h>
 #include <gpufeed/error.h>
+#include <gpufeed/log.h>
 #include <gpufeed/cpuset.h>
 #include <gpufeed/topo.h>
 #include <gpufeed/record.h>

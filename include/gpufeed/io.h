@@ -13,8 +13,10 @@
  * calls gf_io_poll(), gf_io_wait() or gf_io_close(), never elsewhere.
  *
  * A request completes once, as a whole: the engine resubmits the rest of a
- * short transfer and retries EINTR/EAGAIN itself.  A read stops early only
- * at end of file (res < len, eof set).  Errors are -errno in res.
+ * short transfer and retries EINTR/EAGAIN itself, with a backoff that
+ * starts at 2 us and gives up (the request fails with -EAGAIN or -EINTR)
+ * after 64 tries or 100 ms without progress.  A read stops early only at
+ * end of file (res < len, eof set).  Errors are -errno in res.
  *
  * Full queue: at queue_depth requests in flight, gf_io_submit() reaps
  * completions (running their callbacks) until there is room when
@@ -23,7 +25,8 @@
  *
  * O_DIRECT: a file opened with GF_FILE_DIRECT uses O_DIRECT where the
  * filesystem takes it (ramfs does not; tmpfs does since Linux 6.6) and falls
- * back to the page cache with a note, not an error.  Requests whose buffer,
+ * back to the page cache (gf_file_info()->direct_refused, and a warning on
+ * the diagnostics channel, gpufeed/log.h), not an error.  Requests whose buffer,
  * offset or length are not aligned to what the file needs (statx
  * STATX_DIOALIGN, else the device's logical block size) go through a second,
  * buffered descriptor of the same file, so any request is valid; only the
@@ -33,6 +36,7 @@
 #ifndef GPUFEED_IO_H
 #define GPUFEED_IO_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -57,27 +61,41 @@ GF_API const char *gf_io_backend_name(enum gf_io_backend b);
 #define GF_IO_SQPOLL_CPU	0x8u	/* pin the SQPOLL thread to sqpoll_cpu */
 #define GF_IO_WORKER_NODE	0x10u	/* run psync workers on cpu_node's CPUs */
 
+/* Versioned (include/gpufeed/common.h): start from GF_IO_OPTS_INIT. */
 struct gf_io_opts {
+	size_t struct_size;	/* sizeof(struct gf_io_opts), set by GF_IO_OPTS_INIT */
 	enum gf_io_backend backend;
 	unsigned queue_depth;	/* most requests in flight; 0 = 64 */
 	unsigned threads;	/* psync workers; 0 = min(queue_depth, 16) */
 	unsigned flags;		/* GF_IO_* */
 	int sqpoll_cpu;		/* with GF_IO_SQPOLL_CPU; else the kernel chooses */
 	unsigned sqpoll_idle_ms;/* 0 = 100 */
-	int cpu_node;		/* with GF_IO_WORKER_NODE; else workers run anywhere.
-				 * (Flags, not -1, say "unset": a zeroed struct must
-				 * not pin anything to node 0.) */
+	int cpu_node;		/* with GF_IO_WORKER_NODE; else workers run anywhere */
 	unsigned max_files;	/* registered file slots; 0 = 64 */
 	unsigned max_bufs;	/* registered buffer slots; 0 = 64 */
+	/* When non-NULL and *cancel becomes non-zero (from a signal handler,
+	 * say), the engine acts as if gf_io_interrupt() had been called. */
+	volatile sig_atomic_t *cancel;
 };
+#define GF_IO_OPTS_INIT \
+	{ .struct_size = sizeof(struct gf_io_opts), .backend = GF_IO_AUTO, .sqpoll_cpu = -1, .cpu_node = -1 }
 
 struct gf_io;
 struct gf_file;
 
+/* opts NULL: the defaults (GF_IO_OPTS_INIT). */
 GF_API int gf_io_open(const struct gf_io_opts *opts, struct gf_io **out);
 GF_API enum gf_io_backend gf_io_backend_of(const struct gf_io *io);
-/* Why AUTO chose psync ("io_uring_setup: Operation not permitted"), or "". */
-GF_API const char *gf_io_note(const struct gf_io *io);
+/* Why AUTO chose psync: the -errno of io_uring's setup (-EPERM, -ENOSYS,
+ * ...), 0 when io_uring is in use or was not asked for.  The channel
+ * (gpufeed/log.h) says it in words, as a warning of subsystem io. */
+GF_API int gf_io_fallback_error(const struct gf_io *io);
+/* The first error the engine met that no call returned, on whichever
+ * thread it happened (NCCL's ncclCommGetAsyncError): a psync worker that
+ * could not run on the CPUs of GF_IO_WORKER_NODE, say.  0, or -errno with
+ * its message in gf_last_error(); it stays until the engine closes.  Each
+ * is also a warning on the channel when it happens. */
+GF_API int gf_io_async_error(struct gf_io *io);
 
 enum gf_io_close_mode {
 	GF_IO_DRAIN = 0,	/* wait for every request in flight */
@@ -105,7 +123,7 @@ GF_API int gf_io_unregister_buf(struct gf_io *io, struct gf_buf *b);
 #define GF_FILE_CREATE		0x02u	/* O_CREAT */
 #define GF_FILE_TRUNC		0x04u	/* O_TRUNC */
 #define GF_FILE_EXCL		0x08u	/* O_EXCL */
-#define GF_FILE_DIRECT		0x10u	/* O_DIRECT where possible, note otherwise */
+#define GF_FILE_DIRECT		0x10u	/* O_DIRECT where possible, page cache otherwise */
 #define GF_FILE_DIRECT_REQUIRED	0x20u	/* O_DIRECT or -EINVAL */
 
 struct gf_file_info {
@@ -114,7 +132,11 @@ struct gf_file_info {
 	bool direct;		/* O_DIRECT is in use */
 	uint32_t mem_align;	/* buffer alignment O_DIRECT needs, 1 when buffered */
 	uint32_t offset_align;	/* offset and length alignment, 1 when buffered */
-	char note[200];		/* "O_DIRECT refused by ramfs; using the page cache" */
+	/* GF_FILE_DIRECT was asked and the file system refused O_DIRECT,
+	 * at open or at the first O_DIRECT request: the page cache is used
+	 * (and a warning of subsystem io says so). */
+	bool direct_refused;
+	const char *fs_type;	/* "ext4", "xfs", "tmpfs", "ramfs", ..., "unknown" */
 };
 
 GF_API int gf_file_open(struct gf_io *io, const char *path, unsigned flags, mode_t mode,
@@ -132,7 +154,12 @@ enum gf_io_op { GF_IO_READ = 0, GF_IO_WRITE, GF_IO_FSYNC /* fdatasync */ };
 struct gf_io_req;
 typedef void (*gf_io_cb)(struct gf_io_req *req);
 
-/* The caller owns the request and keeps it alive until it completes. */
+/* The engine's bookkeeping of a request in flight (src/io/engine.h). */
+struct gf_io_slot;
+
+/* The caller owns the request and keeps it alive until it completes.
+ * Zero it (or set every field) before its first submit; a completed
+ * request may be submitted again as it is. */
 struct gf_io_req {
 	enum gf_io_op op;
 	struct gf_file *file;
@@ -145,14 +172,9 @@ struct gf_io_req {
 	ssize_t res;		/* bytes moved, or -errno */
 	bool eof;		/* a read met end of file before len */
 	bool done;
-	/* private, set by the engine */
-	size_t moved;
-	unsigned retries;
-	int state;
-	unsigned slot;
-	bool cancel;
-	struct gf_io_req *next;
 	uint64_t submit_ns;	/* CLOCK_MONOTONIC at submit, for latency */
+	/* The engine's while in flight, NULL otherwise; opaque. */
+	struct gf_io_slot *slot;
 };
 
 /* Submits n requests in one batch (one system call on io_uring).
@@ -172,6 +194,20 @@ GF_API int gf_io_wait(struct gf_io *io, unsigned min_complete, int timeout_ms);
  * else with its real result.  -ENOENT when not in flight. */
 GF_API int gf_io_cancel(struct gf_io *io, struct gf_io_req *req);
 GF_API unsigned gf_io_inflight(const struct gf_io *io);
+
+/* Asks the engine to stop, from a signal handler or another thread (it is
+ * one atomic store: async-signal-safe).  Until gf_io_interrupt_clear():
+ *   - requests waiting for a retry (EINTR/EAGAIN backoff, the rest of a
+ *     short transfer) complete with -ECANCELED instead of going again;
+ *   - gf_io_wait() takes what is ready, asks every request in flight to
+ *     stop (gf_io_cancel) and returns -EINTR, within about 20 ms;
+ *   - gf_io_submit() refuses new requests with -ECANCELED, so the
+ *     synchronous helpers and checkpoints end with -ECANCELED.
+ * Requests already with the kernel or a worker still complete once (their
+ * buffers stay in use until then): end with gf_io_close(io, GF_IO_CANCEL).
+ * gf_io_opts.cancel does the same from a flag the caller owns. */
+GF_API void gf_io_interrupt(struct gf_io *io);
+GF_API void gf_io_interrupt_clear(struct gf_io *io);
 
 /* ---- synchronous helpers (submit and wait on the caller's engine) ---- */
 /* Bytes read (less than len only at EOF) or -errno. */
@@ -197,7 +233,9 @@ GF_API int gf_io_read_file(struct gf_io *io, const char *path, unsigned flags, i
 /* ---- checkpoints: a crash never leaves a half-written file under the
  * final name.  Data goes to "PATH.tmp-XXXXXX" in the same directory,
  * then fdatasync, posix_fadvise(DONTNEED), rename, fsync of the directory. */
+/* Versioned (include/gpufeed/common.h): start from GF_CKPT_OPTS_INIT. */
 struct gf_ckpt_opts {
+	size_t struct_size;	/* sizeof(struct gf_ckpt_opts), set by GF_CKPT_OPTS_INIT */
 	bool direct;		/* O_DIRECT (falls back like GF_FILE_DIRECT) */
 	uint64_t dirty_limit;	/* buffered: write back every this many bytes
 				 * (sync_file_range) and drop them; 0 = 64 MiB */
@@ -205,7 +243,9 @@ struct gf_ckpt_opts {
 	mode_t mode;		/* 0 = 0644 */
 	bool keep_cache;	/* skip the DONTNEED at the end */
 };
+#define GF_CKPT_OPTS_INIT { .struct_size = sizeof(struct gf_ckpt_opts) }
 struct gf_ckpt;
+/* opts NULL: the defaults (GF_CKPT_OPTS_INIT). */
 GF_API int gf_ckpt_open(struct gf_io *io, const char *path, const struct gf_ckpt_opts *opts,
 			struct gf_ckpt **out);
 /* Appends; the data is copied into aligned staging, so any buffer will do. */

@@ -145,12 +145,13 @@ static void *job_main(void *arg)
 	struct run *r = j->run;
 	const struct gf_bench_point *p = r->p;
 	struct gf_bench_io *b = r->b;
-	struct gf_io_opts o = {
+	struct gf_io_opts o = { .struct_size = sizeof(struct gf_io_opts),
 		.backend = p->engine, .queue_depth = p->qd, .sqpoll_cpu = -1, .cpu_node = -1,
 		.threads = p->engine == GF_IO_PSYNC && p->qd > 1 ? p->qd : 0,
-		.flags = p->sqpoll ? GF_IO_SQPOLL : 0,
+		.flags = p->sqpoll ? GF_IO_SQPOLL : 0, .cancel = b->opts.cancel,
 	};
-	struct gf_buf_opts bo = { .size = (size_t)p->qd * p->bs, .numa_node = b->target.numa_node };
+	struct gf_buf_opts bo = { .struct_size = sizeof(struct gf_buf_opts),
+		.size = (size_t)p->qd * p->bs, .numa_node = b->target.numa_node };
 	struct gf_io_req *reqs = NULL, **first = NULL;	/* the first batch */
 	struct gf_file *f = NULL;
 	struct gf_buf *buf = NULL;
@@ -184,12 +185,15 @@ static void *job_main(void *arg)
 	} else {
 		j->used = gf_io_backend_of(io);
 		j->direct_used = gf_file_info(f)->direct;
-		if (gf_file_info(f)->note[0])
-			gf_strlcpy(j->note, gf_file_info(f)->note, sizeof(j->note));
-		else if (gf_io_note(io)[0])
-			gf_strlcpy(j->note, gf_io_note(io), sizeof(j->note));
-		if (buf->note[0] && !j->note[0])
-			gf_strlcpy(j->note, buf->note, sizeof(j->note));
+		/* The facts behind the engine's warnings (gpufeed/log.h). */
+		if (gf_file_info(f)->direct_refused)
+			snprintf(j->note, sizeof(j->note), "O_DIRECT refused by %s; using the page cache",
+				 gf_file_info(f)->fs_type);
+		else if (gf_io_fallback_error(io))
+			snprintf(j->note, sizeof(j->note), "io_uring unavailable (%s); using the pread/pwrite pool",
+				 strerror(-gf_io_fallback_error(io)));
+		else if (buf->numa_node >= 0 && !buf->placed)
+			snprintf(j->note, sizeof(j->note), "buffer not placed on NUMA node %d", buf->numa_node);
 		j->buffer_node = gf_mem_node_of(buf->data);
 		if (gf_bench_mode_writes(p->mode))
 			gf_bench__fill(buf->data, buf->size, 0x51ed27aull + j->id);

@@ -104,8 +104,9 @@ static int from_model(struct gf_bench_io *b)
  * placeholder we created is replaced only when all of it is written. */
 static int layout(struct gf_bench_io *b)
 {
-	struct gf_io_opts o = { .backend = GF_IO_AUTO, .queue_depth = 8 };
-	struct gf_ckpt_opts co = { .direct = true, .chunk = 4u << 20 };
+	struct gf_io_opts o = { .struct_size = sizeof(struct gf_io_opts),
+		.backend = GF_IO_AUTO, .queue_depth = 8, .cancel = b->opts.cancel };
+	struct gf_ckpt_opts co = { .struct_size = sizeof(struct gf_ckpt_opts), .direct = true, .chunk = 4u << 20 };
 	const size_t pattern = 8u << 20;
 	uint64_t off = 0, size = b->target.size;
 	struct gf_ckpt *c = NULL;
@@ -183,7 +184,8 @@ int gf_bench_io_open(const struct gf_bench_io_opts *opts, struct gf_bench_io **o
 		if (b->target.block_device) {
 			struct gf_io *io;
 			struct gf_file *f;
-			struct gf_io_opts o = { .backend = GF_IO_PSYNC, .queue_depth = 1,
+			struct gf_io_opts o = { .struct_size = sizeof(struct gf_io_opts),
+						.backend = GF_IO_PSYNC, .queue_depth = 1,
 						.sqpoll_cpu = -1, .cpu_node = -1 };
 			if (gf_io_open(&o, &io) == 0) {
 				if (gf_file_from_fd(io, fd, 0, &f) == 0)

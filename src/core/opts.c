@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <string.h>
 
 #include "core/error.h"
 #include "core/opts.h"
@@ -11,4 +12,10 @@ int gf_opts_check(size_t struct_size, size_t min_size, const char *what, const c
 		return gf_error(-EINVAL, "%s: options struct of %zu bytes is smaller than any release's (%zu); "
 				"initialise it with %s", what, struct_size, min_size, init_macro);
 	return 0;
+}
+
+void gf_opts_copy(void *dst, size_t dst_size, const void *src, size_t struct_size)
+{
+	memcpy(dst, src, struct_size < dst_size ? struct_size : dst_size);
+	*(size_t *)dst = dst_size;	/* struct_size comes first: now ours */
 }

@@ -9,4 +9,10 @@
  * <init_macro>" in gf_last_error().  NULL opts are the caller's to handle. */
 int gf_opts_check(size_t struct_size, size_t min_size, const char *what, const char *init_macro);
 
+/* Copies a caller's struct of struct_size bytes over dst (sizeof dst_size,
+ * already holding the defaults): the fields an older caller's struct lacks
+ * keep their defaults, the bytes a newer caller's has past dst are not
+ * read.  Call after gf_opts_check. */
+void gf_opts_copy(void *dst, size_t dst_size, const void *src, size_t struct_size);
+
 #endif

@@ -12,13 +12,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <gpufeed/buf.h>
 #include "core/error.h"
+#include "core/log.h"
+#include "core/opts.h"
+#include "io/buf.h"
 
 #define MPOL_PREFERRED_ 1
 #define MPOL_BIND_ 2
 #define MPOL_MF_MOVE_ (1 << 1)
 #define NODE_BITS 1024
+
+/* The first release's struct gf_buf_opts ends with flags. */
+#define BUF_OPTS_V1_SIZE (offsetof(struct gf_buf_opts, flags) + sizeof(((struct gf_buf_opts *)0)->flags))
 
 static size_t page_size(void)
 {
@@ -39,16 +44,6 @@ int gf_memlock_limit(uint64_t *soft, uint64_t *hard)
 	return 0;
 }
 
-static void note_add(struct gf_buf *b, const char *fmt, const char *what, int err)
-{
-	size_t n = strlen(b->note);
-
-	if (n >= sizeof(b->note) - 1)
-		return;
-	snprintf(b->note + n, sizeof(b->note) - n, n ? "; " : "");
-	n = strlen(b->note);
-	snprintf(b->note + n, sizeof(b->note) - n, fmt, what, strerror(err));
-}
 
 static int place(struct gf_buf *b, void *addr, size_t len, int node, unsigned flags)
 {
@@ -57,10 +52,10 @@ static int place(struct gf_buf *b, void *addr, size_t len, int node, unsigned fl
 	int mode = (flags & GF_BUF_NODE_STRICT) ? MPOL_BIND_ : MPOL_PREFERRED_;
 
 	if (node >= NODE_BITS) {
-		/* Like any node the kernel does not have: a note unless strict. */
+		/* Like any node the kernel does not have: a warning unless strict. */
 		if (flags & GF_BUF_NODE_STRICT)
 			return gf_error(-EINVAL, "NUMA node %d out of range", node);
-		note_add(b, "%s: %s", "not placed (node out of range)", EINVAL);
+		GF_WARN(GF_LOG_IO, "buffer of %zu bytes: not placed on NUMA node %d (out of range)", len, node);
 		return 0;
 	}
 	memset(mask, 0, sizeof(mask));
@@ -69,7 +64,8 @@ static int place(struct gf_buf *b, void *addr, size_t len, int node, unsigned fl
 		int err = errno;
 		if (flags & GF_BUF_NODE_STRICT)
 			return gf_error(-err, "mbind to NUMA node %d: %s", node, strerror(err));
-		note_add(b, "%s: %s", "not placed (mbind)", err);
+		GF_WARN(GF_LOG_IO, "buffer of %zu bytes: not placed on NUMA node %d (mbind: %s)", len, node,
+			strerror(err));
 		return 0;
 	}
 	b->placed = true;
@@ -96,13 +92,24 @@ int gf_buf_alloc(const struct gf_buf_opts *opts, struct gf_buf **out)
 {
 	size_t pg = page_size(), align, size, map_size, map_align;
 	bool thp;
+	struct gf_buf_opts o = GF_BUF_OPTS_INIT;
+	struct gf_buf_impl *bi;
 	struct gf_buf *b;
 	uintptr_t start;
 	unsigned flags;
 	int rc;
 
+	if (!out)
+		return gf_error(-EINVAL, "buffer: no place for it (out is NULL)");
 	*out = NULL;
-	if (!opts || !opts->size)
+	if (!opts)
+		return gf_error(-EINVAL, "buffer: no options");
+	rc = gf_opts_check(opts->struct_size, BUF_OPTS_V1_SIZE, "buffer", "GF_BUF_OPTS_INIT");
+	if (rc)
+		return rc;
+	gf_opts_copy(&o, sizeof(o), opts, opts->struct_size);
+	opts = &o;
+	if (!opts->size)
 		return gf_error(-EINVAL, "buffer: size must be > 0");
 	align = opts->align ? opts->align : pg;
 	if (align & (align - 1))
@@ -131,25 +138,27 @@ int gf_buf_alloc(const struct gf_buf_opts *opts, struct gf_buf **out)
 	if (flags & GF_BUF_HUGE)
 		map_size = (map_size + (2u << 20) - 1) / (2u << 20) * (2u << 20);
 
-	b = calloc(1, sizeof(*b));
-	if (!b)
+	bi = calloc(1, sizeof(*bi));
+	if (!bi)
 		return gf_error(-ENOMEM, "buffer: out of memory");
-	b->uring_index = -1;
+	b = &bi->pub;
+	bi->uring_index = -1;
 	b->numa_node = opts->numa_node;
-	b->map = map_anon(map_size, flags, &b->huge);
-	if (!b->map) {
+	bi->map = map_anon(map_size, flags, &b->huge);
+	if (!bi->map) {
 		int err = errno;
-		free(b);
+		free(bi);
 		return gf_error(-err, "buffer: mmap of %zu bytes: %s", map_size, strerror(err));
 	}
 	if ((flags & GF_BUF_HUGE) && !b->huge) {
-		note_add(b, "%s: %s", "no hugetlb pages, asked for THP", ENOMEM);
-		madvise(b->map, map_size, MADV_HUGEPAGE);
+		GF_WARN(GF_LOG_IO, "buffer of %zu bytes: no hugetlb pages (%s); asked for transparent huge pages",
+			size, strerror(ENOMEM));
+		madvise(bi->map, map_size, MADV_HUGEPAGE);
 	}
 	if (thp)
-		madvise(b->map, map_size, MADV_HUGEPAGE);	/* a hint: no note if refused */
-	b->map_size = map_size;
-	start = ((uintptr_t)b->map + map_align - 1) & ~(uintptr_t)(map_align - 1);
+		madvise(bi->map, map_size, MADV_HUGEPAGE);	/* a hint: nothing said if refused */
+	bi->map_size = map_size;
+	start = ((uintptr_t)bi->map + map_align - 1) & ~(uintptr_t)(map_align - 1);
 	b->data = (void *)start;
 	b->size = size;
 	b->align = align;
@@ -175,7 +184,8 @@ int gf_buf_alloc(const struct gf_buf_opts *opts, struct gf_buf **out)
 						"raise it with ulimit -l or LimitMEMLOCK=)", size, strerror(err),
 						(unsigned long long)soft);
 			}
-			note_add(b, "%s: %s", "not locked (RLIMIT_MEMLOCK)", err);
+			GF_WARN(GF_LOG_IO, "buffer of %zu bytes: not locked (mlock: %s; RLIMIT_MEMLOCK %llu bytes)",
+				size, strerror(err), (unsigned long long)soft);
 		}
 	}
 	if (!b->locked) {
@@ -190,11 +200,14 @@ int gf_buf_alloc(const struct gf_buf_opts *opts, struct gf_buf **out)
 
 void gf_buf_free(struct gf_buf *b)
 {
+	struct gf_buf_impl *bi;
+
 	if (!b)
 		return;
-	if (b->map)
-		munmap(b->map, b->map_size);
-	free(b);
+	bi = gf_buf__impl(b);
+	if (bi->map)
+		munmap(bi->map, bi->map_size);
+	free(bi);
 }
 
 int gf_mem_node_of(const void *addr)
@@ -203,6 +216,8 @@ int gf_mem_node_of(const void *addr)
 	int status[1] = { -1 };
 	uintptr_t pg = page_size();
 
+	if (!addr)
+		return gf_error(-EINVAL, "NUMA node of a NULL address");
 	pages[0] = (void *)((uintptr_t)addr & ~(pg - 1));
 	if (syscall(SYS_move_pages, 0, 1UL, pages, NULL, status, 0))
 		return gf_error(-errno, "move_pages: %s", strerror(errno));

@@ -13,7 +13,12 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/opts.h"
 #include "io/engine.h"
+
+/* The first release's struct gf_ckpt_opts ends with keep_cache. */
+#define CKPT_OPTS_V1_SIZE \
+	(offsetof(struct gf_ckpt_opts, keep_cache) + sizeof(((struct gf_ckpt_opts *)0)->keep_cache))
 
 struct gf_ckpt {
 	struct gf_io *io;
@@ -108,19 +113,29 @@ static int submit_half(struct gf_ckpt *c, size_t len)
 
 int gf_ckpt_open(struct gf_io *io, const char *path, const struct gf_ckpt_opts *opts, struct gf_ckpt **out)
 {
-	struct gf_buf_opts bo = { .numa_node = -1 };
+	struct gf_buf_opts bo = GF_BUF_OPTS_INIT;
+	struct gf_ckpt_opts o = GF_CKPT_OPTS_INIT;
 	struct gf_ckpt *c;
 	size_t align;
 	int fd, rc;
 
+	if (!out)
+		return gf_error(-EINVAL, "checkpoint: no place for it (out is NULL)");
 	*out = NULL;
+	if (!io)
+		return gf_error(-EINVAL, "checkpoint: no engine");
 	if (!path || !*path)
 		return gf_error(-EINVAL, "checkpoint: empty path");
+	if (opts) {
+		rc = gf_opts_check(opts->struct_size, CKPT_OPTS_V1_SIZE, "checkpoint", "GF_CKPT_OPTS_INIT");
+		if (rc)
+			return rc;
+		gf_opts_copy(&o, sizeof(o), opts, opts->struct_size);
+	}
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return gf_error(-ENOMEM, "checkpoint: out of memory");
-	if (opts)
-		c->o = *opts;
+	c->o = o;
 	if (!c->o.dirty_limit)
 		c->o.dirty_limit = 64ull << 20;
 	if (!c->o.chunk)
@@ -170,6 +185,10 @@ int gf_ckpt_write(struct gf_ckpt *c, const void *data, size_t len)
 {
 	const char *p = data;
 
+	if (!c)
+		return gf_error(-EINVAL, "checkpoint write: no checkpoint");
+	if (!data && len)
+		return gf_error(-EINVAL, "checkpoint write: %zu bytes of data at NULL", len);
 	if (c->err)
 		return c->err;
 	while (len) {
@@ -208,9 +227,14 @@ static int sync_dir(const char *path)
 
 int gf_ckpt_commit(struct gf_ckpt *c)
 {
-	uint64_t total = c->off + c->fill;
 	struct gf_io_req sync = { .op = GF_IO_FSYNC };
-	int rc = c->err;
+	uint64_t total;
+	int rc;
+
+	if (!c)
+		return gf_error(-EINVAL, "checkpoint commit: no checkpoint");
+	total = c->off + c->fill;
+	rc = c->err;
 
 	if (!rc && c->fill) {
 		size_t len = c->fill, align = c->f->info.offset_align;
@@ -280,8 +304,11 @@ int gf_io_write_file_atomic(struct gf_io *io, const char *path, const void *data
 			    const struct gf_ckpt_opts *opts)
 {
 	struct gf_ckpt *c;
-	int rc = gf_ckpt_open(io, path, opts, &c);
+	int rc;
 
+	if (!data && len)
+		return gf_error(-EINVAL, "%s: %zu bytes of data at NULL", path ? path : "write file", len);
+	rc = gf_ckpt_open(io, path, opts, &c);
 	if (rc)
 		return rc;
 	rc = gf_ckpt_write(c, data, len);

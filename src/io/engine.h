@@ -8,15 +8,34 @@
 #ifndef GF_IO_ENGINE_H
 #define GF_IO_ENGINE_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <gpufeed/io.h>
+#include "core/error.h"
 
-/* req->state */
+/* gf_io_slot.state */
 enum {
 	GF_REQ_IDLE = 0,
 	GF_REQ_ISSUED,		/* with the back end */
 	GF_REQ_RETRY,		/* waiting on the retry list */
 	GF_REQ_DONE,
 	GF_REQ_ISSUED_DIRECT,	/* with the back end, through the O_DIRECT descriptor */
+};
+
+/* A request in flight: the engine's side of it, one per queue slot, so the
+ * public struct gf_io_req carries only what the caller uses.  Back ends
+ * see slots, never requests (uring's user_data is the slot). */
+struct gf_io_slot {
+	struct gf_io_req *req;		/* NULL when the slot is free */
+	unsigned idx;			/* index in io->slots */
+	int op;				/* req->op, for the back end */
+	int state;
+	bool cancel;
+	size_t moved;			/* bytes done so far */
+	unsigned retries;		/* EINTR/EAGAIN since the last progress */
+	uint64_t retry_spent;		/* backoff ns since the last progress */
+	uint64_t retry_at;		/* CLOCK_MONOTONIC ns before which no retry */
+	struct gf_io_slot *next;	/* retry list, or a back end's lists */
 };
 
 /* What one issue of a request moves: the part not yet moved. */
@@ -34,15 +53,15 @@ struct gf_io_backend_ops {
 	int (*init)(struct gf_io *io);
 	void (*fini)(struct gf_io *io);
 	/* Stage one issue (not yet visible to the kernel or workers). */
-	int (*issue)(struct gf_io *io, struct gf_io_req *req, const struct gf_issue *is);
+	int (*issue)(struct gf_io *io, struct gf_io_slot *s, const struct gf_issue *is);
 	/* Make staged issues run. */
 	int (*flush)(struct gf_io *io);
-	/* Wait for at least min raw completions (0: none), timeout_ms < 0
+	/* Wait for at least min raw completions (0: none), timeout_ns < 0
 	 * forever; report each with gf_io__raw_done().  Returns how many were
-	 * reported or -ETIME / -errno. */
-	int (*reap)(struct gf_io *io, unsigned min, int timeout_ms);
+	 * reported or -ETIME / -EINTR (a signal) / -errno. */
+	int (*reap)(struct gf_io *io, unsigned min, long long timeout_ns);
 	/* Best effort: the request still completes through reap. */
-	int (*cancel)(struct gf_io *io, struct gf_io_req *req);
+	int (*cancel)(struct gf_io *io, struct gf_io_slot *s);
 	/* Registration hooks; NULL where the back end has none. */
 	int (*file_register)(struct gf_io *io, int fd);	/* slot or -errno */
 	void (*file_unregister)(struct gf_io *io, int slot);
@@ -73,12 +92,19 @@ struct gf_io {
 	const struct gf_io_backend_ops *ops;
 	enum gf_io_backend backend;
 	struct gf_io_opts opts;
-	char note[200];
-	struct gf_io_req **slot;	/* queue_depth entries, NULL free */
+	int fallback_err;		/* AUTO: why io_uring was not used, -errno */
+	pthread_mutex_t async_lock;	/* async_err and async_msg, set from any thread */
+	int async_err;
+	char async_msg[256];
+	struct gf_io_slot *slots;	/* queue_depth entries */
 	unsigned *free_slot;		/* stack of free slot numbers */
 	unsigned nfree;
 	unsigned inflight;		/* accepted, not yet completed */
-	struct gf_io_req *retry_head, *retry_tail;
+	struct gf_io_slot *retry_head, *retry_tail;
+	unsigned nretry;		/* requests on the retry list */
+	uint64_t retry_due;		/* earliest retry_at on the list */
+	atomic_int interrupted;		/* gf_io_interrupt(): async-signal-safe store */
+	bool stopped;			/* the interrupt was acted on (cancels sent) */
 	unsigned completed;		/* counter for poll/wait */
 	struct gf_file *files;
 	struct gf_buf **bufs;		/* registered with the back end */
@@ -88,14 +114,29 @@ struct gf_io {
 };
 
 /* Back ends call this for each raw result of an issue. */
-void gf_io__raw_done(struct gf_io *io, struct gf_io_req *req, long long res);
+void gf_io__raw_done(struct gf_io *io, struct gf_io_slot *s, long long res);
 
 uint64_t gf_io__now_ns(void);
+
+/* An error no call returns, met on any thread (a psync worker that cannot
+ * run where it was asked to): kept for gf_io_async_error() if it is the
+ * first, and said on the diagnostics channel.  Returns err. */
+int gf_io__async_error(struct gf_io *io, int err, const char *fmt, ...) GF_PRINTF(3, 4);
+
+/* Whether gf_io_interrupt() or the caller's cancel flag asked to stop. */
+bool gf_io__interrupted(const struct gf_io *io);
+
+/* gf_io_wait; with stoppable false an interrupt does not end the wait
+ * (retries are still cancelled), for callers that must see their requests
+ * complete before their buffers go. */
+int gf_io__wait(struct gf_io *io, unsigned min_complete, int timeout_ms, bool stoppable);
 
 /* For the synchronous helpers and the checkpoint writer: submit one
  * request, waiting for room when the queue is full; wait until one request
  * is done (running other callbacks meanwhile).  0 or -errno of the engine
- * (the request's own result stays in req->res). */
+ * (the request's own result stays in req->res); after an interrupt,
+ * submitting fails with -ECANCELED and a request already in flight
+ * completes (a retry with -ECANCELED). */
 int gf_io__submit_one(struct gf_io *io, struct gf_io_req *req);
 int gf_io__wait_req(struct gf_io *io, struct gf_io_req *req);
 

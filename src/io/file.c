@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
-#include "core/strutil.h"
+#include "core/log.h"
 #include "io/file.h"
 
 static int open_flags(unsigned flags)
@@ -30,9 +30,9 @@ static int open_flags(unsigned flags)
 void gf_file__drop_direct(struct gf_file *f, const char *why)
 {
 	f->info.direct = false;
+	f->info.direct_refused = true;
 	f->info.mem_align = f->info.offset_align = 1;
-	snprintf(f->info.note, sizeof(f->info.note), "%s on %s; using the page cache", why,
-		 gf_fs_type_name(f->fd));
+	GF_WARN(GF_LOG_IO, "%s: %s on %s; using the page cache", f->path, why, f->info.fs_type);
 	/* Route everything through the buffered twin from now on. */
 	if (f->fd_buffered < 0)
 		gf_file__buffered_fd(f);
@@ -69,7 +69,7 @@ int gf_file__buffered_fd(struct gf_file *f)
 }
 
 static int setup(struct gf_io *io, int fd, bool owns, unsigned flags, const char *name,
-		 const char *note, struct gf_file **out)
+		 bool direct_refused, struct gf_file **out)
 {
 	struct gf_file *f;
 	struct stat st;
@@ -103,8 +103,10 @@ static int setup(struct gf_io *io, int fd, bool owns, unsigned flags, const char
 		gf_dio_align(fd, &f->info.mem_align, &f->info.offset_align);
 	else
 		f->info.mem_align = f->info.offset_align = 1;
-	if (note)
-		gf_strlcpy(f->info.note, note, sizeof(f->info.note));
+	f->info.fs_type = f->info.block_device ? "block device" : gf_fs_type_name(fd);
+	f->info.direct_refused = direct_refused;
+	if (direct_refused)
+		GF_WARN(GF_LOG_IO, "%s: O_DIRECT refused by %s; using the page cache", name, f->info.fs_type);
 	if (io->ops->file_register) {
 		int slot = io->ops->file_register(io, fd);
 		f->fd_slot = slot >= 0 ? slot : -1;	/* no slot: plain fd, still works */
@@ -119,10 +121,14 @@ int gf_file_open(struct gf_io *io, const char *path, unsigned flags, mode_t mode
 {
 	bool direct = flags & (GF_FILE_DIRECT | GF_FILE_DIRECT_REQUIRED);
 	bool existed = true;
-	char note[200] = "";
+	bool refused = false;
 	int fd, rc;
 
+	if (!out)
+		return gf_error(-EINVAL, "open: no place for the file (out is NULL)");
 	*out = NULL;
+	if (!io)
+		return gf_error(-EINVAL, "open: no engine");
 	if (!path || !*path)
 		return gf_error(-EINVAL, "open: empty path");
 	/* Linux creates the file before it checks O_DIRECT (ramfs refuses
@@ -140,13 +146,11 @@ int gf_file_open(struct gf_io *io, const char *path, unsigned flags, mode_t mode
 		}
 		/* Without O_EXCL when the refused open created the file. */
 		fd = open(path, open_flags(created ? flags & ~GF_FILE_EXCL : flags), mode ? mode : 0644);
-		if (fd >= 0)
-			snprintf(note, sizeof(note), "O_DIRECT refused by %s; using the page cache",
-				 gf_fs_type_name(fd));
+		refused = fd >= 0;
 	}
 	if (fd < 0)
 		return gf_error(-errno, "%s: %s", path, strerror(errno));
-	rc = setup(io, fd, true, flags, path, note[0] ? note : NULL, out);
+	rc = setup(io, fd, true, flags, path, refused, out);
 	if (rc)
 		close(fd);
 	return rc;
@@ -156,18 +160,24 @@ int gf_file_from_fd(struct gf_io *io, int fd, unsigned flags, struct gf_file **o
 {
 	char name[32];
 
+	if (!out)
+		return gf_error(-EINVAL, "open fd %d: no place for the file (out is NULL)", fd);
 	*out = NULL;
+	if (!io)
+		return gf_error(-EINVAL, "open fd %d: no engine", fd);
 	snprintf(name, sizeof(name), "fd %d", fd);
-	return setup(io, fd, false, flags, name, NULL, out);
+	return setup(io, fd, false, flags, name, false, out);
 }
 
 const struct gf_file_info *gf_file_info(const struct gf_file *f)
 {
-	return &f->info;
+	return f ? &f->info : NULL;
 }
 
 int gf_file_fd(const struct gf_file *f)
 {
+	if (!f)
+		return gf_error(-EINVAL, "descriptor of no file (NULL)");
 	return f->fd_swapped ? f->fd_buffered : f->fd;
 }
 

@@ -8,7 +8,7 @@
 
 /* The file's descriptor without O_DIRECT (opened on first use). */
 int gf_file__buffered_fd(struct gf_file *f);
-/* Stop using O_DIRECT on f, saying why in its note. */
+/* Stop using O_DIRECT on f (direct_refused), saying why on the channel. */
 void gf_file__drop_direct(struct gf_file *f, const char *why);
 /* Buffer and offset alignment O_DIRECT needs on fd: statx STATX_DIOALIGN,
  * else the device's logical block size, else the page size. */

@@ -11,15 +11,20 @@ static ssize_t one(struct gf_io *io, struct gf_file *f, enum gf_io_op op, void *
 		   uint64_t off)
 {
 	struct gf_io_req req = { .op = op, .file = f, .buf = buf, .len = len, .off = off };
-	int rc = gf_io__submit_one(io, &req);
+	const char *what = op == GF_IO_READ ? "read" : "write";
+	int rc;
 
+	if (!io)
+		return gf_error(-EINVAL, "%s: no engine", what);
+	if (!f)
+		return gf_error(-EINVAL, "%s: no file", what);
+	rc = gf_io__submit_one(io, &req);
 	if (!rc)
 		rc = gf_io__wait_req(io, &req);
 	if (rc)
 		return rc;
 	if (req.res < 0)
-		return gf_error((int)req.res, "%s: %s of %zu bytes at %llu: %s", f->path,
-				op == GF_IO_READ ? "read" : "write", len, (unsigned long long)off,
+		return gf_error((int)req.res, "%s: %s of %zu bytes at %llu: %s", f->path, what, len, (unsigned long long)off,
 				strerror((int)-req.res));
 	return req.res;
 }
@@ -36,10 +41,17 @@ ssize_t gf_io_write(struct gf_io *io, struct gf_file *f, const void *buf, size_t
 
 int gf_io_read_ranges(struct gf_io *io, struct gf_file *f, struct gf_io_range *r, unsigned n)
 {
-	struct gf_io_req *reqs = calloc(n ? n : 1, sizeof(*reqs));
+	struct gf_io_req *reqs;
 	unsigned next = 0;
 	int rc = 0, first = 0;
 
+	if (!io)
+		return gf_error(-EINVAL, "read ranges: no engine");
+	if (!f)
+		return gf_error(-EINVAL, "read ranges: no file");
+	if (!r && n)
+		return gf_error(-EINVAL, "read ranges: no ranges");
+	reqs = calloc(n ? n : 1, sizeof(*reqs));
 	if (!reqs)
 		return gf_error(-ENOMEM, "read ranges: out of memory");
 	for (unsigned i = 0; i < n; i++) {
@@ -94,7 +106,7 @@ int gf_io_read_ranges(struct gf_io *io, struct gf_file *f, struct gf_io_range *r
 int gf_io_read_file(struct gf_io *io, const char *path, unsigned flags, int numa_node, size_t chunk,
 		    struct gf_buf **out, size_t *len)
 {
-	struct gf_buf_opts bo = { .numa_node = numa_node };
+	struct gf_buf_opts bo = GF_BUF_OPTS_INIT;
 	struct gf_io_range *r = NULL;
 	struct gf_file *f;
 	struct gf_buf *b = NULL;
@@ -103,8 +115,16 @@ int gf_io_read_file(struct gf_io *io, const char *path, unsigned flags, int numa
 	bool registered;
 	int rc;
 
+	if (!out)
+		return gf_error(-EINVAL, "read file: no place for the buffer (out is NULL)");
+	if (!len)
+		return gf_error(-EINVAL, "read file: no place for the length (len is NULL)");
 	*out = NULL;
 	*len = 0;
+	if (!io)
+		return gf_error(-EINVAL, "read file: no engine");
+	if (!path)
+		return gf_error(-EINVAL, "read file: no path");
 	if (!chunk)
 		chunk = 1u << 20;
 	rc = gf_file_open(io, path, flags & (GF_FILE_DIRECT | GF_FILE_DIRECT_REQUIRED), 0, &f);
@@ -120,6 +140,7 @@ int gf_io_read_file(struct gf_io *io, const char *path, unsigned flags, int numa
 		gf_file_close(f);
 		return gf_error(-EFBIG, "%s: %llu bytes do not fit in memory", path, (unsigned long long)size);
 	}
+	bo.numa_node = numa_node;
 	bo.size = span ? (size_t)span : 1;
 	bo.align = f->info.mem_align;
 	rc = gf_buf_alloc(&bo, &b);

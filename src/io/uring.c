@@ -10,7 +10,8 @@
 
 #define REAP_BATCH 64
 
-/* user_data of cancel requests: their completions are not requests. */
+/* user_data of cancel requests: their completions are not requests'
+ * (whose user_data is their struct gf_io_slot). */
 static char cancel_tag;
 
 struct uring_be {
@@ -119,7 +120,7 @@ static struct io_uring_sqe *get_sqe(struct uring_be *be)
 	return sqe;
 }
 
-static int uring_issue(struct gf_io *io, struct gf_io_req *req, const struct gf_issue *is)
+static int uring_issue(struct gf_io *io, struct gf_io_slot *s, const struct gf_issue *is)
 {
 	struct uring_be *be = io->be;
 	struct io_uring_sqe *sqe = get_sqe(be);
@@ -128,7 +129,7 @@ static int uring_issue(struct gf_io *io, struct gf_io_req *req, const struct gf_
 
 	if (!sqe)
 		return gf_error(-EBUSY, "io_uring: submission queue full");
-	switch (req->op) {
+	switch (s->op) {
 	case GF_IO_READ:
 		if (is->buf_index >= 0)
 			io_uring_prep_read_fixed(sqe, fd, is->ptr, len, is->off, is->buf_index);
@@ -147,7 +148,7 @@ static int uring_issue(struct gf_io *io, struct gf_io_req *req, const struct gf_
 	}
 	if (is->file_index >= 0)
 		io_uring_sqe_set_flags(sqe, IOSQE_FIXED_FILE);
-	io_uring_sqe_set_data(sqe, req);
+	io_uring_sqe_set_data(sqe, s);
 	be->staged++;
 	return 0;
 }
@@ -168,19 +169,19 @@ static int uring_flush(struct gf_io *io)
 	return 0;
 }
 
-static int uring_reap(struct gf_io *io, unsigned min, int timeout_ms)
+static int uring_reap(struct gf_io *io, unsigned min, long long timeout_ns)
 {
 	struct uring_be *be = io->be;
 	struct io_uring_cqe *cqes[REAP_BATCH], *cqe;
 	int total = 0, rc;
 
 	if (min) {
-		if (timeout_ms < 0) {
+		if (timeout_ns < 0) {
 			rc = io_uring_wait_cqe(&be->ring, &cqe);
 		} else {
 			struct __kernel_timespec ts = {
-				.tv_sec = timeout_ms / 1000,
-				.tv_nsec = (long long)(timeout_ms % 1000) * 1000000,
+				.tv_sec = timeout_ns / 1000000000ll,
+				.tv_nsec = timeout_ns % 1000000000ll,
 			};
 			rc = io_uring_wait_cqe_timeout(&be->ring, &cqe, &ts);
 		}
@@ -217,14 +218,14 @@ static int uring_reap(struct gf_io *io, unsigned min, int timeout_ms)
 	return total;
 }
 
-static int uring_cancel(struct gf_io *io, struct gf_io_req *req)
+static int uring_cancel(struct gf_io *io, struct gf_io_slot *s)
 {
 	struct uring_be *be = io->be;
 	struct io_uring_sqe *sqe = get_sqe(be);
 
 	if (!sqe)
 		return gf_error(-EBUSY, "io_uring: submission queue full");
-	io_uring_prep_cancel(sqe, req, 0);
+	io_uring_prep_cancel(sqe, s, 0);
 	io_uring_sqe_set_data(sqe, &cancel_tag);
 	be->staged++;
 	return uring_flush(io);

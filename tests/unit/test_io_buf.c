@@ -3,6 +3,7 @@
  * a child without CAP_IPC_LOCK), huge pages; registered buffers on both
  * back ends: fixed reads and writes, twice is -EBUSY. */
 #include "test_io_util.h"
+#include "io/buf.h"
 
 #include <linux/capability.h>
 #include <sys/mman.h>
@@ -25,7 +26,8 @@
 
 static struct gf_buf *alloc_ok(size_t size, size_t align, int node, unsigned flags)
 {
-	struct gf_buf_opts o = { .size = size, .align = align, .numa_node = node, .flags = flags };
+	struct gf_buf_opts o = { .struct_size = sizeof(struct gf_buf_opts),
+		.size = size, .align = align, .numa_node = node, .flags = flags };
 	struct gf_buf *b = NULL;
 	int rc = gf_buf_alloc(&o, &b);
 
@@ -33,14 +35,14 @@ static struct gf_buf *alloc_ok(size_t size, size_t align, int node, unsigned fla
 		print_message("gf_buf_alloc: %d %s\n", rc, gf_last_error());
 	assert_int_equal(rc, 0);
 	assert_non_null(b);
-	assert_int_equal(b->uring_index, -1);
-	assert_null(b->gpu_handle);
+	assert_int_equal(gf_buf__impl(b)->uring_index, -1);
 	return b;
 }
 
 static int alloc_err(size_t size, size_t align, int node, unsigned flags)
 {
-	struct gf_buf_opts o = { .size = size, .align = align, .numa_node = node, .flags = flags };
+	struct gf_buf_opts o = { .struct_size = sizeof(struct gf_buf_opts),
+		.size = size, .align = align, .numa_node = node, .flags = flags };
 	struct gf_buf *b = (struct gf_buf *)&o;
 	int rc = gf_buf_alloc(&o, &b);
 
@@ -69,6 +71,7 @@ static void alignment(void **state)
 	struct gf_buf *b;
 
 	(void)state;
+	t_log_start();
 	for (size_t i = 0; i < sizeof(aligns) / sizeof(aligns[0]); i++) {
 		size_t want = aligns[i] < page() ? page() : aligns[i];
 
@@ -79,7 +82,7 @@ static void alignment(void **state)
 		assert_int_equal(b->size % page(), 0);
 		assert_false(b->placed);
 		assert_false(b->locked);
-		assert_string_equal(b->note, "");
+		assert_string_equal(t_log_text, "");	/* nothing asked for failed */
 		check_usable(b);
 		gf_buf_free(b);
 	}
@@ -117,14 +120,18 @@ static void huge(void **state)
 	(void)state;
 	for (size_t i = 0; i < 2; i++) {
 		long before = huge_free();
+
+		t_log_start();
 		struct gf_buf *b = alloc_ok(3 * MiB, aligns[i], -1, GF_BUF_HUGE);
 
-		/* Huge pages where the machine has them reserved, else a note. */
+		/* Huge pages where the machine has them reserved, else a warning. */
 		assert_int_equal(b->size % (2 * MiB), 0);
 		assert_true(b->size >= 3 * MiB);
 		assert_int_equal((uintptr_t)b->data % aligns[i], 0);
 		if (!b->huge)
-			assert_true(t_contains(b->note, "huge"));
+			assert_true(t_contains(t_log_text, "io:warning: buffer of 4194304 bytes: no hugetlb pages"));
+		else
+			assert_string_equal(t_log_text, "");
 		check_usable(b);
 		gf_buf_free(b);
 		/* Given back whole. */
@@ -141,24 +148,27 @@ static void numa(void **state)
 	(void)state;
 	/* Node 0 exists everywhere (one node on the CI machines). */
 	for (int strict = 0; strict < 2; strict++) {
+		t_log_start();
 		b = alloc_ok(MiB, 0, 0, strict ? GF_BUF_NODE_STRICT : 0);
 		assert_int_equal(b->numa_node, 0);
 		assert_true(b->placed);
-		assert_string_equal(b->note, "");
+		assert_string_equal(t_log_text, "");
 		node = gf_mem_node_of(b->data);
 		assert_int_equal(node, 0);
 		assert_int_equal(gf_mem_node_of((char *)b->data + b->size - 1), 0);
 		check_usable(b);
 		gf_buf_free(b);
 	}
-	/* A node that is not there: a note, or an error when strict. */
+	/* A node that is not there: a warning, or an error when strict. */
 	for (size_t i = 0; i < 2; i++) {
 		const int missing = i ? 5000 : 999;
 
+		t_log_start();
 		b = alloc_ok(MiB, 0, missing, 0);
 		assert_int_equal(b->numa_node, missing);
 		assert_false(b->placed);
-		assert_true(t_contains(b->note, "not placed"));
+		assert_true(t_contains(t_log_text, "io:warning: buffer of 1048576 bytes: not placed on NUMA node"));
+		assert_true(t_contains(t_log_text, i ? "5000" : "999"));
 		check_usable(b);
 		gf_buf_free(b);
 		assert_int_equal(alloc_err(MiB, 0, missing, GF_BUF_NODE_STRICT), -EINVAL);
@@ -186,9 +196,10 @@ static void lock_unlimited(void **state)
 	assert_true(soft <= hard);
 	assert_int_equal(gf_memlock_limit(NULL, NULL), 0);
 	/* 64 KiB fits any limit Linux starts with. */
+	t_log_start();
 	b = alloc_ok(65536, 0, 0, GF_BUF_LOCK_REQUIRED);
 	assert_true(b->locked);
-	assert_string_equal(b->note, "");
+	assert_string_equal(t_log_text, "");
 	check_usable(b);
 	gf_buf_free(b);
 }
@@ -199,7 +210,8 @@ static const char *low_memlock_child(void *arg)
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct cap[2];
 	struct rlimit rl = { .rlim_cur = 65536, .rlim_max = 65536 };
-	struct gf_buf_opts o = { .size = MiB, .numa_node = -1, .flags = GF_BUF_LOCK };
+	struct gf_buf_opts o = { .struct_size = sizeof(struct gf_buf_opts),
+		.size = MiB, .numa_node = -1, .flags = GF_BUF_LOCK };
 	struct gf_buf *b = NULL;
 	uint64_t soft = 0, hard = 0;
 	int rc;
@@ -217,11 +229,14 @@ static const char *low_memlock_child(void *arg)
 		fprintf(stderr, "mlock is a no-op under AddressSanitizer: lock limits not checked\n");
 		goto uring;
 	}
-	/* Asked for: not locked, a note why, still a usable buffer. */
+	/* Asked for: not locked, a warning why, still a usable buffer. */
+	t_log_text[0] = '\0';
+	gf_log_set_callback(t_log_cb, NULL);
 	rc = gf_buf_alloc(&o, &b);
 	T_CHILD_CHECK(rc == 0, "LOCK: %d %s", rc, gf_last_error());
 	T_CHILD_CHECK(!b->locked, "locked beyond the limit");
-	T_CHILD_CHECK(strstr(b->note, "RLIMIT_MEMLOCK"), "note '%s'", b->note);
+	T_CHILD_CHECK(strstr(t_log_text, "io:warning: buffer of 1048576 bytes: not locked") &&
+		      strstr(t_log_text, "RLIMIT_MEMLOCK 65536 bytes"), "warning '%s'", t_log_text);
 	memset(b->data, 1, b->size);
 	gf_buf_free(b);
 
@@ -235,21 +250,23 @@ static const char *low_memlock_child(void *arg)
 
 	/* Under the limit it locks. */
 	o.size = 16384;
+	t_log_text[0] = '\0';
 	rc = gf_buf_alloc(&o, &b);
-	T_CHILD_CHECK(rc == 0 && b->locked && !b->note[0], "16 KiB: %d locked %d note '%s'", rc,
-		      rc ? 0 : b->locked, rc ? "" : b->note);
+	T_CHILD_CHECK(rc == 0 && b->locked && !t_log_text[0], "16 KiB: %d locked %d warning '%s'", rc,
+		      rc ? 0 : b->locked, t_log_text);
 	gf_buf_free(b);
 
 	/* io_uring counts registered buffers against the limit: refused
 	 * with -ENOMEM, and the engine still reads into the buffer. */
 uring:
 	{
-		struct gf_io_opts io_o = { .backend = GF_IO_URING, .sqpoll_cpu = -1, .cpu_node = -1 };
+		struct gf_io_opts io_o = { .struct_size = sizeof(struct gf_io_opts),
+			.backend = GF_IO_URING, .sqpoll_cpu = -1, .cpu_node = -1 };
 		const char *path = arg;
 		struct gf_io *io;
 		struct gf_file *f;
 
-		o = (struct gf_buf_opts){ .size = MiB, .numa_node = -1 };
+		o = (struct gf_buf_opts){ .struct_size = sizeof(struct gf_buf_opts), .size = MiB, .numa_node = -1 };
 		T_CHILD_CHECK(gf_buf_alloc(&o, &b) == 0, "alloc");
 		rc = gf_io_open(&io_o, &io);
 		if (rc == -EPERM || rc == -ENOSYS)
@@ -258,7 +275,7 @@ uring:
 		rc = gf_io_register_buf(io, b);
 		T_CHILD_CHECK(rc == -ENOMEM, "register: %d %s", rc, gf_last_error());
 		T_CHILD_CHECK(strstr(gf_last_error(), "RLIMIT_MEMLOCK"), "message '%s'", gf_last_error());
-		T_CHILD_CHECK(b->uring_index == -1, "slot %d", b->uring_index);
+		T_CHILD_CHECK(gf_buf__impl(b)->uring_index == -1, "slot %d", gf_buf__impl(b)->uring_index);
 		T_CHILD_CHECK(gf_file_open(io, path, GF_FILE_READ, 0, &f) == 0, "open: %s", gf_last_error());
 		T_CHILD_CHECK(gf_io_read(io, f, b->data, MiB, 0) == MiB, "read: %s", gf_last_error());
 		T_CHILD_CHECK(t_same(b->data, MiB, 0, 8), "data");
@@ -290,7 +307,7 @@ static void registered(struct t_fs *fs)
 
 		assert_int_equal(gf_io_register_buf(io, NULL), -EINVAL);
 		assert_int_equal(gf_io_register_buf(io, b), 0);
-		assert_true(uring ? b->uring_index >= 0 : b->uring_index == -1);
+		assert_true(uring ? gf_buf__impl(b)->uring_index >= 0 : gf_buf__impl(b)->uring_index == -1);
 		assert_int_equal(gf_io_register_buf(io, b), -EBUSY);
 		assert_true(t_contains(gf_last_error(), "already registered"));
 		assert_int_equal(gf_io_register_buf(io, b2), 0);
@@ -317,12 +334,12 @@ static void registered(struct t_fs *fs)
 		if (other) {
 			assert_int_equal(gf_io_register_buf(other, b), uring ? -EBUSY : 0);
 			assert_int_equal(gf_io_close(other, GF_IO_DRAIN), 0);
-			assert_int_equal(b->uring_index >= 0, uring);
+			assert_int_equal(gf_buf__impl(b)->uring_index >= 0, uring);
 		}
 
 		/* Unregistered: once; plain reads into it still work. */
 		assert_int_equal(gf_io_unregister_buf(io, b), 0);
-		assert_int_equal(b->uring_index, -1);
+		assert_int_equal(gf_buf__impl(b)->uring_index, -1);
 		assert_int_equal(gf_io_unregister_buf(io, b), -ENOENT);
 		memset(b->data, 0, b->size);
 		assert_int_equal(gf_io_read(io, f, b->data, MiB, 4096), MiB);
@@ -331,8 +348,8 @@ static void registered(struct t_fs *fs)
 
 		/* Closing the engine lets go of both. */
 		assert_int_equal(gf_io_close(io, GF_IO_DRAIN), 0);
-		assert_int_equal(b->uring_index, -1);
-		assert_int_equal(b2->uring_index, -1);
+		assert_int_equal(gf_buf__impl(b)->uring_index, -1);
+		assert_int_equal(gf_buf__impl(b2)->uring_index, -1);
 		gf_buf_free(b);
 		gf_buf_free(b2);
 	}
@@ -343,7 +360,7 @@ static void registered(struct t_fs *fs)
 		struct gf_file *f;
 
 		assert_int_equal(gf_io_register_buf(io, b), 0);
-		assert_int_equal(b->uring_index, -1);
+		assert_int_equal(gf_buf__impl(b)->uring_index, -1);
 		assert_int_equal(gf_io_register_buf(io, b), -EBUSY);
 		assert_int_equal(gf_file_open(io, t_path(fs, "r.bin"), GF_FILE_READ, 0, &f), 0);
 		assert_int_equal(gf_io_read(io, f, b->data, 4096, 0), 4096);
@@ -353,7 +370,8 @@ static void registered(struct t_fs *fs)
 	}
 	/* Slots run out: -ENOSPC. */
 	for (size_t i = 0; i < T_NBACKENDS; i++) {
-		struct gf_io_opts o = { .backend = t_backends[i], .max_bufs = 2, .cpu_node = -1, .sqpoll_cpu = -1 };
+		struct gf_io_opts o = { .struct_size = sizeof(struct gf_io_opts),
+			.backend = t_backends[i], .max_bufs = 2, .cpu_node = -1, .sqpoll_cpu = -1 };
 		struct gf_buf *b[3];
 		int rc = gf_io_open(&o, &io);
 
@@ -365,7 +383,7 @@ static void registered(struct t_fs *fs)
 		assert_int_equal(gf_io_register_buf(io, b[0]), 0);
 		assert_int_equal(gf_io_register_buf(io, b[1]), 0);
 		assert_int_equal(gf_io_register_buf(io, b[2]), -ENOSPC);
-		assert_int_equal(b[2]->uring_index, -1);
+		assert_int_equal(gf_buf__impl(b[2])->uring_index, -1);
 		assert_int_equal(gf_io_unregister_buf(io, b[0]), 0);
 		assert_int_equal(gf_io_register_buf(io, b[2]), 0);
 		assert_int_equal(gf_io_close(io, GF_IO_DRAIN), 0);

@@ -50,7 +50,8 @@ static void sizes_and_modes(struct t_fs *fs)
 	assert_non_null(data);
 	T_FOR_EACH_BACKEND(fs, io, "checkpoint sizes", 0, 0, 0) {
 		for (int direct = 0; direct < 2; direct++) {
-			struct gf_ckpt_opts o = { .direct = direct, .dirty_limit = MiB, .mode = 0640 };
+			struct gf_ckpt_opts o = { .struct_size = sizeof(struct gf_ckpt_opts),
+				.direct = direct, .dirty_limit = MiB, .mode = 0640 };
 			unsigned seed = 10 + (unsigned)direct;
 
 			t_fill(data, 9 * MiB, 0, seed);
@@ -109,7 +110,8 @@ static void failures(struct t_fs *fs)
 	t_write(fs->base, "ck.bin", "old");
 	T_FOR_EACH_BACKEND(fs, io, "checkpoint failures", 0, 0, 0) {
 		for (int direct = 0; direct < 2; direct++) {
-			struct gf_ckpt_opts o = { .direct = direct, .dirty_limit = MiB };
+			struct gf_ckpt_opts o = { .struct_size = sizeof(struct gf_ckpt_opts),
+				.direct = direct, .dirty_limit = MiB };
 			struct gf_io_fault eio = { .op = GF_IO_WRITE, .err = -EIO, .cut = -1, .count = 1 };
 			const char *path = t_path(fs, "ck.bin");
 			struct gf_ckpt *c;
@@ -179,7 +181,7 @@ static void direct_refused(struct t_fs *fs)
 
 	t_fill(data, size, 0, 14);
 	T_FOR_EACH_BACKEND(fs, io, "checkpoint, O_DIRECT refused", 0, 0, 0) {
-		struct gf_ckpt_opts o = { .direct = true };
+		struct gf_ckpt_opts o = { .struct_size = sizeof(struct gf_ckpt_opts), .direct = true };
 		struct gf_io_fault f = { .op = GF_IO_WRITE, .err = -EINVAL, .cut = -1, .off = 0, .len = 1,
 					 .count = 1 };
 
@@ -223,7 +225,7 @@ static size_t resident_pages(const char *path, size_t from, size_t len)
 
 static void dirty_bounded(struct t_fs *fs)
 {
-	struct gf_ckpt_opts o = { .dirty_limit = 2 * MiB };
+	struct gf_ckpt_opts o = { .struct_size = sizeof(struct gf_ckpt_opts), .dirty_limit = 2 * MiB };
 	uint8_t *data = malloc(16 * MiB);
 	char tmp[PATH_MAX];
 	struct gf_ckpt *c;

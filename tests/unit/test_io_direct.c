@@ -28,7 +28,8 @@ static bool pow2(uint32_t v)
 
 static struct gf_buf *aligned_buf(size_t size, size_t align)
 {
-	struct gf_buf_opts o = { .size = size, .align = align, .numa_node = -1 };
+	struct gf_buf_opts o = { .struct_size = sizeof(struct gf_buf_opts),
+		.size = size, .align = align, .numa_node = -1 };
 	struct gf_buf *b = NULL;
 
 	assert_int_equal(gf_buf_alloc(&o, &b), 0);
@@ -95,6 +96,7 @@ static void direct_open(struct t_fs *fs)
 		struct gf_file *f;
 		int rc;
 
+		t_log_start();
 		assert_int_equal(gf_file_open(io, t_path(fs, "d.bin"), GF_FILE_DIRECT, 0, &f), 0);
 		in = gf_file_info(f);
 		assert_int_equal(in->size, FSIZE);
@@ -103,8 +105,24 @@ static void direct_open(struct t_fs *fs)
 			assert_false(in->direct);
 			assert_int_equal(in->mem_align, 1);
 			assert_int_equal(in->offset_align, 1);
-			assert_true(t_contains(in->note, "ramfs"));
-			assert_true(t_contains(in->note, "O_DIRECT"));
+			/* The fact, and a warning of subsystem io saying it. */
+			assert_true(in->direct_refused);
+			assert_string_equal(in->fs_type, "ramfs");
+			{
+				char want[PATH_MAX + 100];
+
+				snprintf(want, sizeof(want), "io:warning: %s: O_DIRECT refused by ramfs; using the page cache\n",
+					 t_path(fs, "d.bin"));
+				assert_string_equal(t_log_text, want);
+			}
+			/* Filtered out below warnings: the fact stays. */
+			gf_log_set_level(GF_LOG_IO, GF_LOG_ERROR);
+			t_log_text[0] = '\0';
+			assert_int_equal(gf_file_close(f), 0);
+			assert_int_equal(gf_file_open(io, t_path(fs, "d.bin"), GF_FILE_DIRECT, 0, &f), 0);
+			assert_true(gf_file_info(f)->direct_refused);
+			assert_string_equal(t_log_text, "");
+			gf_log_set_level(GF_LOG_IO, GF_LOG_WARN);
 			/* Required: an error naming the file. */
 			rc = gf_file_open(io, t_path(fs, "d.bin"), GF_FILE_DIRECT_REQUIRED, 0, &f);
 			assert_int_equal(rc, -EINVAL);
@@ -129,7 +147,9 @@ static void direct_open(struct t_fs *fs)
 		} else {
 			/* tmpfs takes O_DIRECT since Linux 6.6. */
 			assert_true(in->direct);
-			assert_string_equal(in->note, "");
+			assert_false(in->direct_refused);
+			assert_string_equal(in->fs_type, fs->kind == T_TMPFS ? "tmpfs" : in->fs_type);
+			assert_string_equal(t_log_text, "");
 			assert_true(pow2(in->mem_align));
 			assert_true(pow2(in->offset_align));
 			assert_true(in->offset_align <= 65536);
@@ -310,6 +330,7 @@ static void refused_later(struct t_fs *fs)
 		struct gf_buf *b;
 
 		gf_io_fault_clear();
+		t_log_start();
 		assert_int_equal(gf_file_open(io, t_path(fs, "d.bin"), GF_FILE_DIRECT, 0, &f), 0);
 		if (!gf_file_info(f)->direct) {
 			assert_int_equal(gf_io_close(io, GF_IO_DRAIN), 0);
@@ -336,7 +357,10 @@ static void refused_later(struct t_fs *fs)
 		t_check(b->data, N * BLK, 0, 4);
 		assert_int_equal(gf_io_fault_fired(), N);
 		assert_false(gf_file_info(f)->direct);
-		assert_true(t_contains(gf_file_info(f)->note, "O_DIRECT"));
+		assert_true(gf_file_info(f)->direct_refused);
+		/* Said once, by the first refusal. */
+		assert_true(t_contains(t_log_text, "O_DIRECT I/O refused (EINVAL) on "));
+		assert_null(strstr(strstr(t_log_text, "refused") + 1, "refused"));
 		assert_int_equal(gf_file_info(f)->offset_align, 1);
 		/* Still reads and writes, now buffered. */
 		gf_io_fault_clear();

@@ -466,7 +466,7 @@ T_FS_TESTS(many_files);
 
 static void names_and_options(void **state)
 {
-	struct gf_io_opts o = { .queue_depth = 70000 };
+	struct gf_io_opts o = { .struct_size = sizeof(struct gf_io_opts), .queue_depth = 70000 };
 	struct gf_io *io = (struct gf_io *)&o;
 
 	(void)state;
@@ -477,21 +477,27 @@ static void names_and_options(void **state)
 	assert_null(io);
 	assert_int_equal(gf_io_close(NULL, GF_IO_DRAIN), 0);
 	/* Defaults: io_uring where allowed, else psync saying why. */
+	t_log_start();
 	assert_int_equal(gf_io_open(NULL, &io), 0);
-	if (gf_io_backend_of(io) == GF_IO_URING)
-		assert_string_equal(gf_io_note(io), "");
-	else
-		assert_true(t_contains(gf_io_note(io), "io_uring"));
+	if (gf_io_backend_of(io) == GF_IO_URING) {
+		assert_int_equal(gf_io_fallback_error(io), 0);
+		assert_string_equal(t_log_text, "");
+	} else {
+		assert_true(gf_io_fallback_error(io) < 0);
+		assert_true(t_contains(t_log_text, "io_uring"));
+	}
 	assert_int_equal(gf_io_close(io, GF_IO_CANCEL), 0);
 	/* The deepest queue the API takes: AUTO keeps io_uring (which takes
 	 * at most 32768 submission entries itself). */
-	o = (struct gf_io_opts){ .backend = GF_IO_AUTO, .queue_depth = 65536, .cpu_node = -1, .sqpoll_cpu = -1 };
+	o = (struct gf_io_opts){ .struct_size = sizeof(struct gf_io_opts),
+		.backend = GF_IO_AUTO, .queue_depth = 65536, .cpu_node = -1, .sqpoll_cpu = -1 };
 	assert_int_equal(gf_io_open(&o, &io), 0);
 	if (gf_io_backend_of(io) == GF_IO_URING)
-		assert_string_equal(gf_io_note(io), "");
+		assert_int_equal(gf_io_fallback_error(io), 0);
 	assert_int_equal(gf_io_close(io, GF_IO_DRAIN), 0);
 	/* A queue of one on psync runs in the caller's thread. */
-	o = (struct gf_io_opts){ .backend = GF_IO_PSYNC, .queue_depth = 1, .cpu_node = -1 };
+	o = (struct gf_io_opts){ .struct_size = sizeof(struct gf_io_opts),
+		.backend = GF_IO_PSYNC, .queue_depth = 1, .cpu_node = -1 };
 	assert_int_equal(gf_io_open(&o, &io), 0);
 	assert_int_equal(gf_io_close(io, GF_IO_DRAIN), 0);
 }
@@ -501,10 +507,14 @@ static void names_and_options(void **state)
 static void options(struct t_fs *fs)
 {
 	const struct gf_io_opts opts[] = {
-		{ .backend = GF_IO_URING, .flags = GF_IO_SQPOLL, .sqpoll_idle_ms = 10, .sqpoll_cpu = -1, .cpu_node = -1 },
-		{ .backend = GF_IO_URING, .flags = GF_IO_SQPOLL | GF_IO_SQPOLL_CPU, .sqpoll_idle_ms = 10, .sqpoll_cpu = 0, .cpu_node = -1 },
-		{ .backend = GF_IO_URING, .flags = GF_IO_NO_REGISTER, .sqpoll_cpu = -1, .cpu_node = -1 },
-		{ .backend = GF_IO_PSYNC, .flags = GF_IO_WORKER_NODE, .threads = 3, .sqpoll_cpu = -1, .cpu_node = 0 },
+		{ .struct_size = sizeof(struct gf_io_opts),
+			.backend = GF_IO_URING, .flags = GF_IO_SQPOLL, .sqpoll_idle_ms = 10, .sqpoll_cpu = -1, .cpu_node = -1 },
+		{ .struct_size = sizeof(struct gf_io_opts),
+			.backend = GF_IO_URING, .flags = GF_IO_SQPOLL | GF_IO_SQPOLL_CPU, .sqpoll_idle_ms = 10, .sqpoll_cpu = 0, .cpu_node = -1 },
+		{ .struct_size = sizeof(struct gf_io_opts),
+			.backend = GF_IO_URING, .flags = GF_IO_NO_REGISTER, .sqpoll_cpu = -1, .cpu_node = -1 },
+		{ .struct_size = sizeof(struct gf_io_opts),
+			.backend = GF_IO_PSYNC, .flags = GF_IO_WORKER_NODE, .threads = 3, .sqpoll_cpu = -1, .cpu_node = 0 },
 	};
 	const size_t size = MiB + 3;
 
@@ -527,6 +537,49 @@ static void options(struct t_fs *fs)
 	}
 }
 T_FS_TESTS(options);
+
+/* A psync worker that cannot run where it was asked to cannot return an
+ * error to anyone: it becomes the engine's asynchronous error (and a
+ * warning on the channel, from the worker's thread); the engine works. */
+static void worker_errors(void **state)
+{
+	char *dir = t_mkdtemp(), path[PATH_MAX];
+	const int nodes[] = { 0, 4095 };
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/w.bin", dir);
+	t_write(dir, "w.bin", "worker data");
+	for (size_t i = 0; i < 2; i++) {
+		struct gf_io_opts o = GF_IO_OPTS_INIT;
+		struct gf_io *io;
+		struct gf_buf *b;
+		size_t len;
+
+		o.backend = GF_IO_PSYNC;
+		o.threads = 3;
+		o.flags = GF_IO_WORKER_NODE;
+		o.cpu_node = nodes[i];
+		t_log_start();
+		assert_int_equal(gf_io_open(&o, &io), 0);
+		if (nodes[i] == 0) {
+			assert_int_equal(gf_io_async_error(io), 0);
+			assert_string_equal(t_log_text, "");
+		} else {
+			assert_int_equal(gf_io_async_error(io), -ENOENT);
+			assert_true(t_contains(gf_last_error(), "NUMA node 4095"));
+			assert_true(t_contains(t_log_text, "io:warning: psync worker"));
+			assert_true(t_contains(t_log_text, "NUMA node 4095"));
+			/* The first one stays. */
+			assert_int_equal(gf_io_async_error(io), -ENOENT);
+		}
+		assert_int_equal(gf_io_read_file(io, path, 0, -1, 0, &b, &len), 0);
+		assert_int_equal(len, 11);
+		gf_buf_free(b);
+		assert_int_equal(gf_io_close(io, GF_IO_DRAIN), 0);
+	}
+	t_rmtree(dir);
+	free(dir);
+}
 
 /* More requests in one batch than io_uring has submission entries. */
 static void deep_queue(struct t_fs *fs)
@@ -579,6 +632,7 @@ int main(void)
 		T_FS_CASES(wait_zero_timeout),
 		T_FS_CASES(many_files),
 		T_FS_CASES(options),
+		cmocka_unit_test(worker_errors),
 		T_FS_CASES(deep_queue),
 	};
 

@@ -82,7 +82,8 @@ static void short_transfers(struct t_fs *fs)
 		 * through the page cache, the file gets every byte. */
 		assert_int_equal(gf_file_open(io, t_path(fs, "s.bin"), GF_FILE_WRITE | GF_FILE_DIRECT, 0, &d), 0);
 		{
-			struct gf_buf_opts bo = { .size = 65536, .align = gf_file_info(d)->mem_align,
+			struct gf_buf_opts bo = { .struct_size = sizeof(struct gf_buf_opts),
+				.size = 65536, .align = gf_file_info(d)->mem_align,
 						  .numa_node = -1 };
 
 			assert_int_equal(gf_buf_alloc(&bo, &b), 0);
@@ -293,7 +294,7 @@ static void no_space(struct t_fs *fs)
 	t_fill(buf, size, 0, 6);
 	t_write(fs->base, "ck.bin", "previous");
 	T_FOR_EACH_BACKEND(fs, io, "ENOSPC", 0, 0, 0) {
-		struct gf_ckpt_opts o = { .dirty_limit = MiB };
+		struct gf_ckpt_opts o = { .struct_size = sizeof(struct gf_ckpt_opts), .dirty_limit = MiB };
 		struct gf_ckpt *c;
 		struct gf_file *f;
 

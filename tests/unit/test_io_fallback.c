@@ -53,7 +53,8 @@ static int forbid_io_uring(int err)
 static const char *fallback_child(void *arg)
 {
 	const struct forbid *fb = arg;
-	struct gf_io_opts o = { .backend = GF_IO_AUTO, .sqpoll_cpu = -1, .cpu_node = -1 };
+	struct gf_io_opts o = { .struct_size = sizeof(struct gf_io_opts),
+		.backend = GF_IO_AUTO, .sqpoll_cpu = -1, .cpu_node = -1 };
 	struct gf_io *io = NULL;
 	struct gf_buf *b = NULL;
 	size_t len = 0;
@@ -72,12 +73,15 @@ static const char *fallback_child(void *arg)
 	/* AUTO, from options and from defaults: the pool, saying why. */
 	for (int defaults = 0; defaults < 2; defaults++) {
 		o.backend = GF_IO_AUTO;
+		t_log_text[0] = '\0';
+		gf_log_set_callback(t_log_cb, NULL);
 		rc = gf_io_open(defaults ? NULL : &o, &io);
 		T_CHILD_CHECK(rc == 0, "gf_io_open(AUTO) = %d (%s)", rc, gf_last_error());
 		T_CHILD_CHECK(gf_io_backend_of(io) == GF_IO_PSYNC, "backend %s",
 			      gf_io_backend_name(gf_io_backend_of(io)));
-		T_CHILD_CHECK(strstr(gf_io_note(io), "io_uring"), "note '%s'", gf_io_note(io));
-		T_CHILD_CHECK(strstr(gf_io_note(io), strerror(fb->err)), "note '%s'", gf_io_note(io));
+		T_CHILD_CHECK(gf_io_fallback_error(io) == -fb->err, "fallback error %d", gf_io_fallback_error(io));
+		T_CHILD_CHECK(strstr(t_log_text, "io:warning: io_uring") && strstr(t_log_text, strerror(fb->err)) &&
+			      strstr(t_log_text, "using the pread/pwrite pool"), "warning '%s'", t_log_text);
 		rc = gf_io_read_file(io, fb->path, 0, -1, 0, &b, &len);
 		T_CHILD_CHECK(rc == 0, "read_file = %d (%s)", rc, gf_last_error());
 		T_CHILD_CHECK(len == SIZE, "read %zu bytes", len);

@@ -138,7 +138,8 @@ struct env_case {
 static const char *env_child(void *arg)
 {
 	const struct env_case *ec = arg;
-	struct gf_io_opts o = { .backend = GF_IO_PSYNC, .sqpoll_cpu = -1, .cpu_node = -1 };
+	struct gf_io_opts o = { .struct_size = sizeof(struct gf_io_opts),
+		.backend = GF_IO_PSYNC, .sqpoll_cpu = -1, .cpu_node = -1 };
 	struct gf_io *io = NULL;
 	struct gf_file *f;
 	char buf[16];

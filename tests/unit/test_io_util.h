@@ -33,6 +33,7 @@
 #include <gpufeed/buf.h>
 #include <gpufeed/error.h>
 #include <gpufeed/io.h>
+#include <gpufeed/log.h>
 #include "io/fault.h"
 
 #ifndef XFS_SUPER_MAGIC
@@ -166,7 +167,7 @@ static inline const char *t_path(struct t_fs *fs, const char *rel)
  * allowed here: the case then goes on with the other back end. */
 static inline struct gf_io *t_io_open(enum gf_io_backend b, unsigned qd, unsigned threads, unsigned flags)
 {
-	struct gf_io_opts o = {
+	struct gf_io_opts o = { .struct_size = sizeof(struct gf_io_opts),
 		.backend = b, .queue_depth = qd, .threads = threads, .flags = flags,
 		.sqpoll_cpu = -1, .cpu_node = -1,
 	};
@@ -314,6 +315,28 @@ static inline bool t_contains(const char *hay, const char *needle)
 		return false;
 	}
 	return true;
+}
+
+/* ---- the diagnostics channel ---- */
+
+/* What the channel said since t_log_start(): one "SUBSYS:LEVEL: MSG"
+ * line per message, io's warnings and up only. */
+static char t_log_text[8192];
+
+static inline void t_log_cb(enum gf_log_level level, enum gf_log_subsys subsys, const char *msg, void *user)
+{
+	size_t n = strlen(t_log_text);
+
+	(void)user;
+	snprintf(t_log_text + n, sizeof(t_log_text) - n, "%s:%s: %s\n", gf_log_subsys_name(subsys),
+		 gf_log_level_name(level), msg);
+}
+
+static inline void t_log_start(void)
+{
+	t_log_text[0] = '\0';
+	gf_log_set_level(GF_LOG_ALL, GF_LOG_WARN);
+	gf_log_set_callback(t_log_cb, NULL);
 }
 
 /* ---- forked children ---- */
