@@ -20,8 +20,8 @@ static const struct gf_env_info registry[] = {
 		"GPUFEED_IO_FAULT", GF_ENV_STRING, "no faults", "io",
 		"Inject I/O faults into the engine, for tests: OP:KIND[=N][@OFF[+LEN]][*COUNT],...", 0, 0 },
 	[GF_ENV_LOG] = {
-		"GPUFEED_LOG", GF_ENV_STRING, "warnings and errors", "core",
-		"Diagnostics written to stderr: level and subsystems", 0, 0 },
+		"GPUFEED_LOG", GF_ENV_STRING, "nothing on stderr (library); errors and warnings pass the filter", "core",
+		"Diagnostics to stderr, by level and subsystem: 'info', 'io:debug,topo:warn', 'none'", 0, 0 },
 	[GF_ENV_NO_COLOR] = {
 		"NO_COLOR", GF_ENV_FLAG, "colour on a terminal", "cli",
 		"Set to anything but empty: no colour in text output (no-color.org)", 0, 0 },

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gpufeed/env.h>
 #include "core/error.h"
 #include "core/log.h"
 
@@ -105,12 +106,11 @@ static int parse(const char *spec, const char *what)
 	return 0;
 }
 
-/* GPUFEED_LOG (read here with getenv; the environment registry will list
- * it).  A bad value is said on stderr: the user who set it is asking for
- * output there. */
+/* GPUFEED_LOG, read through the environment registry.  A bad value is
+ * said on stderr: the user who set it is asking for output there. */
 static void load_env(void)
 {
-	const char *spec = getenv("GPUFEED_LOG");
+	const char *spec = gf_env_str(GF_ENV_LOG);
 
 	if (!spec || !*spec)
 		return;
