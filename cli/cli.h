@@ -29,6 +29,7 @@ struct gf_cli {
 	bool json;
 	bool quiet;
 	bool color;
+	bool color_asked;		/* --color given: -o FILE keeps it */
 	const char *output;		/* -o FILE, NULL: standard output */
 	struct gf_topo_options topo;
 };

@@ -64,6 +64,7 @@ static int opt_color(struct gf_cli *cli, void *ctx, const char *arg)
 		cli->color = false;
 	else if (strcmp(arg, "auto"))
 		return gf_cli_usage(cli, "--color: '%s' is not auto, always or never", arg);
+	cli->color_asked = strcmp(arg, "auto") != 0;
 	return 0;
 }
 

@@ -105,6 +105,8 @@ int gf_out_open(struct gf_cli *cli)
 	}
 	close(fd);
 	out_path = cli->output;
+	if (!cli->color_asked)	/* 'auto' looked at the terminal FILE replaces */
+		cli->color = false;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);

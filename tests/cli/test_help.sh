@@ -119,6 +119,18 @@ expect_jq "$TMP/rec.json" '.dir != null' "record's summary went to FILE"
 expect_rc 0 "-o on bench io" timeout 60 "$GPUFEED" bench io "$TMP/b.bin" --mode seqread --size 1M --duration 0.1 \
 	--json -o "$TMP/b.json"
 expect_jq "$TMP/b.json" '.schema | startswith("gpufeed-bench-io/")' "bench io's results went to FILE"
+if command -v script >/dev/null; then
+	# On a terminal, --color=auto colours the terminal, never FILE.
+	script -qec "'$GPUFEED' topo --root '$DUAL'" /dev/null >"$TMP/tty.txt" </dev/null
+	script -qec "'$GPUFEED' topo --root '$DUAL' -o '$TMP/tty-o.txt'" /dev/null >/dev/null </dev/null
+	if grep -q $'\033\[' "$TMP/tty.txt" && ! grep -q $'\033\[' "$TMP/tty-o.txt" && [ -s "$TMP/tty-o.txt" ]; then
+		ok "-o FILE from a terminal: no colour codes in FILE"
+	else
+		not_ok "-o FILE from a terminal: colour codes in FILE, or none on the terminal"
+	fi
+	"$GPUFEED" topo --root "$DUAL" --color=always -o "$TMP/always.txt"
+	grep -q $'\033\[' "$TMP/always.txt" && ok "--color=always -o FILE colours FILE" || not_ok "--color=always ignored with -o"
+fi
 
 # 6. Empty paths are usage errors (an unset variable must not mean "here").
 expect_rc 2 "-o \"\"" "$GPUFEED" topo --root "$CI" -o ""
@@ -149,4 +161,11 @@ wait
 [ "$(cat "$TMP/pipe.rc")" = 3 ] && ok "topo --json | (closed) exits 3, not killed by SIGPIPE" ||
 	not_ok "topo into a closed pipe exits $(cat "$TMP/pipe.rc")"
 expect_grep "$TMP/pipe.err" "writing standard output: Broken pipe" "the message says EPIPE"
+# bench io into a closed pipe still removes the file it created.
+(sleep 0.5; timeout 60 "$GPUFEED" bench io "$TMP/pipe.bin" --mode seqread --size 1M --duration 0.1 --json \
+	2>"$TMP/bpipe.err"; echo $? >"$TMP/bpipe.rc") | true
+wait
+[ "$(cat "$TMP/bpipe.rc")" = 3 ] && ok "bench io --json | (closed) exits 3" ||
+	not_ok "bench io into a closed pipe exits $(cat "$TMP/bpipe.rc")"
+[ ! -e "$TMP/pipe.bin" ] && ok "and removes the file it created" || not_ok "bench io left $TMP/pipe.bin"
 finish
