@@ -34,9 +34,13 @@ static int help(int argc, char **argv)
 			gf_print_main_help(stdout);
 		return GF_EXIT_OK;
 	}
+	if (!nwords) {
+		fprintf(stderr, "gpufeed help: %s needs a COMMAND\n", form);
+		return GF_EXIT_USAGE;
+	}
 	cmd = gf_cli_find(words, nwords, &used);
 	if (!cmd || used != nwords) {
-		fprintf(stderr, "gpufeed: unknown command '%s%s%s'\nTry 'gpufeed --help'.\n", nwords ? words[0] : "",
+		fprintf(stderr, "gpufeed: unknown command '%s%s%s'\nTry 'gpufeed --help'.\n", words[0],
 			nwords > 1 ? " " : "", nwords > 1 ? words[1] : "");
 		return GF_EXIT_USAGE;
 	}

@@ -48,8 +48,6 @@ static int apply(struct gf_cli *cli, const struct gf_opt *o, void *ctx, const ch
 
 	switch (o->type) {
 	case GF_OPT_BOOL:
-		if (o->cb)
-			return o->cb(cli, ctx, NULL);
 		*(bool *)(base + o->off) = true;
 		return 0;
 	case GF_OPT_STRING:

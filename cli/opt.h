@@ -36,7 +36,7 @@ struct gf_opt {
 	const char *help;	/* lines separated by '\n'; COMMON: NULL keeps the common help */
 	unsigned flags;
 	size_t off;		/* BOOL, STRING */
-	gf_opt_cb *cb;		/* CALLBACK (BOOL with an argh-less callback too) */
+	gf_opt_cb *cb;		/* CALLBACK: arg is NULL when argh is */
 };
 
 #define GF_OPT_BOOL(s, l, type, field, h) \
