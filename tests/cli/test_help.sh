@@ -42,6 +42,9 @@ for cmd in "${commands[@]}"; do
 	run "$GPUFEED" $cmd --help
 	cp "$out" "$TMP/help"
 	[ "$(wc -l <"$TMP/opts")" -ge 8 ] && ok "$cmd: its table has options" || not_ok "$cmd: help --options is short"
+	# getopt takes the first of two entries with one name: a table must not have two.
+	dup="$(sort "$TMP/opts" | uniq -d) $(grep -o '^  -[A-Za-z],' "$TMP/help" | sort | uniq -d)"
+	[ -z "${dup// /}" ] && ok "$cmd: no option named twice" || not_ok "$cmd: named twice: $dup"
 	missing= unparsed=
 	while read -r opt; do
 		grep -Eq -- "^ +(-., )?$opt( |$)" "$TMP/help" || missing="$missing help:$opt"
