@@ -5,6 +5,7 @@
 #   make CC=clang BUILD=build-clang check
 #   make sanitize        ASan+UBSan build in build-asan/ running the whole test suite
 #   make install PREFIX=/usr DESTDIR=/tmp/stage
+#   make man             regenerate man/*.1 from the CLI's option tables
 #
 # Plain GNU make, no generator: the tree is small and this keeps the build
 # readable and the carried device build a single folder.
@@ -16,6 +17,7 @@ BINDIR      ?= $(PREFIX)/bin
 LIBDIR      ?= $(PREFIX)/lib
 INCLUDEDIR  ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+MANDIR      ?= $(PREFIX)/share/man
 DESTDIR     ?=
 
 BUILD       ?= build
@@ -76,8 +78,12 @@ SHARED_REAL := $(BUILD)/libgpufeed.so.$(VERSION)
 SHARED_SONAME := libgpufeed.so.$(SOVERSION)
 CLI := $(BUILD)/gpufeed
 PC_FILE := $(BUILD)/gpufeed.pc
+# One page per command, written by the binary from its option tables
+# ('gpufeed help --man [COMMAND [SUB]]') and committed; tests/cli/test_help.sh
+# fails when they differ from what the binary writes.
+MAN_PAGES := man/gpufeed.1 man/gpufeed-report.1 man/gpufeed-topo.1 man/gpufeed-record.1 man/gpufeed-bench-io.1
 
-.PHONY: all lib cli tests check sanitize clang install uninstall clean
+.PHONY: all lib cli tests check sanitize clang install uninstall clean man
 all: lib cli tests
 
 lib: $(STATIC_LIB) $(SHARED_REAL)
@@ -130,6 +136,12 @@ $(PC_FILE): gpufeed.pc.in Makefile
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 	    -e 's|@VERSION@|$(VERSION)|' $< > $@
 
+man: $(CLI)
+	@mkdir -p man
+	@set -e; for page in $(MAN_PAGES); do \
+	    words=$$(basename $$page .1 | sed -e 's/^gpufeed-\{0,1\}//' -e 's/-/ /g'); \
+	    $(CLI) help --man $$words >$$page.tmp; mv $$page.tmp $$page; echo "  MAN $$page"; done
+
 check: all
 	BUILD=$(BUILD) tests/run.sh
 
@@ -159,11 +171,14 @@ install: lib cli $(PC_FILE)
 	ln -sf $(SHARED_SONAME) $(DESTDIR)$(LIBDIR)/libgpufeed.so
 	install -m 644 include/gpufeed/*.h $(DESTDIR)$(INCLUDEDIR)/gpufeed/
 	install -m 644 $(PC_FILE) $(DESTDIR)$(PKGCONFIGDIR)/gpufeed.pc
+	install -d $(DESTDIR)$(MANDIR)/man1
+	install -m 644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/gpufeed $(DESTDIR)$(LIBDIR)/libgpufeed.a \
 	      $(DESTDIR)$(LIBDIR)/libgpufeed.so* $(DESTDIR)$(PKGCONFIGDIR)/gpufeed.pc
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/gpufeed
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN_PAGES)))
 
 clean:
 	rm -rf build build-clang build-asan

@@ -13,6 +13,7 @@ void gf_cli_init(struct gf_cli *cli, const char *cmd)
 {
 	memset(cli, 0, sizeof(*cli));
 	cli->cmd = cmd;
+	gf_out_set_command(cmd);
 	cli->color = isatty(STDOUT_FILENO) && !gf_env_flag(GF_ENV_NO_COLOR);
 	optind = 1;
 	opterr = 0;
@@ -30,71 +31,15 @@ int gf_cli_usage(const struct gf_cli *cli, const char *fmt, ...)
 	return GF_EXIT_USAGE;
 }
 
-int gf_cli_common_opt(struct gf_cli *cli, int opt, char **argv, const char *help, bool *done)
-{
-	const char *arg = optarg;
-
-	switch (opt) {
-	case 'h':
-		fputs(help, stdout);
-		*done = true;
-		return 0;
-	case 'V':
-		printf("gpufeed %s\n", gf_version());
-		*done = true;
-		return 0;
-	case 'j':
-		cli->json = true;
-		return 0;
-	case 'r':
-		if (!*arg)	/* "--root $UNSET" must not read this machine */
-			return gf_cli_usage(cli, "--root needs a directory (an empty one was given)");
-		cli->topo.root = arg;
-		return 0;
-	case 'q':
-		cli->quiet = true;
-		return 0;
-	case OPT_NVML:
-		if (!strcmp(arg, "auto"))
-			cli->topo.nvml = GF_NVML_AUTO;
-		else if (!strcmp(arg, "off"))
-			cli->topo.nvml = GF_NVML_OFF;
-		else if (!strcmp(arg, "require"))
-			cli->topo.nvml = GF_NVML_REQUIRE;
-		else
-			return gf_cli_usage(cli, "--nvml: '%s' is not auto, off or require", arg);
-		return 0;
-	case OPT_PCI_LOCALITY:
-		if (gf_pci_locality_check(arg))
-			return gf_cli_usage(cli, "%s", gf_last_error());
-		cli->topo.pci_locality = arg;
-		return 0;
-	case OPT_COLOR:
-		if (!strcmp(arg, "always"))
-			cli->color = true;
-		else if (!strcmp(arg, "never"))
-			cli->color = false;
-		else if (strcmp(arg, "auto"))
-			return gf_cli_usage(cli, "--color: '%s' is not auto, always or never", arg);
-		return 0;
-	case '?':
-		if (!strncmp(argv[optind - 1], "--", 2)) {
-			if (strchr(argv[optind - 1], '='))
-				return gf_cli_usage(cli, "unknown option or unexpected value '%s'", argv[optind - 1]);
-			return gf_cli_usage(cli, "unknown option '%s'", argv[optind - 1]);
-		}
-		return gf_cli_usage(cli, "unknown option '-%c'", optopt);
-	case ':':
-		return gf_cli_usage(cli, "option '%s' needs a value", argv[optind - 1]);
-	default:
-		return -1;
-	}
-}
-
 int gf_cli_fail(const struct gf_cli *cli, int err)
 {
-	const char *msg = gf_last_error();
+	const char *msg = gf_last_error(), *what;
+	int werr;
 
+	if (gf_out_failed(&werr, &what)) {
+		fprintf(stderr, "gpufeed %s: writing %s: %s\n", cli->cmd, what, strerror(werr));
+		return GF_EXIT_INPUT;
+	}
 	fprintf(stderr, "gpufeed %s: %s\n", cli->cmd, *msg ? msg : strerror(-err));
 	if (err == -ENOSYS || err == -ENODEV)
 		return GF_EXIT_UNAVAILABLE;
@@ -119,20 +64,90 @@ int gf_cli_discover(const struct gf_cli *cli, struct gf_topo **t)
 	return 0;
 }
 
-int gf_cli_parse(struct gf_cli *cli, int argc, char **argv, const struct option *longopts,
-		 const char *help, int (*own)(struct gf_cli *cli, int opt, void *ctx), void *ctx)
+int gf_cli_parse(struct gf_cli *cli, const struct gf_cmd *cmd, int argc, char **argv, void *ctx)
 {
-	bool done = false;
-	int opt, ret;
+	int ret = gf_opt_parse(cli, cmd, argc, argv, ctx);
 
-	while ((opt = getopt_long(argc, argv, GF_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
-		ret = own ? own(cli, opt, ctx) : -1;
-		if (ret < 0)
-			ret = gf_cli_common_opt(cli, opt, argv, help, &done);
-		if (ret > 0)
-			return ret;
-		if (done)	/* --help, --version: say so if stdout failed */
-			return fflush(stdout) || ferror(stdout) ? GF_EXIT_INPUT : GF_EXIT_OK;
-	}
+	if (ret >= 0)
+		return ret;
+	ret = gf_out_open(cli);
+	return ret ? ret : -1;
+}
+
+int gf_cli_no_operands(struct gf_cli *cli, int argc, char **argv)
+{
+	if (optind < argc)
+		return gf_cli_usage(cli, "unexpected argument '%s'", argv[optind]);
 	return -1;
+}
+
+int gf_cli_one_operand(struct gf_cli *cli, int argc, char **argv, const char *name, const char **val)
+{
+	if (optind >= argc)
+		return gf_cli_usage(cli, "missing %s", name);
+	if (optind < argc - 1)
+		return gf_cli_usage(cli, "expected one %s, got more", name);
+	if (!*argv[optind])	/* "record $UNSET" */
+		return gf_cli_usage(cli, "%s is empty", name);
+	if (val)
+		*val = argv[optind];
+	return -1;
+}
+
+/* The subcommand named by the operand after cmd's options: "bench io". */
+static const struct gf_cmd *find_sub(const struct gf_cmd *cmd, const char *word)
+{
+	size_t skip = strlen(cmd->name) + 1;
+
+	for (const struct gf_cmd *const *s = cmd->subs; *s; s++)
+		if (!strcmp((*s)->name + skip, word))
+			return *s;
+	return NULL;
+}
+
+static void list_subs(const struct gf_cmd *cmd, char *buf, size_t size)
+{
+	size_t skip = strlen(cmd->name) + 1, len = 0;
+
+	buf[0] = '\0';
+	for (const struct gf_cmd *const *s = cmd->subs; *s && len < size; s++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? ", " : "", (*s)->name + skip);
+}
+
+int gf_cli_dispatch(const struct gf_cmd *cmd, int argc, char **argv)
+{
+	const struct gf_cmd *sub;
+	struct gf_cli cli;
+	char names[256];
+	int ret;
+
+	gf_cli_init(&cli, cmd->name);
+	if ((ret = gf_opt_parse(&cli, cmd, argc, argv, NULL)) >= 0)
+		return ret;
+	list_subs(cmd, names, sizeof(names));
+	if (optind >= argc)
+		return gf_cli_usage(&cli, "what to run? (one of: %s)", names);
+	sub = find_sub(cmd, argv[optind]);
+	if (!sub)
+		return gf_cli_usage(&cli, "unknown '%s' (one of: %s)", argv[optind], names);
+	return sub->run(argc - optind, argv + optind);
+}
+
+const struct gf_cmd *gf_cli_find(const char *const *words, int nwords, int *used)
+{
+	const struct gf_cmd *cmd = NULL;
+
+	*used = 0;
+	for (const struct gf_cmd *const *c = gf_commands; *c && nwords > 0; c++)
+		if (!strcmp((*c)->name, words[0]))
+			cmd = *c, *used = 1;
+	if (cmd && cmd->subs && nwords > 1) {
+		const struct gf_cmd *sub = find_sub(cmd, words[1]);
+
+		if (!sub)
+			return NULL;
+		cmd = sub;
+		*used = 2;
+	}
+	return cmd;
 }

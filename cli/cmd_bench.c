@@ -11,58 +11,6 @@
 #include <gpufeed/bench.h>
 #include "cli.h"
 
-static const char help[] =
-	"Usage: gpufeed bench io PATH [OPTIONS]\n"
-	"\n"
-	"Measures storage through gpufeed's I/O engine: GB/s, IOPS, p50/p99 latency\n"
-	"and CPU seconds per GB.  PATH is a file or, for reads, a block device.  A file\n"
-	"that does not exist is created (filled with data, --size), and removed at the\n"
-	"end, also on Ctrl-C.  Writing to an existing file or device needs --force;\n"
-	"without it a sweep runs its reads only.  Buffers and threads go to the NUMA\n"
-	"node of the drive (from the machine model) unless --numa-node says otherwise.\n"
-	"\n"
-	"Without --mode, a sweep: seq/rand reads and writes x block sizes x O_DIRECT,\n"
-	"cold and warm page cache x pread threads and io_uring queue depths.  With\n"
-	"--mode, one point, fio-style, for scripts (docs/bench-io.md):\n"
-	"  gpufeed bench io FILE --mode randread --bs 4K --qd 32 --direct --json\n"
-	"\n"
-	"Options:\n"
-	"      --mode M          one point: seqread, randread, seqwrite, randwrite\n"
-	"      --bs SIZE         block size (4K .. 1G; default 1M sequential, 4K random);\n"
-	"                        in a sweep a list: --bs 4K,64K,1M\n"
-	"      --qd N            requests in flight per thread (default 32; psync: 1)\n"
-	"      --threads N       submitting threads, each with its own engine (default 1)\n"
-	"      --direct          O_DIRECT (page cache bypassed); else buffered\n"
-	"      --warm            buffered reads from a warm page cache (default: cold,\n"
-	"                        the file's cached pages dropped first)\n"
-	"      --engine E        uring (default) or psync (pread/pwrite threads)\n"
-	"      --sqpoll          io_uring submission by a kernel thread (burns a core)\n"
-	"      --duration S      seconds per point (default 10 for --mode, 1 in a\n"
-	"                        sweep, 0.25 with --quick)\n"
-	"      --quick           a short sweep (under a minute on 2 cores)\n"
-	"      --modes LIST      sweep: modes to run (default all four)\n"
-	"      --engines LIST    sweep: psync:N (N threads) and uring:N (depth N),\n"
-	"                        default psync:1,psync:4,uring:1,uring:8,uring:32\n"
-	"      --cache LIST      sweep: direct,cold,warm (default all)\n"
-	"      --size SIZE       size of a file we create (default 1G, --quick 256M)\n"
-	"      --force           allow writing over an existing file or block device\n"
-	"      --numa-node N     place buffers and threads on node N; 'none'; 'auto'\n"
-	"                        (default: the drive's node)\n"
-	"  -r, --root DIR        take the machine model (the drive's node) from a\n"
-	"                        recording; the I/O still runs here\n"
-	"  -j, --json            results with raw samples (schema gpufeed-bench-io/1)\n"
-	"  -q, --quiet           no progress on stderr\n"
-	"  -h, --help            this help\n"
-	"  -V, --version         print the version\n"
-	"\n"
-	GF_EXIT_CODES_HELP
-	"  (3 also when a point failed, e.g. an I/O error; the others still run)\n";
-
-enum {
-	OPT_MODE = 1100, OPT_BS, OPT_QD, OPT_THREADS, OPT_DIRECT, OPT_WARM, OPT_ENGINE, OPT_SQPOLL,
-	OPT_DURATION, OPT_QUICK, OPT_MODES, OPT_ENGINES, OPT_CACHE, OPT_SIZE, OPT_NUMA,
-};
-
 struct args {
 	bool single, direct, warm, sqpoll, quick, force;
 	enum gf_bench_mode mode;
@@ -93,67 +41,142 @@ static int parse_long(struct gf_cli *cli, const char *name, const char *s, long 
 	return 0;
 }
 
-static int bench_opt(struct gf_cli *cli, int opt, void *ctx)
+static int opt_mode(struct gf_cli *cli, void *ctx, const char *arg)
+{
+	struct args *a = ctx;
+
+	a->single = true;
+	if (gf_bench_mode_parse(arg, &a->mode))
+		return gf_cli_usage(cli, "--mode: %s", gf_last_error());
+	return 0;
+}
+
+static int opt_qd(struct gf_cli *cli, void *ctx, const char *arg)
+{
+	return parse_long(cli, "qd", arg, 1, 4096, &((struct args *)ctx)->qd);
+}
+
+static int opt_threads(struct gf_cli *cli, void *ctx, const char *arg)
+{
+	return parse_long(cli, "threads", arg, 1, 256, &((struct args *)ctx)->threads);
+}
+
+static int opt_engine(struct gf_cli *cli, void *ctx, const char *arg)
+{
+	struct args *a = ctx;
+
+	if (!strcmp(arg, "uring"))
+		a->engine = GF_IO_URING;
+	else if (!strcmp(arg, "psync"))
+		a->engine = GF_IO_PSYNC;
+	else
+		return gf_cli_usage(cli, "--engine: '%s' is not uring or psync", arg);
+	return 0;
+}
+
+static int opt_duration(struct gf_cli *cli, void *ctx, const char *arg)
 {
 	struct args *a = ctx;
 	char *end;
 
-	switch (opt) {
-	case OPT_MODE:
-		a->single = true;
-		if (gf_bench_mode_parse(optarg, &a->mode))
-			return gf_cli_usage(cli, "--mode: %s", gf_last_error());
-		return 0;
-	case OPT_BS: a->bs = optarg; return 0;
-	case OPT_QD: return parse_long(cli, "qd", optarg, 1, 4096, &a->qd);
-	case OPT_THREADS: return parse_long(cli, "threads", optarg, 1, 256, &a->threads);
-	case OPT_DIRECT: a->direct = true; return 0;
-	case OPT_WARM: a->warm = true; return 0;
-	case OPT_SQPOLL: a->sqpoll = true; return 0;
-	case OPT_QUICK: a->quick = true; return 0;
-	case OPT_FORCE: a->force = true; return 0;
-	case OPT_MODES: a->modes = optarg; return 0;
-	case OPT_ENGINES: a->engines = optarg; return 0;
-	case OPT_CACHE: a->cache = optarg; return 0;
-	case OPT_ENGINE:
-		if (!strcmp(optarg, "uring"))
-			a->engine = GF_IO_URING;
-		else if (!strcmp(optarg, "psync"))
-			a->engine = GF_IO_PSYNC;
-		else
-			return gf_cli_usage(cli, "--engine: '%s' is not uring or psync", optarg);
-		return 0;
-	case OPT_DURATION:
-		errno = 0;
-		a->duration = strtod(optarg, &end);
-		if (end == optarg || *end || errno || !(a->duration > 0 && a->duration <= 86400))
-			return gf_cli_usage(cli, "--duration: '%s' is not a number of seconds in (0, 86400]", optarg);
-		return 0;
-	case OPT_SIZE:
-		if (gf_parse_size(optarg, &a->size) || !a->size)
-			return gf_cli_usage(cli, "--size: %s", a->size ? gf_last_error() : "must be > 0");
-		return 0;
-	case OPT_NUMA: {
-		long n;
-		if (!strcmp(optarg, "none")) {
-			a->numa_node = -2;
-			return 0;
-		}
-		if (!strcmp(optarg, "auto")) {
-			a->numa_node = -1;
-			return 0;
-		}
-		if (parse_long(cli, "numa-node", optarg, 0, 1023, &n))
-			return GF_EXIT_USAGE;
-		a->numa_node = (int)n;
-		return 0;
-	}
-	case OPT_NVML:
-	case OPT_PCI_LOCALITY:
-		return -1;	/* common: they shape the model */
-	}
-	return -1;
+	errno = 0;
+	a->duration = strtod(arg, &end);
+	if (end == arg || *end || errno || !(a->duration > 0 && a->duration <= 86400))
+		return gf_cli_usage(cli, "--duration: '%s' is not a number of seconds in (0, 86400]", arg);
+	return 0;
 }
+
+static int opt_size(struct gf_cli *cli, void *ctx, const char *arg)
+{
+	struct args *a = ctx;
+
+	if (gf_parse_size(arg, &a->size) || !a->size)
+		return gf_cli_usage(cli, "--size: %s", a->size ? gf_last_error() : "must be > 0");
+	return 0;
+}
+
+static int opt_numa_node(struct gf_cli *cli, void *ctx, const char *arg)
+{
+	struct args *a = ctx;
+	long n;
+
+	if (!strcmp(arg, "none")) {
+		a->numa_node = -2;
+		return 0;
+	}
+	if (!strcmp(arg, "auto")) {
+		a->numa_node = -1;
+		return 0;
+	}
+	if (parse_long(cli, "numa-node", arg, 0, 1023, &n))
+		return GF_EXIT_USAGE;
+	a->numa_node = (int)n;
+	return 0;
+}
+
+static int cmd_bench_io(int argc, char **argv);
+
+static const struct gf_opt bench_io_opts[] = {
+	GF_OPT_CALLBACK(0, "mode", "M", opt_mode, "one point: seqread, randread, seqwrite, randwrite"),
+	GF_OPT_STRING(0, "bs", "SIZE", struct args, bs,
+		      "block size (4K .. 1G; default 1M sequential, 4K random);\n"
+		      "in a sweep a list: --bs 4K,64K,1M"),
+	GF_OPT_CALLBACK(0, "qd", "N", opt_qd, "requests in flight per thread (default 32; psync: 1)"),
+	GF_OPT_CALLBACK(0, "threads", "N", opt_threads, "submitting threads, each with its own engine (default 1)"),
+	GF_OPT_BOOL(0, "direct", struct args, direct, "O_DIRECT (page cache bypassed); else buffered"),
+	GF_OPT_BOOL(0, "warm", struct args, warm,
+		    "buffered reads from a warm page cache (default: cold,\n"
+		    "the file's cached pages dropped first)"),
+	GF_OPT_CALLBACK(0, "engine", "E", opt_engine, "uring (default) or psync (pread/pwrite threads)"),
+	GF_OPT_BOOL(0, "sqpoll", struct args, sqpoll, "io_uring submission by a kernel thread (burns a core)"),
+	GF_OPT_CALLBACK(0, "duration", "S", opt_duration,
+			"seconds per point (default 10 for --mode, 1 in a\n"
+			"sweep, 0.25 with --quick)"),
+	GF_OPT_BOOL(0, "quick", struct args, quick, "a short sweep (under a minute on 2 cores)"),
+	GF_OPT_STRING(0, "modes", "LIST", struct args, modes, "sweep: modes to run (default all four)"),
+	GF_OPT_STRING(0, "engines", "LIST", struct args, engines,
+		      "sweep: psync:N (N threads) and uring:N (depth N),\n"
+		      "default psync:1,psync:4,uring:1,uring:8,uring:32"),
+	GF_OPT_STRING(0, "cache", "LIST", struct args, cache, "sweep: direct,cold,warm (default all)"),
+	GF_OPT_CALLBACK(0, "size", "SIZE", opt_size, "size of a file we create (default 1G, --quick 256M)"),
+	GF_OPT_BOOL(0, "force", struct args, force, "allow writing over an existing file or block device"),
+	GF_OPT_CALLBACK(0, "numa-node", "N", opt_numa_node,
+			"place buffers and threads on node N; 'none'; 'auto'\n"
+			"(default: the drive's node)"),
+	GF_OPT_COMMON("root", "take the machine model (the drive's node) from a\n"
+		      "recording; the I/O still runs here"),
+	GF_OPT_COMMON("pci-locality", NULL),
+	GF_OPT_COMMON("json", "results with raw samples (schema gpufeed-bench-io/1)"),
+	GF_OPT_COMMON("output", NULL),
+	GF_OPT_COMMON("quiet", "no progress on stderr"),
+	GF_OPTS_STANDARD,
+	GF_OPT_END(),
+};
+
+const struct gf_cmd gf_cmd_bench_io_def = {
+	.name = "bench io",
+	.args = "[OPTIONS] PATH",
+	.summary = "storage through gpufeed's I/O engine: GB/s, IOPS, latency, CPU",
+	.description =
+		"Measures storage through gpufeed's I/O engine: GB/s, IOPS, p50/p99 latency\n"
+		"and CPU seconds per GB.  PATH is a file or, for reads, a block device.  A file\n"
+		"that does not exist is created (filled with data, --size), and removed at the\n"
+		"end, also on Ctrl-C.  Writing to an existing file or device needs --force;\n"
+		"without it a sweep runs its reads only.  Buffers and threads go to the NUMA\n"
+		"node of the drive (from the machine model) unless --numa-node says otherwise.\n"
+		"\n"
+		"Without --mode, a sweep: seq/rand reads and writes x block sizes x O_DIRECT,\n"
+		"cold and warm page cache x pread threads and io_uring queue depths.  With\n"
+		"--mode, one point, fio-style, for scripts (docs/bench-io.md):\n"
+		"  gpufeed bench io FILE --mode randread --bs 4K --qd 32 --direct --json\n",
+	.opts = bench_io_opts,
+	.exits = { "", NULL, "",
+		   "a point failed, e.g. an I/O error (the others still run); Ctrl-C;\n"
+		   "a write to an existing file without --force",
+		   "--numa-node names a node this machine lacks" },
+	.footer = "How it measures and its JSON: docs/bench-io.md.\n",
+	.run = cmd_bench_io,
+};
 
 /* Splits a comma list; calls fn on each item.  Returns 0 or an exit code. */
 static int each_item(struct gf_cli *cli, const char *list, const char *opt,
@@ -299,26 +322,6 @@ static int build_points(struct gf_cli *cli, struct args *a, struct gf_bench_poin
 
 static int cmd_bench_io(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		GF_COMMON_LONGOPTS,
-		{ "mode", required_argument, NULL, OPT_MODE },
-		{ "bs", required_argument, NULL, OPT_BS },
-		{ "qd", required_argument, NULL, OPT_QD },
-		{ "threads", required_argument, NULL, OPT_THREADS },
-		{ "direct", no_argument, NULL, OPT_DIRECT },
-		{ "warm", no_argument, NULL, OPT_WARM },
-		{ "engine", required_argument, NULL, OPT_ENGINE },
-		{ "sqpoll", no_argument, NULL, OPT_SQPOLL },
-		{ "duration", required_argument, NULL, OPT_DURATION },
-		{ "quick", no_argument, NULL, OPT_QUICK },
-		{ "modes", required_argument, NULL, OPT_MODES },
-		{ "engines", required_argument, NULL, OPT_ENGINES },
-		{ "cache", required_argument, NULL, OPT_CACHE },
-		{ "size", required_argument, NULL, OPT_SIZE },
-		{ "force", no_argument, NULL, OPT_FORCE },
-		{ "numa-node", required_argument, NULL, OPT_NUMA },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct args a = { .engine = GF_IO_URING, .numa_node = -1 };
 	struct gf_bench_io_opts bo = { 0 };
 	struct gf_bench_point *pts = NULL;
@@ -330,10 +333,9 @@ static int cmd_bench_io(int argc, char **argv)
 	int ret, rc = 0;
 
 	gf_cli_init(&cli, "bench io");
-	if ((ret = gf_cli_parse(&cli, argc, argv, longopts, help, bench_opt, &a)) >= 0)
+	if ((ret = gf_cli_parse(&cli, &gf_cmd_bench_io_def, argc, argv, &a)) >= 0 ||
+	    (ret = gf_cli_one_operand(&cli, argc, argv, "PATH", NULL)) >= 0)
 		return ret;
-	if (optind != argc - 1)
-		return gf_cli_usage(&cli, optind >= argc ? "missing PATH" : "expected one PATH, got more");
 	if ((ret = build_points(&cli, &a, &pts, &n)) >= 0)
 		return ret;
 
@@ -420,26 +422,25 @@ static int cmd_bench_io(int argc, char **argv)
 	return failed ? GF_EXIT_INPUT : GF_EXIT_OK;
 }
 
-static const char bench_help[] =
-	"Usage: gpufeed bench WHAT [OPTIONS]\n"
-	"\n"
-	"  io PATH     storage through the I/O engine (gpufeed bench io --help)\n"
-	"\n"
-	GF_EXIT_CODES_HELP;
+static const struct gf_cmd *const bench_subs[] = { &gf_cmd_bench_io_def, NULL };
+
+static const struct gf_opt bench_opts[] = {
+	GF_OPTS_STANDARD,
+	GF_OPT_END(),
+};
+
+const struct gf_cmd gf_cmd_bench_def = {
+	.name = "bench",
+	.args = "WHAT [OPTIONS]",
+	.summary = "measure a link against its limit",
+	.description = "Measures a link against its limit; 'gpufeed bench WHAT --help' for each.\n",
+	.opts = bench_opts,
+	.exits = { "", NULL, "", "", NULL },
+	.run = gf_cmd_bench,
+	.subs = bench_subs,
+};
 
 int gf_cmd_bench(int argc, char **argv)
 {
-	if (argc >= 2 && !strcmp(argv[1], "io"))
-		return cmd_bench_io(argc - 1, argv + 1);
-	if (argc >= 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
-		printf("gpufeed %s\n", gf_version());
-		return fflush(stdout) ? GF_EXIT_INPUT : GF_EXIT_OK;
-	}
-	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		fputs(bench_help, stdout);
-		return fflush(stdout) ? GF_EXIT_INPUT : GF_EXIT_OK;
-	}
-	fprintf(stderr, "gpufeed bench: %s\n%s", argc < 2 ? "what to measure? (io)" : "unknown benchmark",
-		bench_help);
-	return GF_EXIT_USAGE;
+	return gf_cli_dispatch(&gf_cmd_bench_def, argc, argv);
 }

@@ -1,39 +1,54 @@
 /* gpufeed record DIR: make a recording that every command replays. */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 
 #include "cli.h"
 
-static const char help[] =
-	"Usage: gpufeed record [OPTIONS] DIR\n"
-	"\n"
-	"Copies every file the model and the host audit read from /sys, /proc\n"
-	"(and a few /etc files) into DIR, keeping sysfs symlinks, and writes the\n"
-	"NVML facts (topology and the state an audit needs: persistence, ECC,\n"
-	"remapped rows, clock-event reasons, power limits, MIG, fabric state,\n"
-	"driver and CUDA versions) to DIR/nvml.json.  Any command then reads the\n"
-	"same machine with --root DIR.  DIR is written as DIR.tmp-XXXXXX and\n"
-	"renamed at the end: a failed recording, or one stopped with Ctrl-C or\n"
-	"SIGTERM, leaves nothing.\n"
-	"A recording may hold host names, kernel command line and IRQ counters:\n"
-	"look before you share it.\n"
-	"\n"
-	"Options:\n"
-	"      --force           replace the recording already in DIR (never a directory\n"
-	"                        that is not a recording)\n"
-	"  -r, --root SRC        re-record from a recording instead of this machine\n"
-	"  -j, --json            print a JSON summary of what was recorded\n"
-	"      --nvml=MODE       auto (default), off, or require (exit 4 without NVML)\n"
-	"  -q, --quiet           no summary, no input warnings\n"
-	"      --color=WHEN      accepted for uniformity; record prints no colour\n"
-	"  -h, --help            this help\n"
-	"  -V, --version         print the version\n"
-	"\n"
-	GF_EXIT_CODES_HELP
-	"\n"
-	"Layout: docs/recordings.md.\n";
+static int refuse_pci_locality(struct gf_cli *cli, void *ctx, const char *arg)
+{
+	(void)ctx;
+	(void)arg;
+	return gf_cli_usage(cli, "--pci-locality does not apply: a recording keeps the machine as it is");
+}
+
+static const struct gf_opt record_opts[] = {
+	GF_OPT_BOOL(0, "force", struct gf_record_options, force,
+		    "replace the recording already in DIR (never a directory\n"
+		    "that is not a recording)"),
+	GF_OPT_COMMON("root", "re-record from a recording instead of this machine"),
+	GF_OPT_COMMON("nvml", NULL),
+	GF_OPT_HIDDEN_CALLBACK("pci-locality", "SPEC", refuse_pci_locality),
+	GF_OPT_COMMON("json", "print a JSON summary of what was recorded"),
+	GF_OPT_COMMON("output", NULL),
+	GF_OPT_COMMON("color", "accepted for uniformity; record prints no colour"),
+	GF_OPT_COMMON("quiet", "no summary, no input warnings"),
+	GF_OPTS_STANDARD,
+	GF_OPT_END(),
+};
+
+const struct gf_cmd gf_cmd_record_def = {
+	.name = "record",
+	.args = "[OPTIONS] DIR",
+	.summary = "record this machine into a directory that --root replays",
+	.description =
+		"Copies every file the model and the host audit read from /sys, /proc\n"
+		"(and a few /etc files) into DIR, keeping sysfs symlinks, and writes the\n"
+		"NVML facts (topology and the state an audit needs: persistence, ECC,\n"
+		"remapped rows, clock-event reasons, power limits, MIG, fabric state,\n"
+		"driver and CUDA versions) to DIR/nvml.json.  Any command then reads the\n"
+		"same machine with --root DIR.  DIR is written as DIR.tmp-XXXXXX and\n"
+		"renamed at the end: a failed recording, or one stopped with Ctrl-C or\n"
+		"SIGTERM, leaves nothing.\n"
+		"A recording may hold host names, kernel command line and IRQ counters:\n"
+		"look before you share it.\n",
+	.opts = record_opts,
+	.exits = { "", NULL, "", "DIR holds a recording and no --force was given, DIR is not a\n"
+		   "recording, or the recording was stopped by a signal",
+		   "--nvml=require without NVML or a recording without nvml.json" },
+	.footer = "Layout: docs/recordings.md.\n",
+	.run = gf_cmd_record,
+};
 
 /* Length of the valid UTF-8 sequence at s, 0 if it is not one. */
 static int utf8_len(const unsigned char *s)
@@ -88,34 +103,17 @@ static void print_warning(const char *msg, void *arg)
 		fprintf(stderr, "gpufeed record: warning: %s\n", msg);
 }
 
-static int record_opt(struct gf_cli *cli, int opt, void *ctx)
-{
-	if (opt == OPT_FORCE) {
-		((struct gf_record_options *)ctx)->force = true;
-		return 0;
-	}
-	if (opt == OPT_PCI_LOCALITY)
-		return gf_cli_usage(cli, "--pci-locality does not apply: a recording keeps the machine as it is");
-	return -1;
-}
-
 int gf_cmd_record(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		GF_COMMON_LONGOPTS,
-		{ "force", no_argument, NULL, OPT_FORCE },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct gf_record_options ro = { 0 };
 	struct gf_record_stats st;
 	struct gf_cli cli;
 	int ret;
 
 	gf_cli_init(&cli, "record");
-	if ((ret = gf_cli_parse(&cli, argc, argv, longopts, help, record_opt, &ro)) >= 0)
+	if ((ret = gf_cli_parse(&cli, &gf_cmd_record_def, argc, argv, &ro)) >= 0 ||
+	    (ret = gf_cli_one_operand(&cli, argc, argv, "DIR", NULL)) >= 0)
 		return ret;
-	if (optind != argc - 1)
-		return gf_cli_usage(&cli, optind >= argc ? "missing DIR" : "expected one DIR, got more");
 	ro.root = cli.topo.root;
 	ro.nvml = cli.topo.nvml;
 	ro.warn = print_warning;

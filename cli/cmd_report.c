@@ -1,53 +1,50 @@
 /* gpufeed report: the one screen a person reads first. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 
 #include "cli.h"
 
-static const char help[] =
-	"Usage: gpufeed report [OPTIONS]\n"
-	"\n"
-	"The main job: a summary of this machine (or of a recording), the link\n"
-	"matrix, the paths that feed each GPU with their bottleneck, and the\n"
-	"problems the model shows (a GPU whose NUMA node is unknown, a link\n"
-	"running below its width or generation, a NIC faster than the PCIe behind\n"
-	"it, inactive NVLinks).\n"
-	"\n"
-	"Options:\n"
-	"      --strict          exit 1 when problems (warnings or errors) are found\n"
-	GF_COMMON_OPTIONS_HELP
-	"\n"
-	GF_EXIT_CODES_HELP
-	"\n"
-	"JSON schema: docs/json-report.md (\"schema\": \"" GF_REPORT_SCHEMA "\").\n";
+struct report_args {
+	bool strict;
+};
 
-static int report_opt(struct gf_cli *cli, int opt, void *ctx)
-{
-	(void)cli;
-	if (opt != OPT_STRICT)
-		return -1;
-	*(bool *)ctx = true;
-	return 0;
-}
+static const struct gf_opt report_opts[] = {
+	GF_OPT_BOOL(0, "strict", struct report_args, strict,
+		    "exit 1 when problems (warnings or errors) are found"),
+	GF_OPTS_MODEL,
+	GF_OPTS_OUTPUT,
+	GF_OPTS_STANDARD,
+	GF_OPT_END(),
+};
+
+const struct gf_cmd gf_cmd_report_def = {
+	.name = "report",
+	.args = "[OPTIONS]",
+	.summary = "the one screen to read first: summary, matrix, paths, problems",
+	.description =
+		"The main job: a summary of this machine (or of a recording), the link\n"
+		"matrix, the paths that feed each GPU with their bottleneck, and the\n"
+		"problems the model shows (a GPU whose NUMA node is unknown, a link\n"
+		"running below its width or generation, a NIC faster than the PCIe behind\n"
+		"it, inactive NVLinks).\n",
+	.opts = report_opts,
+	.exits = { "", "with --strict, when the report lists a warning or an error", "", "",
+		   "--nvml=require without NVML or DIR/nvml.json" },
+	.footer = "JSON schema: docs/json-report.md (\"schema\": \"" GF_REPORT_SCHEMA "\").\n",
+	.run = gf_cmd_report,
+};
 
 int gf_cmd_report(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		GF_COMMON_LONGOPTS,
-		{ "strict", no_argument, NULL, OPT_STRICT },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct gf_topo *t = NULL;
 	struct gf_cli cli;
-	bool strict = false;
+	struct report_args a = { 0 };
 	int ret, problems;
 
 	gf_cli_init(&cli, "report");
-	if ((ret = gf_cli_parse(&cli, argc, argv, longopts, help, report_opt, &strict)) >= 0)
+	if ((ret = gf_cli_parse(&cli, &gf_cmd_report_def, argc, argv, &a)) >= 0 ||
+	    (ret = gf_cli_no_operands(&cli, argc, argv)) >= 0)
 		return ret;
-	if (optind < argc)
-		return gf_cli_usage(&cli, "unexpected argument '%s'", argv[optind]);
 	if ((ret = gf_cli_discover(&cli, &t)))
 		return ret;
 	ret = cli.json ? gf_report_write_json(t, stdout) : gf_report_print(t, stdout, cli.color ? GF_PRINT_COLOR : 0);
@@ -55,5 +52,5 @@ int gf_cmd_report(int argc, char **argv)
 	gf_topo_free(t);
 	if (ret || fflush(stdout))
 		return gf_cli_fail(&cli, ret ? ret : -EIO);
-	return strict && problems ? GF_EXIT_FINDINGS : GF_EXIT_OK;
+	return a.strict && problems ? GF_EXIT_FINDINGS : GF_EXIT_OK;
 }

@@ -4,69 +4,86 @@
 
 #include "cli.h"
 
-static const struct {
-	const char *name;
-	int (*run)(int argc, char **argv);
-	const char *what;
-} commands[] = {
-	{ "report", gf_cmd_report, "the one screen to read first: summary, matrix, paths, problems" },
-	{ "topo", gf_cmd_topo, "the machine model: link matrix, GPUs, NICs, disks, path bandwidth" },
-	{ "record", gf_cmd_record, "record this machine into a directory that --root replays" },
-	{ "bench", gf_cmd_bench, "measure a link against its limit: io (storage through the engine)" },
+const struct gf_cmd *const gf_commands[] = {
+	&gf_cmd_report_def, &gf_cmd_topo_def, &gf_cmd_record_def, &gf_cmd_bench_def, NULL,
 };
 
-static void usage(FILE *f)
+/* gpufeed help [COMMAND [SUB]], and the hidden forms the build and the
+ * doc-vs-help test use: --man [COMMAND [SUB]] (roff, 'make man'),
+ * --options COMMAND [SUB] (the documented long options), --exit-table
+ * (docs/exit-codes.md's per-command table). */
+static int help(int argc, char **argv)
 {
-	fprintf(f, "Usage: gpufeed COMMAND [OPTIONS]\n\nCommands:\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].what);
-	fprintf(f, "\nEvery command takes --help, --version, --json; those that read the machine\n"
-		   "take --root DIR to read a recording instead.  'gpufeed help COMMAND' shows\n"
-		   "a command's options.\n\n" GF_EXIT_CODES_HELP);
-}
+	const char *form = argc > 1 && !strncmp(argv[1], "--", 2) ? argv[1] : NULL;
+	const char *const *words = (const char *const *)argv + 1 + (form ? 1 : 0);
+	int nwords = argc - 1 - (form ? 1 : 0), used;
+	const struct gf_cmd *cmd;
 
-/* Exit 3 when stdout could not take what we wrote (a full disk, a closed
- * pipe): scripts trust exit codes. */
-static int flushed(void)
-{
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "gpufeed: writing to standard output failed\n");
-		return GF_EXIT_INPUT;
+	if (form && strcmp(form, "--man") && strcmp(form, "--options") && strcmp(form, "--exit-table")) {
+		fprintf(stderr, "gpufeed help: unknown option '%s'\n", form);
+		return GF_EXIT_USAGE;
 	}
+	if (form && !strcmp(form, "--exit-table") && !nwords) {
+		gf_print_exit_table(stdout);
+		return GF_EXIT_OK;
+	}
+	if (!nwords && (!form || !strcmp(form, "--man"))) {
+		if (form)
+			gf_print_main_man(stdout);
+		else
+			gf_print_main_help(stdout);
+		return GF_EXIT_OK;
+	}
+	if (!nwords) {
+		fprintf(stderr, "gpufeed help: %s needs a COMMAND\n", form);
+		return GF_EXIT_USAGE;
+	}
+	cmd = gf_cli_find(words, nwords, &used);
+	if (!cmd || used != nwords) {
+		fprintf(stderr, "gpufeed: unknown command '%s%s%s'\nTry 'gpufeed --help'.\n", words[0],
+			nwords > 1 ? " " : "", nwords > 1 ? words[1] : "");
+		return GF_EXIT_USAGE;
+	}
+	if (!form)
+		gf_cmd_print_help(cmd, stdout);
+	else if (!strcmp(form, "--man"))
+		gf_cmd_print_man(cmd, stdout);
+	else
+		gf_cmd_print_option_names(cmd, stdout);
 	return GF_EXIT_OK;
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
 	const char *cmd;
+	int used;
 
 	if (argc < 2) {
-		usage(stderr);
+		gf_print_main_help(stderr);
 		return GF_EXIT_USAGE;
 	}
 	cmd = argv[1];
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
-		usage(stdout);
-		return flushed();
+		gf_print_main_help(stdout);
+		return GF_EXIT_OK;
 	}
 	if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
 		printf("gpufeed %s\n", gf_version());
-		return flushed();
+		return GF_EXIT_OK;
 	}
-	if (!strcmp(cmd, "help")) {
-		if (argc < 3) {
-			usage(stdout);
-			return flushed();
-		}
-		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-			if (!strcmp(argv[2], commands[i].name))
-				return commands[i].run(2, (char *[]){ argv[2], "--help", NULL });
-		fprintf(stderr, "gpufeed: unknown command '%s'\n", argv[2]);
-		return GF_EXIT_USAGE;
-	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(cmd, commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "help"))
+		return help(argc - 1, argv + 1);
+	const struct gf_cmd *c = gf_cli_find((const char *const *)argv + 1, 1, &used);
+	if (c)
+		return c->run(argc - 1, argv + 1);
 	fprintf(stderr, "gpufeed: unknown command '%s'\nTry 'gpufeed --help'.\n", cmd);
 	return GF_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	gf_out_init();
+	/* Exit 3 when the output could not be written (a full disk, a closed
+	 * pipe): scripts trust exit codes.  -o FILE is renamed into place here. */
+	return gf_out_finish(run(argc, argv));
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make install` honours PREFIX and DESTDIR and installs the CLI, a shared
-# library with a SONAME, a static library, the headers and a pkg-config
-# file; a program builds and runs against them.
+# library with a SONAME, a static library, the headers, a pkg-config file
+# and the man pages; a program builds and runs against them.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 stage=$(mktemp -d)
@@ -17,6 +17,13 @@ check "shared library with SONAME libgpufeed.so.0" \
 	"readelf -d $root/lib/libgpufeed.so.0.1.0 | grep -q 'SONAME.*libgpufeed.so.0'"
 check "SONAME link" "[ -L $root/lib/libgpufeed.so.0 ] && [ -L $root/lib/libgpufeed.so ]"
 check "headers" "[ -f $root/include/gpufeed/gpufeed.h ] && [ -f $root/include/gpufeed/topo.h ]"
+for page in man/*.1; do
+	check "man page $(basename "$page") in share/man/man1" "cmp -s $page $root/share/man/man1/$(basename "$page")"
+done
+check "man pages for every command (gpufeed, topo, report, record, bench io)" \
+	"[ \$(ls $root/share/man/man1/gpufeed*.1 | wc -l) -ge 5 ]"
+check "the installed page reads (man -l)" \
+	"! command -v man >/dev/null || MANWIDTH=80 man -l $root/share/man/man1/gpufeed-topo.1 2>/dev/null | grep -q -- '--root'"
 check "pkg-config file names the prefix" "grep -q '^prefix=$prefix' $root/lib/pkgconfig/gpufeed.pc"
 check "only gf_ symbols exported" \
 	"! nm -D --defined-only $root/lib/libgpufeed.so.0.1.0 | awk '{print \$3}' | grep -v -e '^gf_' -e '^GPUFEED_' | grep -q ."
@@ -51,5 +58,6 @@ check "a program builds statically" \
 	"cc $stage/demo.c \$(pkg-config --cflags gpufeed) $root/lib/libgpufeed.a -ljansson -luring -ldl -lpthread -lm -o $stage/demo-static"
 check "static build runs" "$stage/demo-static tests/fixtures/machines/ci-vm/root | grep -q '0 GPUs'"
 check "uninstall removes it" "make -s uninstall PREFIX=$prefix DESTDIR=$stage && [ ! -e $root/bin/gpufeed ]"
+check "and the man pages" "[ -z \"\$(ls $root/share/man/man1/ 2>/dev/null)\" ]"
 [ $fail -eq 0 ] && echo "test-install: all passed" || echo "test-install: FAILED"
 exit $fail
