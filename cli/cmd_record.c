@@ -116,6 +116,8 @@ int gf_cmd_record(int argc, char **argv)
 		return ret;
 	if (optind != argc - 1)
 		return gf_cli_usage(&cli, optind >= argc ? "missing DIR" : "expected one DIR, got more");
+	if (!*argv[optind])	/* "record $UNSET" */
+		return gf_cli_usage(&cli, "DIR is empty: give the directory to write");
 	ro.root = cli.topo.root;
 	ro.nvml = cli.topo.nvml;
 	ro.warn = print_warning;

@@ -3,6 +3,7 @@
  * write the NVML facts and a manifest; all into DIR.tmp-XXXXXX, renamed into
  * place at the end. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,9 +22,12 @@
 #include "core/rmtree.h"
 #include "core/strutil.h"
 #include "topo/record_audit.h"
+#include "topo/record_hook.h"
 #include "topo/topo_internal.h"
 
 #define GF_RECORDING_SCHEMA "gpufeed-recording/1"
+
+void (*gf_record_before_swap)(const char *dir);
 
 static bool dir_is_empty(const char *dir)
 {
@@ -113,57 +117,112 @@ static int write_manifest(const char *tmp, const struct gf_fs *src, const struct
 	return ret;
 }
 
-/* DIR may not exist, may be empty, or (with force) is a recording that we
- * replace; anything else is left alone. */
-static int check_target(const char *dir, bool force)
+/* What a recording may replace: an empty directory, or (with force) a
+ * recording.  `path` is what is checked, `name` the DIR the user gave (they
+ * differ once the final swap has moved the old DIR aside). */
+static int replaceable(const char *path, const char *name, bool force)
 {
 	char manifest[PATH_MAX];
 	struct stat st;
 
-	if (lstat(dir, &st)) {
-		if (errno == ENOENT)
-			return 0;
-		return gf_error_errno(-errno, dir);
-	}
+	if (lstat(path, &st))
+		return gf_error_errno(-errno, name);
 	if (!S_ISDIR(st.st_mode))
-		return gf_error(-ENOTDIR, "%s: exists and is not a directory", dir);
-	if (dir_is_empty(dir))
+		return gf_error(-ENOTDIR, "%s: exists and is not a directory", name);
+	if (dir_is_empty(path))
 		return 0;
-	snprintf(manifest, sizeof(manifest), "%s/" GF_RECORD_MANIFEST, dir);
+	snprintf(manifest, sizeof(manifest), "%s/" GF_RECORD_MANIFEST, path);
 	if (access(manifest, F_OK))
 		return gf_error(-EEXIST, "%s: exists, is not empty and is not a gpufeed recording: not replacing it",
-				dir);
+				name);
 	if (!force)
-		return gf_error(-EEXIST, "%s: a recording is already there (use --force to replace it)", dir);
+		return gf_error(-EEXIST, "%s: a recording is already there (use --force to replace it)", name);
 	return 0;
 }
 
-static int move_into_place(const char *tmp, const char *dir)
+/* DIR may not exist, may be empty, or (with force) is a recording that we
+ * replace; anything else is left alone.  *existed says which case the final
+ * swap must expect. */
+static int check_target(const char *dir, bool force, bool *existed)
 {
-	char old[PATH_MAX];
 	struct stat st;
 
-	if (lstat(dir, &st) == 0) {
-		if (dir_is_empty(dir)) {
-			if (rmdir(dir))
-				return gf_error_errno(-errno, dir);
-		} else {
-			snprintf(old, sizeof(old), "%s.old-%ld", dir, (long)getpid());
-			if (rename(dir, old))
-				return gf_error_errno(-errno, dir);
-			if (rename(tmp, dir)) {
-				int err = -errno;
-
-				rename(old, dir);	/* put the original back */
-				return gf_error_errno(err, dir);
-			}
-			gf_rmtree(old);
-			return 0;
-		}
-	}
-	if (rename(tmp, dir))
+	*existed = lstat(dir, &st) == 0;
+	if (!*existed && errno != ENOENT)
 		return gf_error_errno(-errno, dir);
-	return 0;
+	return *existed ? replaceable(dir, dir, force) : 0;
+}
+
+static int appeared(const char *dir)
+{
+	return gf_error(-EEXIST, "%s: appeared while recording (another 'gpufeed record', or someone's own "
+			"directory): not replacing it, nothing recorded", dir);
+}
+
+static bool no_rename_flags(int err)
+{
+	return err == EINVAL || err == ENOSYS;
+}
+
+/* DIR did not exist at the start: it must not exist now either.  Without
+ * RENAME_NOREPLACE (some file systems), rename() still never replaces a
+ * non-empty directory, nor puts a directory over a file. */
+static int move_into_new(const char *tmp, const char *dir)
+{
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno == EEXIST)
+		return appeared(dir);
+	if (!no_rename_flags(errno))
+		return gf_error_errno(-errno, dir);
+	if (rename(tmp, dir) == 0)
+		return 0;
+	if (errno == ENOTEMPTY || errno == EEXIST || errno == ENOTDIR || errno == EISDIR)
+		return appeared(dir);
+	return gf_error_errno(-errno, dir);
+}
+
+/* Without RENAME_EXCHANGE: move DIR aside, check what was moved, then put
+ * the recording in its place (or DIR back). */
+static int move_over_aside(const char *tmp, const char *dir, bool force)
+{
+	char old[PATH_MAX + 32];
+	int ret;
+
+	snprintf(old, sizeof(old), "%s.old-%ld", dir, (long)getpid());
+	if (rename(dir, old))
+		return errno == ENOENT ? move_into_new(tmp, dir) : gf_error_errno(-errno, dir);
+	if ((ret = replaceable(old, dir, force)) == 0 && (ret = move_into_new(tmp, dir)) == 0) {
+		gf_rmtree(old);
+		return 0;
+	}
+	if (rename(old, dir))
+		return gf_error(ret, "%s (and putting it back failed: it is now %s)", gf_last_error(), old);
+	return ret;
+}
+
+/* DIR existed at the start: swap the recording with whatever is there now,
+ * check what came out, and swap back unless it may be replaced.  On return
+ * tmp holds what must be removed (the old DIR, or the refused recording),
+ * unless *keep_tmp: then it holds someone's directory we could not put back. */
+static int move_over(const char *tmp, const char *dir, bool force, bool *keep_tmp)
+{
+	int ret;
+
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE)) {
+		if (errno == ENOENT)		/* DIR went away meanwhile */
+			return move_into_new(tmp, dir);
+		if (no_rename_flags(errno))
+			return move_over_aside(tmp, dir, force);
+		return gf_error_errno(-errno, dir);
+	}
+	if ((ret = replaceable(tmp, dir, force)) == 0)
+		return 0;
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE)) {
+		*keep_tmp = true;
+		return gf_error(ret, "%s (and swapping it back failed: it is now %s)", gf_last_error(), tmp);
+	}
+	return ret;
 }
 
 static int load_source_facts(const struct gf_fs *fs, const struct gf_record_options *opts,
@@ -214,6 +273,7 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 	struct gf_ctx c = { 0 };
 	struct gf_topo *t = NULL;
 	char dir[PATH_MAX], tmp[PATH_MAX + 16];
+	bool existed, keep_tmp = false;
 	size_t len;
 	int ret;
 
@@ -227,7 +287,7 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 		return gf_error(-ENAMETOOLONG, "%s: path too long", dir_arg);
 	for (len = strlen(dir); len > 1 && dir[len - 1] == '/'; len--)
 		dir[len - 1] = '\0';
-	if ((ret = check_target(dir, opts->force)))
+	if ((ret = check_target(dir, opts->force, &existed)))
 		return ret;
 	snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", dir);
 	if ((ret = gf_fs_init(&c.fs, opts->root)))
@@ -282,7 +342,15 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 		ret = gf_error(-EINTR, "%s: recording interrupted, nothing kept", dir);
 		goto out;
 	}
-	if ((ret = move_into_place(tmp, dir)))
+	if (gf_record_before_swap)
+		gf_record_before_swap(dir);
+	if (existed)
+		ret = move_over(tmp, dir, opts->force, &keep_tmp);
+	else
+		ret = move_into_new(tmp, dir);
+	if (existed && !ret)
+		gf_rmtree(tmp);		/* the replaced DIR, now at tmp */
+	if (ret)
 		goto out;
 	st.files = rec->files;
 	st.links = rec->links;
@@ -294,7 +362,7 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 	if (stats)
 		*stats = st;
 out:
-	if (ret)
+	if (ret && !keep_tmp)
 		gf_rmtree(tmp);
 	gf_topo_free(t);
 	gf_topo_free(c.t);

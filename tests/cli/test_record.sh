@@ -55,6 +55,33 @@ expect_grep "$err" "warning: .*0000:21:00.0/numa_node: not an integer: 'zero'" "
 expect_rc 0 "record --quiet" "$GPUFEED" record --quiet --root "$TMP/l40s" "$TMP/l40s-rec2"
 [ -s "$err" ] && not_ok "--quiet printed: $(head -1 "$err")" || ok "--quiet prints nothing on stderr"
 
+# Races on DIR (deterministic versions in tests/unit/test_record.c).
+# Two records into one new DIR: one wins, the other fails; never both exit 0.
+"$GPUFEED" record --quiet --root "$HGX" "$TMP/race" 2>"$TMP/race1.err" & p1=$!
+"$GPUFEED" record --quiet --root "$HGX" "$TMP/race" 2>"$TMP/race2.err" & p2=$!
+wait $p1; r1=$?; wait $p2; r2=$?
+[ "$(printf '%s\n' $r1 $r2 | sort | tr '\n' ' ')" = "0 3 " ] && ok "two records into one DIR: one exits 0, one 3" ||
+	not_ok "two records into one DIR exited $r1 and $r2"
+ls "$TMP" | grep -q 'race\.' && not_ok "a race left $(ls "$TMP" | grep 'race\.')" || ok "no temp or aside directory left"
+# A directory made at DIR while record runs is the user's: kept whole.
+"$GPUFEED" record --quiet --root "$HGX" "$TMP/data" 2>"$TMP/data.err" & p1=$!
+sleep 0.02
+if mkdir "$TMP/data" 2>/dev/null; then
+	echo precious >"$TMP/data/notes.txt"
+	wait $p1; r1=$?
+	[ "$r1" = 3 ] && ok "record exits 3 when DIR appears meanwhile" || not_ok "record exited $r1 over a new DIR"
+	[ "$(cat "$TMP/data/notes.txt" 2>/dev/null)" = precious ] && ok "the directory made meanwhile is kept" ||
+		not_ok "the directory made meanwhile was replaced"
+	grep -q "appeared while recording" "$TMP/data.err" && ok "and says why" || not_ok "no reason given: $(cat "$TMP/data.err")"
+else
+	wait $p1
+	ok "# SKIP record finished before the directory was made"
+fi
+expect_rc 2 "record with an empty DIR" "$GPUFEED" record ""
+expect_grep "$err" "empty" "the empty DIR is named as such"
+expect_rc 2 "record --root with an empty SRC" "$GPUFEED" record --root "" "$TMP/emptyroot"
+expect_grep "$err" "empty" "the empty --root is named as such"
+
 # A full disk: a 256 KiB tmpfs (needs root and mount; skipped otherwise).
 mkdir -p "$TMP/small"
 if mount -t tmpfs -o size=256k tmpfs "$TMP/small" 2>/dev/null; then

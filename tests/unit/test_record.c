@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gpufeed/gpufeed.h>
+#include "topo/record_hook.h"
 
 static int entries(const char *dir)
 {
@@ -109,6 +111,139 @@ static void warnings_reach_the_caller(void **state)
 	free(dst);
 }
 
+/* What the hook does between "recording complete" and the final swap. */
+static enum { RACE_NONE, RACE_MKDIR_NOTES, RACE_RECORD_SAME, RACE_REPLACE_WITH_NOTES } race;
+
+static void write_notes(const char *dir)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	assert_true(mkdir(dir, 0755) == 0);
+	snprintf(path, sizeof(path), "%s/notes.txt", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("precious\n", f);
+	fclose(f);
+}
+
+static void before_swap(const char *dir)
+{
+	struct gf_record_options o = { .root = t_fixture_root("ci-vm") };
+
+	switch (race) {
+	case RACE_MKDIR_NOTES:
+		write_notes(dir);
+		break;
+	case RACE_RECORD_SAME:
+		gf_record_before_swap = NULL;	/* the other run is not raced */
+		assert_int_equal(gf_record(dir, &o, NULL), 0);
+		break;
+	case RACE_REPLACE_WITH_NOTES:
+		t_rmtree(dir);
+		write_notes(dir);
+		break;
+	case RACE_NONE:
+		break;
+	}
+}
+
+static void assert_notes_intact(const char *dir)
+{
+	char path[PATH_MAX], *text;
+
+	snprintf(path, sizeof(path), "%s/notes.txt", dir);
+	text = t_read(path);
+	assert_non_null(text);
+	assert_string_equal(text, "precious\n");
+	free(text);
+}
+
+/* A directory made at DIR while record runs is the user's: never replaced. */
+static void race_new_dir_created_meanwhile(void **state)
+{
+	char *dir = t_mkdtemp(), target[PATH_MAX];
+	struct gf_record_options o = { .root = t_fixture_root("ci-vm") };
+
+	(void)state;
+	snprintf(target, sizeof(target), "%s/data", dir);
+	race = RACE_MKDIR_NOTES;
+	gf_record_before_swap = before_swap;
+	assert_int_equal(gf_record(target, &o, NULL), -EEXIST);
+	gf_record_before_swap = NULL;
+	assert_non_null(strstr(gf_last_error(), "appeared"));
+	assert_notes_intact(target);
+	assert_int_equal(entries(dir), 1);	/* data only, no temp or aside dirs */
+	t_rmtree(dir);
+	free(dir);
+}
+
+/* Two records into one new DIR: the second to finish fails, not both exit 0. */
+static void race_two_records_into_one_dir(void **state)
+{
+	char *dir = t_mkdtemp(), target[PATH_MAX], path[PATH_MAX];
+	struct gf_record_options o = { .root = t_fixture_root("hgx-h100-8gpu") };
+
+	(void)state;
+	snprintf(target, sizeof(target), "%s/rec", dir);
+	race = RACE_RECORD_SAME;
+	gf_record_before_swap = before_swap;
+	assert_int_equal(gf_record(target, &o, NULL), -EEXIST);
+	gf_record_before_swap = NULL;
+	/* The one that won is whole: the ci-vm recording (no nvml.json). */
+	snprintf(path, sizeof(path), "%s/gpufeed-recording.json", target);
+	assert_int_equal(access(path, F_OK), 0);
+	snprintf(path, sizeof(path), "%s/nvml.json", target);
+	assert_int_not_equal(access(path, F_OK), 0);
+	assert_int_equal(entries(dir), 1);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/* --force over a recording that was swapped for the user's own directory
+ * meanwhile: the swap is undone and the directory kept. */
+static void race_force_target_replaced_meanwhile(void **state)
+{
+	char *dir = t_mkdtemp(), target[PATH_MAX];
+	struct gf_record_options o = { .root = t_fixture_root("ci-vm") };
+
+	(void)state;
+	snprintf(target, sizeof(target), "%s/rec", dir);
+	assert_int_equal(gf_record(target, &o, NULL), 0);
+	o.force = true;
+	race = RACE_REPLACE_WITH_NOTES;
+	gf_record_before_swap = before_swap;
+	assert_int_equal(gf_record(target, &o, NULL), -EEXIST);
+	gf_record_before_swap = NULL;
+	assert_non_null(strstr(gf_last_error(), "not a gpufeed recording"));
+	assert_notes_intact(target);
+	assert_int_equal(entries(target), 1);
+	assert_int_equal(entries(dir), 1);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/* An empty DIR at the start that holds a recording at the end is only
+ * replaced with --force. */
+static void race_empty_dir_filled_meanwhile(void **state)
+{
+	char *dir = t_mkdtemp(), target[PATH_MAX], path[PATH_MAX];
+	struct gf_record_options o = { .root = t_fixture_root("hgx-h100-8gpu") };
+
+	(void)state;
+	snprintf(target, sizeof(target), "%s/rec", dir);
+	assert_int_equal(mkdir(target, 0755), 0);
+	race = RACE_RECORD_SAME;
+	gf_record_before_swap = before_swap;
+	assert_int_equal(gf_record(target, &o, NULL), -EEXIST);
+	gf_record_before_swap = NULL;
+	snprintf(path, sizeof(path), "%s/nvml.json", target);
+	assert_int_not_equal(access(path, F_OK), 0);	/* the ci-vm one stayed */
+	assert_int_equal(entries(dir), 1);
+	t_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -116,6 +251,10 @@ int main(void)
 		cmocka_unit_test(never_replaces_what_is_not_a_recording),
 		cmocka_unit_test(trailing_slash_and_force),
 		cmocka_unit_test(warnings_reach_the_caller),
+		cmocka_unit_test(race_new_dir_created_meanwhile),
+		cmocka_unit_test(race_two_records_into_one_dir),
+		cmocka_unit_test(race_force_target_replaced_meanwhile),
+		cmocka_unit_test(race_empty_dir_filled_meanwhile),
 	};
 
 	return cmocka_run_group_tests_name("record", tests, NULL, NULL);
