@@ -1,5 +1,6 @@
 /* Root-prefixed reads of /sys and /proc, tapped by the recorder. */
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
@@ -65,45 +66,141 @@ void gf_fs_real(const struct gf_fs *fs, const char *path, char *buf, size_t size
 	snprintf(buf, size, "%s%s", fs->root, path);
 }
 
-/* Before Linux 5.6 (no openat2): resolve, then refuse what left the root.
- * Absolute links then count as leaving it. */
-static int open_checked(const struct gf_fs *fs, const char *path, int flags)
-{
-	char real[PATH_MAX], canon[PATH_MAX];
+/* Directories deep enough for any sysfs path (they stay under 40). */
+#define WALK_MAX_DEPTH 128
+/* As the kernel's MAXSYMLINKS. */
+#define WALK_MAX_LINKS 40
+/* openat2 answers EAGAIN when a rename anywhere on the host raced its walk
+ * of ".."; it is then tried again this many times before the walk below. */
+#define OPENAT2_TRIES 16
 
-	if ((size_t)snprintf(real, sizeof(real), "%s%s", fs->root, path) >= sizeof(real)) {
+/* Next component of *rest (skipping "/"), or NULL at the end. */
+static char *next_component(char **rest)
+{
+	char *p = *rest, *name;
+
+	while (*p == '/')
+		p++;
+	if (!*p)
+		return NULL;
+	name = p;
+	while (*p && *p != '/')
+		p++;
+	if (*p)
+		*p++ = '\0';
+	*rest = p;
+	return name;
+}
+
+static bool only_slashes(const char *s)
+{
+	while (*s == '/')
+		s++;
+	return !*s;
+}
+
+/* RESOLVE_IN_ROOT done in user space: each component is looked up with
+ * O_NOFOLLOW relative to a directory fd we hold, symlinks are expanded by
+ * hand ("/" restarts at the root), and ".." pops our own stack, so it stops
+ * at the root whatever is renamed meanwhile.  Used where openat2 is missing
+ * (Linux < 5.6) or keeps answering EAGAIN. */
+static int open_in_root(int rootfd, const char *rel, int flags)
+{
+	int stack[WALK_MAX_DEPTH], depth = 0, links = 0, fd = -1, err = 0;
+	char path[PATH_MAX], *rest = path, *name;
+
+	stack[0] = rootfd;
+	if (gf_strlcpy(path, rel, sizeof(path)) >= sizeof(path)) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if (flags & O_NOFOLLOW) {
-		/* The last component itself is not followed: check its parent. */
-		char *slash = strrchr(real, '/');
+	while ((name = next_component(&rest))) {
+		bool last = only_slashes(rest);
+		struct stat st;
 
-		*slash = '\0';
-		if (!realpath(real, canon))
-			return -1;
-		*slash = '/';
-	} else if (!realpath(real, canon)) {
-		return -1;
+		if (!strcmp(name, "."))
+			continue;
+		if (!strcmp(name, "..")) {
+			if (depth > 0)
+				close(stack[depth--]);
+			continue;
+		}
+		if (fstatat(stack[depth], name, &st, AT_SYMLINK_NOFOLLOW)) {
+			err = errno;
+			goto out;
+		}
+		if (S_ISLNK(st.st_mode) && !(last && (flags & O_NOFOLLOW))) {
+			char target[PATH_MAX], joined[PATH_MAX];
+			ssize_t n;
+
+			if (++links > WALK_MAX_LINKS) {
+				err = ELOOP;
+				goto out;
+			}
+			n = readlinkat(stack[depth], name, target, sizeof(target) - 1);
+			if (n < 0) {
+				err = errno;
+				goto out;
+			}
+			target[n] = '\0';
+			if ((size_t)snprintf(joined, sizeof(joined), "%s/%s", target, rest) >= sizeof(joined)) {
+				err = ENAMETOOLONG;
+				goto out;
+			}
+			memcpy(path, joined, sizeof(path));
+			rest = path;
+			if (target[0] == '/')
+				while (depth > 0)
+					close(stack[depth--]);
+			continue;
+		}
+		if (last) {
+			/* O_NOFOLLOW: had it become a link since fstatat, we
+			 * fail rather than follow it out of the root. */
+			fd = openat(stack[depth], name, flags | O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0)
+				err = errno;
+			goto out;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			err = ENOTDIR;
+			goto out;
+		}
+		if (depth + 1 >= WALK_MAX_DEPTH) {
+			err = ENAMETOOLONG;
+			goto out;
+		}
+		fd = openat(stack[depth], name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			err = errno;
+			goto out;
+		}
+		stack[++depth] = fd;
+		fd = -1;
 	}
-	if (strncmp(canon, fs->root, fs->rootlen) || (canon[fs->rootlen] && canon[fs->rootlen] != '/')) {
-		errno = EXDEV;
-		return -1;
-	}
-	return open((flags & O_NOFOLLOW) ? real : canon, flags | O_CLOEXEC);
+	/* The path ends at a directory we hold ("", ".", "..", "dir/"). */
+	fd = openat(stack[depth], ".", flags | O_CLOEXEC);
+	if (fd < 0)
+		err = errno;
+out:
+	while (depth > 0)
+		close(stack[depth--]);
+	errno = err;
+	return err ? -1 : fd;
 }
+
+_Atomic int gf_fs_have_openat2 = 1;
 
 /* open() of a machine path: as is for this machine, scoped inside the
  * root for a recording. */
 static int fs_open(const struct gf_fs *fs, const char *path, int flags)
 {
-	static _Atomic int have_openat2 = 1;
 	struct open_how how = {
 		.flags = (unsigned long long)(flags | O_CLOEXEC),
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
 	const char *rel = path;
-	long fd;
+	long fd = -1;
 
 	if (!fs->rootlen)
 		return open(path, flags | O_CLOEXEC);
@@ -111,13 +208,25 @@ static int fs_open(const struct gf_fs *fs, const char *path, int flags)
 		rel++;
 	if (!*rel)
 		rel = ".";
-	if (have_openat2) {
-		fd = syscall(SYS_openat2, fs->rootfd, rel, &how, sizeof(how));
-		if (fd >= 0 || errno != ENOSYS)
+	if (gf_fs_have_openat2) {
+		for (int i = 0; i < OPENAT2_TRIES; i++) {
+			fd = syscall(SYS_openat2, fs->rootfd, rel, &how, sizeof(how));
+			if (fd >= 0 || errno != EAGAIN)
+				break;
+		}
+		if (fd >= 0 || (errno != ENOSYS && errno != EAGAIN))
 			return (int)fd;
-		have_openat2 = 0;	/* old kernel: fall back for good */
+		if (errno == ENOSYS)
+			gf_fs_have_openat2 = 0;	/* old kernel: walk by hand for good */
 	}
-	return open_checked(fs, path, flags);
+	return open_in_root(fs->rootfd, rel, flags);
+}
+
+/* Absent is ENOENT or ENOTDIR (a component is a file); anything else is a
+ * real failure that must not pass for "no such attribute". */
+static bool absent(int err)
+{
+	return err == ENOENT || err == ENOTDIR;
 }
 
 int gf_fs_read(const struct gf_fs *fs, const char *path, char **data, size_t *len)
@@ -352,16 +461,25 @@ out:
 	return 0;
 }
 
-/* stat() of a machine path, scoped like every other access. */
-static int fs_stat(const struct gf_fs *fs, const char *path, struct stat *st)
+int gf_fs_probe(const struct gf_fs *fs, const char *path, struct stat *st)
 {
+	char real[PATH_MAX];
 	int fd = fs_open(fs, path, O_PATH);
-	int ret;
+	int ret = 0;
 
-	if (fd < 0)
-		return -1;
-	ret = fstat(fd, st);
+	if (fd < 0) {
+		if (absent(errno))
+			return -ENOENT;
+		gf_fs_real(fs, path, real, sizeof(real));
+		return gf_error_errno(-errno, real);
+	}
+	if (fstat(fd, st)) {
+		gf_fs_real(fs, path, real, sizeof(real));
+		ret = gf_error_errno(-errno, real);
+	}
 	close(fd);
+	if (!ret && fs->rec)
+		gf_rec_path(fs->rec, fs, path);
 	return ret;
 }
 
@@ -369,20 +487,12 @@ bool gf_fs_exists(const struct gf_fs *fs, const char *path)
 {
 	struct stat st;
 
-	if (fs_stat(fs, path, &st))
-		return false;
-	if (fs->rec)
-		gf_rec_path(fs->rec, fs, path);
-	return true;
+	return gf_fs_probe(fs, path, &st) == 0;
 }
 
 bool gf_fs_is_dir(const struct gf_fs *fs, const char *path)
 {
 	struct stat st;
 
-	if (fs_stat(fs, path, &st) || !S_ISDIR(st.st_mode))
-		return false;
-	if (fs->rec)
-		gf_rec_path(fs->rec, fs, path);
-	return true;
+	return gf_fs_probe(fs, path, &st) == 0 && S_ISDIR(st.st_mode);
 }

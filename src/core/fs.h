@@ -3,9 +3,11 @@
  * what is read.  Paths are absolute machine paths such as "/sys/bus/pci".
  *
  * Under a root, every path resolves inside it as if chroot'ed there
- * (openat2 RESOLVE_IN_ROOT): "..", absolute and relative symlinks cannot
- * leave the recording, and only regular files are read (a FIFO planted in
- * a recording cannot hang us). */
+ * (openat2 RESOLVE_IN_ROOT, retried when a rename elsewhere on the host
+ * makes it answer EAGAIN, else the same walk done in user space): "..",
+ * absolute and relative symlinks cannot leave the recording, and only
+ * regular files are opened for reading (a FIFO or device node planted in a
+ * recording is refused before it is opened). */
 #ifndef GF_CORE_FS_H
 #define GF_CORE_FS_H
 
@@ -45,9 +47,19 @@ int gf_fs_readlink(const struct gf_fs *fs, const char *path, char *buf, size_t s
 int gf_fs_resolve(const struct gf_fs *fs, const char *path, char *buf, size_t size);
 /* Sorted entry names (no "." or ".."); free with gf_strv_free(). */
 int gf_fs_list(const struct gf_fs *fs, const char *path, char ***names, int *n);
+/* stat() of a path (followed inside the root): 0, -ENOENT when absent (also
+ * ENOTDIR: a component is a file), or another -errno with a message naming
+ * the file; a failure is never reported as absent. */
+struct stat;
+int gf_fs_probe(const struct gf_fs *fs, const char *path, struct stat *st);
+/* Shorthands of gf_fs_probe for where any failure may read as "no". */
 bool gf_fs_exists(const struct gf_fs *fs, const char *path);
 bool gf_fs_is_dir(const struct gf_fs *fs, const char *path);
 
 void gf_strv_free(char **v, int n);
+
+/* 1 until openat2 answers ENOSYS; tests set it to 0 to exercise the walk
+ * done in user space. */
+extern _Atomic int gf_fs_have_openat2;
 
 #endif

@@ -11,6 +11,10 @@
 #include "core/fs.h"
 #include "core/recorder.h"
 #include <gpufeed/error.h>
+#include <gpufeed/record.h>
+#include <gpufeed/topo.h>
+#include <pthread.h>
+#include <stdatomic.h>
 
 /* A tiny sysfs: a PCI device reached through /sys/bus/pci/devices and a
  * /proc/self link, like the kernel lays them out. */
@@ -72,6 +76,40 @@ static void reads_through_root(void **state)
 	assert_true(gf_fs_exists(&fs, "/proc/self/status"));
 	assert_true(gf_fs_is_dir(&fs, "/sys/devices"));
 	assert_false(gf_fs_is_dir(&fs, "/proc/self/status"));
+	gf_fs_fini(&fs);
+	t_rmtree(d);
+	free(d);
+}
+
+/* The same confinement from the walk used without openat2 (Linux < 5.6, or
+ * openat2 answering EAGAIN again and again). */
+static void reads_through_root_without_openat2(void **state)
+{
+	gf_fs_have_openat2 = 0;
+	reads_through_root(state);
+	gf_fs_have_openat2 = 1;
+}
+
+/* Only ENOENT and ENOTDIR mean absent; a link loop is an error. */
+static void probe_tells_absent_from_failed(void **state)
+{
+	char *d = make_tree();
+	struct gf_fs fs;
+	struct stat st;
+
+	(void)state;
+	t_symlink(d, "sys/loop", "loop");
+	assert_int_equal(gf_fs_init(&fs, d), 0);
+	assert_int_equal(gf_fs_probe(&fs, "/sys/devices", &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(gf_fs_probe(&fs, "/sys/nothing", &st), -ENOENT);
+	assert_int_equal(gf_fs_probe(&fs, "/proc/42/status/x", &st), -ENOENT);
+	assert_int_equal(gf_fs_probe(&fs, "/sys/loop", &st), -ELOOP);
+	assert_non_null(strstr(gf_last_error(), "sys/loop"));
+	gf_fs_have_openat2 = 0;
+	assert_int_equal(gf_fs_probe(&fs, "/sys/loop", &st), -ELOOP);
+	assert_int_equal(gf_fs_probe(&fs, "/sys/nothing", &st), -ENOENT);
+	gf_fs_have_openat2 = 1;
 	gf_fs_fini(&fs);
 	t_rmtree(d);
 	free(d);
@@ -220,15 +258,87 @@ static void recorder_copies_trees(void **state)
 	free(dst);
 }
 
+/* openat2(RESOLVE_IN_ROOT) fails with EAGAIN when any rename happens on the
+ * host while it walks "..".  A thread renaming two scratch files back and
+ * forth makes that frequent; discovery must still see every GPU and a
+ * recording must still be whole. */
+struct renamer {
+	char dir[PATH_MAX];
+	atomic_int stop;
+};
+
+static void *rename_loop(void *arg)
+{
+	struct renamer *r = arg;
+	char a[PATH_MAX + 8], b[PATH_MAX + 8];
+
+	snprintf(a, sizeof(a), "%s/a", r->dir);
+	snprintf(b, sizeof(b), "%s/b", r->dir);
+	while (!atomic_load(&r->stop)) {
+		rename(a, b);
+		rename(b, a);
+	}
+	return NULL;
+}
+
+static void reads_survive_concurrent_renames(void **state)
+{
+	char *scratch = t_mkdtemp(), *out = t_mkdtemp(), target[PATH_MAX];
+	struct gf_topo_options o = { .root = t_fixture_root("hgx-h100-8gpu") };
+	struct gf_record_options ro = { .root = o.root };
+	struct gf_record_stats quiet_st, st;
+	struct renamer r = { .stop = 0 };
+	pthread_t th;
+
+	(void)state;
+	snprintf(target, sizeof(target), "%s/quiet", out);
+	assert_int_equal(gf_record(target, &ro, &quiet_st), 0);
+	snprintf(r.dir, sizeof(r.dir), "%s", scratch);
+	t_write(scratch, "a", "x");
+	assert_int_equal(pthread_create(&th, NULL, rename_loop, &r), 0);
+	for (int i = 0; i < 10; i++) {
+		struct gf_topo *t = NULL;
+
+		assert_int_equal(gf_topo_discover(&o, &t), 0);
+		assert_int_equal(t->ngpus, 8);
+		assert_int_equal(t->nwarnings, 0);
+		gf_topo_free(t);
+	}
+	snprintf(target, sizeof(target), "%s/busy", out);
+	assert_int_equal(gf_record(target, &ro, &st), 0);
+	assert_int_equal(st.files, quiet_st.files);
+	assert_int_equal(st.links, quiet_st.links);
+	assert_int_equal(st.ngpus, 8);
+	gf_fs_have_openat2 = 0;		/* the fallback walk sees the same machine */
+	{
+		struct gf_topo *t = NULL;
+
+		assert_int_equal(gf_topo_discover(&o, &t), 0);
+		assert_int_equal(t->ngpus, 8);
+		assert_int_equal(t->nwarnings, 0);
+		gf_topo_free(t);
+	}
+	gf_fs_have_openat2 = 1;
+	atomic_store(&r.stop, 1);
+	pthread_join(th, NULL);
+	t_rmtree(scratch);
+	t_rmtree(out);
+	free(scratch);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(reads_through_root),
+		cmocka_unit_test(reads_through_root_without_openat2),
+		cmocka_unit_test(probe_tells_absent_from_failed),
 		cmocka_unit_test(bad_roots),
 		cmocka_unit_test(refuses_special_files),
 		cmocka_unit_test(refuses_long_roots),
 		cmocka_unit_test(recorder_mirrors_links),
 		cmocka_unit_test(recorder_copies_trees),
+		cmocka_unit_test(reads_survive_concurrent_renames),
 	};
 
 	return cmocka_run_group_tests_name("fs+recorder", tests, NULL, NULL);
