@@ -74,8 +74,7 @@ void gf_fs_real(const struct gf_fs *fs, const char *path, char *buf, size_t size
  * of ".."; it is then tried again this many times before the walk below. */
 #define OPENAT2_TRIES 16
 
-/* Next component of *rest (skipping "/"), or NULL at the end. */
-static char *next_component(char **rest)
+char *gf_path_next(char **rest)
 {
 	char *p = *rest, *name;
 
@@ -114,7 +113,7 @@ static int open_in_root(int rootfd, const char *rel, int flags)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	while ((name = next_component(&rest))) {
+	while ((name = gf_path_next(&rest))) {
 		bool last = only_slashes(rest);
 		struct stat st;
 
@@ -229,6 +228,51 @@ static bool absent(int err)
 	return err == ENOENT || err == ENOTDIR;
 }
 
+/* A regular file opened for reading, or -errno (-EBADMSG: not a regular
+ * file).  In a recording the type is checked on an O_PATH descriptor first,
+ * so a FIFO or a device node planted there is never opened (opening one can
+ * block, or act: rewind a tape, arm a watchdog); the file is then reopened
+ * through /proc/self/fd, which opens that very inode. */
+static int open_regular(const struct gf_fs *fs, const char *path, struct stat *st)
+{
+	char proc[64];
+	int pfd, fd, err;
+
+	if (!fs->rootlen) {		/* this machine: our own /sys and /proc paths */
+		fd = fs_open(fs, path, O_RDONLY | O_NONBLOCK);
+		if (fd < 0)
+			return -errno;
+		if (fstat(fd, st) || !S_ISREG(st->st_mode)) {
+			close(fd);
+			return -EBADMSG;
+		}
+		return fd;
+	}
+	pfd = fs_open(fs, path, O_PATH);
+	if (pfd < 0)
+		return -errno;
+	if (fstat(pfd, st) || !S_ISREG(st->st_mode)) {
+		close(pfd);
+		return -EBADMSG;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	fd = open(proc, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		struct stat again;
+
+		/* No /proc: open by path, then make sure it is the same file. */
+		fd = fs_open(fs, path, O_RDONLY | O_NONBLOCK);
+		if (fd >= 0 && (fstat(fd, &again) || again.st_ino != st->st_ino || again.st_dev != st->st_dev)) {
+			close(fd);
+			close(pfd);
+			return -EBADMSG;
+		}
+	}
+	err = fd < 0 ? -errno : 0;
+	close(pfd);
+	return err ? err : fd;
+}
+
 int gf_fs_read(const struct gf_fs *fs, const char *path, char **data, size_t *len)
 {
 	char real[PATH_MAX];
@@ -241,13 +285,9 @@ int gf_fs_read(const struct gf_fs *fs, const char *path, char **data, size_t *le
 	if (len)
 		*len = 0;
 	gf_fs_real(fs, path, real, sizeof(real));
-	fd = fs_open(fs, path, O_RDONLY | O_NONBLOCK);
+	fd = open_regular(fs, path, &st);
 	if (fd < 0)
-		return gf_error_errno(-errno, real);
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return gf_error(-EBADMSG, "%s: not a regular file", real);
-	}
+		return fd == -EBADMSG ? gf_error(-EBADMSG, "%s: not a regular file", real) : gf_error_errno(fd, real);
 	buf = malloc(cap);
 	if (!buf) {
 		close(fd);

@@ -58,6 +58,10 @@ bool gf_fs_is_dir(const struct gf_fs *fs, const char *path);
 
 void gf_strv_free(char **v, int n);
 
+/* Splits a path in place: the next component of *rest (leading "/"
+ * skipped, the "/" after it cut), or NULL at the end. */
+char *gf_path_next(char **rest);
+
 /* 1 until openat2 answers ENOSYS; tests set it to 0 to exercise the walk
  * done in user space. */
 extern _Atomic int gf_fs_have_openat2;

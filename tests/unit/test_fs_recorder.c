@@ -14,6 +14,8 @@
 #include <gpufeed/record.h>
 #include <gpufeed/topo.h>
 #include <pthread.h>
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <stdatomic.h>
 
 /* A tiny sysfs: a PCI device reached through /sys/bus/pci/devices and a
@@ -258,6 +260,89 @@ static void recorder_copies_trees(void **state)
 	free(dst);
 }
 
+/* A link chain that the readers resolve inside the root (up -> /, then
+ * ".." stops there) must not become, in the copy, a link that a tool
+ * following links resolves to the host's /etc/passwd. */
+static void recorded_links_stay_inside(void **state)
+{
+	char *src = t_mkdtemp(), *dst = t_mkdtemp(), buf[256], path[PATH_MAX], real[PATH_MAX];
+	char *host = t_read("/etc/passwd"), *text;
+	struct gf_recorder rec;
+	struct gf_fs fs;
+	char **names;
+	int n;
+
+	(void)state;
+	t_write(src, "etc/passwd", "recorded\n");
+	t_symlink(src, "sys/a/b/up", "/");
+	t_symlink(src, "sys/a/b/evil", "up/../../../etc/passwd");
+	t_symlink(src, "sys/a/b/deep", "up/sys/a/b/up/../../../../../../etc/passwd");
+	assert_int_equal(gf_fs_init(&fs, src), 0);
+	assert_int_equal(gf_rec_init(&rec, dst), 0);
+	fs.rec = &rec;
+	assert_int_equal(gf_fs_list(&fs, "/sys/a/b", &names, &n), 0);
+	gf_strv_free(names, n);
+	assert_int_equal(gf_fs_read_str(&fs, "/sys/a/b/evil", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "recorded");
+	assert_int_equal(gf_fs_read_str(&fs, "/sys/a/b/deep", buf, sizeof(buf)), 0);
+	assert_int_equal(rec.error, 0);
+	for (int i = 0; i < 3; i++) {
+		const char *name[] = { "up", "evil", "deep" };
+
+		snprintf(path, sizeof(path), "%s/sys/a/b/%s", dst, name[i]);
+		if (realpath(path, real))	/* followed by the host: inside dst */
+			assert_true(strncmp(real, dst, strlen(dst)) == 0);
+		text = t_read(path);
+		if (text && host)
+			assert_string_not_equal(text, host);
+		free(text);
+	}
+	snprintf(path, sizeof(path), "%s/sys/a/b/evil", dst);
+	text = t_read(path);
+	assert_non_null(text);
+	assert_string_equal(text, "recorded\n");
+	free(text);
+	gf_fs_fini(&fs);
+	t_rmtree(src);
+	t_rmtree(dst);
+	free(src);
+	free(dst);
+	free(host);
+}
+
+/* A FIFO in a recording is refused without being opened: a writer blocked
+ * in open() stays blocked (opening it for reading would release it). */
+static void special_files_never_opened(void **state)
+{
+	char *d = make_tree(), path[PATH_MAX], buf[64];
+	struct gf_fs fs;
+	pid_t pid;
+	int status, fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/sys/devices/pci0000:00/0000:00:01.0/fifo", d);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int wfd = open(path, O_WRONLY);	/* blocks until a reader opens */
+
+		_exit(wfd >= 0 ? 0 : 1);
+	}
+	usleep(100 * 1000);
+	assert_int_equal(gf_fs_init(&fs, d), 0);
+	assert_int_equal(gf_fs_read_str(&fs, "/sys/bus/pci/devices/0000:00:01.0/fifo", buf, sizeof(buf)),
+			 -EBADMSG);
+	usleep(200 * 1000);
+	assert_int_equal(waitpid(pid, &status, WNOHANG), 0);	/* still blocked */
+	fd = open(path, O_RDONLY | O_NONBLOCK);			/* release it */
+	waitpid(pid, &status, 0);
+	close(fd);
+	gf_fs_fini(&fs);
+	t_rmtree(d);
+	free(d);
+}
+
 /* openat2(RESOLVE_IN_ROOT) fails with EAGAIN when any rename happens on the
  * host while it walks "..".  A thread renaming two scratch files back and
  * forth makes that frequent; discovery must still see every GPU and a
@@ -338,6 +423,8 @@ int main(void)
 		cmocka_unit_test(refuses_long_roots),
 		cmocka_unit_test(recorder_mirrors_links),
 		cmocka_unit_test(recorder_copies_trees),
+		cmocka_unit_test(recorded_links_stay_inside),
+		cmocka_unit_test(special_files_never_opened),
 		cmocka_unit_test(reads_survive_concurrent_renames),
 	};
 
