@@ -137,7 +137,7 @@ static int replaceable(const char *path, const char *name, bool force)
 				name);
 	if (!force)
 		return gf_error(-EEXIST, "%s: a recording is already there (use --force to replace it)", name);
-	return 0;
+	return gf_rmtree_check(path, name);	/* never delete across a mount */
 }
 
 /* DIR may not exist, may be empty, or (with force) is a recording that we

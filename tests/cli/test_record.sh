@@ -3,6 +3,8 @@
 # failure (full disk, bad target) leaves nothing behind.
 . "$(dirname "$0")/lib.sh"
 HGX=$FIX/hgx-h100-8gpu/root
+# Mounts made below are undone whatever happens (rm -rf would cross them).
+trap 'awk -v t="$TMP/" "index(\$2, t) == 1 { print \$2 }" /proc/mounts | sort -r | xargs -r -n1 umount; rm -rf "$TMP"' EXIT
 
 strip() { jq 'del(.machine.source, .machine.nvml_note)' "$1"; }
 
@@ -81,6 +83,30 @@ expect_rc 2 "record with an empty DIR" "$GPUFEED" record ""
 expect_grep "$err" "empty" "the empty DIR is named as such"
 expect_rc 2 "record --root with an empty SRC" "$GPUFEED" record --root "" "$TMP/emptyroot"
 expect_grep "$err" "empty" "the empty --root is named as such"
+
+# --force never deletes across a mount point inside the old recording (a
+# tmpfs, and a bind mount of the same file system, which has the same st_dev).
+expect_rc 0 "record a recording to replace" "$GPUFEED" record --root "$FIX/ci-vm/root" "$TMP/mnt"
+for kind in tmpfs bind; do
+	mkdir -p "$TMP/mnt/sys/$kind" "$TMP/$kind-src"
+	if [ $kind = tmpfs ]; then m=(mount -t tmpfs -o size=1m tmpfs "$TMP/mnt/sys/$kind");
+	else m=(mount --bind "$TMP/$kind-src" "$TMP/mnt/sys/$kind"); fi
+	if "${m[@]}" 2>/dev/null; then
+		echo precious >"$TMP/mnt/sys/$kind/notes.txt"
+		expect_rc 3 "record --force over a recording with a $kind mounted inside" \
+			"$GPUFEED" record --force --root "$FIX/ci-vm/root" "$TMP/mnt"
+		expect_grep "$err" "mount point" "the mount point is named"
+		[ "$(cat "$TMP/mnt/sys/$kind/notes.txt")" = precious ] && ok "what is on the $kind is kept" ||
+			not_ok "the $kind was emptied"
+		[ -f "$TMP/mnt/gpufeed-recording.json" ] && ok "the old recording is kept whole" || not_ok "old recording damaged"
+		umount "$TMP/mnt/sys/$kind"
+	else
+		ok "# SKIP $kind mount inside a recording: cannot mount here"
+	fi
+	rmdir "$TMP/mnt/sys/$kind"
+done
+ls "$TMP" | grep -q 'mnt\.' && not_ok "left $(ls "$TMP" | grep 'mnt\.')" || ok "no temp directory left"
+expect_rc 0 "with nothing mounted inside, --force replaces it" "$GPUFEED" record --force --root "$FIX/ci-vm/root" "$TMP/mnt"
 
 # A full disk: a 256 KiB tmpfs (needs root and mount; skipped otherwise).
 mkdir -p "$TMP/small"
