@@ -3,11 +3,15 @@
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 
+enum { OPT_RECORD_FORMAT = 1100 };
+
 static const char help[] =
 	"Usage: gpufeed record [OPTIONS] DIR\n"
+	"       gpufeed record [OPTIONS] FILE.tar.gz\n"
 	"\n"
 	"Copies every file the model and the host audit read from /sys, /proc\n"
 	"(and a few /etc files) into DIR, keeping sysfs symlinks, and writes the\n"
@@ -17,13 +21,19 @@ static const char help[] =
 	"same machine with --root DIR.  DIR is written as DIR.tmp-XXXXXX and\n"
 	"renamed at the end: a failed recording, or one stopped with Ctrl-C or\n"
 	"SIGTERM, leaves nothing.\n"
+	"Given a name ending in .tar.gz (or .tgz), or --format tar.gz, the\n"
+	"recording is one gzip'd tar file instead, written atomically; --root\n"
+	"FILE.tar.gz reads it as it reads the directory.\n"
 	"A recording may hold host names, kernel command line and IRQ counters:\n"
 	"look before you share it.\n"
 	"\n"
 	"Options:\n"
 	"      --force           replace the recording already in DIR (never a directory\n"
 	"                        that is not a recording)\n"
-	"  -r, --root SRC        re-record from a recording instead of this machine\n"
+	"      --format=FMT      dir or tar.gz (default: tar.gz when the name ends in\n"
+	"                        .tar.gz or .tgz, else dir)\n"
+	"  -r, --root SRC        re-record from a recording (directory or .tar.gz)\n"
+	"                        instead of this machine\n"
 	"  -j, --json            print a JSON summary of what was recorded\n"
 	"      --nvml=MODE       auto (default), off, or require (exit 4 without NVML)\n"
 	"  -q, --quiet           no summary, no input warnings\n"
@@ -94,6 +104,17 @@ static int record_opt(struct gf_cli *cli, int opt, void *ctx)
 		((struct gf_record_options *)ctx)->force = true;
 		return 0;
 	}
+	if (opt == OPT_RECORD_FORMAT) {
+		struct gf_record_options *ro = ctx;
+
+		if (!strcmp(optarg, "dir"))
+			ro->format = GF_RECORD_DIR;
+		else if (!strcmp(optarg, "tar.gz"))
+			ro->format = GF_RECORD_TAR_GZ;
+		else
+			return gf_cli_usage(cli, "--format: '%s' is not dir or tar.gz", optarg);
+		return 0;
+	}
 	if (opt == OPT_PCI_LOCALITY)
 		return gf_cli_usage(cli, "--pci-locality does not apply: a recording keeps the machine as it is");
 	return -1;
@@ -104,6 +125,7 @@ int gf_cmd_record(int argc, char **argv)
 	static const struct option longopts[] = {
 		GF_COMMON_LONGOPTS,
 		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "format", required_argument, NULL, OPT_RECORD_FORMAT },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct gf_record_options ro = { 0 };

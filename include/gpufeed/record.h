@@ -16,6 +16,13 @@ extern "C" {
 #define GF_RECORD_NVML_FILE "nvml.json"
 #define GF_RECORD_MANIFEST  "gpufeed-recording.json"
 
+/* What gf_record writes. */
+enum gf_record_format {
+	GF_RECORD_AUTO = 0,		/* a .tar.gz when the name ends so, else a directory */
+	GF_RECORD_DIR,
+	GF_RECORD_TAR_GZ,		/* one gzip'd tar file, read back by --root FILE */
+};
+
 struct gf_record_options {
 	const char *root;		/* NULL = this machine, else re-record a recording */
 	enum gf_nvml_mode nvml;		/* AUTO: facts when NVML answers */
@@ -26,6 +33,7 @@ struct gf_record_options {
 	/* When it becomes non-zero (set it from a signal handler), gf_record
 	 * stops, removes what it wrote and returns -EINTR. */
 	volatile sig_atomic_t *cancel;
+	enum gf_record_format format;
 };
 
 struct gf_record_stats {

@@ -15,14 +15,72 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/recorder.h"
+#include "core/rmtree.h"
+#include "core/tar.h"
 #include "core/strutil.h"
 
 /* /proc/cpuinfo of a 400-thread host is ~1 MiB; nothing we read is larger. */
 #define GF_FS_MAX_FILE (16u << 20)
 
+/* A private directory for an unpacked archive: tmpfs when there is one
+ * (a recording is thousands of small files), else $TMPDIR. */
+static int make_unpack_dir(char *buf, size_t size)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	const char *bases[] = { "/dev/shm", tmpdir && *tmpdir ? tmpdir : "/tmp" };
+
+	for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
+		if (access(bases[i], W_OK | X_OK))
+			continue;
+		snprintf(buf, size, "%s/gpufeed-root-XXXXXX", bases[i]);
+		if (mkdtemp(buf))
+			return 0;
+	}
+	buf[0] = '\0';
+	return gf_error_errno(-errno, "a temp directory to unpack the recording into");
+}
+
+/* The recording inside an unpacked archive: the archive's one top
+ * directory ("hgx/" in hgx.tar.gz), or the top itself. */
+static void recording_top(const char *unpacked, char *dir, size_t size)
+{
+	struct dirent *de;
+	char only[NAME_MAX + 1] = "";
+	int n = 0;
+	DIR *d = opendir(unpacked);
+
+	gf_strlcpy(dir, unpacked, size);
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") && n++ == 0)
+			gf_strlcpy(only, de->d_name, sizeof(only));
+	closedir(d);
+	if (n == 1 && strcmp(only, "sys") && strcmp(only, "proc")) {
+		struct stat st;
+
+		snprintf(dir, size, "%s/%s", unpacked, only);
+		if (lstat(dir, &st) || !S_ISDIR(st.st_mode))
+			gf_strlcpy(dir, unpacked, size);
+	}
+}
+
+static int unpack(struct gf_fs *fs)
+{
+	int ret = make_unpack_dir(fs->unpacked, sizeof(fs->unpacked));
+
+	if (ret)
+		return ret;
+	if ((ret = gf_tar_extract(fs->root, fs->unpacked)))
+		return ret;
+	recording_top(fs->unpacked, fs->dir, sizeof(fs->dir));
+	return 0;
+}
+
 int gf_fs_init(struct gf_fs *fs, const char *root)
 {
 	struct stat st;
+	int ret;
 
 	memset(fs, 0, sizeof(*fs));
 	fs->rootfd = -1;
@@ -30,8 +88,8 @@ int gf_fs_init(struct gf_fs *fs, const char *root)
 		return 0;
 	if (stat(root, &st))
 		return gf_error_errno(-errno, root);
-	if (!S_ISDIR(st.st_mode))
-		return gf_error(-ENOTDIR, "%s: not a directory (a recording is a directory made by 'gpufeed record')",
+	if (!S_ISDIR(st.st_mode) && !(S_ISREG(st.st_mode) && gf_tar_sniff(root)))
+		return gf_error(-ENOTDIR, "%s: not a directory or a .tar.gz (a recording is made by 'gpufeed record')",
 				root);
 	if (!realpath(root, fs->root))
 		return gf_error_errno(-errno, root);
@@ -43,9 +101,26 @@ int gf_fs_init(struct gf_fs *fs, const char *root)
 	if (fs->rootlen > GF_FS_MAX_ROOT)
 		return gf_error(-ENAMETOOLONG, "%.64s...: recording path longer than %d bytes", fs->root,
 				GF_FS_MAX_ROOT);
-	fs->rootfd = open(fs->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fs->rootfd < 0)
-		return gf_error_errno(-errno, fs->root);
+	if (S_ISREG(st.st_mode)) {
+		if ((ret = unpack(fs))) {
+			gf_fs_fini(fs);
+			return ret;
+		}
+	} else {
+		gf_strlcpy(fs->dir, fs->root, sizeof(fs->dir));
+	}
+	fs->dirlen = strlen(fs->dir);
+	if (fs->dirlen > GF_FS_MAX_ROOT) {
+		ret = gf_error(-ENAMETOOLONG, "%.64s...: unpacked path longer than %d bytes", fs->dir, GF_FS_MAX_ROOT);
+		gf_fs_fini(fs);
+		return ret;
+	}
+	fs->rootfd = open(fs->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fs->rootfd < 0) {
+		ret = gf_error_errno(-errno, fs->root);
+		gf_fs_fini(fs);
+		return ret;
+	}
 	return 0;
 }
 
@@ -54,6 +129,15 @@ void gf_fs_fini(struct gf_fs *fs)
 	if (fs->rootfd >= 0)
 		close(fs->rootfd);
 	fs->rootfd = -1;
+	if (fs->unpacked[0]) {
+		char msg[512];
+
+		/* Cleaning up must not replace the error being reported. */
+		gf_strlcpy(msg, gf_last_error(), sizeof(msg));
+		gf_rmtree(fs->unpacked);
+		gf_error(0, "%s", msg);
+		fs->unpacked[0] = '\0';
+	}
 }
 
 bool gf_fs_live(const struct gf_fs *fs)
@@ -64,6 +148,11 @@ bool gf_fs_live(const struct gf_fs *fs)
 void gf_fs_real(const struct gf_fs *fs, const char *path, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s%s", fs->root, path);
+}
+
+void gf_fs_src(const struct gf_fs *fs, const char *path, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s", fs->rootlen ? fs->dir : "", path);
 }
 
 /* Directories deep enough for any sysfs path (they stay under 40). */
@@ -416,10 +505,10 @@ int gf_fs_resolve(const struct gf_fs *fs, const char *path, char *buf, size_t si
 	canon[n] = '\0';
 	rel = canon;
 	if (fs->rootlen) {
-		if (strncmp(canon, fs->root, fs->rootlen) ||
-		    (canon[fs->rootlen] && canon[fs->rootlen] != '/'))
+		if (strncmp(canon, fs->dir, fs->dirlen) ||
+		    (canon[fs->dirlen] && canon[fs->dirlen] != '/'))
 			return gf_error(-EXDEV, "%s: resolves to %s, outside the recording", real, canon);
-		rel = canon + fs->rootlen;
+		rel = canon + fs->dirlen;
 		if (!*rel)
 			rel = "/";
 	}

@@ -18,23 +18,33 @@
 struct gf_recorder;
 
 struct gf_fs {
-	char root[PATH_MAX];		/* canonical, "" for this machine */
+	char root[PATH_MAX];		/* canonical, "" for this machine; the
+					 * archive's path for a .tar.gz (messages) */
 	size_t rootlen;
-	int rootfd;			/* O_PATH of root, -1 for this machine */
+	char dir[PATH_MAX];		/* the directory read: root, or where the
+					 * archive was unpacked */
+	size_t dirlen;
+	int rootfd;			/* O_PATH of dir, -1 for this machine */
+	char unpacked[PATH_MAX];	/* private temp dir to remove, or "" */
 	struct gf_recorder *rec;	/* NULL unless recording */
 };
 
 /* Longest root we accept, so that root + machine path always fits. */
 #define GF_FS_MAX_ROOT (PATH_MAX - 1024)
 
-/* root NULL or "" = this machine. -ENOENT/-ENOTDIR/-ENAMETOOLONG with a
- * message.  Release with gf_fs_fini (copies of the struct share the fd). */
+/* root NULL or "" = this machine; a directory; or a .tar.gz (or .tar) made
+ * by 'gpufeed record', unpacked into a private temp dir (under /dev/shm when
+ * writable, else $TMPDIR) that gf_fs_fini removes.  -ENOENT/-ENOTDIR/
+ * -ENAMETOOLONG/-EBADMSG with a message.  Release with gf_fs_fini (copies
+ * of the struct share the fd and the temp dir). */
 int gf_fs_init(struct gf_fs *fs, const char *root);
 void gf_fs_fini(struct gf_fs *fs);
 bool gf_fs_live(const struct gf_fs *fs);
 
-/* Where `path` really is: root + path (for messages and opening). */
+/* How messages name `path`: root + path (archive + path for a .tar.gz). */
 void gf_fs_real(const struct gf_fs *fs, const char *path, char *buf, size_t size);
+/* Where `path` is on disk: dir + path (for code that opens it itself). */
+void gf_fs_src(const struct gf_fs *fs, const char *path, char *buf, size_t size);
 
 /* Whole file, NUL-terminated; caller frees *data.  Absent = -ENOENT. */
 int gf_fs_read(const struct gf_fs *fs, const char *path, char **data, size_t *len);

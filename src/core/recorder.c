@@ -166,7 +166,7 @@ static bool land(const struct gf_fs *fs, const char *dir, const char *target, ch
 		}
 		if ((size_t)snprintf(next, sizeof(next), "%s/%s", cur, name) >= sizeof(next))
 			break;
-		gf_fs_real(fs, next, src, sizeof(src));
+		gf_fs_src(fs, next, src, sizeof(src));
 		if (missing || lstat(src, &st) || !S_ISLNK(st.st_mode) || ++links > MAX_LINK_DEPTH ||
 		    (n = readlink(src, link, sizeof(link) - 1)) < 0) {
 			missing = missing || access(src, F_OK);
@@ -218,7 +218,7 @@ static int mirror(struct gf_recorder *rec, const struct gf_fs *fs, const char *p
 
 		if ((size_t)snprintf(next, sizeof(next), "%s/%s", cur, tok) >= sizeof(next))
 			return -ENAMETOOLONG;
-		gf_fs_real(fs, next, src, sizeof(src));
+		gf_fs_src(fs, next, src, sizeof(src));
 		if (lstat(src, &st))
 			return -errno;
 		if (S_ISLNK(st.st_mode)) {
@@ -308,7 +308,7 @@ void gf_rec_file(struct gf_recorder *rec, const struct gf_fs *fs, const char *pa
 	if (!rec_go(rec) || !base)
 		return;
 	/* The file itself may be a symlink (rare in sysfs); mirror it whole. */
-	gf_fs_real(fs, path, real, sizeof(real));
+	gf_fs_src(fs, path, real, sizeof(real));
 	if (lstat(real, &st) == 0 && S_ISLNK(st.st_mode)) {
 		if (mirror(rec, fs, path, phys, sizeof(phys), 0) == 0)
 			write_file(rec, phys, data, len);
@@ -341,7 +341,7 @@ void gf_rec_path(struct gf_recorder *rec, const struct gf_fs *fs, const char *pa
 
 	if (!rec_go(rec) || mirror(rec, fs, path, phys, sizeof(phys), 0))
 		return;
-	gf_fs_real(fs, phys, src, sizeof(src));
+	gf_fs_src(fs, phys, src, sizeof(src));
 	if (stat(src, &st) == 0 && S_ISREG(st.st_mode))
 		copy_regular(rec, fs, phys);
 }
@@ -358,7 +358,7 @@ void gf_rec_dir(struct gf_recorder *rec, const struct gf_fs *fs, const char *pat
 		struct stat st;
 
 		snprintf(entry, sizeof(entry), "%s/%s", strcmp(phys, "/") ? phys : "", names[i]);
-		gf_fs_real(fs, entry, src, sizeof(src));
+		gf_fs_src(fs, entry, src, sizeof(src));
 		if (lstat(src, &st))
 			continue;
 		if (S_ISLNK(st.st_mode)) {
@@ -389,7 +389,7 @@ void gf_rec_copy_tree(struct gf_recorder *rec, const struct gf_fs *fs, const cha
 
 	if (!rec_go(rec) || mirror(rec, fs, path, phys, sizeof(phys), 0))
 		return;
-	gf_fs_real(fs, phys, src, sizeof(src));
+	gf_fs_src(fs, phys, src, sizeof(src));
 	if (stat(src, &st))
 		return;
 	if (S_ISREG(st.st_mode)) {
@@ -410,7 +410,7 @@ void gf_rec_copy_tree(struct gf_recorder *rec, const struct gf_fs *fs, const cha
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(child, sizeof(child), "%s/%s", strcmp(phys, "/") ? phys : "", de->d_name);
-		gf_fs_real(fs, child, csrc, sizeof(csrc));
+		gf_fs_src(fs, child, csrc, sizeof(csrc));
 		/* Do not follow links out of the tree (sysfs is full of cycles). */
 		if (lstat(csrc, &cst) || S_ISLNK(cst.st_mode))
 			continue;

@@ -21,30 +21,15 @@
 #include "core/recorder.h"
 #include "core/rmtree.h"
 #include "core/strutil.h"
+#include "core/tar.h"
 #include "topo/record_audit.h"
 #include "topo/record_hook.h"
+#include "topo/record_place.h"
 #include "topo/topo_internal.h"
 
 #define GF_RECORDING_SCHEMA "gpufeed-recording/1"
 
 void (*gf_record_before_swap)(const char *dir);
-
-static bool dir_is_empty(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	bool empty = true;
-
-	if (!d)
-		return false;
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
-			empty = false;
-			break;
-		}
-	closedir(d);
-	return empty;
-}
 
 /* Device nodes cannot be copied; their names are what the audit needs. */
 static json_t *dev_nodes(void)
@@ -117,112 +102,32 @@ static int write_manifest(const char *tmp, const struct gf_fs *src, const struct
 	return ret;
 }
 
-/* What a recording may replace: an empty directory, or (with force) a
- * recording.  `path` is what is checked, `name` the DIR the user gave (they
- * differ once the final swap has moved the old DIR aside). */
-static int replaceable(const char *path, const char *name, bool force)
+/* True when `path` names a .tar.gz (or .tgz); top gets its base name
+ * without the suffix (the archive's top directory). */
+static bool archive_name(const char *path, char *top, size_t size)
 {
-	char manifest[PATH_MAX];
-	struct stat st;
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t len = strlen(base), cut = 0;
 
-	if (lstat(path, &st))
-		return gf_error_errno(-errno, name);
-	if (!S_ISDIR(st.st_mode))
-		return gf_error(-ENOTDIR, "%s: exists and is not a directory", name);
-	if (dir_is_empty(path))
-		return 0;
-	snprintf(manifest, sizeof(manifest), "%s/" GF_RECORD_MANIFEST, path);
-	if (access(manifest, F_OK))
-		return gf_error(-EEXIST, "%s: exists, is not empty and is not a gpufeed recording: not replacing it",
-				name);
-	if (!force)
-		return gf_error(-EEXIST, "%s: a recording is already there (use --force to replace it)", name);
-	return gf_rmtree_check(path, name);	/* never delete across a mount */
-}
+	if (len > 7 && !strcmp(base + len - 7, ".tar.gz"))
+		cut = 7;
+	else if (len > 4 && !strcmp(base + len - 4, ".tgz"))
+		cut = 4;
+	if (top) {
+		size_t n = len - cut < size - 1 ? len - cut : size - 1;
 
-/* DIR may not exist, may be empty, or (with force) is a recording that we
- * replace; anything else is left alone.  *existed says which case the final
- * swap must expect. */
-static int check_target(const char *dir, bool force, bool *existed)
-{
-	struct stat st;
-
-	*existed = lstat(dir, &st) == 0;
-	if (!*existed && errno != ENOENT)
-		return gf_error_errno(-errno, dir);
-	return *existed ? replaceable(dir, dir, force) : 0;
-}
-
-static int appeared(const char *dir)
-{
-	return gf_error(-EEXIST, "%s: appeared while recording (another 'gpufeed record', or someone's own "
-			"directory): not replacing it, nothing recorded", dir);
-}
-
-static bool no_rename_flags(int err)
-{
-	return err == EINVAL || err == ENOSYS;
-}
-
-/* DIR did not exist at the start: it must not exist now either.  Without
- * RENAME_NOREPLACE (some file systems), rename() still never replaces a
- * non-empty directory, nor puts a directory over a file. */
-static int move_into_new(const char *tmp, const char *dir)
-{
-	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_NOREPLACE) == 0)
-		return 0;
-	if (errno == EEXIST)
-		return appeared(dir);
-	if (!no_rename_flags(errno))
-		return gf_error_errno(-errno, dir);
-	if (rename(tmp, dir) == 0)
-		return 0;
-	if (errno == ENOTEMPTY || errno == EEXIST || errno == ENOTDIR || errno == EISDIR)
-		return appeared(dir);
-	return gf_error_errno(-errno, dir);
-}
-
-/* Without RENAME_EXCHANGE: move DIR aside, check what was moved, then put
- * the recording in its place (or DIR back). */
-static int move_over_aside(const char *tmp, const char *dir, bool force)
-{
-	char old[PATH_MAX + 32];
-	int ret;
-
-	snprintf(old, sizeof(old), "%s.old-%ld", dir, (long)getpid());
-	if (rename(dir, old))
-		return errno == ENOENT ? move_into_new(tmp, dir) : gf_error_errno(-errno, dir);
-	if ((ret = replaceable(old, dir, force)) == 0 && (ret = move_into_new(tmp, dir)) == 0) {
-		gf_rmtree(old);
-		return 0;
+		memcpy(top, base, n);
+		top[n] = '\0';
+		if (!n)
+			gf_strlcpy(top, "recording", size);
 	}
-	if (rename(old, dir))
-		return gf_error(ret, "%s (and putting it back failed: it is now %s)", gf_last_error(), old);
-	return ret;
+	return cut != 0;
 }
 
-/* DIR existed at the start: swap the recording with whatever is there now,
- * check what came out, and swap back unless it may be replaced.  On return
- * tmp holds what must be removed (the old DIR, or the refused recording),
- * unless *keep_tmp: then it holds someone's directory we could not put back. */
-static int move_over(const char *tmp, const char *dir, bool force, bool *keep_tmp)
+static int place_archive(const char *tmp, const char *path, void *arg)
 {
-	int ret;
-
-	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE)) {
-		if (errno == ENOENT)		/* DIR went away meanwhile */
-			return move_into_new(tmp, dir);
-		if (no_rename_flags(errno))
-			return move_over_aside(tmp, dir, force);
-		return gf_error_errno(-errno, dir);
-	}
-	if ((ret = replaceable(tmp, dir, force)) == 0)
-		return 0;
-	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE)) {
-		*keep_tmp = true;
-		return gf_error(ret, "%s (and swapping it back failed: it is now %s)", gf_last_error(), tmp);
-	}
-	return ret;
+	(void)path;
+	return gf_place_move(arg, tmp);
 }
 
 static int load_source_facts(const struct gf_fs *fs, const struct gf_record_options *opts,
@@ -273,7 +178,7 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 	struct gf_ctx c = { 0 };
 	struct gf_topo *t = NULL;
 	char dir[PATH_MAX], tmp[PATH_MAX + 16];
-	bool existed, keep_tmp = false;
+	struct gf_place place = { .target = dir };
 	size_t len;
 	int ret;
 
@@ -287,7 +192,10 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 		return gf_error(-ENAMETOOLONG, "%s: path too long", dir_arg);
 	for (len = strlen(dir); len > 1 && dir[len - 1] == '/'; len--)
 		dir[len - 1] = '\0';
-	if ((ret = check_target(dir, opts->force, &existed)))
+	place.force = opts->force;
+	place.archive = opts->format == GF_RECORD_TAR_GZ ||
+			(opts->format == GF_RECORD_AUTO && archive_name(dir, NULL, 0));
+	if ((ret = gf_place_check(&place)))
 		return ret;
 	snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", dir);
 	if ((ret = gf_fs_init(&c.fs, opts->root)))
@@ -344,12 +252,16 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 	}
 	if (gf_record_before_swap)
 		gf_record_before_swap(dir);
-	if (existed)
-		ret = move_over(tmp, dir, opts->force, &keep_tmp);
-	else
-		ret = move_into_new(tmp, dir);
-	if (existed && !ret)
-		gf_rmtree(tmp);		/* the replaced DIR, now at tmp */
+	if (place.archive) {
+		char top[NAME_MAX + 1];
+
+		archive_name(dir, top, sizeof(top));
+		ret = gf_tar_write(tmp, top, dir, place_archive, &place);
+		if (!ret)
+			gf_rmtree(tmp);		/* the directory it was made from */
+	} else {
+		ret = gf_place_move(&place, tmp);
+	}
 	if (ret)
 		goto out;
 	st.files = rec->files;
@@ -362,7 +274,7 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 	if (stats)
 		*stats = st;
 out:
-	if (ret && !keep_tmp)
+	if (ret && !place.keep_tmp)
 		gf_rmtree(tmp);
 	gf_topo_free(t);
 	gf_topo_free(c.t);

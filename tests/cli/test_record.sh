@@ -57,6 +57,57 @@ expect_grep "$err" "warning: .*0000:21:00.0/numa_node: not an integer: 'zero'" "
 expect_rc 0 "record --quiet" "$GPUFEED" record --quiet --root "$TMP/l40s" "$TMP/l40s-rec2"
 [ -s "$err" ] && not_ok "--quiet printed: $(head -1 "$err")" || ok "--quiet prints nothing on stderr"
 
+# A recording as one .tar.gz: written atomically, read by --root as the directory is.
+shm_before=$(ls /dev/shm 2>/dev/null | grep -c '^gpufeed-root-')
+expect_rc 0 "record FILE.tar.gz" "$GPUFEED" record --root "$HGX" "$TMP/hgx.tar.gz"
+[ -f "$TMP/hgx.tar.gz" ] && gzip -t "$TMP/hgx.tar.gz" && ok "one gzip file" || not_ok "no valid .tar.gz"
+tar -tzf "$TMP/hgx.tar.gz" | grep -q '^hgx/gpufeed-recording.json$' && ok "tar reads it; entries under hgx/" ||
+	not_ok "tar cannot list it"
+ls "$TMP" | grep -q 'hgx.tar.gz.tmp-' && not_ok "a temp file was left" || ok "no temp file left"
+for cmd in topo report; do
+	"$GPUFEED" $cmd --root "$TMP/hgx" >"$TMP/dir.txt" 2>&1
+	"$GPUFEED" $cmd --root "$TMP/hgx.tar.gz" >"$TMP/tgz.txt" 2>&1
+	diff "$TMP/dir.txt" "$TMP/tgz.txt" >/dev/null && ok "$cmd --root FILE.tar.gz equals the directory" ||
+		not_ok "$cmd --root FILE.tar.gz differs"
+done
+"$GPUFEED" topo --json --root "$TMP/hgx" >"$TMP/a.json" 2>/dev/null
+"$GPUFEED" topo --json --root "$TMP/hgx.tar.gz" >"$TMP/b.json" 2>/dev/null
+diff <(strip "$TMP/a.json") <(strip "$TMP/b.json") >/dev/null && ok "topo --json round trip dir -> tar.gz" ||
+	not_ok "topo --json differs after tar.gz"
+expect_jq "$TMP/b.json" ".machine.source == \"$TMP/hgx.tar.gz\"" "the source is the archive"
+expect_rc 0 "record --root FILE.tar.gz DIR (re-record from an archive)" "$GPUFEED" record --root "$TMP/hgx.tar.gz" "$TMP/from-tgz"
+"$GPUFEED" topo --json --root "$TMP/from-tgz" >"$TMP/c.json" 2>/dev/null
+diff <(strip "$TMP/a.json") <(strip "$TMP/c.json") >/dev/null && ok "re-recorded from the archive, the same" || not_ok "differs"
+expect_rc 0 "record --format tar.gz" "$GPUFEED" record --format tar.gz --root "$FIX/ci-vm/root" "$TMP/ci.rec"
+gzip -t "$TMP/ci.rec" 2>/dev/null && ok "--format tar.gz writes an archive whatever the name" || not_ok "not an archive"
+expect_rc 2 "record --format zip" "$GPUFEED" record --format zip "$TMP/x"
+expect_rc 3 "record over an existing archive without --force" "$GPUFEED" record --root "$HGX" "$TMP/hgx.tar.gz"
+expect_grep "$err" "use --force" "the way out is given"
+expect_rc 0 "record --force over an archive" "$GPUFEED" record --force --root "$FIX/ci-vm/root" "$TMP/hgx.tar.gz"
+echo "my notes" >"$TMP/notes.tar.gz"
+expect_rc 3 "record --force never replaces a file that is not an archive" "$GPUFEED" record --force --root "$HGX" "$TMP/notes.tar.gz"
+[ "$(cat "$TMP/notes.tar.gz")" = "my notes" ] && ok "the file is kept" || not_ok "the file was replaced"
+expect_rc 3 "--root a file that is no recording" "$GPUFEED" topo --root "$TMP/notes.tar.gz"
+expect_grep "$err" "notes.tar.gz: not a directory or a .tar.gz" "says what a root must be"
+head -c 20000 "$TMP/hgx.tar.gz" >"$TMP/cut.tar.gz"
+expect_rc 3 "--root a truncated archive" "$GPUFEED" topo --root "$TMP/cut.tar.gz"
+expect_grep "$err" "cut.tar.gz" "the archive is named"
+printf '\037\213garbage' >"$TMP/garbage.tar.gz"
+expect_rc 3 "--root a damaged gzip" "$GPUFEED" topo --root "$TMP/garbage.tar.gz"
+expect_grep "$err" "garbage.tar.gz" "the archive is named"
+# A link, then a file through it (made with Python's tarfile when there is one).
+python3 - "$TMP/evil.tar.gz" <<'PY' 2>/dev/null && {
+import io, sys, tarfile
+with tarfile.open(sys.argv[1], "w:gz") as t:
+    i = tarfile.TarInfo("up"); i.type = tarfile.SYMTYPE; i.linkname = "/"; t.addfile(i)
+    data = b"pwned\n"; i = tarfile.TarInfo("up/tmp/gpufeed-pwned"); i.size = len(data); t.addfile(i, io.BytesIO(data))
+PY
+	expect_rc 3 "--root an archive writing through a link" "$GPUFEED" topo --root "$TMP/evil.tar.gz"
+	[ -e /tmp/gpufeed-pwned ] && not_ok "it wrote outside" || ok "nothing written outside"
+}
+shm_after=$(ls /dev/shm 2>/dev/null | grep -c '^gpufeed-root-')
+[ "$shm_after" -le "$shm_before" ] && ok "unpacked archives are removed" || not_ok "unpacked archives left in /dev/shm"
+
 # Races on DIR (deterministic versions in tests/unit/test_record.c).
 # Two records into one new DIR: one wins, the other fails; never both exit 0.
 "$GPUFEED" record --quiet --root "$HGX" "$TMP/race" 2>"$TMP/race1.err" & p1=$!
