@@ -45,43 +45,6 @@ static const char help[] =
 	"\n"
 	"Layout: docs/recordings.md.\n";
 
-/* Length of the valid UTF-8 sequence at s, 0 if it is not one. */
-static int utf8_len(const unsigned char *s)
-{
-	int n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3 :
-		(s[0] & 0xf8) == 0xf0 ? 4 : 0;
-
-	if (n == 2 && s[0] < 0xc2)
-		return 0;		/* overlong */
-	for (int i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
-/* A JSON string: the directory name is the user's and may hold anything;
- * bytes that are not UTF-8 become U+FFFD. */
-static void json_string(FILE *f, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-
-	fputc('"', f);
-	while (*s) {
-		int n = utf8_len(s);
-
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if (*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else if (n == 0)
-			fputs("\\ufffd", f);
-		else
-			fwrite(s, 1, (size_t)n, f);
-		s += n ? n : 1;
-	}
-	fputc('"', f);
-}
-
 static volatile sig_atomic_t interrupted;
 
 static void on_signal(int sig)
@@ -128,7 +91,7 @@ int gf_cmd_record(int argc, char **argv)
 		{ "format", required_argument, NULL, OPT_RECORD_FORMAT },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct gf_record_options ro = { 0 };
+	struct gf_record_options ro = GF_RECORD_OPTS_INIT;
 	struct gf_record_stats st;
 	struct gf_cli cli;
 	int ret;
@@ -157,13 +120,8 @@ int gf_cmd_record(int argc, char **argv)
 	if (ret)
 		return gf_cli_fail(&cli, ret);
 	if (cli.json) {
-		printf("{\n  \"schema\": \"gpufeed-record/1\",\n  \"dir\": ");
-		json_string(stdout, argv[optind]);
-		printf(",\n  \"files\": %u,\n  \"links\": %u,\n  \"bytes\": %llu,\n"
-		       "  \"nvml\": %s,\n  \"gpus\": %d,\n  \"nics\": %d,\n  \"block_devices\": %d,\n"
-		       "  \"warnings\": %d\n}\n",
-		       st.files, st.links, st.bytes, st.nvml ? "true" : "false", st.ngpus, st.nnics, st.nblocks,
-		       st.nwarnings);
+		if (gf_record_write_json(stdout, argv[optind], &st))
+			return gf_cli_fail(&cli, -EIO);
 	} else if (!cli.quiet) {
 		printf("Recorded %s: %u files, %u links, %llu bytes; %d GPU%s, %d NIC%s, %d block device%s; %s\n",
 		       argv[optind], st.files, st.links, st.bytes, st.ngpus, st.ngpus == 1 ? "" : "s", st.nnics,

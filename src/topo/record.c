@@ -18,6 +18,8 @@
 #include <gpufeed/record.h>
 #include "core/atomic.h"
 #include "core/json_read.h"
+#include "core/json_stamp.h"
+#include "core/opts.h"
 #include "core/recorder.h"
 #include "core/rmtree.h"
 #include "core/strutil.h"
@@ -27,7 +29,8 @@
 #include "topo/record_place.h"
 #include "topo/topo_internal.h"
 
-#define GF_RECORDING_SCHEMA "gpufeed-recording/1"
+#define GF_RECORDING_SCHEMA "gpufeed-recording/2"
+#define GF_RECORD_SUMMARY_SCHEMA "gpufeed-record/2"
 
 void (*gf_record_before_swap)(const char *dir);
 
@@ -68,17 +71,14 @@ static int dump_cb(FILE *f, void *arg)
 static int write_manifest(const char *tmp, const struct gf_fs *src, const struct gf_topo *t,
 			  const struct gf_recorder *rec, const struct gf_record_stats *st)
 {
-	char path[PATH_MAX], when[32];
-	time_t now = time(NULL);
-	struct tm tm;
+	char path[PATH_MAX];
 	json_t *m = json_object();
 	int ret;
 
-	gmtime_r(&now, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	json_object_set_new(m, "schema", gf_jstr(GF_RECORDING_SCHEMA));
-	json_object_set_new(m, "gpufeed_version", gf_jstr(GF_VERSION_STRING));
-	json_object_set_new(m, "created", gf_jstr(when));
+	if (!m || gf_json_stamp(m, GF_RECORDING_SCHEMA)) {
+		json_decref(m);
+		return gf_error(-ENOMEM, "out of memory");
+	}
 	json_object_set_new(m, "source", gf_jstr(gf_fs_live(src) ? "live" : src->root));
 	json_object_set_new(m, "hostname", gf_jstr(t->machine.hostname));
 	json_object_set_new(m, "kernel", gf_jstr(t->machine.kernel));
@@ -172,7 +172,7 @@ static bool cancelled(const struct gf_record_options *opts)
 GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 		     struct gf_record_stats *stats)
 {
-	struct gf_record_options defaults = { 0 };
+	struct gf_record_options o = GF_RECORD_OPTS_INIT;
 	struct gf_record_stats st = { 0 };
 	struct gf_recorder *rec = NULL;
 	struct gf_ctx c = { 0 };
@@ -183,8 +183,16 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 	int ret;
 
 	c.fs.rootfd = -1;
-	if (!opts)
-		opts = &defaults;
+	if (opts) {
+		/* Fields a caller built against an older header lacks keep
+		 * their defaults. */
+		if ((ret = gf_opts_check(opts->struct_size, offsetof(struct gf_record_options, format) +
+					 sizeof(opts->format), "gf_record", "GF_RECORD_OPTS_INIT")))
+			return ret;
+		memcpy(&o, opts, opts->struct_size < sizeof(o) ? opts->struct_size : sizeof(o));
+		o.struct_size = sizeof(o);
+	}
+	opts = &o;
 	if (!dir_arg || !*dir_arg)
 		return gf_error(-EINVAL, "record: no directory given");
 	/* "rec/" names rec: its temp sibling is rec.tmp-X, not rec/.tmp-X. */
@@ -271,6 +279,7 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 	st.ngpus = t->ngpus;
 	st.nnics = t->nnics;
 	st.nblocks = t->nblocks;
+	gf_strlcpy(st.format, place.archive ? "tar.gz" : "dir", sizeof(st.format));
 	if (stats)
 		*stats = st;
 out:
@@ -281,5 +290,41 @@ out:
 	gf_nvml_facts_free(c.facts);
 	gf_fs_fini(&c.fs);
 	free(rec);
+	return ret;
+}
+
+static int dump_summary(FILE *f, json_t *j)
+{
+	if (json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) || fputc('\n', f) == EOF)
+		return gf_error(-EIO, "writing the record summary: %s", strerror(errno ? errno : EIO));
+	return 0;
+}
+
+GF_API int gf_record_write_json(FILE *f, const char *dir, const struct gf_record_stats *st)
+{
+	json_t *j;
+	int ret;
+
+	if (!f || !dir || !st)
+		return gf_error(-EINVAL, "gf_record_write_json: NULL argument");
+	j = json_object();
+	if (!j || gf_json_stamp(j, GF_RECORD_SUMMARY_SCHEMA)) {
+		json_decref(j);
+		return gf_error(-ENOMEM, "out of memory");
+	}
+	json_object_set_new(j, "dir", gf_jstr(dir));
+	json_object_set_new(j, "format", gf_jstr(st->format[0] ? st->format : "dir"));
+	json_object_set_new(j, "files", json_integer(st->files));
+	json_object_set_new(j, "links", json_integer(st->links));
+	json_object_set_new(j, "dirs", json_integer(st->dirs));
+	json_object_set_new(j, "bytes", json_integer((json_int_t)st->bytes));
+	json_object_set_new(j, "nvml", json_boolean(st->nvml));
+	json_object_set_new(j, "nvml_note", st->nvml ? json_null() : gf_jstr(st->nvml_note));
+	json_object_set_new(j, "gpus", json_integer(st->ngpus));
+	json_object_set_new(j, "nics", json_integer(st->nnics));
+	json_object_set_new(j, "block_devices", json_integer(st->nblocks));
+	json_object_set_new(j, "warnings", json_integer(st->nwarnings));
+	ret = dump_summary(f, j);
+	json_decref(j);
 	return ret;
 }

@@ -40,7 +40,7 @@ expect_rc 2 "record without DIR" "$GPUFEED" record
 expect_rc 4 "record --nvml=require without NVML" "$GPUFEED" record --nvml=require --root "$FIX/dual-8gpu-pcie-switch/root" "$TMP/req"
 [ -e "$TMP/req" ] && not_ok "a failed recording left $TMP/req" || ok "nothing left after refusal"
 expect_rc 0 "record --json" "$GPUFEED" record --json --root "$HGX" "$TMP/j"
-expect_jq "$out" '.schema == "gpufeed-record/1" and .gpus == 8 and .nvml == true' "JSON summary"
+expect_jq "$out" '.schema == "gpufeed-record/2" and .gpus == 8 and .nvml == true and .nvml_note == null and .format == "dir" and (.gpufeed_version | type) == "string" and (.generated_at | test("Z$"))' "JSON summary, stamped"
 weird=$(printf '%s/we"ird\\\xff' "$TMP")
 expect_rc 0 "record --json into an odd directory name" "$GPUFEED" record --json --root "$FIX/ci-vm/root" "$weird"
 expect_jq "$out" '.dir | endswith("we\"ird\\\ufffd")' "the name is escaped, the bad byte replaced"

@@ -29,9 +29,11 @@ static void cancelled_leaves_nothing(void **state)
 {
 	char *dir = t_mkdtemp(), target[PATH_MAX];
 	volatile sig_atomic_t stop = 1;
-	struct gf_record_options o = { .root = t_fixture_root("hgx-h100-8gpu"), .cancel = &stop };
+	struct gf_record_options o = GF_RECORD_OPTS_INIT;
 
 	(void)state;
+	o.root = t_fixture_root("hgx-h100-8gpu");
+	o.cancel = &stop;
 	snprintf(target, sizeof(target), "%s/rec", dir);
 	assert_int_equal(gf_record(target, &o, NULL), -EINTR);
 	assert_non_null(strstr(gf_last_error(), "interrupted"));
@@ -43,11 +45,13 @@ static void cancelled_leaves_nothing(void **state)
 static void never_replaces_what_is_not_a_recording(void **state)
 {
 	char *dir = t_mkdtemp();
-	struct gf_record_options o = { .root = t_fixture_root("ci-vm"), .force = true };
+	struct gf_record_options o = GF_RECORD_OPTS_INIT;
 	char *text;
 	char path[PATH_MAX];
 
 	(void)state;
+	o.root = t_fixture_root("ci-vm");
+	o.force = true;
 	t_write(dir, "thesis.tex", "precious\n");
 	assert_int_equal(gf_record(dir, &o, NULL), -EEXIST);
 	assert_non_null(strstr(gf_last_error(), "not a gpufeed recording"));
@@ -62,10 +66,11 @@ static void never_replaces_what_is_not_a_recording(void **state)
 static void trailing_slash_and_force(void **state)
 {
 	char *dir = t_mkdtemp(), target[PATH_MAX];
-	struct gf_record_options o = { .root = t_fixture_root("ci-vm") };
+	struct gf_record_options o = GF_RECORD_OPTS_INIT;
 	struct gf_record_stats st;
 
 	(void)state;
+	o.root = t_fixture_root("ci-vm");
 	snprintf(target, sizeof(target), "%s/rec/", dir);
 	assert_int_equal(gf_record(target, &o, &st), 0);
 	assert_true(st.files > 100);
@@ -94,10 +99,13 @@ static void warnings_reach_the_caller(void **state)
 {
 	char *src = t_mkdtemp(), *dst = t_mkdtemp(), target[PATH_MAX];
 	struct seen seen = { 0 };
-	struct gf_record_options o = { .root = src, .warn = collect, .warn_arg = &seen };
+	struct gf_record_options o = GF_RECORD_OPTS_INIT;
 	struct gf_record_stats st;
 
 	(void)state;
+	o.root = src;
+	o.warn = collect;
+	o.warn_arg = &seen;
 	t_copytree(t_fixture_root("l40s-4gpu-224"), src);
 	t_write(src, "sys/devices/pci0000:20/0000:20:01.1/0000:21:00.0/numa_node", "zero\n");
 	snprintf(target, sizeof(target), "%s/rec", dst);
@@ -129,13 +137,14 @@ static void write_notes(const char *dir)
 
 static void before_swap(const char *dir)
 {
-	struct gf_record_options o = { .root = t_fixture_root("ci-vm") };
+	struct gf_record_options o = GF_RECORD_OPTS_INIT;
 
 	switch (race) {
 	case RACE_MKDIR_NOTES:
 		write_notes(dir);
 		break;
 	case RACE_RECORD_SAME:
+		o.root = t_fixture_root("ci-vm");
 		gf_record_before_swap = NULL;	/* the other run is not raced */
 		assert_int_equal(gf_record(dir, &o, NULL), 0);
 		break;
@@ -163,9 +172,10 @@ static void assert_notes_intact(const char *dir)
 static void race_new_dir_created_meanwhile(void **state)
 {
 	char *dir = t_mkdtemp(), target[PATH_MAX];
-	struct gf_record_options o = { .root = t_fixture_root("ci-vm") };
+	struct gf_record_options o = GF_RECORD_OPTS_INIT;
 
 	(void)state;
+	o.root = t_fixture_root("ci-vm");
 	snprintf(target, sizeof(target), "%s/data", dir);
 	race = RACE_MKDIR_NOTES;
 	gf_record_before_swap = before_swap;
@@ -182,9 +192,10 @@ static void race_new_dir_created_meanwhile(void **state)
 static void race_two_records_into_one_dir(void **state)
 {
 	char *dir = t_mkdtemp(), target[PATH_MAX], path[PATH_MAX];
-	struct gf_record_options o = { .root = t_fixture_root("hgx-h100-8gpu") };
+	struct gf_record_options o = GF_RECORD_OPTS_INIT;
 
 	(void)state;
+	o.root = t_fixture_root("hgx-h100-8gpu");
 	snprintf(target, sizeof(target), "%s/rec", dir);
 	race = RACE_RECORD_SAME;
 	gf_record_before_swap = before_swap;
@@ -205,9 +216,10 @@ static void race_two_records_into_one_dir(void **state)
 static void race_force_target_replaced_meanwhile(void **state)
 {
 	char *dir = t_mkdtemp(), target[PATH_MAX];
-	struct gf_record_options o = { .root = t_fixture_root("ci-vm") };
+	struct gf_record_options o = GF_RECORD_OPTS_INIT;
 
 	(void)state;
+	o.root = t_fixture_root("ci-vm");
 	snprintf(target, sizeof(target), "%s/rec", dir);
 	assert_int_equal(gf_record(target, &o, NULL), 0);
 	o.force = true;
@@ -228,9 +240,10 @@ static void race_force_target_replaced_meanwhile(void **state)
 static void race_empty_dir_filled_meanwhile(void **state)
 {
 	char *dir = t_mkdtemp(), target[PATH_MAX], path[PATH_MAX];
-	struct gf_record_options o = { .root = t_fixture_root("hgx-h100-8gpu") };
+	struct gf_record_options o = GF_RECORD_OPTS_INIT;
 
 	(void)state;
+	o.root = t_fixture_root("hgx-h100-8gpu");
 	snprintf(target, sizeof(target), "%s/rec", dir);
 	assert_int_equal(mkdir(target, 0755), 0);
 	race = RACE_RECORD_SAME;
@@ -244,6 +257,41 @@ static void race_empty_dir_filled_meanwhile(void **state)
 	free(dir);
 }
 
+/* A struct not made with GF_RECORD_OPTS_INIT is refused, naming the macro;
+ * NULL options are the defaults. */
+static void options_are_versioned(void **state)
+{
+	struct gf_record_options zeroed;
+
+	(void)state;
+	memset(&zeroed, 0, sizeof(zeroed));
+	zeroed.root = t_fixture_root("ci-vm");
+	assert_int_equal(gf_record("/nonexistent/never-written", &zeroed, NULL), -EINVAL);
+	assert_non_null(strstr(gf_last_error(), "GF_RECORD_OPTS_INIT"));
+}
+
+/* The summary JSON comes from the library, stamped and parseable. */
+static void summary_json(void **state)
+{
+	struct gf_record_stats st = { .files = 3, .links = 2, .bytes = 99, .ngpus = 8, .nvml = false };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	snprintf(st.nvml_note, sizeof(st.nvml_note), "no NVML");
+	assert_non_null(f);
+	assert_int_equal(gf_record_write_json(f, "we\"ird\xff", &st), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "\"schema\": \"gpufeed-record/2\""));
+	assert_non_null(strstr(buf, "\"gpufeed_version\""));
+	assert_non_null(strstr(buf, "\"generated_at\""));
+	assert_non_null(strstr(buf, "\"dir\": \"we\\\"ird\xef\xbf\xbd\""));	/* escaped, U+FFFD */
+	assert_non_null(strstr(buf, "\"nvml_note\": \"no NVML\""));
+	free(buf);
+	assert_int_equal(gf_record_write_json(NULL, "x", &st), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +303,8 @@ int main(void)
 		cmocka_unit_test(race_two_records_into_one_dir),
 		cmocka_unit_test(race_force_target_replaced_meanwhile),
 		cmocka_unit_test(race_empty_dir_filled_meanwhile),
+		cmocka_unit_test(options_are_versioned),
+		cmocka_unit_test(summary_json),
 	};
 
 	return cmocka_run_group_tests_name("record", tests, NULL, NULL);
