@@ -130,7 +130,7 @@ void gf_fs_fini(struct gf_fs *fs)
 		close(fs->rootfd);
 	fs->rootfd = -1;
 	if (fs->unpacked[0]) {
-		char msg[512];
+		char msg[1024];
 
 		/* Cleaning up must not replace the error being reported. */
 		gf_strlcpy(msg, gf_last_error(), sizeof(msg));
