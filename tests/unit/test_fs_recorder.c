@@ -292,6 +292,12 @@ static void recorded_links_stay_inside(void **state)
 		snprintf(path, sizeof(path), "%s/sys/a/b/%s", dst, name[i]);
 		if (realpath(path, real))	/* followed by the host: inside dst */
 			assert_true(strncmp(real, dst, strlen(dst)) == 0);
+		{
+			struct stat st;
+
+			if (stat(path, &st) || !S_ISREG(st.st_mode))
+				continue;	/* "up" is a directory */
+		}
 		text = t_read(path);
 		if (text && host)
 			assert_string_not_equal(text, host);
