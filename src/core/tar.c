@@ -294,7 +294,9 @@ bool gf_tar_sniff(const char *path)
 struct tar_in {
 	gzFile gz;
 	const char *archive;
-	int destfd;
+	int destfd;			/* -1: only look for `find` */
+	const char *find;		/* a file name at the top or one level down */
+	bool found;
 	unsigned long long total;
 	char *pax_path, *pax_link;	/* for the next entry only */
 };
@@ -544,6 +546,14 @@ static int extract_entry(struct tar_in *in, const struct ustar *h, unsigned long
 	}
 	if (h->typeflag != '0' && h->typeflag != '\0' && h->typeflag != '7' && size)
 		return bad(in, "a directory or link entry carries data", name);
+	if (in->destfd < 0) {
+		const char *slash = strchr(name, '/');
+
+		if ((h->typeflag == '0' || h->typeflag == '\0') &&
+		    (!strcmp(name, in->find) || (slash && !strchr(slash + 1, '/') && !strcmp(slash + 1, in->find))))
+			in->found = true;
+		return skip(in, padded(size));
+	}
 	if ((dirfd = open_parent(in, name, &base)) < 0)
 		return dirfd;
 	switch (h->typeflag) {
@@ -567,26 +577,30 @@ static int extract_entry(struct tar_in *in, const struct ustar *h, unsigned long
 	return ret;
 }
 
-int gf_tar_extract(const char *archive, const char *dest)
+/* Reads the whole archive: unpacks it into dest, or with dest NULL only
+ * looks for in->find.  Every check applies either way. */
+static int read_archive(struct tar_in *in_arg, const char *dest)
 {
-	struct tar_in in = { .archive = archive };
+	struct tar_in in = *in_arg;
 	unsigned long entries = 0;
 	int fd, ret = 0;
 
-	in.destfd = open(dest, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (in.destfd < 0)
+	in.destfd = dest ? open(dest, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+	if (dest && in.destfd < 0)
 		return gf_error_errno(-errno, dest);
-	fd = open(archive, O_RDONLY | O_CLOEXEC);
+	fd = open(in.archive, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		ret = gf_error_errno(-errno, archive);
-		close(in.destfd);
+		ret = gf_error_errno(-errno, in.archive);
+		if (in.destfd >= 0)
+			close(in.destfd);
 		return ret;
 	}
 	in.gz = gzdopen(fd, "rb");
 	if (!in.gz) {
 		close(fd);
-		close(in.destfd);
-		return gf_error(-ENOMEM, "%s: cannot start gzip", archive);
+		if (in.destfd >= 0)
+			close(in.destfd);
+		return gf_error(-ENOMEM, "%s: cannot start gzip", in.archive);
 	}
 	gzbuffer(in.gz, 128 * 1024);
 	for (;;) {
@@ -672,6 +686,23 @@ int gf_tar_extract(const char *archive, const char *dest)
 	free(in.pax_path);
 	free(in.pax_link);
 	gzclose_r(in.gz);
-	close(in.destfd);
+	if (in.destfd >= 0)
+		close(in.destfd);
+	in_arg->found = in.found;
 	return ret;
+}
+
+int gf_tar_extract(const char *archive, const char *dest)
+{
+	struct tar_in in = { .archive = archive };
+
+	return read_archive(&in, dest);
+}
+
+int gf_tar_holds(const char *archive, const char *name)
+{
+	struct tar_in in = { .archive = archive, .find = name };
+	int ret = read_archive(&in, NULL);
+
+	return ret ? ret : in.found;
 }

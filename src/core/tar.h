@@ -29,4 +29,9 @@ bool gf_tar_sniff(const char *path);
  * truncated or hostile archive is -EBADMSG with a message naming it. */
 int gf_tar_extract(const char *archive, const char *dest);
 
+/* 1 when the archive holds a regular file `name` at its top or in its one
+ * top directory, 0 when not, -errno (-EBADMSG) when it is not a sound
+ * archive.  Nothing is written. */
+int gf_tar_holds(const char *archive, const char *name);
+
 #endif

@@ -43,9 +43,7 @@ static int replaceable(const char *path, const char *name, bool force, bool arch
 	if (lstat(path, &st))
 		return gf_error_errno(-errno, name);
 	if (archive) {
-		/* An archive is checked by its format only: reading it whole to
-		 * find the manifest would cost as much as the recording. */
-		if (!S_ISREG(st.st_mode) || !gf_tar_sniff(path))
+		if (!S_ISREG(st.st_mode) || !gf_tar_sniff(path) || gf_tar_holds(path, GF_RECORD_MANIFEST) != 1)
 			return gf_error(-EEXIST, "%s: exists and is not a .tar.gz recording: not replacing it", name);
 		if (!force)
 			return gf_error(-EEXIST, "%s: a recording is already there (use --force to replace it)", name);

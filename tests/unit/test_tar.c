@@ -184,6 +184,8 @@ static void damaged_gzip(void **state)
 	t_write(src, "gpufeed-recording.json", "{}\n");
 	snprintf(archive, sizeof(archive), "%s/rec.tar.gz", d);
 	assert_int_equal(gf_tar_write(src, "rec", archive, NULL, NULL), 0);
+	assert_int_equal(gf_tar_holds(archive, "gpufeed-recording.json"), 1);
+	assert_int_equal(gf_tar_holds(archive, "file"), 0);	/* only at the top or one down */
 	f = fopen(archive, "r+");
 	assert_non_null(f);
 	fseek(f, 0, SEEK_END);
@@ -195,6 +197,7 @@ static void damaged_gzip(void **state)
 	assert_int_equal(mkdir(dest, 0755), 0);
 	assert_int_equal(gf_tar_extract(archive, dest), -EBADMSG);
 	assert_non_null(strstr(gf_last_error(), archive));
+	assert_int_equal(gf_tar_holds(archive, "gpufeed-recording.json"), -EBADMSG);
 	/* Cut short: the last 20 bytes missing. */
 	assert_int_equal(truncate(archive, size - 20), 0);
 	t_rmtree(dest);
@@ -226,6 +229,7 @@ static void round_trip(void **state)
 	snprintf(archive, sizeof(archive), "%s/rec.tar.gz", d);
 	assert_int_equal(gf_tar_write(src, "rec", archive, NULL, NULL), 0);
 	assert_true(gf_tar_sniff(archive));
+	assert_int_equal(gf_tar_holds(archive, "gpufeed-recording.json"), 0);
 	snprintf(dest, sizeof(dest), "%s/dest", d);
 	assert_int_equal(mkdir(dest, 0755), 0);
 	assert_int_equal(gf_tar_extract(archive, dest), 0);
