@@ -1,7 +1,7 @@
 /* gpufeed record DIR: run discovery with the recorder attached (so every
  * file the model reads is copied, symlinks kept), copy the audit files,
- * write the NVML facts and a manifest; all into DIR.tmp-XXXXXX, renamed into
- * place at the end. */
+ * write the NVML facts and a manifest; all into DIR.tmp-XXXXXX, moved into
+ * place at the end by record_place.c (or packed into one .tar.gz first). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
