@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/rmtree.h"
 #include "core/tar.h"
+#include "topo/record_hook.h"
 #include "topo/record_place.h"
 
 static bool dir_is_empty(const char *dir)
@@ -78,6 +79,18 @@ static int appeared(const char *dir)
 			"directory): not replacing it, nothing recorded", dir);
 }
 
+bool gf_record_no_rename_flags;
+
+/* renameat2, or EINVAL as from a file system without its flags (tests). */
+static int rename_flags(const char *from, const char *to, unsigned flags)
+{
+	if (gf_record_no_rename_flags) {
+		errno = EINVAL;
+		return -1;
+	}
+	return renameat2(AT_FDCWD, from, AT_FDCWD, to, flags);
+}
+
 static bool no_rename_flags(int err)
 {
 	return err == EINVAL || err == ENOSYS;
@@ -88,7 +101,7 @@ static bool no_rename_flags(int err)
  * non-empty directory, nor puts a directory over a file. */
 static int move_into_new(const char *tmp, const char *dir)
 {
-	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_NOREPLACE) == 0)
+	if (rename_flags(tmp, dir, RENAME_NOREPLACE) == 0)
 		return 0;
 	if (errno == EEXIST)
 		return appeared(dir);
@@ -128,7 +141,7 @@ static int move_over(const char *tmp, const char *dir, struct gf_place *p)
 {
 	int ret;
 
-	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE)) {
+	if (rename_flags(tmp, dir, RENAME_EXCHANGE)) {
 		if (errno == ENOENT)		/* DIR went away meanwhile */
 			return move_into_new(tmp, dir);
 		if (no_rename_flags(errno))
@@ -137,7 +150,7 @@ static int move_over(const char *tmp, const char *dir, struct gf_place *p)
 	}
 	if ((ret = replaceable(tmp, dir, p->force, p->archive)) == 0)
 		return gf_rmtree(tmp);		/* the replaced target, now at tmp */
-	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE)) {
+	if (rename_flags(tmp, dir, RENAME_EXCHANGE)) {
 		p->keep_tmp = true;
 		return gf_error(ret, "%s (and swapping it back failed: it is now %s)", gf_last_error(), tmp);
 	}

@@ -257,6 +257,19 @@ static void race_empty_dir_filled_meanwhile(void **state)
 	free(dir);
 }
 
+/* The same races where the file system has no RENAME_NOREPLACE or
+ * RENAME_EXCHANGE: the plain-rename fallback loses nothing either. */
+static void races_without_rename_flags(void **state)
+{
+	gf_record_no_rename_flags = true;
+	race_new_dir_created_meanwhile(state);
+	race_two_records_into_one_dir(state);
+	race_force_target_replaced_meanwhile(state);
+	race_empty_dir_filled_meanwhile(state);
+	trailing_slash_and_force(state);
+	gf_record_no_rename_flags = false;
+}
+
 /* A struct not made with GF_RECORD_OPTS_INIT is refused, naming the macro;
  * NULL options are the defaults. */
 static void options_are_versioned(void **state)
@@ -303,6 +316,7 @@ int main(void)
 		cmocka_unit_test(race_two_records_into_one_dir),
 		cmocka_unit_test(race_force_target_replaced_meanwhile),
 		cmocka_unit_test(race_empty_dir_filled_meanwhile),
+		cmocka_unit_test(races_without_rename_flags),
 		cmocka_unit_test(options_are_versioned),
 		cmocka_unit_test(summary_json),
 	};
