@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "core/atomic.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/strutil.h"
@@ -243,11 +244,8 @@ int gf_tar_write(const char *dir, const char *top, const char *path,
 	struct tar_out o = { .path = path };
 	int fd, ret;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", path) >= sizeof(tmp))
-		return gf_error(-ENAMETOOLONG, "%s: path too long", path);
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return gf_error_errno(-errno, path);
+	if ((fd = gf_atomic_tmp(path, tmp, sizeof(tmp))) < 0)
+		return fd;
 	o.gz = gzdopen(fd, "wb9");
 	if (!o.gz) {
 		close(fd);
