@@ -52,6 +52,13 @@ URING_LIBS     := -luring
 else
 URING_LIBS     := $(URING_A)
 endif
+# zlib likewise (recordings as .tar.gz): libz.so.1 is everywhere, zlib1g-dev is not.
+ZLIB_A         := $(firstword $(wildcard /usr/lib/$(shell $(CC) -dumpmachine)/libz.a /usr/lib/libz.a /usr/local/lib/libz.a))
+ifeq ($(ZLIB_A),)
+ZLIB_LIBS      := -lz
+else
+ZLIB_LIBS      := $(ZLIB_A)
+endif
 SYS_LIBS       := -ldl -lpthread -lm
 
 LIB_CFLAGS  := $(BASE) -Iinclude -Isrc $(JANSSON_CFLAGS)
@@ -109,16 +116,16 @@ $(STATIC_LIB): $(LIB_OBJS)
 
 $(SHARED_REAL): $(LIB_OBJS) src/libgpufeed.map
 	$(CC) -shared -Wl,-soname,$(SHARED_SONAME) -Wl,--version-script=src/libgpufeed.map \
-	    -Wl,--no-undefined $(SANITIZE) -o $@ $(LIB_OBJS) -ljansson -luring $(SYS_LIBS)
+	    -Wl,--no-undefined $(SANITIZE) -o $@ $(LIB_OBJS) -ljansson -luring -lz $(SYS_LIBS)
 	ln -sf libgpufeed.so.$(VERSION) $(BUILD)/$(SHARED_SONAME)
 	ln -sf $(SHARED_SONAME) $(BUILD)/libgpufeed.so
 
 $(CLI): $(CLI_OBJS) $(STATIC_LIB)
-	$(CC) $(SANITIZE) -o $@ $(CLI_OBJS) $(STATIC_LIB) $(JANSSON_LIBS) $(URING_LIBS) $(SYS_LIBS)
+	$(CC) $(SANITIZE) -o $@ $(CLI_OBJS) $(STATIC_LIB) $(JANSSON_LIBS) $(URING_LIBS) $(ZLIB_LIBS) $(SYS_LIBS)
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TESTLIB_OBJS) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(SANITIZE) -o $@ $< $(TESTLIB_OBJS) $(STATIC_LIB) $(JANSSON_LIBS) $(URING_LIBS) -lcmocka $(SYS_LIBS)
+	$(CC) $(SANITIZE) -o $@ $< $(TESTLIB_OBJS) $(STATIC_LIB) $(JANSSON_LIBS) $(URING_LIBS) $(ZLIB_LIBS) -lcmocka $(SYS_LIBS)
 
 # Stand-in vendor libraries, so the dlopen'ed code paths run in CI (no GPU
 # there): tests/fakes/fake_<lib>.c builds $(BUILD)/fakes/<soname>, the soname

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -12,11 +13,28 @@ static int refuse_pci_locality(struct gf_cli *cli, void *ctx, const char *arg)
 	return gf_cli_usage(cli, "--pci-locality does not apply: a recording keeps the machine as it is");
 }
 
+static int opt_format(struct gf_cli *cli, void *ctx, const char *arg)
+{
+	struct gf_record_options *ro = ctx;
+
+	if (!strcmp(arg, "dir"))
+		ro->format = GF_RECORD_DIR;
+	else if (!strcmp(arg, "tar.gz"))
+		ro->format = GF_RECORD_TAR_GZ;
+	else
+		return gf_cli_usage(cli, "--format: '%s' is not dir or tar.gz", arg);
+	return 0;
+}
+
 static const struct gf_opt record_opts[] = {
 	GF_OPT_BOOL(0, "force", struct gf_record_options, force,
 		    "replace the recording already in DIR (never a directory\n"
 		    "that is not a recording)"),
-	GF_OPT_COMMON("root", "re-record from a recording instead of this machine"),
+	GF_OPT_CALLBACK(0, "format", "FMT", opt_format,
+			"dir or tar.gz (default: tar.gz when the name ends\n"
+			"in .tar.gz or .tgz, else dir)"),
+	GF_OPT_COMMON("root", "re-record from a recording (directory or .tar.gz)\n"
+		      "instead of this machine"),
 	GF_OPT_COMMON("nvml", NULL),
 	GF_OPT_HIDDEN_CALLBACK("pci-locality", "SPEC", refuse_pci_locality),
 	GF_OPT_COMMON("json", "print a JSON summary of what was recorded"),
@@ -29,7 +47,7 @@ static const struct gf_opt record_opts[] = {
 
 const struct gf_cmd gf_cmd_record_def = {
 	.name = "record",
-	.args = "[OPTIONS] DIR",
+	.args = "[OPTIONS] DIR|FILE.tar.gz",
 	.summary = "record this machine into a directory that --root replays",
 	.description =
 		"Copies every file the model and the host audit read from /sys, /proc\n"
@@ -40,6 +58,9 @@ const struct gf_cmd gf_cmd_record_def = {
 		"same machine with --root DIR.  DIR is written as DIR.tmp-XXXXXX and\n"
 		"renamed at the end: a failed recording, or one stopped with Ctrl-C or\n"
 		"SIGTERM, leaves nothing.\n"
+		"Given a name ending in .tar.gz (or .tgz), or --format tar.gz, the\n"
+		"recording is one gzip'd tar file instead, written atomically; --root\n"
+		"FILE.tar.gz reads it as it reads the directory.\n"
 		"A recording may hold host names, kernel command line and IRQ counters:\n"
 		"look before you share it.\n",
 	.opts = record_opts,
@@ -49,43 +70,6 @@ const struct gf_cmd gf_cmd_record_def = {
 	.footer = "Layout: docs/recordings.md.\n",
 	.run = gf_cmd_record,
 };
-
-/* Length of the valid UTF-8 sequence at s, 0 if it is not one. */
-static int utf8_len(const unsigned char *s)
-{
-	int n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3 :
-		(s[0] & 0xf8) == 0xf0 ? 4 : 0;
-
-	if (n == 2 && s[0] < 0xc2)
-		return 0;		/* overlong */
-	for (int i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
-/* A JSON string: the directory name is the user's and may hold anything;
- * bytes that are not UTF-8 become U+FFFD. */
-static void json_string(FILE *f, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-
-	fputc('"', f);
-	while (*s) {
-		int n = utf8_len(s);
-
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if (*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else if (n == 0)
-			fputs("\\ufffd", f);
-		else
-			fwrite(s, 1, (size_t)n, f);
-		s += n ? n : 1;
-	}
-	fputc('"', f);
-}
 
 static volatile sig_atomic_t interrupted;
 
@@ -105,7 +89,7 @@ static void print_warning(const char *msg, void *arg)
 
 int gf_cmd_record(int argc, char **argv)
 {
-	struct gf_record_options ro = { 0 };
+	struct gf_record_options ro = GF_RECORD_OPTS_INIT;
 	struct gf_record_stats st;
 	struct gf_cli cli;
 	int ret;
@@ -131,13 +115,8 @@ int gf_cmd_record(int argc, char **argv)
 	if (ret)
 		return gf_cli_fail(&cli, ret);
 	if (cli.json) {
-		printf("{\n  \"schema\": \"gpufeed-record/1\",\n  \"dir\": ");
-		json_string(stdout, argv[optind]);
-		printf(",\n  \"files\": %u,\n  \"links\": %u,\n  \"bytes\": %llu,\n"
-		       "  \"nvml\": %s,\n  \"gpus\": %d,\n  \"nics\": %d,\n  \"block_devices\": %d,\n"
-		       "  \"warnings\": %d\n}\n",
-		       st.files, st.links, st.bytes, st.nvml ? "true" : "false", st.ngpus, st.nnics, st.nblocks,
-		       st.nwarnings);
+		if (gf_record_write_json(stdout, argv[optind], &st))
+			return gf_cli_fail(&cli, -EIO);
 	} else if (!cli.quiet) {
 		printf("Recorded %s: %u files, %u links, %llu bytes; %d GPU%s, %d NIC%s, %d block device%s; %s\n",
 		       argv[optind], st.files, st.links, st.bytes, st.ngpus, st.ngpus == 1 ? "" : "s", st.nnics,

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages gpufeed needs, only those missing.
-#   scripts/install-deps.sh build    compiler, make, jansson
+#   scripts/install-deps.sh build    compiler, make, jansson, liburing, zlib
 #   scripts/install-deps.sh test     + clang, cmocka, jq (the test suite)
 # Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
-build=(build-essential pkg-config libjansson-dev liburing-dev)
+build=(build-essential pkg-config libjansson-dev liburing-dev zlib1g-dev)
 test=(clang libcmocka-dev jq)
 
 case ${1:-build} in

@@ -18,6 +18,10 @@ export GPUFEED_FAKE_NVML=$abs/fakes/libnvidia-ml.so.1
 # Tests never pick up a real NVML or a locality override from the caller.
 unset GPUFEED_NVML_LIBRARY GPUFEED_PCI_LOCALITY FAKE_NVML_SCENARIO
 export TMPDIR=${TMPDIR:-/tmp} LC_ALL=C
+# The fixture recordings are kept as machines/*/root.tar.gz; tests that need
+# a directory find them unpacked once per build here (or where the caller says).
+export GPUFEED_FIXTURES=${GPUFEED_FIXTURES:-$abs/fixtures/machines}
+tests/fixtures/tools/unpack.sh "$GPUFEED_FIXTURES" || { echo "cannot unpack the fixtures"; exit 1; }
 
 pass=0 fail=0 skip=0 failed=() cases=0
 

@@ -22,6 +22,7 @@ enum gf_env_var {
 	GF_ENV_LOG = 3,			/* GPUFEED_LOG */
 	GF_ENV_NO_COLOR = 4,		/* NO_COLOR */
 	GF_ENV_SOURCE_DATE_EPOCH = 5,	/* SOURCE_DATE_EPOCH */
+	GF_ENV_TMPDIR = 6,		/* TMPDIR */
 };
 
 enum gf_env_type {

@@ -9,17 +9,26 @@
 #include "core/atomic.h"
 #include "core/error.h"
 
+int gf_atomic_tmp(const char *path, char *tmp, size_t size)
+{
+	int fd;
+
+	if ((size_t)snprintf(tmp, size, "%s.tmp-XXXXXX", path) >= size)
+		return gf_error(-ENAMETOOLONG, "%s: path too long", path);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return gf_error_errno(-errno, path);
+	return fd;
+}
+
 int gf_atomic_write(const char *path, int (*fn)(FILE *f, void *arg), void *arg)
 {
 	char tmp[PATH_MAX];
 	FILE *f;
 	int fd, ret;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", path) >= sizeof(tmp))
-		return gf_error(-ENAMETOOLONG, "%s: path too long", path);
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return gf_error_errno(-errno, path);
+	if ((fd = gf_atomic_tmp(path, tmp, sizeof(tmp))) < 0)
+		return fd;
 	f = fdopen(fd, "w");
 	if (!f) {
 		ret = gf_error_errno(-errno, path);

@@ -29,11 +29,14 @@ static const struct gf_env_info registry[] = {
 		"SOURCE_DATE_EPOCH", GF_ENV_INT, "the current time", "core",
 		"Seconds since 1970 written as generated_at in JSON (reproducible-builds.org)",
 		0, 253402300799LL /* 9999-12-31T23:59:59Z */ },
+	[GF_ENV_TMPDIR] = {
+		"TMPDIR", GF_ENV_PATH, "/tmp", "core",
+		"Where a --root FILE.tar.gz is unpacked when /dev/shm is not writable", 0, 0 },
 };
 
 #define NVARS ((int)(sizeof(registry) / sizeof(registry[0])))
 /* The last id has a row: ids and rows cannot drift apart. */
-_Static_assert(NVARS == GF_ENV_SOURCE_DATE_EPOCH + 1, "every gf_env_var needs a registry row");
+_Static_assert(NVARS == GF_ENV_TMPDIR + 1, "every gf_env_var needs a registry row");
 
 GF_API int gf_env_count(void)
 {

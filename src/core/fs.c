@@ -1,5 +1,6 @@
 /* Root-prefixed reads of /sys and /proc, tapped by the recorder. */
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
@@ -14,14 +15,73 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/recorder.h"
+#include "core/rmtree.h"
+#include "core/tar.h"
+#include <gpufeed/env.h>
 #include "core/strutil.h"
 
 /* /proc/cpuinfo of a 400-thread host is ~1 MiB; nothing we read is larger. */
 #define GF_FS_MAX_FILE (16u << 20)
 
+/* A private directory for an unpacked archive: tmpfs when there is one
+ * (a recording is thousands of small files), else $TMPDIR. */
+static int make_unpack_dir(char *buf, size_t size)
+{
+	const char *tmpdir = gf_env_str(GF_ENV_TMPDIR);
+	const char *bases[] = { "/dev/shm", tmpdir && *tmpdir ? tmpdir : "/tmp" };
+
+	for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
+		if (access(bases[i], W_OK | X_OK))
+			continue;
+		snprintf(buf, size, "%s/gpufeed-root-XXXXXX", bases[i]);
+		if (mkdtemp(buf))
+			return 0;
+	}
+	buf[0] = '\0';
+	return gf_error_errno(-errno, "a temp directory to unpack the recording into");
+}
+
+/* The recording inside an unpacked archive: the archive's one top
+ * directory ("hgx/" in hgx.tar.gz), or the top itself. */
+static void recording_top(const char *unpacked, char *dir, size_t size)
+{
+	struct dirent *de;
+	char only[NAME_MAX + 1] = "";
+	int n = 0;
+	DIR *d = opendir(unpacked);
+
+	gf_strlcpy(dir, unpacked, size);
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") && n++ == 0)
+			gf_strlcpy(only, de->d_name, sizeof(only));
+	closedir(d);
+	if (n == 1 && strcmp(only, "sys") && strcmp(only, "proc")) {
+		struct stat st;
+
+		snprintf(dir, size, "%s/%s", unpacked, only);
+		if (lstat(dir, &st) || !S_ISDIR(st.st_mode))
+			gf_strlcpy(dir, unpacked, size);
+	}
+}
+
+static int unpack(struct gf_fs *fs)
+{
+	int ret = make_unpack_dir(fs->unpacked, sizeof(fs->unpacked));
+
+	if (ret)
+		return ret;
+	if ((ret = gf_tar_extract(fs->root, fs->unpacked)))
+		return ret;
+	recording_top(fs->unpacked, fs->dir, sizeof(fs->dir));
+	return 0;
+}
+
 int gf_fs_init(struct gf_fs *fs, const char *root)
 {
 	struct stat st;
+	int ret;
 
 	memset(fs, 0, sizeof(*fs));
 	fs->rootfd = -1;
@@ -29,8 +89,8 @@ int gf_fs_init(struct gf_fs *fs, const char *root)
 		return 0;
 	if (stat(root, &st))
 		return gf_error_errno(-errno, root);
-	if (!S_ISDIR(st.st_mode))
-		return gf_error(-ENOTDIR, "%s: not a directory (a recording is a directory made by 'gpufeed record')",
+	if (!S_ISDIR(st.st_mode) && !(S_ISREG(st.st_mode) && gf_tar_sniff(root)))
+		return gf_error(-ENOTDIR, "%s: not a directory or a .tar.gz (a recording is made by 'gpufeed record')",
 				root);
 	if (!realpath(root, fs->root))
 		return gf_error_errno(-errno, root);
@@ -42,9 +102,26 @@ int gf_fs_init(struct gf_fs *fs, const char *root)
 	if (fs->rootlen > GF_FS_MAX_ROOT)
 		return gf_error(-ENAMETOOLONG, "%.64s...: recording path longer than %d bytes", fs->root,
 				GF_FS_MAX_ROOT);
-	fs->rootfd = open(fs->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fs->rootfd < 0)
-		return gf_error_errno(-errno, fs->root);
+	if (S_ISREG(st.st_mode)) {
+		if ((ret = unpack(fs))) {
+			gf_fs_fini(fs);
+			return ret;
+		}
+	} else {
+		gf_strlcpy(fs->dir, fs->root, sizeof(fs->dir));
+	}
+	fs->dirlen = strlen(fs->dir);
+	if (fs->dirlen > GF_FS_MAX_ROOT) {
+		ret = gf_error(-ENAMETOOLONG, "%.64s...: unpacked path longer than %d bytes", fs->dir, GF_FS_MAX_ROOT);
+		gf_fs_fini(fs);
+		return ret;
+	}
+	fs->rootfd = open(fs->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fs->rootfd < 0) {
+		ret = gf_error_errno(-errno, fs->root);
+		gf_fs_fini(fs);
+		return ret;
+	}
 	return 0;
 }
 
@@ -53,6 +130,15 @@ void gf_fs_fini(struct gf_fs *fs)
 	if (fs->rootfd >= 0)
 		close(fs->rootfd);
 	fs->rootfd = -1;
+	if (fs->unpacked[0]) {
+		char msg[1024];
+
+		/* Cleaning up must not replace the error being reported. */
+		gf_strlcpy(msg, gf_last_error(), sizeof(msg));
+		gf_rmtree(fs->unpacked);
+		gf_error(0, "%s", msg);
+		fs->unpacked[0] = '\0';
+	}
 }
 
 bool gf_fs_live(const struct gf_fs *fs)
@@ -65,45 +151,145 @@ void gf_fs_real(const struct gf_fs *fs, const char *path, char *buf, size_t size
 	snprintf(buf, size, "%s%s", fs->root, path);
 }
 
-/* Before Linux 5.6 (no openat2): resolve, then refuse what left the root.
- * Absolute links then count as leaving it. */
-static int open_checked(const struct gf_fs *fs, const char *path, int flags)
+void gf_fs_src(const struct gf_fs *fs, const char *path, char *buf, size_t size)
 {
-	char real[PATH_MAX], canon[PATH_MAX];
+	snprintf(buf, size, "%s%s", fs->rootlen ? fs->dir : "", path);
+}
 
-	if ((size_t)snprintf(real, sizeof(real), "%s%s", fs->root, path) >= sizeof(real)) {
+/* Directories deep enough for any sysfs path (they stay under 40). */
+#define WALK_MAX_DEPTH 128
+/* As the kernel's MAXSYMLINKS. */
+#define WALK_MAX_LINKS 40
+/* openat2 answers EAGAIN when a rename anywhere on the host raced its walk
+ * of ".."; it is then tried again this many times before the walk below. */
+#define OPENAT2_TRIES 16
+
+char *gf_path_next(char **rest)
+{
+	char *p = *rest, *name;
+
+	while (*p == '/')
+		p++;
+	if (!*p)
+		return NULL;
+	name = p;
+	while (*p && *p != '/')
+		p++;
+	if (*p)
+		*p++ = '\0';
+	*rest = p;
+	return name;
+}
+
+static bool only_slashes(const char *s)
+{
+	while (*s == '/')
+		s++;
+	return !*s;
+}
+
+/* RESOLVE_IN_ROOT done in user space: each component is looked up with
+ * O_NOFOLLOW relative to a directory fd we hold, symlinks are expanded by
+ * hand ("/" restarts at the root), and ".." pops our own stack, so it stops
+ * at the root whatever is renamed meanwhile.  Used where openat2 is missing
+ * (Linux < 5.6) or keeps answering EAGAIN. */
+static int open_in_root(int rootfd, const char *rel, int flags)
+{
+	int stack[WALK_MAX_DEPTH], depth = 0, links = 0, fd = -1, err = 0;
+	char path[PATH_MAX], *rest = path, *name;
+
+	stack[0] = rootfd;
+	if (gf_strlcpy(path, rel, sizeof(path)) >= sizeof(path)) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if (flags & O_NOFOLLOW) {
-		/* The last component itself is not followed: check its parent. */
-		char *slash = strrchr(real, '/');
+	while ((name = gf_path_next(&rest))) {
+		bool last = only_slashes(rest);
+		struct stat st;
 
-		*slash = '\0';
-		if (!realpath(real, canon))
-			return -1;
-		*slash = '/';
-	} else if (!realpath(real, canon)) {
-		return -1;
+		if (!strcmp(name, "."))
+			continue;
+		if (!strcmp(name, "..")) {
+			if (depth > 0)
+				close(stack[depth--]);
+			continue;
+		}
+		if (fstatat(stack[depth], name, &st, AT_SYMLINK_NOFOLLOW)) {
+			err = errno;
+			goto out;
+		}
+		if (S_ISLNK(st.st_mode) && !(last && (flags & O_NOFOLLOW))) {
+			char target[PATH_MAX], joined[PATH_MAX];
+			ssize_t n;
+
+			if (++links > WALK_MAX_LINKS) {
+				err = ELOOP;
+				goto out;
+			}
+			n = readlinkat(stack[depth], name, target, sizeof(target) - 1);
+			if (n < 0) {
+				err = errno;
+				goto out;
+			}
+			target[n] = '\0';
+			if ((size_t)snprintf(joined, sizeof(joined), "%s/%s", target, rest) >= sizeof(joined)) {
+				err = ENAMETOOLONG;
+				goto out;
+			}
+			memcpy(path, joined, sizeof(path));
+			rest = path;
+			if (target[0] == '/')
+				while (depth > 0)
+					close(stack[depth--]);
+			continue;
+		}
+		if (last) {
+			/* O_NOFOLLOW: had it become a link since fstatat, we
+			 * fail rather than follow it out of the root. */
+			fd = openat(stack[depth], name, flags | O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0)
+				err = errno;
+			goto out;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			err = ENOTDIR;
+			goto out;
+		}
+		if (depth + 1 >= WALK_MAX_DEPTH) {
+			err = ENAMETOOLONG;
+			goto out;
+		}
+		fd = openat(stack[depth], name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			err = errno;
+			goto out;
+		}
+		stack[++depth] = fd;
+		fd = -1;
 	}
-	if (strncmp(canon, fs->root, fs->rootlen) || (canon[fs->rootlen] && canon[fs->rootlen] != '/')) {
-		errno = EXDEV;
-		return -1;
-	}
-	return open((flags & O_NOFOLLOW) ? real : canon, flags | O_CLOEXEC);
+	/* The path ends at a directory we hold ("", ".", "..", "dir/"). */
+	fd = openat(stack[depth], ".", flags | O_CLOEXEC);
+	if (fd < 0)
+		err = errno;
+out:
+	while (depth > 0)
+		close(stack[depth--]);
+	errno = err;
+	return err ? -1 : fd;
 }
+
+_Atomic int gf_fs_have_openat2 = 1;
 
 /* open() of a machine path: as is for this machine, scoped inside the
  * root for a recording. */
 static int fs_open(const struct gf_fs *fs, const char *path, int flags)
 {
-	static _Atomic int have_openat2 = 1;
 	struct open_how how = {
 		.flags = (unsigned long long)(flags | O_CLOEXEC),
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
 	const char *rel = path;
-	long fd;
+	long fd = -1;
 
 	if (!fs->rootlen)
 		return open(path, flags | O_CLOEXEC);
@@ -111,13 +297,70 @@ static int fs_open(const struct gf_fs *fs, const char *path, int flags)
 		rel++;
 	if (!*rel)
 		rel = ".";
-	if (have_openat2) {
-		fd = syscall(SYS_openat2, fs->rootfd, rel, &how, sizeof(how));
-		if (fd >= 0 || errno != ENOSYS)
+	if (gf_fs_have_openat2) {
+		for (int i = 0; i < OPENAT2_TRIES; i++) {
+			fd = syscall(SYS_openat2, fs->rootfd, rel, &how, sizeof(how));
+			if (fd >= 0 || errno != EAGAIN)
+				break;
+		}
+		if (fd >= 0 || (errno != ENOSYS && errno != EAGAIN))
 			return (int)fd;
-		have_openat2 = 0;	/* old kernel: fall back for good */
+		if (errno == ENOSYS)
+			gf_fs_have_openat2 = 0;	/* old kernel: walk by hand for good */
 	}
-	return open_checked(fs, path, flags);
+	return open_in_root(fs->rootfd, rel, flags);
+}
+
+/* Absent is ENOENT or ENOTDIR (a component is a file); anything else is a
+ * real failure that must not pass for "no such attribute". */
+static bool absent(int err)
+{
+	return err == ENOENT || err == ENOTDIR;
+}
+
+/* A regular file opened for reading, or -errno (-EBADMSG: not a regular
+ * file).  In a recording the type is checked on an O_PATH descriptor first,
+ * so a FIFO or a device node planted there is never opened (opening one can
+ * block, or act: rewind a tape, arm a watchdog); the file is then reopened
+ * through /proc/self/fd, which opens that very inode. */
+static int open_regular(const struct gf_fs *fs, const char *path, struct stat *st)
+{
+	char proc[64];
+	int pfd, fd, err;
+
+	if (!fs->rootlen) {		/* this machine: our own /sys and /proc paths */
+		fd = fs_open(fs, path, O_RDONLY | O_NONBLOCK);
+		if (fd < 0)
+			return -errno;
+		if (fstat(fd, st) || !S_ISREG(st->st_mode)) {
+			close(fd);
+			return -EBADMSG;
+		}
+		return fd;
+	}
+	pfd = fs_open(fs, path, O_PATH);
+	if (pfd < 0)
+		return -errno;
+	if (fstat(pfd, st) || !S_ISREG(st->st_mode)) {
+		close(pfd);
+		return -EBADMSG;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	fd = open(proc, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		struct stat again;
+
+		/* No /proc: open by path, then make sure it is the same file. */
+		fd = fs_open(fs, path, O_RDONLY | O_NONBLOCK);
+		if (fd >= 0 && (fstat(fd, &again) || again.st_ino != st->st_ino || again.st_dev != st->st_dev)) {
+			close(fd);
+			close(pfd);
+			return -EBADMSG;
+		}
+	}
+	err = fd < 0 ? -errno : 0;
+	close(pfd);
+	return err ? err : fd;
 }
 
 int gf_fs_read(const struct gf_fs *fs, const char *path, char **data, size_t *len)
@@ -132,13 +375,9 @@ int gf_fs_read(const struct gf_fs *fs, const char *path, char **data, size_t *le
 	if (len)
 		*len = 0;
 	gf_fs_real(fs, path, real, sizeof(real));
-	fd = fs_open(fs, path, O_RDONLY | O_NONBLOCK);
+	fd = open_regular(fs, path, &st);
 	if (fd < 0)
-		return gf_error_errno(-errno, real);
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return gf_error(-EBADMSG, "%s: not a regular file", real);
-	}
+		return fd == -EBADMSG ? gf_error(-EBADMSG, "%s: not a regular file", real) : gf_error_errno(fd, real);
 	buf = malloc(cap);
 	if (!buf) {
 		close(fd);
@@ -267,10 +506,10 @@ int gf_fs_resolve(const struct gf_fs *fs, const char *path, char *buf, size_t si
 	canon[n] = '\0';
 	rel = canon;
 	if (fs->rootlen) {
-		if (strncmp(canon, fs->root, fs->rootlen) ||
-		    (canon[fs->rootlen] && canon[fs->rootlen] != '/'))
+		if (strncmp(canon, fs->dir, fs->dirlen) ||
+		    (canon[fs->dirlen] && canon[fs->dirlen] != '/'))
 			return gf_error(-EXDEV, "%s: resolves to %s, outside the recording", real, canon);
-		rel = canon + fs->rootlen;
+		rel = canon + fs->dirlen;
 		if (!*rel)
 			rel = "/";
 	}
@@ -352,16 +591,25 @@ out:
 	return 0;
 }
 
-/* stat() of a machine path, scoped like every other access. */
-static int fs_stat(const struct gf_fs *fs, const char *path, struct stat *st)
+int gf_fs_probe(const struct gf_fs *fs, const char *path, struct stat *st)
 {
+	char real[PATH_MAX];
 	int fd = fs_open(fs, path, O_PATH);
-	int ret;
+	int ret = 0;
 
-	if (fd < 0)
-		return -1;
-	ret = fstat(fd, st);
+	if (fd < 0) {
+		if (absent(errno))
+			return -ENOENT;
+		gf_fs_real(fs, path, real, sizeof(real));
+		return gf_error_errno(-errno, real);
+	}
+	if (fstat(fd, st)) {
+		gf_fs_real(fs, path, real, sizeof(real));
+		ret = gf_error_errno(-errno, real);
+	}
 	close(fd);
+	if (!ret && fs->rec)
+		gf_rec_path(fs->rec, fs, path);
 	return ret;
 }
 
@@ -369,20 +617,12 @@ bool gf_fs_exists(const struct gf_fs *fs, const char *path)
 {
 	struct stat st;
 
-	if (fs_stat(fs, path, &st))
-		return false;
-	if (fs->rec)
-		gf_rec_path(fs->rec, fs, path);
-	return true;
+	return gf_fs_probe(fs, path, &st) == 0;
 }
 
 bool gf_fs_is_dir(const struct gf_fs *fs, const char *path)
 {
 	struct stat st;
 
-	if (fs_stat(fs, path, &st) || !S_ISDIR(st.st_mode))
-		return false;
-	if (fs->rec)
-		gf_rec_path(fs->rec, fs, path);
-	return true;
+	return gf_fs_probe(fs, path, &st) == 0 && S_ISDIR(st.st_mode);
 }

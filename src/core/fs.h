@@ -3,9 +3,11 @@
  * what is read.  Paths are absolute machine paths such as "/sys/bus/pci".
  *
  * Under a root, every path resolves inside it as if chroot'ed there
- * (openat2 RESOLVE_IN_ROOT): "..", absolute and relative symlinks cannot
- * leave the recording, and only regular files are read (a FIFO planted in
- * a recording cannot hang us). */
+ * (openat2 RESOLVE_IN_ROOT, retried when a rename elsewhere on the host
+ * makes it answer EAGAIN, else the same walk done in user space): "..",
+ * absolute and relative symlinks cannot leave the recording, and only
+ * regular files are opened for reading (a FIFO or device node planted in a
+ * recording is refused before it is opened). */
 #ifndef GF_CORE_FS_H
 #define GF_CORE_FS_H
 
@@ -16,23 +18,33 @@
 struct gf_recorder;
 
 struct gf_fs {
-	char root[PATH_MAX];		/* canonical, "" for this machine */
+	char root[PATH_MAX];		/* canonical, "" for this machine; the
+					 * archive's path for a .tar.gz (messages) */
 	size_t rootlen;
-	int rootfd;			/* O_PATH of root, -1 for this machine */
+	char dir[PATH_MAX];		/* the directory read: root, or where the
+					 * archive was unpacked */
+	size_t dirlen;
+	int rootfd;			/* O_PATH of dir, -1 for this machine */
+	char unpacked[PATH_MAX];	/* private temp dir to remove, or "" */
 	struct gf_recorder *rec;	/* NULL unless recording */
 };
 
 /* Longest root we accept, so that root + machine path always fits. */
 #define GF_FS_MAX_ROOT (PATH_MAX - 1024)
 
-/* root NULL or "" = this machine. -ENOENT/-ENOTDIR/-ENAMETOOLONG with a
- * message.  Release with gf_fs_fini (copies of the struct share the fd). */
+/* root NULL or "" = this machine; a directory; or a .tar.gz (or .tar) made
+ * by 'gpufeed record', unpacked into a private temp dir (under /dev/shm when
+ * writable, else $TMPDIR) that gf_fs_fini removes.  -ENOENT/-ENOTDIR/
+ * -ENAMETOOLONG/-EBADMSG with a message.  Release with gf_fs_fini (copies
+ * of the struct share the fd and the temp dir). */
 int gf_fs_init(struct gf_fs *fs, const char *root);
 void gf_fs_fini(struct gf_fs *fs);
 bool gf_fs_live(const struct gf_fs *fs);
 
-/* Where `path` really is: root + path (for messages and opening). */
+/* How messages name `path`: root + path (archive + path for a .tar.gz). */
 void gf_fs_real(const struct gf_fs *fs, const char *path, char *buf, size_t size);
+/* Where `path` is on disk: dir + path (for code that opens it itself). */
+void gf_fs_src(const struct gf_fs *fs, const char *path, char *buf, size_t size);
 
 /* Whole file, NUL-terminated; caller frees *data.  Absent = -ENOENT. */
 int gf_fs_read(const struct gf_fs *fs, const char *path, char **data, size_t *len);
@@ -45,9 +57,23 @@ int gf_fs_readlink(const struct gf_fs *fs, const char *path, char *buf, size_t s
 int gf_fs_resolve(const struct gf_fs *fs, const char *path, char *buf, size_t size);
 /* Sorted entry names (no "." or ".."); free with gf_strv_free(). */
 int gf_fs_list(const struct gf_fs *fs, const char *path, char ***names, int *n);
+/* stat() of a path (followed inside the root): 0, -ENOENT when absent (also
+ * ENOTDIR: a component is a file), or another -errno with a message naming
+ * the file; a failure is never reported as absent. */
+struct stat;
+int gf_fs_probe(const struct gf_fs *fs, const char *path, struct stat *st);
+/* Shorthands of gf_fs_probe for where any failure may read as "no". */
 bool gf_fs_exists(const struct gf_fs *fs, const char *path);
 bool gf_fs_is_dir(const struct gf_fs *fs, const char *path);
 
 void gf_strv_free(char **v, int n);
+
+/* Splits a path in place: the next component of *rest (leading "/"
+ * skipped, the "/" after it cut), or NULL at the end. */
+char *gf_path_next(char **rest);
+
+/* 1 until openat2 answers ENOSYS; tests set it to 0 to exercise the walk
+ * done in user space. */
+extern _Atomic int gf_fs_have_openat2;
 
 #endif

@@ -134,6 +134,71 @@ static void relative_to(const char *dir, const char *target, char *out, size_t s
 		gf_strlcpy(out, ".", size);
 }
 
+/* Where a link in physical directory `dir` with `target` lands, resolved
+ * as the readers resolve it (RESOLVE_IN_ROOT): symlinks on the way are
+ * expanded, ".." applies to the physical path and stops at the root.  The
+ * rest of a path that does not exist is taken as written.  Returns true
+ * when the text means the same taken literally anywhere: relative, crossing
+ * no symlink, never stopped at the root. */
+static bool land(const struct gf_fs *fs, const char *dir, const char *target, char *out, size_t size)
+{
+	char rest[PATH_MAX], cur[PATH_MAX], *p = rest, *name;
+	bool literal = target[0] != '/', missing = false;
+	int links = 0;
+
+	gf_strlcpy(rest, target, sizeof(rest));
+	gf_strlcpy(cur, target[0] == '/' || !strcmp(dir, "/") ? "" : dir, sizeof(cur));
+	while ((name = gf_path_next(&p))) {
+		char next[PATH_MAX], src[PATH_MAX], link[PATH_MAX], joined[PATH_MAX];
+		struct stat st;
+		ssize_t n;
+
+		if (!strcmp(name, "."))
+			continue;
+		if (!strcmp(name, "..")) {
+			char *slash = strrchr(cur, '/');
+
+			if (slash)
+				*slash = '\0';
+			else
+				literal = false;	/* stopped at the root */
+			continue;
+		}
+		if ((size_t)snprintf(next, sizeof(next), "%s/%s", cur, name) >= sizeof(next))
+			break;
+		gf_fs_src(fs, next, src, sizeof(src));
+		if (missing || lstat(src, &st) || !S_ISLNK(st.st_mode) || ++links > MAX_LINK_DEPTH ||
+		    (n = readlink(src, link, sizeof(link) - 1)) < 0) {
+			missing = missing || access(src, F_OK);
+			gf_strlcpy(cur, next, sizeof(cur));
+			continue;
+		}
+		link[n] = '\0';
+		literal = false;
+		if ((size_t)snprintf(joined, sizeof(joined), "%s/%s", link, p) >= sizeof(joined))
+			break;
+		gf_strlcpy(rest, joined, sizeof(rest));
+		p = rest;
+		if (link[0] == '/')
+			cur[0] = '\0';
+	}
+	gf_strlcpy(out, cur[0] ? cur : "/", size);
+	return literal;
+}
+
+/* The text of a link at physical `dir` in the copy: the original when it
+ * means the same taken literally, else the relative path to where it
+ * lands, so that a tool following links in the copy, outside any chroot,
+ * never leaves it.  `resolved` gets the landing path. */
+static void link_text(const struct gf_fs *fs, const char *dir, const char *target, char *resolved,
+		      size_t rsize, char *text, size_t tsize)
+{
+	if (land(fs, dir, target, resolved, rsize))
+		gf_strlcpy(text, target, tsize);
+	else
+		relative_to(dir, resolved, text, tsize);
+}
+
 /* Walk `path` on the source, mirroring each component; writes the physical
  * (symlink-free) path into `phys`.  Returns 0, or -errno if the source path
  * does not exist (nothing more to mirror). */
@@ -153,29 +218,19 @@ static int mirror(struct gf_recorder *rec, const struct gf_fs *fs, const char *p
 
 		if ((size_t)snprintf(next, sizeof(next), "%s/%s", cur, tok) >= sizeof(next))
 			return -ENAMETOOLONG;
-		gf_fs_real(fs, next, src, sizeof(src));
+		gf_fs_src(fs, next, src, sizeof(src));
 		if (lstat(src, &st))
 			return -errno;
 		if (S_ISLNK(st.st_mode)) {
-			char target[PATH_MAX], joined[PATH_MAX], resolved[PATH_MAX], linktext[PATH_MAX];
+			char target[PATH_MAX], resolved[PATH_MAX], linktext[PATH_MAX];
 			ssize_t n = readlink(src, target, sizeof(target) - 1);
 			struct stat dst_st;
 
 			if (n < 0)
 				return -errno;
 			target[n] = '\0';
-			if (target[0] == '/') {
-				/* Within a recording, "/" means the recording's root. */
-				normalize(target, resolved, sizeof(resolved));
-				relative_to(cur[0] ? cur : "/", resolved, linktext, sizeof(linktext));
-			} else {
-				snprintf(joined, sizeof(joined), "%s/%s", cur, target);
-				if (normalize(joined, resolved, sizeof(resolved)))
-					/* It climbs above the root: write where it lands. */
-					relative_to(cur[0] ? cur : "/", resolved, linktext, sizeof(linktext));
-				else
-					gf_strlcpy(linktext, target, sizeof(linktext));
-			}
+			link_text(fs, cur[0] ? cur : "/", target, resolved, sizeof(resolved), linktext,
+				  sizeof(linktext));
 			dest_of(rec, next, dst, sizeof(dst));
 			if (lstat(dst, &dst_st)) {
 				if (symlink(linktext, dst)) {
@@ -253,7 +308,7 @@ void gf_rec_file(struct gf_recorder *rec, const struct gf_fs *fs, const char *pa
 	if (!rec_go(rec) || !base)
 		return;
 	/* The file itself may be a symlink (rare in sysfs); mirror it whole. */
-	gf_fs_real(fs, path, real, sizeof(real));
+	gf_fs_src(fs, path, real, sizeof(real));
 	if (lstat(real, &st) == 0 && S_ISLNK(st.st_mode)) {
 		if (mirror(rec, fs, path, phys, sizeof(phys), 0) == 0)
 			write_file(rec, phys, data, len);
@@ -286,7 +341,7 @@ void gf_rec_path(struct gf_recorder *rec, const struct gf_fs *fs, const char *pa
 
 	if (!rec_go(rec) || mirror(rec, fs, path, phys, sizeof(phys), 0))
 		return;
-	gf_fs_real(fs, phys, src, sizeof(src));
+	gf_fs_src(fs, phys, src, sizeof(src));
 	if (stat(src, &st) == 0 && S_ISREG(st.st_mode))
 		copy_regular(rec, fs, phys);
 }
@@ -303,31 +358,18 @@ void gf_rec_dir(struct gf_recorder *rec, const struct gf_fs *fs, const char *pat
 		struct stat st;
 
 		snprintf(entry, sizeof(entry), "%s/%s", strcmp(phys, "/") ? phys : "", names[i]);
-		gf_fs_real(fs, entry, src, sizeof(src));
+		gf_fs_src(fs, entry, src, sizeof(src));
 		if (lstat(src, &st))
 			continue;
 		if (S_ISLNK(st.st_mode)) {
-			char target[PATH_MAX], joined[PATH_MAX], resolved[PATH_MAX], text[PATH_MAX], dst[PATH_MAX];
+			char target[PATH_MAX], resolved[PATH_MAX], text[PATH_MAX], dst[PATH_MAX];
 			ssize_t len = readlink(src, target, sizeof(target) - 1);
 			struct stat dst_st;
-			bool clamped;
 
 			if (len < 0)
 				continue;
 			target[len] = '\0';
-			/* Keep the target's text unless it is absolute or climbs
-			 * above the root; then write where it lands, relatively. */
-			if (target[0] == '/') {
-				clamped = true;
-				normalize(target, resolved, sizeof(resolved));
-			} else {
-				snprintf(joined, sizeof(joined), "%s/%s", phys, target);
-				clamped = normalize(joined, resolved, sizeof(resolved));
-			}
-			if (clamped)
-				relative_to(phys, resolved, text, sizeof(text));
-			else
-				gf_strlcpy(text, target, sizeof(text));
+			link_text(fs, phys, target, resolved, sizeof(resolved), text, sizeof(text));
 			dest_of(rec, entry, dst, sizeof(dst));
 			if (lstat(dst, &dst_st) && symlink(text, dst) == 0)
 				rec->links++;
@@ -347,7 +389,7 @@ void gf_rec_copy_tree(struct gf_recorder *rec, const struct gf_fs *fs, const cha
 
 	if (!rec_go(rec) || mirror(rec, fs, path, phys, sizeof(phys), 0))
 		return;
-	gf_fs_real(fs, phys, src, sizeof(src));
+	gf_fs_src(fs, phys, src, sizeof(src));
 	if (stat(src, &st))
 		return;
 	if (S_ISREG(st.st_mode)) {
@@ -368,7 +410,7 @@ void gf_rec_copy_tree(struct gf_recorder *rec, const struct gf_fs *fs, const cha
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(child, sizeof(child), "%s/%s", strcmp(phys, "/") ? phys : "", de->d_name);
-		gf_fs_real(fs, child, csrc, sizeof(csrc));
+		gf_fs_src(fs, child, csrc, sizeof(csrc));
 		/* Do not follow links out of the tree (sysfs is full of cycles). */
 		if (lstat(csrc, &cst) || S_ISLNK(cst.st_mode))
 			continue;

@@ -1,8 +1,9 @@
 /* gpufeed record DIR: run discovery with the recorder attached (so every
  * file the model reads is copied, symlinks kept), copy the audit files,
- * write the NVML facts and a manifest; all into DIR.tmp-XXXXXX, renamed into
- * place at the end. */
+ * write the NVML facts and a manifest; all into DIR.tmp-XXXXXX, moved into
+ * place at the end by record_place.c (or packed into one .tar.gz first). */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,30 +18,21 @@
 #include <gpufeed/record.h>
 #include "core/atomic.h"
 #include "core/json_read.h"
+#include "core/json_stamp.h"
+#include "core/opts.h"
 #include "core/recorder.h"
 #include "core/rmtree.h"
 #include "core/strutil.h"
+#include "core/tar.h"
 #include "topo/record_audit.h"
+#include "topo/record_hook.h"
+#include "topo/record_place.h"
 #include "topo/topo_internal.h"
 
-#define GF_RECORDING_SCHEMA "gpufeed-recording/1"
+#define GF_RECORDING_SCHEMA "gpufeed-recording/2"
+#define GF_RECORD_SUMMARY_SCHEMA "gpufeed-record/2"
 
-static bool dir_is_empty(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	bool empty = true;
-
-	if (!d)
-		return false;
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
-			empty = false;
-			break;
-		}
-	closedir(d);
-	return empty;
-}
+void (*gf_record_before_swap)(const char *dir);
 
 /* Device nodes cannot be copied; their names are what the audit needs. */
 static json_t *dev_nodes(void)
@@ -79,17 +71,14 @@ static int dump_cb(FILE *f, void *arg)
 static int write_manifest(const char *tmp, const struct gf_fs *src, const struct gf_topo *t,
 			  const struct gf_recorder *rec, const struct gf_record_stats *st)
 {
-	char path[PATH_MAX], when[32];
-	time_t now = time(NULL);
-	struct tm tm;
+	char path[PATH_MAX];
 	json_t *m = json_object();
 	int ret;
 
-	gmtime_r(&now, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	json_object_set_new(m, "schema", gf_jstr(GF_RECORDING_SCHEMA));
-	json_object_set_new(m, "gpufeed_version", gf_jstr(GF_VERSION_STRING));
-	json_object_set_new(m, "created", gf_jstr(when));
+	if (!m || gf_json_stamp(m, GF_RECORDING_SCHEMA)) {
+		json_decref(m);
+		return gf_error(-ENOMEM, "out of memory");
+	}
 	json_object_set_new(m, "source", gf_jstr(gf_fs_live(src) ? "live" : src->root));
 	json_object_set_new(m, "hostname", gf_jstr(t->machine.hostname));
 	json_object_set_new(m, "kernel", gf_jstr(t->machine.kernel));
@@ -113,57 +102,32 @@ static int write_manifest(const char *tmp, const struct gf_fs *src, const struct
 	return ret;
 }
 
-/* DIR may not exist, may be empty, or (with force) is a recording that we
- * replace; anything else is left alone. */
-static int check_target(const char *dir, bool force)
+/* True when `path` names a .tar.gz (or .tgz); top gets its base name
+ * without the suffix (the archive's top directory). */
+static bool archive_name(const char *path, char *top, size_t size)
 {
-	char manifest[PATH_MAX];
-	struct stat st;
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t len = strlen(base), cut = 0;
 
-	if (lstat(dir, &st)) {
-		if (errno == ENOENT)
-			return 0;
-		return gf_error_errno(-errno, dir);
+	if (len > 7 && !strcmp(base + len - 7, ".tar.gz"))
+		cut = 7;
+	else if (len > 4 && !strcmp(base + len - 4, ".tgz"))
+		cut = 4;
+	if (top) {
+		size_t n = len - cut < size - 1 ? len - cut : size - 1;
+
+		memcpy(top, base, n);
+		top[n] = '\0';
+		if (!n)
+			gf_strlcpy(top, "recording", size);
 	}
-	if (!S_ISDIR(st.st_mode))
-		return gf_error(-ENOTDIR, "%s: exists and is not a directory", dir);
-	if (dir_is_empty(dir))
-		return 0;
-	snprintf(manifest, sizeof(manifest), "%s/" GF_RECORD_MANIFEST, dir);
-	if (access(manifest, F_OK))
-		return gf_error(-EEXIST, "%s: exists, is not empty and is not a gpufeed recording: not replacing it",
-				dir);
-	if (!force)
-		return gf_error(-EEXIST, "%s: a recording is already there (use --force to replace it)", dir);
-	return 0;
+	return cut != 0;
 }
 
-static int move_into_place(const char *tmp, const char *dir)
+static int place_archive(const char *tmp, const char *path, void *arg)
 {
-	char old[PATH_MAX];
-	struct stat st;
-
-	if (lstat(dir, &st) == 0) {
-		if (dir_is_empty(dir)) {
-			if (rmdir(dir))
-				return gf_error_errno(-errno, dir);
-		} else {
-			snprintf(old, sizeof(old), "%s.old-%ld", dir, (long)getpid());
-			if (rename(dir, old))
-				return gf_error_errno(-errno, dir);
-			if (rename(tmp, dir)) {
-				int err = -errno;
-
-				rename(old, dir);	/* put the original back */
-				return gf_error_errno(err, dir);
-			}
-			gf_rmtree(old);
-			return 0;
-		}
-	}
-	if (rename(tmp, dir))
-		return gf_error_errno(-errno, dir);
-	return 0;
+	(void)path;
+	return gf_place_move(arg, tmp);
 }
 
 static int load_source_facts(const struct gf_fs *fs, const struct gf_record_options *opts,
@@ -208,18 +172,27 @@ static bool cancelled(const struct gf_record_options *opts)
 GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 		     struct gf_record_stats *stats)
 {
-	struct gf_record_options defaults = { 0 };
+	struct gf_record_options o = GF_RECORD_OPTS_INIT;
 	struct gf_record_stats st = { 0 };
 	struct gf_recorder *rec = NULL;
 	struct gf_ctx c = { 0 };
 	struct gf_topo *t = NULL;
 	char dir[PATH_MAX], tmp[PATH_MAX + 16];
+	struct gf_place place = { .target = dir };
 	size_t len;
 	int ret;
 
 	c.fs.rootfd = -1;
-	if (!opts)
-		opts = &defaults;
+	if (opts) {
+		/* Fields a caller built against an older header lacks keep
+		 * their defaults. */
+		if ((ret = gf_opts_check(opts->struct_size, offsetof(struct gf_record_options, format) +
+					 sizeof(opts->format), "gf_record", "GF_RECORD_OPTS_INIT")))
+			return ret;
+		memcpy(&o, opts, opts->struct_size < sizeof(o) ? opts->struct_size : sizeof(o));
+		o.struct_size = sizeof(o);
+	}
+	opts = &o;
 	if (!dir_arg || !*dir_arg)
 		return gf_error(-EINVAL, "record: no directory given");
 	/* "rec/" names rec: its temp sibling is rec.tmp-X, not rec/.tmp-X. */
@@ -227,7 +200,10 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 		return gf_error(-ENAMETOOLONG, "%s: path too long", dir_arg);
 	for (len = strlen(dir); len > 1 && dir[len - 1] == '/'; len--)
 		dir[len - 1] = '\0';
-	if ((ret = check_target(dir, opts->force)))
+	place.force = opts->force;
+	place.archive = opts->format == GF_RECORD_TAR_GZ ||
+			(opts->format == GF_RECORD_AUTO && archive_name(dir, NULL, 0));
+	if ((ret = gf_place_check(&place)))
 		return ret;
 	snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", dir);
 	if ((ret = gf_fs_init(&c.fs, opts->root)))
@@ -282,7 +258,19 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 		ret = gf_error(-EINTR, "%s: recording interrupted, nothing kept", dir);
 		goto out;
 	}
-	if ((ret = move_into_place(tmp, dir)))
+	if (gf_record_before_swap)
+		gf_record_before_swap(dir);
+	if (place.archive) {
+		char top[NAME_MAX + 1];
+
+		archive_name(dir, top, sizeof(top));
+		ret = gf_tar_write(tmp, top, dir, place_archive, &place);
+		if (!ret)
+			gf_rmtree(tmp);		/* the directory it was made from */
+	} else {
+		ret = gf_place_move(&place, tmp);
+	}
+	if (ret)
 		goto out;
 	st.files = rec->files;
 	st.links = rec->links;
@@ -291,15 +279,52 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 	st.ngpus = t->ngpus;
 	st.nnics = t->nnics;
 	st.nblocks = t->nblocks;
+	gf_strlcpy(st.format, place.archive ? "tar.gz" : "dir", sizeof(st.format));
 	if (stats)
 		*stats = st;
 out:
-	if (ret)
+	if (ret && !place.keep_tmp)
 		gf_rmtree(tmp);
 	gf_topo_free(t);
 	gf_topo_free(c.t);
 	gf_nvml_facts_free(c.facts);
 	gf_fs_fini(&c.fs);
 	free(rec);
+	return ret;
+}
+
+static int dump_summary(FILE *f, json_t *j)
+{
+	if (json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) || fputc('\n', f) == EOF)
+		return gf_error(-EIO, "writing the record summary: %s", strerror(errno ? errno : EIO));
+	return 0;
+}
+
+GF_API int gf_record_write_json(FILE *f, const char *dir, const struct gf_record_stats *st)
+{
+	json_t *j;
+	int ret;
+
+	if (!f || !dir || !st)
+		return gf_error(-EINVAL, "gf_record_write_json: NULL argument");
+	j = json_object();
+	if (!j || gf_json_stamp(j, GF_RECORD_SUMMARY_SCHEMA)) {
+		json_decref(j);
+		return gf_error(-ENOMEM, "out of memory");
+	}
+	json_object_set_new(j, "dir", gf_jstr(dir));
+	json_object_set_new(j, "format", gf_jstr(st->format[0] ? st->format : "dir"));
+	json_object_set_new(j, "files", json_integer(st->files));
+	json_object_set_new(j, "links", json_integer(st->links));
+	json_object_set_new(j, "dirs", json_integer(st->dirs));
+	json_object_set_new(j, "bytes", json_integer((json_int_t)st->bytes));
+	json_object_set_new(j, "nvml", json_boolean(st->nvml));
+	json_object_set_new(j, "nvml_note", st->nvml ? json_null() : gf_jstr(st->nvml_note));
+	json_object_set_new(j, "gpus", json_integer(st->ngpus));
+	json_object_set_new(j, "nics", json_integer(st->nnics));
+	json_object_set_new(j, "block_devices", json_integer(st->nblocks));
+	json_object_set_new(j, "warnings", json_integer(st->nwarnings));
+	ret = dump_summary(f, j);
+	json_decref(j);
 	return ret;
 }

@@ -3,7 +3,9 @@
 set -u
 GPUFEED=${GPUFEED:-$PWD/build/gpufeed}
 SRC=${GPUFEED_SRC:-$PWD}
-FIX=$SRC/tests/fixtures/machines
+# Fixture recordings unpacked (tests/run.sh does it once; alone, we do it).
+FIX=${GPUFEED_FIXTURES:-${BUILD:-$SRC/build}/fixtures/machines}
+[ -n "${GPUFEED_FIXTURES:-}" ] || "$SRC/tests/fixtures/tools/unpack.sh" "$FIX" || exit 1
 failures=0 count=0
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/gpufeed-cli-XXXXXX")
 trap 'rm -rf "$TMP"' EXIT

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Golden outputs: `topo`, `topo --json` and `report` of every fixture machine
 # must equal tests/fixtures/machines/<name>/expected/*.  The recording's
-# absolute path is written as ROOT.  Regenerate after a deliberate change
+# absolute path (its root.tar.gz) is written as ROOT.  Regenerate after a deliberate change
 # with GPUFEED_REGEN=1 (then read the diff before committing it).
 . "$(dirname "$0")/lib.sh"
 
 for dir in "$FIX"/*/; do
 	name=$(basename "$dir")
-	root=$(cd "$dir/root" 2>/dev/null && pwd -P) || continue
+	# Read from the archive itself (as a user's --root FILE.tar.gz).
+	root=$(realpath "$SRC/tests/fixtures/machines/$name/root.tar.gz" 2>/dev/null) || continue
 	mkdir -p "$dir/expected"
 	for variant in "topo:topo.txt" "topo --json:topo.json" "report:report.txt"; do
 		args=${variant%%:*} file=${variant#*:}

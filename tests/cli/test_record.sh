@@ -3,6 +3,8 @@
 # failure (full disk, bad target) leaves nothing behind.
 . "$(dirname "$0")/lib.sh"
 HGX=$FIX/hgx-h100-8gpu/root
+# Mounts made below are undone whatever happens (rm -rf would cross them).
+trap 'awk -v t="$TMP/" "index(\$2, t) == 1 { print \$2 }" /proc/mounts | sort -r | xargs -r -n1 umount; rm -rf "$TMP"' EXIT
 
 strip() { jq 'del(.machine.source, .machine.nvml_note)' "$1"; }
 
@@ -38,7 +40,7 @@ expect_rc 2 "record without DIR" "$GPUFEED" record
 expect_rc 4 "record --nvml=require without NVML" "$GPUFEED" record --nvml=require --root "$FIX/dual-8gpu-pcie-switch/root" "$TMP/req"
 [ -e "$TMP/req" ] && not_ok "a failed recording left $TMP/req" || ok "nothing left after refusal"
 expect_rc 0 "record --json" "$GPUFEED" record --json --root "$HGX" "$TMP/j"
-expect_jq "$out" '.schema == "gpufeed-record/1" and .gpus == 8 and .nvml == true' "JSON summary"
+expect_jq "$out" '.schema == "gpufeed-record/2" and .gpus == 8 and .nvml == true and .nvml_note == null and .format == "dir" and (.gpufeed_version | type) == "string" and (.generated_at | test("Z$"))' "JSON summary, stamped"
 weird=$(printf '%s/we"ird\\\xff' "$TMP")
 expect_rc 0 "record --json into an odd directory name" "$GPUFEED" record --json --root "$FIX/ci-vm/root" "$weird"
 expect_jq "$out" '.dir | endswith("we\"ird\\\ufffd")' "the name is escaped, the bad byte replaced"
@@ -54,6 +56,113 @@ expect_rc 0 "record from a recording with a malformed file" "$GPUFEED" record --
 expect_grep "$err" "warning: .*0000:21:00.0/numa_node: not an integer: 'zero'" "the warning is printed"
 expect_rc 0 "record --quiet" "$GPUFEED" record --quiet --root "$TMP/l40s" "$TMP/l40s-rec2"
 [ -s "$err" ] && not_ok "--quiet printed: $(head -1 "$err")" || ok "--quiet prints nothing on stderr"
+
+# A recording as one .tar.gz: written atomically, read by --root as the directory is.
+shm_before=$(ls /dev/shm 2>/dev/null | grep -c '^gpufeed-root-')
+expect_rc 0 "record FILE.tar.gz" "$GPUFEED" record --root "$HGX" "$TMP/hgx.tar.gz"
+[ -f "$TMP/hgx.tar.gz" ] && gzip -t "$TMP/hgx.tar.gz" && ok "one gzip file" || not_ok "no valid .tar.gz"
+tar -tzf "$TMP/hgx.tar.gz" | grep -q '^hgx/gpufeed-recording.json$' && ok "tar reads it; entries under hgx/" ||
+	not_ok "tar cannot list it"
+ls "$TMP" | grep -q 'hgx.tar.gz.tmp-' && not_ok "a temp file was left" || ok "no temp file left"
+for cmd in topo report; do
+	"$GPUFEED" $cmd --root "$TMP/hgx" >"$TMP/dir.txt" 2>&1
+	"$GPUFEED" $cmd --root "$TMP/hgx.tar.gz" >"$TMP/tgz.txt" 2>&1
+	diff "$TMP/dir.txt" "$TMP/tgz.txt" >/dev/null && ok "$cmd --root FILE.tar.gz equals the directory" ||
+		not_ok "$cmd --root FILE.tar.gz differs"
+done
+"$GPUFEED" topo --json --root "$TMP/hgx" >"$TMP/a.json" 2>/dev/null
+"$GPUFEED" topo --json --root "$TMP/hgx.tar.gz" >"$TMP/b.json" 2>/dev/null
+diff <(strip "$TMP/a.json") <(strip "$TMP/b.json") >/dev/null && ok "topo --json round trip dir -> tar.gz" ||
+	not_ok "topo --json differs after tar.gz"
+expect_jq "$TMP/b.json" ".machine.source == \"$TMP/hgx.tar.gz\"" "the source is the archive"
+expect_rc 0 "record --root FILE.tar.gz DIR (re-record from an archive)" "$GPUFEED" record --root "$TMP/hgx.tar.gz" "$TMP/from-tgz"
+"$GPUFEED" topo --json --root "$TMP/from-tgz" >"$TMP/c.json" 2>/dev/null
+diff <(strip "$TMP/a.json") <(strip "$TMP/c.json") >/dev/null && ok "re-recorded from the archive, the same" || not_ok "differs"
+expect_rc 0 "record --format tar.gz" "$GPUFEED" record --format tar.gz --root "$FIX/ci-vm/root" "$TMP/ci.rec"
+gzip -t "$TMP/ci.rec" 2>/dev/null && ok "--format tar.gz writes an archive whatever the name" || not_ok "not an archive"
+expect_rc 2 "record --format zip" "$GPUFEED" record --format zip "$TMP/x"
+expect_rc 3 "record over an existing archive without --force" "$GPUFEED" record --root "$HGX" "$TMP/hgx.tar.gz"
+expect_grep "$err" "use --force" "the way out is given"
+expect_rc 0 "record --force over an archive" "$GPUFEED" record --force --root "$FIX/ci-vm/root" "$TMP/hgx.tar.gz"
+echo "my notes" >"$TMP/notes.tar.gz"
+expect_rc 3 "record --force never replaces a file that is not an archive" "$GPUFEED" record --force --root "$HGX" "$TMP/notes.tar.gz"
+[ "$(cat "$TMP/notes.tar.gz")" = "my notes" ] && ok "the file is kept" || not_ok "the file was replaced"
+mkdir -p "$TMP/thesis" && echo draft >"$TMP/thesis/thesis.tex" && tar -C "$TMP" -czf "$TMP/thesis.tar.gz" thesis
+expect_rc 3 "record --force never replaces a .tar.gz that is not a recording" "$GPUFEED" record --force --root "$FIX/ci-vm/root" "$TMP/thesis.tar.gz"
+tar -tzf "$TMP/thesis.tar.gz" | grep -q thesis.tex && ok "the archive is kept" || not_ok "the archive was replaced"
+expect_rc 3 "--root a file that is no recording" "$GPUFEED" topo --root "$TMP/notes.tar.gz"
+expect_grep "$err" "notes.tar.gz: not a directory or a .tar.gz" "says what a root must be"
+head -c 20000 "$TMP/hgx.tar.gz" >"$TMP/cut.tar.gz"
+expect_rc 3 "--root a truncated archive" "$GPUFEED" topo --root "$TMP/cut.tar.gz"
+expect_grep "$err" "cut.tar.gz" "the archive is named"
+printf '\037\213garbage' >"$TMP/garbage.tar.gz"
+expect_rc 3 "--root a damaged gzip" "$GPUFEED" topo --root "$TMP/garbage.tar.gz"
+expect_grep "$err" "garbage.tar.gz" "the archive is named"
+# A link, then a file through it (made with Python's tarfile when there is one).
+python3 - "$TMP/evil.tar.gz" <<'PY' 2>/dev/null && {
+import io, sys, tarfile
+with tarfile.open(sys.argv[1], "w:gz") as t:
+    i = tarfile.TarInfo("up"); i.type = tarfile.SYMTYPE; i.linkname = "/"; t.addfile(i)
+    data = b"pwned\n"; i = tarfile.TarInfo("up/tmp/gpufeed-pwned"); i.size = len(data); t.addfile(i, io.BytesIO(data))
+PY
+	expect_rc 3 "--root an archive writing through a link" "$GPUFEED" topo --root "$TMP/evil.tar.gz"
+	[ -e /tmp/gpufeed-pwned ] && not_ok "it wrote outside" || ok "nothing written outside"
+}
+shm_after=$(ls /dev/shm 2>/dev/null | grep -c '^gpufeed-root-')
+[ "$shm_after" -le "$shm_before" ] && ok "unpacked archives are removed" || not_ok "unpacked archives left in /dev/shm"
+
+# Races on DIR (deterministic versions in tests/unit/test_record.c).
+# Two records into one new DIR: one wins, the other fails; never both exit 0.
+"$GPUFEED" record --quiet --root "$HGX" "$TMP/race" 2>"$TMP/race1.err" & p1=$!
+"$GPUFEED" record --quiet --root "$HGX" "$TMP/race" 2>"$TMP/race2.err" & p2=$!
+wait $p1; r1=$?; wait $p2; r2=$?
+[ "$(printf '%s\n' $r1 $r2 | sort | tr '\n' ' ')" = "0 3 " ] && ok "two records into one DIR: one exits 0, one 3" ||
+	not_ok "two records into one DIR exited $r1 and $r2"
+ls "$TMP" | grep -q 'race\.' && not_ok "a race left $(ls "$TMP" | grep 'race\.')" || ok "no temp or aside directory left"
+# A directory made at DIR while record runs is the user's: kept whole.
+"$GPUFEED" record --quiet --root "$HGX" "$TMP/data" 2>"$TMP/data.err" & p1=$!
+sleep 0.02
+if mkdir "$TMP/data" 2>/dev/null; then
+	echo precious >"$TMP/data/notes.txt"
+	wait $p1; r1=$?
+	[ "$r1" = 3 ] && ok "record exits 3 when DIR appears meanwhile" || not_ok "record exited $r1 over a new DIR"
+	[ "$(cat "$TMP/data/notes.txt" 2>/dev/null)" = precious ] && ok "the directory made meanwhile is kept" ||
+		not_ok "the directory made meanwhile was replaced"
+	# Seen at the final swap, or (on a slow machine) already at the start.
+	grep -q "appeared while recording\|not a gpufeed recording" "$TMP/data.err" && ok "and says why" ||
+		not_ok "no reason given: $(cat "$TMP/data.err")"
+else
+	wait $p1
+	ok "# SKIP record finished before the directory was made"
+fi
+expect_rc 2 "record with an empty DIR" "$GPUFEED" record ""
+expect_grep "$err" "empty" "the empty DIR is named as such"
+expect_rc 2 "record --root with an empty SRC" "$GPUFEED" record --root "" "$TMP/emptyroot"
+expect_grep "$err" "empty" "the empty --root is named as such"
+
+# --force never deletes across a mount point inside the old recording (a
+# tmpfs, and a bind mount of the same file system, which has the same st_dev).
+expect_rc 0 "record a recording to replace" "$GPUFEED" record --root "$FIX/ci-vm/root" "$TMP/mnt"
+for kind in tmpfs bind; do
+	mkdir -p "$TMP/mnt/sys/$kind" "$TMP/$kind-src"
+	if [ $kind = tmpfs ]; then m=(mount -t tmpfs -o size=1m tmpfs "$TMP/mnt/sys/$kind");
+	else m=(mount --bind "$TMP/$kind-src" "$TMP/mnt/sys/$kind"); fi
+	if "${m[@]}" 2>/dev/null; then
+		echo precious >"$TMP/mnt/sys/$kind/notes.txt"
+		expect_rc 3 "record --force over a recording with a $kind mounted inside" \
+			"$GPUFEED" record --force --root "$FIX/ci-vm/root" "$TMP/mnt"
+		expect_grep "$err" "mount point" "the mount point is named"
+		[ "$(cat "$TMP/mnt/sys/$kind/notes.txt")" = precious ] && ok "what is on the $kind is kept" ||
+			not_ok "the $kind was emptied"
+		[ -f "$TMP/mnt/gpufeed-recording.json" ] && ok "the old recording is kept whole" || not_ok "old recording damaged"
+		umount "$TMP/mnt/sys/$kind"
+	else
+		ok "# SKIP $kind mount inside a recording: cannot mount here"
+	fi
+	rmdir "$TMP/mnt/sys/$kind"
+done
+ls "$TMP" | grep -q 'mnt\.' && not_ok "left $(ls "$TMP" | grep 'mnt\.')" || ok "no temp directory left"
+expect_rc 0 "with nothing mounted inside, --force replaces it" "$GPUFEED" record --force --root "$FIX/ci-vm/root" "$TMP/mnt"
 
 # A full disk: a 256 KiB tmpfs (needs root and mount; skipped otherwise).
 mkdir -p "$TMP/small"

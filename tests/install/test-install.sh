@@ -53,10 +53,10 @@ export PKG_CONFIG_PATH=$root/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$stage
 check "a program builds with pkg-config (shared)" \
 	"cc $stage/demo.c \$(pkg-config --cflags --libs gpufeed) -o $stage/demo"
 check "and runs against the installed library" \
-	"LD_LIBRARY_PATH=$root/lib $stage/demo tests/fixtures/machines/hgx-h100-8gpu/root | grep -q '8 GPUs, 224 CPUs, [0-9]* environment variables'"
+	"LD_LIBRARY_PATH=$root/lib $stage/demo tests/fixtures/machines/hgx-h100-8gpu/root.tar.gz | grep -q '8 GPUs, 224 CPUs, [0-9]* environment variables'"
 check "a program builds statically" \
-	"cc $stage/demo.c \$(pkg-config --cflags gpufeed) $root/lib/libgpufeed.a -ljansson -luring -ldl -lpthread -lm -o $stage/demo-static"
-check "static build runs" "$stage/demo-static tests/fixtures/machines/ci-vm/root | grep -q '0 GPUs'"
+	"cc $stage/demo.c \$(pkg-config --cflags gpufeed) $root/lib/libgpufeed.a -ljansson -luring -lz -ldl -lpthread -lm -o $stage/demo-static"
+check "static build runs" "$stage/demo-static tests/fixtures/machines/ci-vm/root.tar.gz | grep -q '0 GPUs'"
 check "uninstall removes it" "make -s uninstall PREFIX=$prefix DESTDIR=$stage && [ ! -e $root/bin/gpufeed ]"
 check "and the man pages" "[ -z \"\$(ls $root/share/man/man1/ 2>/dev/null)\" ]"
 [ $fail -eq 0 ] && echo "test-install: all passed" || echo "test-install: FAILED"

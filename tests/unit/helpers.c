@@ -110,12 +110,34 @@ const char *t_src_path(const char *rel)
 	return buf;
 }
 
+/* The fixtures are kept as root.tar.gz; tests/run.sh unpacks them once into
+ * $GPUFEED_FIXTURES.  Run alone, a test unpacks them into $BUILD/fixtures
+ * (default build/) the same way. */
 const char *t_fixture_root(const char *name)
 {
 	static _Thread_local char buf[PATH_MAX];
+	const char *fix = getenv("GPUFEED_FIXTURES");
 	const char *src = getenv("GPUFEED_SRC");
 
-	snprintf(buf, sizeof(buf), "%s/tests/fixtures/machines/%s/root", src ? src : ".", name);
+	if (!fix || !*fix) {
+		static char unpacked[PATH_MAX];
+		const char *build = getenv("BUILD");
+
+		if (!unpacked[0]) {
+			char cmd[3 * PATH_MAX];
+
+			if (build && build[0] == '/')
+				snprintf(unpacked, sizeof(unpacked), "%s/fixtures/machines", build);
+			else
+				snprintf(unpacked, sizeof(unpacked), "%s/%s/fixtures/machines", src ? src : ".",
+					 build ? build : "build");
+			snprintf(cmd, sizeof(cmd), "'%s/tests/fixtures/tools/unpack.sh' '%s'", src ? src : ".",
+				 unpacked);
+			assert_int_equal(system(cmd), 0);
+		}
+		fix = unpacked;
+	}
+	snprintf(buf, sizeof(buf), "%s/%s/root", fix, name);
 	return buf;
 }
 

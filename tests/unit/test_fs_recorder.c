@@ -11,6 +11,12 @@
 #include "core/fs.h"
 #include "core/recorder.h"
 #include <gpufeed/error.h>
+#include <gpufeed/record.h>
+#include <gpufeed/topo.h>
+#include <pthread.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <stdatomic.h>
 
 /* A tiny sysfs: a PCI device reached through /sys/bus/pci/devices and a
  * /proc/self link, like the kernel lays them out. */
@@ -72,6 +78,40 @@ static void reads_through_root(void **state)
 	assert_true(gf_fs_exists(&fs, "/proc/self/status"));
 	assert_true(gf_fs_is_dir(&fs, "/sys/devices"));
 	assert_false(gf_fs_is_dir(&fs, "/proc/self/status"));
+	gf_fs_fini(&fs);
+	t_rmtree(d);
+	free(d);
+}
+
+/* The same confinement from the walk used without openat2 (Linux < 5.6, or
+ * openat2 answering EAGAIN again and again). */
+static void reads_through_root_without_openat2(void **state)
+{
+	gf_fs_have_openat2 = 0;
+	reads_through_root(state);
+	gf_fs_have_openat2 = 1;
+}
+
+/* Only ENOENT and ENOTDIR mean absent; a link loop is an error. */
+static void probe_tells_absent_from_failed(void **state)
+{
+	char *d = make_tree();
+	struct gf_fs fs;
+	struct stat st;
+
+	(void)state;
+	t_symlink(d, "sys/loop", "loop");
+	assert_int_equal(gf_fs_init(&fs, d), 0);
+	assert_int_equal(gf_fs_probe(&fs, "/sys/devices", &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(gf_fs_probe(&fs, "/sys/nothing", &st), -ENOENT);
+	assert_int_equal(gf_fs_probe(&fs, "/proc/42/status/x", &st), -ENOENT);
+	assert_int_equal(gf_fs_probe(&fs, "/sys/loop", &st), -ELOOP);
+	assert_non_null(strstr(gf_last_error(), "sys/loop"));
+	gf_fs_have_openat2 = 0;
+	assert_int_equal(gf_fs_probe(&fs, "/sys/loop", &st), -ELOOP);
+	assert_int_equal(gf_fs_probe(&fs, "/sys/nothing", &st), -ENOENT);
+	gf_fs_have_openat2 = 1;
 	gf_fs_fini(&fs);
 	t_rmtree(d);
 	free(d);
@@ -220,15 +260,179 @@ static void recorder_copies_trees(void **state)
 	free(dst);
 }
 
+/* A link chain that the readers resolve inside the root (up -> /, then
+ * ".." stops there) must not become, in the copy, a link that a tool
+ * following links resolves to the host's /etc/passwd. */
+static void recorded_links_stay_inside(void **state)
+{
+	char *src = t_mkdtemp(), *dst = t_mkdtemp(), buf[256], path[PATH_MAX], real[PATH_MAX];
+	char *host = t_read("/etc/passwd"), *text;
+	struct gf_recorder rec;
+	struct gf_fs fs;
+	char **names;
+	int n;
+
+	(void)state;
+	t_write(src, "etc/passwd", "recorded\n");
+	t_symlink(src, "sys/a/b/up", "/");
+	t_symlink(src, "sys/a/b/evil", "up/../../../etc/passwd");
+	t_symlink(src, "sys/a/b/deep", "up/sys/a/b/up/../../../../../../etc/passwd");
+	assert_int_equal(gf_fs_init(&fs, src), 0);
+	assert_int_equal(gf_rec_init(&rec, dst), 0);
+	fs.rec = &rec;
+	assert_int_equal(gf_fs_list(&fs, "/sys/a/b", &names, &n), 0);
+	gf_strv_free(names, n);
+	assert_int_equal(gf_fs_read_str(&fs, "/sys/a/b/evil", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "recorded");
+	assert_int_equal(gf_fs_read_str(&fs, "/sys/a/b/deep", buf, sizeof(buf)), 0);
+	assert_int_equal(rec.error, 0);
+	for (int i = 0; i < 3; i++) {
+		const char *name[] = { "up", "evil", "deep" };
+
+		snprintf(path, sizeof(path), "%s/sys/a/b/%s", dst, name[i]);
+		if (realpath(path, real))	/* followed by the host: inside dst */
+			assert_true(strncmp(real, dst, strlen(dst)) == 0);
+		{
+			struct stat st;
+
+			if (stat(path, &st) || !S_ISREG(st.st_mode))
+				continue;	/* "up" is a directory */
+		}
+		text = t_read(path);
+		if (text && host)
+			assert_string_not_equal(text, host);
+		free(text);
+	}
+	snprintf(path, sizeof(path), "%s/sys/a/b/evil", dst);
+	text = t_read(path);
+	assert_non_null(text);
+	assert_string_equal(text, "recorded\n");
+	free(text);
+	gf_fs_fini(&fs);
+	t_rmtree(src);
+	t_rmtree(dst);
+	free(src);
+	free(dst);
+	free(host);
+}
+
+/* A FIFO in a recording is refused without being opened: a writer blocked
+ * in open() stays blocked (opening it for reading would release it). */
+static void special_files_never_opened(void **state)
+{
+	char *d = make_tree(), path[PATH_MAX], buf[64];
+	struct gf_fs fs;
+	pid_t pid;
+	int status, fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/sys/devices/pci0000:00/0000:00:01.0/fifo", d);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int wfd = open(path, O_WRONLY);	/* blocks until a reader opens */
+
+		_exit(wfd >= 0 ? 0 : 1);
+	}
+	usleep(100 * 1000);
+	assert_int_equal(gf_fs_init(&fs, d), 0);
+	assert_int_equal(gf_fs_read_str(&fs, "/sys/bus/pci/devices/0000:00:01.0/fifo", buf, sizeof(buf)),
+			 -EBADMSG);
+	usleep(200 * 1000);
+	assert_int_equal(waitpid(pid, &status, WNOHANG), 0);	/* still blocked */
+	fd = open(path, O_RDONLY | O_NONBLOCK);			/* release it */
+	waitpid(pid, &status, 0);
+	close(fd);
+	gf_fs_fini(&fs);
+	t_rmtree(d);
+	free(d);
+}
+
+/* openat2(RESOLVE_IN_ROOT) fails with EAGAIN when any rename happens on the
+ * host while it walks "..".  A thread renaming two scratch files back and
+ * forth makes that frequent; discovery must still see every GPU and a
+ * recording must still be whole. */
+struct renamer {
+	char dir[PATH_MAX];
+	atomic_int stop;
+};
+
+static void *rename_loop(void *arg)
+{
+	struct renamer *r = arg;
+	char a[PATH_MAX + 8], b[PATH_MAX + 8];
+
+	snprintf(a, sizeof(a), "%s/a", r->dir);
+	snprintf(b, sizeof(b), "%s/b", r->dir);
+	while (!atomic_load(&r->stop)) {
+		rename(a, b);
+		rename(b, a);
+	}
+	return NULL;
+}
+
+static void reads_survive_concurrent_renames(void **state)
+{
+	char *scratch = t_mkdtemp(), *out = t_mkdtemp(), target[PATH_MAX];
+	struct gf_topo_options o = { .root = t_fixture_root("hgx-h100-8gpu") };
+	struct gf_record_options ro = GF_RECORD_OPTS_INIT;
+	struct gf_record_stats quiet_st, st;
+	struct renamer r = { .stop = 0 };
+	pthread_t th;
+
+	(void)state;
+	ro.root = o.root;
+	snprintf(target, sizeof(target), "%s/quiet", out);
+	assert_int_equal(gf_record(target, &ro, &quiet_st), 0);
+	snprintf(r.dir, sizeof(r.dir), "%s", scratch);
+	t_write(scratch, "a", "x");
+	assert_int_equal(pthread_create(&th, NULL, rename_loop, &r), 0);
+	for (int i = 0; i < 10; i++) {
+		struct gf_topo *t = NULL;
+
+		assert_int_equal(gf_topo_discover(&o, &t), 0);
+		assert_int_equal(t->ngpus, 8);
+		assert_int_equal(t->nwarnings, 0);
+		gf_topo_free(t);
+	}
+	snprintf(target, sizeof(target), "%s/busy", out);
+	assert_int_equal(gf_record(target, &ro, &st), 0);
+	assert_int_equal(st.files, quiet_st.files);
+	assert_int_equal(st.links, quiet_st.links);
+	assert_int_equal(st.ngpus, 8);
+	gf_fs_have_openat2 = 0;		/* the fallback walk sees the same machine */
+	{
+		struct gf_topo *t = NULL;
+
+		assert_int_equal(gf_topo_discover(&o, &t), 0);
+		assert_int_equal(t->ngpus, 8);
+		assert_int_equal(t->nwarnings, 0);
+		gf_topo_free(t);
+	}
+	gf_fs_have_openat2 = 1;
+	atomic_store(&r.stop, 1);
+	pthread_join(th, NULL);
+	t_rmtree(scratch);
+	t_rmtree(out);
+	free(scratch);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(reads_through_root),
+		cmocka_unit_test(reads_through_root_without_openat2),
+		cmocka_unit_test(probe_tells_absent_from_failed),
 		cmocka_unit_test(bad_roots),
 		cmocka_unit_test(refuses_special_files),
 		cmocka_unit_test(refuses_long_roots),
 		cmocka_unit_test(recorder_mirrors_links),
 		cmocka_unit_test(recorder_copies_trees),
+		cmocka_unit_test(recorded_links_stay_inside),
+		cmocka_unit_test(special_files_never_opened),
+		cmocka_unit_test(reads_survive_concurrent_renames),
 	};
 
 	return cmocka_run_group_tests_name("fs+recorder", tests, NULL, NULL);

@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gpufeed/gpufeed.h>
+#include "topo/record_hook.h"
 
 static int entries(const char *dir)
 {
@@ -27,9 +29,11 @@ static void cancelled_leaves_nothing(void **state)
 {
 	char *dir = t_mkdtemp(), target[PATH_MAX];
 	volatile sig_atomic_t stop = 1;
-	struct gf_record_options o = { .root = t_fixture_root("hgx-h100-8gpu"), .cancel = &stop };
+	struct gf_record_options o = GF_RECORD_OPTS_INIT;
 
 	(void)state;
+	o.root = t_fixture_root("hgx-h100-8gpu");
+	o.cancel = &stop;
 	snprintf(target, sizeof(target), "%s/rec", dir);
 	assert_int_equal(gf_record(target, &o, NULL), -EINTR);
 	assert_non_null(strstr(gf_last_error(), "interrupted"));
@@ -41,11 +45,13 @@ static void cancelled_leaves_nothing(void **state)
 static void never_replaces_what_is_not_a_recording(void **state)
 {
 	char *dir = t_mkdtemp();
-	struct gf_record_options o = { .root = t_fixture_root("ci-vm"), .force = true };
+	struct gf_record_options o = GF_RECORD_OPTS_INIT;
 	char *text;
 	char path[PATH_MAX];
 
 	(void)state;
+	o.root = t_fixture_root("ci-vm");
+	o.force = true;
 	t_write(dir, "thesis.tex", "precious\n");
 	assert_int_equal(gf_record(dir, &o, NULL), -EEXIST);
 	assert_non_null(strstr(gf_last_error(), "not a gpufeed recording"));
@@ -60,10 +66,11 @@ static void never_replaces_what_is_not_a_recording(void **state)
 static void trailing_slash_and_force(void **state)
 {
 	char *dir = t_mkdtemp(), target[PATH_MAX];
-	struct gf_record_options o = { .root = t_fixture_root("ci-vm") };
+	struct gf_record_options o = GF_RECORD_OPTS_INIT;
 	struct gf_record_stats st;
 
 	(void)state;
+	o.root = t_fixture_root("ci-vm");
 	snprintf(target, sizeof(target), "%s/rec/", dir);
 	assert_int_equal(gf_record(target, &o, &st), 0);
 	assert_true(st.files > 100);
@@ -92,10 +99,13 @@ static void warnings_reach_the_caller(void **state)
 {
 	char *src = t_mkdtemp(), *dst = t_mkdtemp(), target[PATH_MAX];
 	struct seen seen = { 0 };
-	struct gf_record_options o = { .root = src, .warn = collect, .warn_arg = &seen };
+	struct gf_record_options o = GF_RECORD_OPTS_INIT;
 	struct gf_record_stats st;
 
 	(void)state;
+	o.root = src;
+	o.warn = collect;
+	o.warn_arg = &seen;
 	t_copytree(t_fixture_root("l40s-4gpu-224"), src);
 	t_write(src, "sys/devices/pci0000:20/0000:20:01.1/0000:21:00.0/numa_node", "zero\n");
 	snprintf(target, sizeof(target), "%s/rec", dst);
@@ -109,6 +119,192 @@ static void warnings_reach_the_caller(void **state)
 	free(dst);
 }
 
+/* What the hook does between "recording complete" and the final swap. */
+static enum { RACE_NONE, RACE_MKDIR_NOTES, RACE_RECORD_SAME, RACE_REPLACE_WITH_NOTES } race;
+
+static void write_notes(const char *dir)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	assert_true(mkdir(dir, 0755) == 0);
+	snprintf(path, sizeof(path), "%s/notes.txt", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("precious\n", f);
+	fclose(f);
+}
+
+static void before_swap(const char *dir)
+{
+	struct gf_record_options o = GF_RECORD_OPTS_INIT;
+
+	switch (race) {
+	case RACE_MKDIR_NOTES:
+		write_notes(dir);
+		break;
+	case RACE_RECORD_SAME:
+		o.root = t_fixture_root("ci-vm");
+		gf_record_before_swap = NULL;	/* the other run is not raced */
+		assert_int_equal(gf_record(dir, &o, NULL), 0);
+		break;
+	case RACE_REPLACE_WITH_NOTES:
+		t_rmtree(dir);
+		write_notes(dir);
+		break;
+	case RACE_NONE:
+		break;
+	}
+}
+
+static void assert_notes_intact(const char *dir)
+{
+	char path[PATH_MAX], *text;
+
+	snprintf(path, sizeof(path), "%s/notes.txt", dir);
+	text = t_read(path);
+	assert_non_null(text);
+	assert_string_equal(text, "precious\n");
+	free(text);
+}
+
+/* A directory made at DIR while record runs is the user's: never replaced. */
+static void race_new_dir_created_meanwhile(void **state)
+{
+	char *dir = t_mkdtemp(), target[PATH_MAX];
+	struct gf_record_options o = GF_RECORD_OPTS_INIT;
+
+	(void)state;
+	o.root = t_fixture_root("ci-vm");
+	snprintf(target, sizeof(target), "%s/data", dir);
+	race = RACE_MKDIR_NOTES;
+	gf_record_before_swap = before_swap;
+	assert_int_equal(gf_record(target, &o, NULL), -EEXIST);
+	gf_record_before_swap = NULL;
+	assert_non_null(strstr(gf_last_error(), "appeared"));
+	assert_notes_intact(target);
+	assert_int_equal(entries(dir), 1);	/* data only, no temp or aside dirs */
+	t_rmtree(dir);
+	free(dir);
+}
+
+/* Two records into one new DIR: the second to finish fails, not both exit 0. */
+static void race_two_records_into_one_dir(void **state)
+{
+	char *dir = t_mkdtemp(), target[PATH_MAX], path[PATH_MAX];
+	struct gf_record_options o = GF_RECORD_OPTS_INIT;
+
+	(void)state;
+	o.root = t_fixture_root("hgx-h100-8gpu");
+	snprintf(target, sizeof(target), "%s/rec", dir);
+	race = RACE_RECORD_SAME;
+	gf_record_before_swap = before_swap;
+	assert_int_equal(gf_record(target, &o, NULL), -EEXIST);
+	gf_record_before_swap = NULL;
+	/* The one that won is whole: the ci-vm recording (no nvml.json). */
+	snprintf(path, sizeof(path), "%s/gpufeed-recording.json", target);
+	assert_int_equal(access(path, F_OK), 0);
+	snprintf(path, sizeof(path), "%s/nvml.json", target);
+	assert_int_not_equal(access(path, F_OK), 0);
+	assert_int_equal(entries(dir), 1);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/* --force over a recording that was swapped for the user's own directory
+ * meanwhile: the swap is undone and the directory kept. */
+static void race_force_target_replaced_meanwhile(void **state)
+{
+	char *dir = t_mkdtemp(), target[PATH_MAX];
+	struct gf_record_options o = GF_RECORD_OPTS_INIT;
+
+	(void)state;
+	o.root = t_fixture_root("ci-vm");
+	snprintf(target, sizeof(target), "%s/rec", dir);
+	assert_int_equal(gf_record(target, &o, NULL), 0);
+	o.force = true;
+	race = RACE_REPLACE_WITH_NOTES;
+	gf_record_before_swap = before_swap;
+	assert_int_equal(gf_record(target, &o, NULL), -EEXIST);
+	gf_record_before_swap = NULL;
+	assert_non_null(strstr(gf_last_error(), "not a gpufeed recording"));
+	assert_notes_intact(target);
+	assert_int_equal(entries(target), 1);
+	assert_int_equal(entries(dir), 1);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/* An empty DIR at the start that holds a recording at the end is only
+ * replaced with --force. */
+static void race_empty_dir_filled_meanwhile(void **state)
+{
+	char *dir = t_mkdtemp(), target[PATH_MAX], path[PATH_MAX];
+	struct gf_record_options o = GF_RECORD_OPTS_INIT;
+
+	(void)state;
+	o.root = t_fixture_root("hgx-h100-8gpu");
+	snprintf(target, sizeof(target), "%s/rec", dir);
+	assert_int_equal(mkdir(target, 0755), 0);
+	race = RACE_RECORD_SAME;
+	gf_record_before_swap = before_swap;
+	assert_int_equal(gf_record(target, &o, NULL), -EEXIST);
+	gf_record_before_swap = NULL;
+	snprintf(path, sizeof(path), "%s/nvml.json", target);
+	assert_int_not_equal(access(path, F_OK), 0);	/* the ci-vm one stayed */
+	assert_int_equal(entries(dir), 1);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/* The same races where the file system has no RENAME_NOREPLACE or
+ * RENAME_EXCHANGE: the plain-rename fallback loses nothing either. */
+static void races_without_rename_flags(void **state)
+{
+	gf_record_no_rename_flags = true;
+	race_new_dir_created_meanwhile(state);
+	race_two_records_into_one_dir(state);
+	race_force_target_replaced_meanwhile(state);
+	race_empty_dir_filled_meanwhile(state);
+	trailing_slash_and_force(state);
+	gf_record_no_rename_flags = false;
+}
+
+/* A struct not made with GF_RECORD_OPTS_INIT is refused, naming the macro;
+ * NULL options are the defaults. */
+static void options_are_versioned(void **state)
+{
+	struct gf_record_options zeroed;
+
+	(void)state;
+	memset(&zeroed, 0, sizeof(zeroed));
+	zeroed.root = t_fixture_root("ci-vm");
+	assert_int_equal(gf_record("/nonexistent/never-written", &zeroed, NULL), -EINVAL);
+	assert_non_null(strstr(gf_last_error(), "GF_RECORD_OPTS_INIT"));
+}
+
+/* The summary JSON comes from the library, stamped and parseable. */
+static void summary_json(void **state)
+{
+	struct gf_record_stats st = { .files = 3, .links = 2, .bytes = 99, .ngpus = 8, .nvml = false };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	snprintf(st.nvml_note, sizeof(st.nvml_note), "no NVML");
+	assert_non_null(f);
+	assert_int_equal(gf_record_write_json(f, "we\"ird\xff", &st), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "\"schema\": \"gpufeed-record/2\""));
+	assert_non_null(strstr(buf, "\"gpufeed_version\""));
+	assert_non_null(strstr(buf, "\"generated_at\""));
+	assert_non_null(strstr(buf, "\"dir\": \"we\\\"ird\xef\xbf\xbd\""));	/* escaped, U+FFFD */
+	assert_non_null(strstr(buf, "\"nvml_note\": \"no NVML\""));
+	free(buf);
+	assert_int_equal(gf_record_write_json(NULL, "x", &st), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -116,6 +312,13 @@ int main(void)
 		cmocka_unit_test(never_replaces_what_is_not_a_recording),
 		cmocka_unit_test(trailing_slash_and_force),
 		cmocka_unit_test(warnings_reach_the_caller),
+		cmocka_unit_test(race_new_dir_created_meanwhile),
+		cmocka_unit_test(race_two_records_into_one_dir),
+		cmocka_unit_test(race_force_target_replaced_meanwhile),
+		cmocka_unit_test(race_empty_dir_filled_meanwhile),
+		cmocka_unit_test(races_without_rename_flags),
+		cmocka_unit_test(options_are_versioned),
+		cmocka_unit_test(summary_json),
 	};
 
 	return cmocka_run_group_tests_name("record", tests, NULL, NULL);

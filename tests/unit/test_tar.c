@@ -1,0 +1,280 @@
+/* .tar.gz recordings: the writer's output reads back the same, and the
+ * reader refuses malformed, truncated and hostile archives, naming them. */
+#include "helpers.h"
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "core/tar.h"
+#include <gpufeed/error.h>
+
+/* ---- a raw tar writer, to build archives the real writer never would ---- */
+
+struct raw {
+	unsigned char data[64 * 1024];
+	size_t len;
+};
+
+static void raw_entry(struct raw *r, const char *name, char type, const char *link, const char *body)
+{
+	unsigned char *h = r->data + r->len;
+	size_t blen = body ? strlen(body) : 0;
+	unsigned sum = 0;
+
+	memset(h, 0, 512);
+	memcpy(h, name, strlen(name) < 100 ? strlen(name) : 100);
+	snprintf((char *)h + 100, 8, "%07o", 0644);
+	snprintf((char *)h + 108, 8, "%07o", 0);
+	snprintf((char *)h + 116, 8, "%07o", 0);
+	snprintf((char *)h + 124, 12, "%011zo", blen);
+	snprintf((char *)h + 136, 12, "%011o", 0);
+	h[156] = (unsigned char)type;
+	if (link)
+		memcpy(h + 157, link, strlen(link));
+	memcpy(h + 257, "ustar", 6);
+	memcpy(h + 263, "00", 2);
+	memset(h + 148, ' ', 8);
+	for (int i = 0; i < 512; i++)
+		sum += h[i];
+	snprintf((char *)h + 148, 8, "%06o", sum);
+	r->len += 512;
+	if (blen) {
+		memcpy(r->data + r->len, body, blen);
+		r->len += (blen + 511) / 512 * 512;
+	}
+}
+
+static void raw_end(struct raw *r)
+{
+	memset(r->data + r->len, 0, 1024);
+	r->len += 1024;
+}
+
+static void write_gz(const char *path, const void *data, size_t len)
+{
+	gzFile g = gzopen(path, "wb");
+
+	assert_non_null(g);
+	assert_int_equal(gzwrite(g, data, (unsigned)len), (int)len);
+	assert_int_equal(gzclose(g), Z_OK);
+}
+
+/* Extracting `r` (gzip'd) fails with -EBADMSG, names the archive, says
+ * `why`, and creates nothing outside dest. */
+static void refused(struct raw *r, const char *why)
+{
+	char *d = t_mkdtemp(), archive[PATH_MAX], dest[PATH_MAX];
+
+	snprintf(archive, sizeof(archive), "%s/bad.tar.gz", d);
+	snprintf(dest, sizeof(dest), "%s/dest", d);
+	assert_int_equal(mkdir(dest, 0755), 0);
+	write_gz(archive, r->data, r->len);
+	assert_int_equal(gf_tar_extract(archive, dest), -EBADMSG);
+	if (!strstr(gf_last_error(), archive) || !strstr(gf_last_error(), why))
+		fail_msg("wanted '%s' naming the archive, got: %s", why, gf_last_error());
+	{
+		char p[PATH_MAX + 16];
+
+		snprintf(p, sizeof(p), "%s/passwd", d);
+		assert_int_not_equal(access(p, F_OK), 0);
+	}
+	t_rmtree(d);
+	free(d);
+}
+
+static void hostile_archives(void **state)
+{
+	static struct raw r;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	raw_entry(&r, "/etc/passwd", '0', NULL, "x");
+	raw_end(&r);
+	refused(&r, "absolute");
+
+	memset(&r, 0, sizeof(r));
+	raw_entry(&r, "rec/../../passwd", '0', NULL, "x");
+	raw_end(&r);
+	refused(&r, "'..'");
+
+	/* A link, then a file through it: never written outside. */
+	memset(&r, 0, sizeof(r));
+	raw_entry(&r, "up", '2', "..", NULL);
+	raw_entry(&r, "up/passwd", '0', NULL, "x");
+	raw_end(&r);
+	refused(&r, "through a link");
+
+	memset(&r, 0, sizeof(r));
+	raw_entry(&r, "null", '3', NULL, NULL);
+	raw_end(&r);
+	refused(&r, "device and FIFO");
+
+	memset(&r, 0, sizeof(r));
+	raw_entry(&r, "fifo", '6', NULL, NULL);
+	raw_end(&r);
+	refused(&r, "device and FIFO");
+
+	memset(&r, 0, sizeof(r));
+	raw_entry(&r, "hard", '1', "/etc/passwd", NULL);
+	raw_end(&r);
+	refused(&r, "hard links");
+
+	memset(&r, 0, sizeof(r));
+	raw_entry(&r, "a", '0', NULL, "1");
+	raw_entry(&r, "a", '0', NULL, "2");
+	raw_end(&r);
+	refused(&r, "twice");
+
+	/* A bad checksum. */
+	memset(&r, 0, sizeof(r));
+	raw_entry(&r, "a", '0', NULL, "1");
+	r.data[0] = 'b';
+	raw_end(&r);
+	refused(&r, "checksum");
+
+	/* Cut in the middle of a file, and with no end marker. */
+	memset(&r, 0, sizeof(r));
+	raw_entry(&r, "a", '0', NULL, "1");
+	r.len -= 100;
+	refused(&r, "truncated");
+	memset(&r, 0, sizeof(r));
+	raw_entry(&r, "a", '0', NULL, "1");
+	refused(&r, "truncated");
+
+	/* A size beyond the limit (no data needed: refused up front). */
+	memset(&r, 0, sizeof(r));
+	raw_entry(&r, "big", '0', NULL, NULL);
+	snprintf((char *)r.data + 124, 12, "%011llo", GF_TAR_MAX_FILE + 1);
+	{
+		unsigned sum = 0;
+
+		memset(r.data + 148, ' ', 8);
+		for (int i = 0; i < 512; i++)
+			sum += r.data[i];
+		snprintf((char *)r.data + 148, 8, "%06o", sum);
+	}
+	raw_end(&r);
+	refused(&r, "larger than");
+
+	/* Not a tar at all. */
+	memset(&r, 0, sizeof(r));
+	memset(r.data, 'x', 1024);
+	r.len = 1024;
+	refused(&r, "not a tar archive");
+}
+
+/* A damaged gzip stream (its CRC no longer matches) is refused. */
+static void damaged_gzip(void **state)
+{
+	char *d = t_mkdtemp(), src[PATH_MAX], archive[PATH_MAX], dest[PATH_MAX];
+	char big[8192];
+	FILE *f;
+	long size;
+
+	(void)state;
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	snprintf(src, sizeof(src), "%s/src", d);
+	t_write(src, "sys/file", big);
+	t_write(src, "gpufeed-recording.json", "{}\n");
+	snprintf(archive, sizeof(archive), "%s/rec.tar.gz", d);
+	assert_int_equal(gf_tar_write(src, "rec", archive, NULL, NULL), 0);
+	assert_int_equal(gf_tar_holds(archive, "gpufeed-recording.json"), 1);
+	assert_int_equal(gf_tar_holds(archive, "file"), 0);	/* only at the top or one down */
+	f = fopen(archive, "r+");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	fseek(f, size - 6, SEEK_SET);		/* inside the CRC trailer */
+	fputc(0x55, f);
+	fclose(f);
+	snprintf(dest, sizeof(dest), "%s/dest", d);
+	assert_int_equal(mkdir(dest, 0755), 0);
+	assert_int_equal(gf_tar_extract(archive, dest), -EBADMSG);
+	assert_non_null(strstr(gf_last_error(), archive));
+	assert_int_equal(gf_tar_holds(archive, "gpufeed-recording.json"), -EBADMSG);
+	/* Cut short: the last 20 bytes missing. */
+	assert_int_equal(truncate(archive, size - 20), 0);
+	t_rmtree(dest);
+	assert_int_equal(mkdir(dest, 0755), 0);
+	assert_int_equal(gf_tar_extract(archive, dest), -EBADMSG);
+	t_rmtree(d);
+	free(d);
+}
+
+/* Long names (pax records) and long link targets survive a round trip. */
+static void round_trip(void **state)
+{
+	char *d = t_mkdtemp(), src[PATH_MAX], archive[PATH_MAX], dest[PATH_MAX], path[PATH_MAX];
+	char longdir[600] = "sys", longlink[300] = "", link[PATH_MAX], *text;
+	ssize_t n;
+
+	(void)state;
+	for (int i = 0; i < 20; i++)
+		strcat(longdir, "/0123456789abcdefghij");
+	for (int i = 0; i < 20; i++)
+		strcat(longlink, "../devices/x/");
+	strcat(longlink, "end");
+	snprintf(src, sizeof(src), "%s/src", d);
+	snprintf(path, sizeof(path), "%s/value", longdir);
+	t_write(src, path, "42\n");
+	t_write(src, "sys/short", "1\n");
+	t_symlink(src, "sys/link", longlink);
+	t_symlink(src, "sys/up", "/");
+	snprintf(archive, sizeof(archive), "%s/rec.tar.gz", d);
+	assert_int_equal(gf_tar_write(src, "rec", archive, NULL, NULL), 0);
+	assert_true(gf_tar_sniff(archive));
+	assert_int_equal(gf_tar_holds(archive, "gpufeed-recording.json"), 0);
+	snprintf(dest, sizeof(dest), "%s/dest", d);
+	assert_int_equal(mkdir(dest, 0755), 0);
+	assert_int_equal(gf_tar_extract(archive, dest), 0);
+	snprintf(path, sizeof(path), "%s/rec/%s/value", dest, longdir);
+	text = t_read(path);
+	assert_non_null(text);
+	assert_string_equal(text, "42\n");
+	free(text);
+	snprintf(path, sizeof(path), "%s/rec/sys/link", dest);
+	n = readlink(path, link, sizeof(link) - 1);
+	assert_true(n > 0);
+	link[n] = '\0';
+	assert_string_equal(link, longlink);
+	snprintf(path, sizeof(path), "%s/rec/sys/up", dest);
+	n = readlink(path, link, sizeof(link) - 1);
+	assert_int_equal(n, 1);
+	/* The same tree gives the same bytes (no times, no owners). */
+	{
+		char again[PATH_MAX + 8], *a, *b;
+		struct stat sa, sb;
+
+		snprintf(again, sizeof(again), "%s/again.tar.gz", d);
+		assert_int_equal(gf_tar_write(src, "rec", again, NULL, NULL), 0);
+		assert_int_equal(stat(archive, &sa), 0);
+		assert_int_equal(stat(again, &sb), 0);
+		assert_int_equal(sa.st_size, sb.st_size);
+		a = t_read(archive);
+		b = t_read(again);
+		assert_non_null(a);
+		assert_non_null(b);
+		assert_memory_equal(a, b, (size_t)sa.st_size);
+		free(a);
+		free(b);
+	}
+	t_rmtree(d);
+	free(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(round_trip),
+		cmocka_unit_test(hostile_archives),
+		cmocka_unit_test(damaged_gzip),
+	};
+
+	return cmocka_run_group_tests_name("tar", tests, NULL, NULL);
+}
