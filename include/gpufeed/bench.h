@@ -50,6 +50,9 @@ struct gf_bench_result {
 	char note[256];			/* "O_DIRECT refused by ramfs; ..." */
 	char engine_used[8];		/* "uring", "psync" */
 	bool direct_used;
+	uint64_t span;			/* bytes of the file the point covers */
+	unsigned redrops;		/* cold: passes that dropped (or, buffered
+					 * writes, flushed) their slice again */
 	uint64_t bytes, ios;
 	double seconds;
 	double gbps, iops;		/* GB/s = 1e9 bytes per second */

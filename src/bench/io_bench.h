@@ -18,6 +18,8 @@ struct gf_bench_io {
  * writes are neither zero pages nor compressible. */
 void gf_bench__fill(void *buf, size_t len, uint64_t seed);
 int gf_bench__drop_cache(struct gf_bench_io *b);
-int gf_bench__warm_cache(struct gf_bench_io *b, uint64_t span);
+/* Reads [0, span) once, for at most budget_ns; *warmed is how much it read.
+ * -ECANCELED when opts.cancel was set. */
+int gf_bench__warm_cache(struct gf_bench_io *b, uint64_t span, uint64_t budget_ns, uint64_t *warmed);
 
 #endif

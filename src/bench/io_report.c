@@ -45,6 +45,8 @@ static void put_point(json_t *o, const struct gf_bench_result *r)
 	json_object_set_new(o, "engine_used", json_string(r->engine_used));
 	json_object_set_new(o, "direct_used", json_boolean(r->direct_used));
 	json_object_set_new(o, "note", gf_jstr(r->note));
+	json_object_set_new(o, "span_bytes", json_integer((json_int_t)r->span));
+	json_object_set_new(o, "redrops", json_integer(r->redrops));
 	json_object_set_new(o, "bytes", json_integer((json_int_t)r->bytes));
 	json_object_set_new(o, "ios", json_integer((json_int_t)r->ios));
 	json_object_set_new(o, "seconds", jnum(r->seconds));
@@ -171,6 +173,14 @@ int gf_bench_io_print(const struct gf_bench_target *t, const struct gf_bench_res
 			gf_bench_mode_name(x->p.mode), cache_label(&x->p), bs, eng, x->gbps, x->iops,
 			x->lat_p50_us, x->lat_p99_us, x->cpu_s_per_gb,
 			x->p.cache == GF_CACHE_DIRECT && !x->direct_used ? "(buffered: see note)" : "");
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (r[i].p.cache == GF_CACHE_COLD && !r[i].status) {
+			fprintf(f, "\ncold and buffered: every byte counted came from (or reached) the device: "
+				"each thread's slice\nis dropped (writes: flushed) again before a pass re-reads "
+				"(rewrites) it.\n");
+			break;
+		}
 	}
 	for (unsigned i = 0; i < n; i++) {
 		if (r[i].note[0]) {

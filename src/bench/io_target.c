@@ -16,6 +16,7 @@
 #include "bench/io_bench.h"
 #include "core/error.h"
 #include "core/strutil.h"
+#include "io/engine.h"
 #include "io/file.h"
 
 /* The whole disk under a file or partition: "vda" for /dev/vda1. */
@@ -262,8 +263,9 @@ int gf_bench__drop_cache(struct gf_bench_io *b)
 	return rc;
 }
 
-int gf_bench__warm_cache(struct gf_bench_io *b, uint64_t span)
+int gf_bench__warm_cache(struct gf_bench_io *b, uint64_t span, uint64_t budget_ns, uint64_t *warmed)
 {
+	uint64_t t0 = gf_io__now_ns();
 	int fd = open(b->target.path, O_RDONLY | O_CLOEXEC);
 	char *buf;
 	uint64_t off = 0;
@@ -277,7 +279,15 @@ int gf_bench__warm_cache(struct gf_bench_io *b, uint64_t span)
 		return gf_error(-ENOMEM, "out of memory");
 	}
 	while (off < span) {
-		ssize_t n = pread(fd, buf, 1u << 20, (off_t)off);
+		ssize_t n;
+
+		if (b->opts.cancel && *b->opts.cancel) {
+			rc = gf_error(-ECANCELED, "%s: cancelled while warming the cache", b->target.path);
+			break;
+		}
+		if (gf_io__now_ns() - t0 >= budget_ns)
+			break;	/* the point reads only what was warmed */
+		n = pread(fd, buf, span - off < (1u << 20) ? (size_t)(span - off) : 1u << 20, (off_t)off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -290,5 +300,6 @@ int gf_bench__warm_cache(struct gf_bench_io *b, uint64_t span)
 	}
 	free(buf);
 	close(fd);
+	*warmed = off;
 	return rc;
 }

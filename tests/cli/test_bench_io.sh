@@ -99,6 +99,44 @@ expect_jq "$out" '.status == "error"' "JSON marks the point failed"
 GPUFEED_IO_FAULT="bogus" expect_rc 3 "bad GPUFEED_IO_FAULT" gf bench io "$TMP/e.bin" --mode seqread --duration 0.1
 expect_grep "$err" "GPUFEED_IO_FAULT" "names the variable"
 
+# Cold means cold: every byte a cold point counts came from the device (the
+# disk's own counters say so), also when the point reads more than the file;
+# buffered writes count only what reached the device.  On a real disk:
+# tmpfs has no device to count.
+DISK=$(mktemp -d "${GPUFEED_DISK_TMP:-/var/tmp}/gpufeed-cold-XXXXXX")
+disk_stat() { local f; read -r -a f <"/sys/block/$1/stat"; echo $(( f[$2 - 1] * 512 )); }
+cold_point() {	# NAME FIELD ARGS...: $moved = device bytes read/written meanwhile
+	local name=$1 field=$2 before; shift 2
+	before=$(disk_stat "$dev" "$field")
+	expect_rc 0 "$name" gf bench io "$DISK/c.bin" "$@" --size 32M --duration 1 --json
+	moved=$(( $(disk_stat "$dev" "$field") - before ))
+}
+dev=$(gf bench io "$DISK/c.bin" --mode seqread --direct --duration 0.1 --size 4M --json | jq -r .target.device)
+if [ -n "$dev" ] && [ -r "/sys/block/$dev/stat" ] && [ "$(stat -f -c %T "$DISK")" != tmpfs ]; then
+	cold_point "cold seqread of a file smaller than the point reads" 3 --mode seqread --bs 1M --engine psync
+	bytes=$(jq .bytes "$out"); cold_gbps=$(jq .gbps "$out")
+	[ "$moved" -ge $(( bytes * 9 / 10 )) ] && ok "cold seqread: the disk read $moved bytes for $bytes counted" ||
+		not_ok "cold seqread counted $bytes bytes but the disk read $moved: cached pages were re-read"
+	expect_jq "$out" '.redrops > 0 and .span_bytes == 33554432' "it re-dropped its slice between passes"
+	cold_point "cold randread" 3 --mode randread --bs 4K --qd 16
+	bytes=$(jq .bytes "$out")
+	[ "$moved" -ge $(( bytes * 9 / 10 )) ] && ok "cold randread: the disk read $moved bytes for $bytes counted" ||
+		not_ok "cold randread counted $bytes bytes but the disk read $moved"
+	cold_point "buffered seqwrite" 7 --mode seqwrite --bs 1M --qd 4
+	bytes=$(jq .bytes "$out")
+	[ "$moved" -ge $(( bytes * 9 / 10 )) ] && ok "buffered seqwrite: the disk wrote $moved bytes for $bytes counted" ||
+		not_ok "buffered seqwrite counted $bytes bytes but the disk wrote $moved: rewrites of dirty pages"
+	expect_rc 0 "the same file with O_DIRECT" gf bench io "$DISK/c.bin" --mode seqread --bs 1M --engine psync \
+		--direct --size 32M --duration 1 --json
+	direct_gbps=$(jq .gbps "$out")
+	awk -v c="$cold_gbps" -v d="$direct_gbps" 'BEGIN { exit !(c <= 3 * d) }' &&
+		ok "cold buffered ($cold_gbps GB/s) is not far above O_DIRECT ($direct_gbps GB/s)" ||
+		not_ok "cold buffered $cold_gbps GB/s is far above O_DIRECT $direct_gbps GB/s: not cold"
+else
+	ok "# SKIP cold-cache cases: no disk statistics for $DISK"
+fi
+rm -rf "$DISK"
+
 # Ctrl-C removes the file we created, promptly.
 "$GPUFEED" bench io "$TMP/c.bin" --mode seqread --bs 64K --duration 60 --size 8M >/dev/null 2>"$TMP/c.err" &
 pid=$!
