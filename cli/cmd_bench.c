@@ -64,13 +64,7 @@ enum {
 };
 
 struct args {
-	bool single, direct, warm, sqpoll, quick, force;
-	enum gf_bench_mode mode;
-	const char *bs, *modes, *engines, *cache;
-	long qd, threads;
-	enum gf_io_backend engine;
-	double duration;
-	uint64_t size;
+	struct gf_bench_io_request rq;
 	int numa_node;
 };
 
@@ -82,59 +76,62 @@ static void on_signal(int sig)
 	interrupted = 1;
 }
 
-static int parse_long(struct gf_cli *cli, const char *name, const char *s, long lo, long hi, long *v)
+static int count_opt(struct gf_cli *cli, const char *name, uint64_t lo, uint64_t hi, unsigned *v)
 {
-	char *end;
+	uint64_t n;
 
-	errno = 0;
-	*v = strtol(s, &end, 10);
-	if (end == s || *end || errno || *v < lo || *v > hi)
-		return gf_cli_usage(cli, "--%s: '%s' is not a whole number in %ld..%ld", name, s, lo, hi);
+	if (gf_parse_count(optarg, lo, hi, &n))
+		return gf_cli_usage(cli, "--%s: %s", name, gf_last_error());
+	*v = (unsigned)n;
 	return 0;
 }
 
+/* argv to the request; what the values mean together is the library's
+ * (gf_bench_io_plan). */
 static int bench_opt(struct gf_cli *cli, int opt, void *ctx)
 {
 	struct args *a = ctx;
-	char *end;
+	struct gf_bench_io_request *rq = &a->rq;
 
 	switch (opt) {
 	case OPT_MODE:
-		a->single = true;
-		if (gf_bench_mode_parse(optarg, &a->mode))
+		rq->single = true;
+		if (gf_bench_mode_parse(optarg, &rq->mode))
 			return gf_cli_usage(cli, "--mode: %s", gf_last_error());
 		return 0;
-	case OPT_BS: a->bs = optarg; return 0;
-	case OPT_QD: return parse_long(cli, "qd", optarg, 1, 4096, &a->qd);
-	case OPT_THREADS: return parse_long(cli, "threads", optarg, 1, 256, &a->threads);
-	case OPT_DIRECT: a->direct = true; return 0;
-	case OPT_WARM: a->warm = true; return 0;
-	case OPT_SQPOLL: a->sqpoll = true; return 0;
-	case OPT_QUICK: a->quick = true; return 0;
-	case OPT_FORCE: a->force = true; return 0;
-	case OPT_MODES: a->modes = optarg; return 0;
-	case OPT_ENGINES: a->engines = optarg; return 0;
-	case OPT_CACHE: a->cache = optarg; return 0;
+	case OPT_BS: rq->bs = optarg; return 0;
+	case OPT_QD: return count_opt(cli, "qd", 1, GF_BENCH_QD_MAX, &rq->qd);
+	case OPT_THREADS: return count_opt(cli, "threads", 1, GF_BENCH_THREADS_MAX, &rq->threads);
+	case OPT_DIRECT: rq->direct = true; return 0;
+	case OPT_WARM: rq->warm = true; return 0;
+	case OPT_SQPOLL: rq->sqpoll = true; return 0;
+	case OPT_QUICK: rq->quick = true; return 0;
+	case OPT_FORCE: rq->force = true; return 0;
+	case OPT_MODES: rq->modes = optarg; return 0;
+	case OPT_ENGINES: rq->engines = optarg; return 0;
+	case OPT_CACHE: rq->cache = optarg; return 0;
 	case OPT_ENGINE:
 		if (!strcmp(optarg, "uring"))
-			a->engine = GF_IO_URING;
+			rq->engine = GF_IO_URING;
 		else if (!strcmp(optarg, "psync"))
-			a->engine = GF_IO_PSYNC;
+			rq->engine = GF_IO_PSYNC;
 		else
 			return gf_cli_usage(cli, "--engine: '%s' is not uring or psync", optarg);
 		return 0;
 	case OPT_DURATION:
-		errno = 0;
-		a->duration = strtod(optarg, &end);
-		if (end == optarg || *end || errno || !(a->duration > 0 && a->duration <= 86400))
-			return gf_cli_usage(cli, "--duration: '%s' is not a number of seconds in (0, 86400]", optarg);
+		if (gf_parse_duration(optarg, &rq->duration_s))
+			return gf_cli_usage(cli, "--duration: %s", gf_last_error());
+		if (!(rq->duration_s > 0 && rq->duration_s <= 86400))
+			return gf_cli_usage(cli, "--duration: '%s' is not in (0, 24h]", optarg);
 		return 0;
 	case OPT_SIZE:
-		if (gf_parse_size(optarg, &a->size) || !a->size)
-			return gf_cli_usage(cli, "--size: %s", a->size ? gf_last_error() : "must be > 0");
+		if (gf_parse_size(optarg, &rq->size))
+			return gf_cli_usage(cli, "--size: %s", gf_last_error());
+		if (!rq->size)
+			return gf_cli_usage(cli, "--size: must be > 0");
 		return 0;
 	case OPT_NUMA: {
-		long n;
+		unsigned n = 0;
 		if (!strcmp(optarg, "none")) {
 			a->numa_node = -2;
 			return 0;
@@ -143,7 +140,7 @@ static int bench_opt(struct gf_cli *cli, int opt, void *ctx)
 			a->numa_node = -1;
 			return 0;
 		}
-		if (parse_long(cli, "numa-node", optarg, 0, 1023, &n))
+		if (count_opt(cli, "numa-node", 0, 1023, &n))
 			return GF_EXIT_USAGE;
 		a->numa_node = (int)n;
 		return 0;
@@ -152,148 +149,6 @@ static int bench_opt(struct gf_cli *cli, int opt, void *ctx)
 	case OPT_PCI_LOCALITY:
 		return -1;	/* common: they shape the model */
 	}
-	return -1;
-}
-
-/* Splits a comma list; calls fn on each item.  Returns 0 or an exit code. */
-static int each_item(struct gf_cli *cli, const char *list, const char *opt,
-		     int (*fn)(struct gf_bench_sweep *s, const char *item), struct gf_bench_sweep *s)
-{
-	char buf[512], *save = NULL, *tok;
-
-	if (strlen(list) >= sizeof(buf))
-		return gf_cli_usage(cli, "--%s: list too long", opt);
-	strcpy(buf, list);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		if (fn(s, tok))
-			return gf_cli_usage(cli, "--%s: %s", opt, gf_last_error());
-	return 0;
-}
-
-static int add_mode(struct gf_bench_sweep *s, const char *item)
-{
-	enum gf_bench_mode m;
-	int rc = gf_bench_mode_parse(item, &m);
-
-	if (rc)
-		return rc;
-	if (s->nmodes >= 4)
-		return -E2BIG;
-	s->modes[s->nmodes++] = m;
-	return 0;
-}
-
-static int add_bs(struct gf_bench_sweep *s, const char *item)
-{
-	uint64_t v;
-	int rc = gf_parse_size(item, &v);
-
-	if (rc)
-		return rc;
-	if (v < 512 || v > (1u << 30) || s->nbs >= 16)
-		return -ERANGE;
-	s->bs[s->nbs++] = (size_t)v;
-	return 0;
-}
-
-static int add_cache(struct gf_bench_sweep *s, const char *item)
-{
-	for (unsigned c = 0; c < 3; c++) {
-		if (!strcmp(item, gf_bench_cache_name((enum gf_bench_cache)c))) {
-			if (s->ncaches >= 3)
-				return -E2BIG;
-			s->caches[s->ncaches++] = (enum gf_bench_cache)c;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-static int add_engine(struct gf_bench_sweep *s, const char *item)
-{
-	unsigned n;
-	char name[8];
-
-	if (sscanf(item, "%7[a-z]:%u", name, &n) != 2 || !n || n > 4096 || s->nengines >= 8)
-		return -EINVAL;
-	if (!strcmp(name, "uring"))
-		s->engines[s->nengines].engine = GF_IO_URING;
-	else if (!strcmp(name, "psync") && n <= 256)
-		s->engines[s->nengines].engine = GF_IO_PSYNC;
-	else
-		return -EINVAL;
-	s->engines[s->nengines++].n = n;
-	return 0;
-}
-
-static int build_points(struct gf_cli *cli, struct args *a, struct gf_bench_point **pts, unsigned *n)
-{
-	struct gf_bench_sweep s;
-	int rc;
-
-	if (a->single) {
-		struct gf_bench_point *p = calloc(1, sizeof(*p));
-		uint64_t bs = (a->mode == GF_BENCH_SEQREAD || a->mode == GF_BENCH_SEQWRITE) ? 1u << 20 : 4096;
-
-		if (!p)
-			return gf_cli_fail(cli, -ENOMEM);
-		if (a->bs && (gf_parse_size(a->bs, &bs) || bs < 512 || bs > (1u << 30))) {
-			free(p);
-			return gf_cli_usage(cli, "--bs: '%s' is not a size from 512 to 1G", a->bs);
-		}
-		if (a->warm && (a->direct || gf_bench_mode_writes(a->mode))) {
-			free(p);
-			return gf_cli_usage(cli, "--warm applies to buffered reads (no --direct, a read mode)");
-		}
-		if (a->sqpoll && a->engine != GF_IO_URING) {
-			free(p);
-			return gf_cli_usage(cli, "--sqpoll needs --engine uring");
-		}
-		p->mode = a->mode;
-		p->bs = (size_t)bs;
-		p->engine = a->engine;
-		p->qd = a->qd ? (unsigned)a->qd : a->engine == GF_IO_PSYNC ? 1 : 32;
-		p->threads = a->threads ? (unsigned)a->threads : 1;
-		p->cache = a->direct ? GF_CACHE_DIRECT : a->warm ? GF_CACHE_WARM : GF_CACHE_COLD;
-		p->sqpoll = a->sqpoll;
-		p->duration_s = a->duration > 0 ? a->duration : 10;
-		*pts = p;
-		*n = 1;
-		return -1;
-	}
-	if (a->qd || a->threads || a->direct || a->warm || a->sqpoll)
-		return gf_cli_usage(cli, "--qd, --threads, --direct, --warm and --sqpoll go with --mode; "
-				    "a sweep takes --engines and --cache");
-	gf_bench_sweep_default(&s, a->quick);
-	if (a->modes) {
-		s.nmodes = 0;
-		if ((rc = each_item(cli, a->modes, "modes", add_mode, &s)))
-			return rc;
-	}
-	if (a->bs) {
-		s.nbs = 0;
-		if ((rc = each_item(cli, a->bs, "bs", add_bs, &s)))
-			return rc;
-	}
-	if (a->cache) {
-		s.ncaches = 0;
-		if ((rc = each_item(cli, a->cache, "cache", add_cache, &s)))
-			return rc;
-	}
-	if (a->engines) {
-		s.nengines = 0;
-		if ((rc = each_item(cli, a->engines, "engines", add_engine, &s)))
-			return rc;
-	}
-	if (a->duration > 0)
-		s.duration_s = a->duration;
-	*n = gf_bench_sweep_points(&s, NULL, 0);
-	if (!*n)
-		return gf_cli_usage(cli, "the sweep is empty");
-	*pts = calloc(*n, sizeof(**pts));
-	if (!*pts)
-		return gf_cli_fail(cli, -ENOMEM);
-	gf_bench_sweep_points(&s, *pts, *n);
 	return -1;
 }
 
@@ -319,13 +174,14 @@ static int cmd_bench_io(int argc, char **argv)
 		{ "numa-node", required_argument, NULL, OPT_NUMA },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct args a = { .engine = GF_IO_URING, .numa_node = -1 };
-	struct gf_bench_io_opts bo = { 0 };
-	struct gf_bench_point *pts = NULL;
+	struct args a = { .rq = GF_BENCH_IO_REQUEST_INIT, .numa_node = -1 };
+	struct gf_bench_plan plan;
+	struct gf_bench_io_opts bo;
+	struct gf_bench_point *pts;
 	struct gf_bench_result *res = NULL;
 	struct gf_bench_io *b = NULL;
 	bool failed = false, progress;
-	unsigned n = 0, done = 0;
+	unsigned n, done = 0;
 	struct gf_cli cli;
 	int ret, rc = 0;
 
@@ -334,29 +190,14 @@ static int cmd_bench_io(int argc, char **argv)
 		return ret;
 	if (optind != argc - 1)
 		return gf_cli_usage(&cli, optind >= argc ? "missing PATH" : "expected one PATH, got more");
-	if ((ret = build_points(&cli, &a, &pts, &n)) >= 0)
-		return ret;
-
-	bo.path = argv[optind];
-	if (!a.single && !a.force && access(bo.path, F_OK) == 0) {
-		/* An existing file may be someone's data: a sweep reads it only. */
-		unsigned k = 0;
-		for (unsigned i = 0; i < n; i++)
-			if (!gf_bench_mode_writes(pts[i].mode))
-				pts[k++] = pts[i];
-		if (k < n && !cli.quiet)
-			fprintf(stderr, "gpufeed bench io: %s exists: reads only (--force to include writes)\n",
-				bo.path);
-		n = k;
-		if (!n) {
-			free(pts);
-			return gf_cli_usage(&cli, "%s exists and the sweep only writes: add --force", bo.path);
-		}
-	}
-	bo.size = a.size ? a.size : a.quick ? 256ull << 20 : 1ull << 30;
-	bo.force = a.force;
-	for (unsigned i = 0; i < n; i++)
-		bo.writes |= gf_bench_mode_writes(pts[i].mode);
+	a.rq.path = argv[optind];
+	if (gf_bench_io_plan(&a.rq, &plan))
+		return gf_cli_usage(&cli, "%s", gf_last_error());
+	pts = plan.points;
+	n = plan.n;
+	if (plan.reads_only && !cli.quiet)
+		fprintf(stderr, "gpufeed bench io: %s exists: reads only (--force to include writes)\n", a.rq.path);
+	bo = plan.opts;
 	bo.numa_node = a.numa_node;
 	bo.root = cli.topo.root;
 	bo.pci_locality = cli.topo.pci_locality;
@@ -370,15 +211,15 @@ static int cmd_bench_io(int argc, char **argv)
 	}
 	res = calloc(n, sizeof(*res));
 	if (!res) {
-		free(pts);
+		gf_bench_plan_free(&plan);
 		return gf_cli_fail(&cli, -ENOMEM);
 	}
-	progress = !cli.quiet && !a.single && isatty(STDERR_FILENO);
+	progress = !cli.quiet && !a.rq.single && isatty(STDERR_FILENO);
 	if (progress)
 		fprintf(stderr, "gpufeed bench io: preparing %s\n", bo.path);
 	rc = gf_bench_io_open(&bo, &b);
 	if (rc) {
-		free(pts);
+		gf_bench_plan_free(&plan);
 		free(res);
 		return gf_cli_fail(&cli, interrupted ? -ECANCELED : rc);
 	}
@@ -400,20 +241,20 @@ static int cmd_bench_io(int argc, char **argv)
 		/* Cancelled: the file we made goes; what ran is not printed. */
 		const char *path = gf_bench_io_target(b)->created ? bo.path : NULL;
 		gf_bench_io_close(b);
-		free(pts);
+		gf_bench_plan_free(&plan);
 		free(res);
 		if (path)
 			fprintf(stderr, "gpufeed bench io: interrupted; removed %s\n", path);
 		return gf_cli_fail(&cli, rc);
 	}
 	if (cli.json)
-		rc = gf_bench_io_write_json(gf_bench_io_target(b), res, done, a.single, stdout);
+		rc = gf_bench_io_write_json(gf_bench_io_target(b), res, done, a.rq.single, stdout);
 	else
 		rc = gf_bench_io_print(gf_bench_io_target(b), res, done, stdout);
 	gf_bench_io_close(b);
-	if (a.single && res[0].status)
+	if (a.rq.single && res[0].status)
 		fprintf(stderr, "gpufeed bench io: %s\n", res[0].error);
-	free(pts);
+	gf_bench_plan_free(&plan);
 	free(res);
 	if (rc || fflush(stdout) || ferror(stdout))
 		return gf_cli_fail(&cli, -EIO);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <gpufeed/common.h>
 #include <gpufeed/io.h>
+#include <gpufeed/parse.h>	/* sizes, counts, durations */
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,6 +43,11 @@ struct gf_bench_point {
 };
 
 #define GF_LAT_SAMPLES_MAX 600
+/* Bounds of a point (gf_bench_io_run refuses others). */
+#define GF_BENCH_BS_MIN 512u
+#define GF_BENCH_BS_MAX (1u << 30)
+#define GF_BENCH_QD_MAX 4096u
+#define GF_BENCH_THREADS_MAX 256u
 
 struct gf_bench_result {
 	struct gf_bench_point p;
@@ -64,6 +70,7 @@ struct gf_bench_result {
 };
 
 struct gf_bench_io_opts {
+	size_t struct_size;		/* GF_BENCH_IO_OPTS_INIT sets it */
 	const char *path;		/* file (created when missing) or block device */
 	uint64_t size;			/* bytes of a file we create; 0 = 1 GiB */
 	bool force;			/* write over an existing file or device */
@@ -73,6 +80,7 @@ struct gf_bench_io_opts {
 	const char *pci_locality;	/* as gf_topo_options.pci_locality */
 	volatile sig_atomic_t *cancel;	/* set from a signal handler to stop */
 };
+#define GF_BENCH_IO_OPTS_INIT { .struct_size = sizeof(struct gf_bench_io_opts), .numa_node = -1 }
 
 /* What was measured on, filled by gf_bench_io_open. */
 struct gf_bench_target {
@@ -117,8 +125,45 @@ struct gf_bench_sweep {
 	double duration_s;
 };
 GF_API void gf_bench_sweep_default(struct gf_bench_sweep *s, bool quick);
+/* Replaces one list of the sweep from its command-line form: list is
+ * "modes" (seqread,randwrite), "bs" (4K,1M), "cache" (direct,cold,warm) or
+ * "engines" (psync:4,uring:32).  All or nothing: 0, or -EINVAL / -ERANGE /
+ * -E2BIG with a message naming the item, s unchanged. */
+GF_API int gf_bench_sweep_set(struct gf_bench_sweep *s, const char *list, const char *value);
 /* Points of the sweep (caches that do not apply are skipped: warm writes). */
 GF_API unsigned gf_bench_sweep_points(const struct gf_bench_sweep *s, struct gf_bench_point *out, unsigned max);
+
+/* What was asked for, as the command line gives it (strings for the lists
+ * and the block size, 0 for "the default"). */
+struct gf_bench_io_request {
+	size_t struct_size;		/* GF_BENCH_IO_REQUEST_INIT sets it */
+	const char *path;
+	bool single;			/* one point (--mode), else a sweep */
+	enum gf_bench_mode mode;
+	const char *bs;			/* one size; in a sweep a list */
+	unsigned qd, threads;		/* one point; 0: default */
+	bool direct, warm, sqpoll;	/* one point */
+	enum gf_io_backend engine;	/* one point: GF_IO_URING or GF_IO_PSYNC */
+	bool quick;			/* the short sweep */
+	const char *modes, *engines, *cache;	/* sweep lists, NULL: default */
+	double duration_s;		/* per point, 0: default */
+	uint64_t size;			/* of a file we create, 0: default */
+	bool force;			/* writes to an existing file or device */
+};
+#define GF_BENCH_IO_REQUEST_INIT { .struct_size = sizeof(struct gf_bench_io_request), .engine = GF_IO_URING }
+
+/* What will run: the points and the options to open the target with. */
+struct gf_bench_plan {
+	struct gf_bench_point *points;
+	unsigned n;
+	bool reads_only;		/* PATH exists, no --force: the sweep's writes were dropped */
+	struct gf_bench_io_opts opts;	/* path, size, force, writes set; the rest default */
+};
+/* Checks the request (conflicting options, bounds, lists) and makes the
+ * points.  Errors are the caller's usage errors: -EINVAL/-ERANGE with a
+ * message naming the option.  Free with gf_bench_plan_free. */
+GF_API int gf_bench_io_plan(const struct gf_bench_io_request *rq, struct gf_bench_plan *plan);
+GF_API void gf_bench_plan_free(struct gf_bench_plan *plan);
 
 /* Output: results of one run (n points); single = the fio-style one point,
  * whose fields are also written at the top level. */
@@ -126,9 +171,6 @@ GF_API int gf_bench_io_write_json(const struct gf_bench_target *t, const struct 
 				  bool single, FILE *f);
 GF_API int gf_bench_io_print(const struct gf_bench_target *t, const struct gf_bench_result *r, unsigned n,
 			     FILE *f);
-
-/* "4K", "1M", "16MiB", "4096" -> bytes; 0 or -EINVAL. */
-GF_API int gf_parse_size(const char *s, uint64_t *v);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include <gpufeed/topo.h>
 #include "bench/io_bench.h"
 #include "core/error.h"
+#include "core/opts.h"
 #include "core/strutil.h"
 #include "io/engine.h"
 #include "io/file.h"
@@ -147,8 +149,15 @@ int gf_bench_io_open(const struct gf_bench_io_opts *opts, struct gf_bench_io **o
 	struct stat st;
 	int rc = 0, fd;
 
+	if (!out)
+		return gf_error(-EINVAL, "bench io: gf_bench_io_open: NULL argument");
 	*out = NULL;
-	if (!opts || !opts->path || !*opts->path)
+	if (!opts)
+		return gf_error(-EINVAL, "bench io: gf_bench_io_open: NULL options");
+	if ((rc = gf_opts_check(opts->struct_size, offsetof(struct gf_bench_io_opts, cancel) + sizeof(opts->cancel),
+				"gf_bench_io_open", "GF_BENCH_IO_OPTS_INIT")))
+		return rc;
+	if (!opts->path || !*opts->path)
 		return gf_error(-EINVAL, "bench io: no path");
 	b = calloc(1, sizeof(*b));
 	if (!b)
