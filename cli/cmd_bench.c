@@ -180,6 +180,7 @@ static int cmd_bench_io(int argc, char **argv)
 	struct gf_bench_point *pts;
 	struct gf_bench_result *res = NULL;
 	struct gf_bench_io *b = NULL;
+	struct gf_bench_target target;
 	bool failed = false, progress;
 	unsigned n, done = 0;
 	struct gf_cli cli;
@@ -208,6 +209,10 @@ static int cmd_bench_io(int argc, char **argv)
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGHUP, &sa, NULL);
+		/* A reader that goes away must not kill us before the file we
+		 * made is removed: a closed stdout is a write error (EPIPE). */
+		sa.sa_handler = SIG_IGN;
+		sigaction(SIGPIPE, &sa, NULL);
 	}
 	res = calloc(n, sizeof(*res));
 	if (!res) {
@@ -247,17 +252,23 @@ static int cmd_bench_io(int argc, char **argv)
 			fprintf(stderr, "gpufeed bench io: interrupted; removed %s\n", path);
 		return gf_cli_fail(&cli, rc);
 	}
-	if (cli.json)
-		rc = gf_bench_io_write_json(gf_bench_io_target(b), res, done, a.rq.single, stdout);
-	else
-		rc = gf_bench_io_print(gf_bench_io_target(b), res, done, stdout);
+	/* The file we made goes before any output: nothing the output does
+	 * (a full disk, a closed pipe) can leave it behind. */
+	target = *gf_bench_io_target(b);
 	gf_bench_io_close(b);
 	if (a.rq.single && res[0].status)
 		fprintf(stderr, "gpufeed bench io: %s\n", res[0].error);
+	errno = 0;
+	if (cli.json)
+		rc = gf_bench_io_write_json(&target, res, done, a.rq.single, stdout);
+	else
+		rc = gf_bench_io_print(&target, res, done, stdout);
+	if (fflush(stdout) || ferror(stdout) || rc) {
+		fprintf(stderr, "gpufeed bench io: writing the results: %s\n", strerror(errno ? errno : EIO));
+		failed = true;
+	}
 	gf_bench_plan_free(&plan);
 	free(res);
-	if (rc || fflush(stdout) || ferror(stdout))
-		return gf_cli_fail(&cli, -EIO);
 	return failed ? GF_EXIT_INPUT : GF_EXIT_OK;
 }
 

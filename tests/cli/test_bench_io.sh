@@ -161,6 +161,18 @@ else
 fi
 rm -rf "$DISK"
 
+# A reader that goes away (SIGPIPE) neither kills the run before it removes
+# its file nor passes for success: a write error on stdout is exit 3.
+for what in point sweep; do
+	if [ $what = point ]; then set -- --mode seqread --duration 0.2; else
+		set -- --modes seqread --engines psync:1,uring:4 --cache direct --bs 4K,16K,64K,256K,1M --duration 0.05; fi
+	( "$GPUFEED" bench io "$TMP/pipe.bin" "$@" --size 8M --json 2>"$TMP/pipe.err"; echo $? >"$TMP/pipe.rc" ) | true
+	[ ! -e "$TMP/pipe.bin" ] && ok "$what: closed stdout: the file is removed" || not_ok "$what: SIGPIPE left $TMP/pipe.bin"
+	rm -f "$TMP/pipe.bin"
+	[ "$(cat "$TMP/pipe.rc")" = 3 ] && ok "$what: closed stdout exits 3" || not_ok "$what: closed stdout: exit $(cat "$TMP/pipe.rc")"
+	expect_grep "$TMP/pipe.err" "Broken pipe" "$what: says why"
+done
+
 # Ctrl-C removes the file we created, promptly.
 "$GPUFEED" bench io "$TMP/c.bin" --mode seqread --bs 64K --duration 60 --size 8M >/dev/null 2>"$TMP/c.err" &
 pid=$!
