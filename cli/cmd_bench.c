@@ -228,6 +228,17 @@ static int cmd_bench_io(int argc, char **argv)
 		free(res);
 		return gf_cli_fail(&cli, interrupted ? -ECANCELED : rc);
 	}
+	for (unsigned i = 0; i < n; i++) {
+		if (gf_bench_io_check(b, &pts[i])) {
+			/* Asked for something this target cannot do: a usage
+			 * error, before anything runs. */
+			ret = gf_cli_usage(&cli, "%s", gf_last_error());
+			gf_bench_io_close(b);
+			gf_bench_plan_free(&plan);
+			free(res);
+			return ret;
+		}
+	}
 	for (unsigned i = 0; i < n && !rc; i++) {
 		if (progress)
 			fprintf(stderr, "\r[%u/%u] %s %s bs=%zu %s q%u x%u   ", i + 1, n, gf_bench_mode_name(pts[i].mode),

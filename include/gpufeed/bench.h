@@ -97,6 +97,8 @@ struct gf_bench_target {
 	char numa_source[16];		/* "drive", "option", "none" */
 	char cpus[256];			/* CPU list threads are bound to, "" any */
 	int buffer_node_actual;		/* move_pages truth of a buffer page, -1 unknown */
+	unsigned direct_align;		/* bytes O_DIRECT blocks must be a multiple of;
+					 * 0: O_DIRECT is not available (runs buffered) */
 	/* Machine summary from the model. */
 	char hostname[65], kernel[96];
 	int ncpus, nnodes;
@@ -106,6 +108,11 @@ struct gf_bench_target {
 struct gf_bench_io;
 GF_API int gf_bench_io_open(const struct gf_bench_io_opts *opts, struct gf_bench_io **out);
 GF_API const struct gf_bench_target *gf_bench_io_target(const struct gf_bench_io *b);
+/* Whether the point can run as asked on this target (block size, queue
+ * depth, threads, engine, O_DIRECT alignment, writes allowed): 0 or -EINVAL
+ * / -EPERM with a message.  gf_bench_io_run checks the same; a caller checks
+ * all points first to refuse a bad sweep before any runs. */
+GF_API int gf_bench_io_check(const struct gf_bench_io *b, const struct gf_bench_point *p);
 /* Runs one point; a failed point still returns 0 with r->status set, a
  * cancelled run returns -ECANCELED. */
 GF_API int gf_bench_io_run(struct gf_bench_io *b, const struct gf_bench_point *p, struct gf_bench_result *r);

@@ -271,7 +271,9 @@ static void *job_main(void *arg)
 		job_fail(j, rc);
 	} else {
 		j->used = gf_io_backend_of(io);
-		j->direct_used = gf_file_info(f)->direct;
+		/* O_DIRECT only counts when the blocks are aligned to it. */
+		j->direct_used = gf_file_info(f)->direct && p->bs % gf_file_info(f)->offset_align == 0 &&
+				 p->bs % gf_file_info(f)->mem_align == 0;
 		if (gf_file_info(f)->note[0])
 			gf_strlcpy(j->note, gf_file_info(f)->note, sizeof(j->note));
 		else if (gf_io_note(io)[0])
@@ -392,14 +394,26 @@ static double cpu_s(const struct rusage *a, const struct rusage *b, bool sys)
 	return (double)(y->tv_sec - x->tv_sec) + (double)(y->tv_usec - x->tv_usec) / 1e6;
 }
 
-static int check_point(const struct gf_bench_io *b, const struct gf_bench_point *p)
+int gf_bench_io_check(const struct gf_bench_io *b, const struct gf_bench_point *p)
 {
+	if (!b || !p)
+		return gf_error(-EINVAL, "bench io: gf_bench_io_check: NULL argument");
+	if ((unsigned)p->mode > GF_BENCH_RANDWRITE || (unsigned)p->cache > GF_CACHE_WARM)
+		return gf_error(-EINVAL, "bench io: not a mode or cache state (%d, %d)", (int)p->mode, (int)p->cache);
+	if (!(p->duration_s > 0 && p->duration_s <= GF_DURATION_MAX))
+		return gf_error(-EINVAL, "bench io: the duration must be a number of seconds in (0, one year]");
 	if (!p->bs || !p->qd || !p->threads || p->duration_s <= 0)
 		return gf_error(-EINVAL, "bench io: block size, queue depth, threads and duration must be > 0");
-	if (p->qd > 4096 || p->threads > 256)
-		return gf_error(-EINVAL, "bench io: at most 4096 in flight per thread and 256 threads");
-	if (p->bs > (1u << 30))
+	if (p->qd > GF_BENCH_QD_MAX || p->threads > GF_BENCH_THREADS_MAX)
+		return gf_error(-EINVAL, "bench io: at most %u in flight per thread and %u threads", GF_BENCH_QD_MAX,
+				GF_BENCH_THREADS_MAX);
+	if (p->bs > GF_BENCH_BS_MAX)
 		return gf_error(-EINVAL, "bench io: block size above 1 GiB");
+	/* Unaligned requests would quietly go through the page cache (the
+	 * engine routes them to a buffered descriptor): refuse instead. */
+	if (p->cache == GF_CACHE_DIRECT && b->target.direct_align && p->bs % b->target.direct_align)
+		return gf_error(-EINVAL, "bench io: O_DIRECT on %s needs a block size that is a multiple of %u "
+				"bytes; %zu is not", b->target.path, b->target.direct_align, p->bs);
 	if (b->target.size / p->threads < p->bs)
 		return gf_error(-EINVAL, "%s: %llu bytes is too small for %u thread(s) of %zu-byte blocks",
 				b->target.path, (unsigned long long)b->target.size, p->threads, p->bs);
@@ -424,7 +438,7 @@ int gf_bench_io_run(struct gf_bench_io *b, const struct gf_bench_point *p, struc
 
 	memset(res, 0, sizeof(*res));
 	res->p = *p;
-	rc = check_point(b, p);
+	rc = gf_bench_io_check(b, p);
 	if (rc) {
 		res->status = rc;
 		gf_strlcpy(res->error, gf_last_error(), sizeof(res->error));

@@ -143,6 +143,25 @@ static int layout(struct gf_bench_io *b)
 	return rc;
 }
 
+/* What O_DIRECT needs of this target (statx DIOALIGN or the device's
+ * block size, as the engine finds it); 0 when it is not available. */
+static void direct_align(struct gf_bench_io *b)
+{
+	struct gf_io_opts o = { .backend = GF_IO_PSYNC, .queue_depth = 1, .sqpoll_cpu = -1, .cpu_node = -1 };
+	struct gf_io *io;
+	struct gf_file *f;
+
+	if (gf_io_open(&o, &io))
+		return;
+	if (gf_file_open(io, b->target.path, GF_FILE_DIRECT, 0, &f) == 0) {
+		const struct gf_file_info *i = gf_file_info(f);
+		if (i->direct)
+			b->target.direct_align = i->offset_align > i->mem_align ? i->offset_align : i->mem_align;
+		gf_file_close(f);
+	}
+	gf_io_close(io, GF_IO_DRAIN);
+}
+
 int gf_bench_io_open(const struct gf_bench_io_opts *opts, struct gf_bench_io **out)
 {
 	struct gf_bench_io *b;
@@ -235,6 +254,7 @@ int gf_bench_io_open(const struct gf_bench_io_opts *opts, struct gf_bench_io **o
 		rc = gf_error(-EINVAL, "%s: empty; nothing to read", opts->path);
 		goto fail;
 	}
+	direct_align(b);
 	*out = b;
 	return 0;
 fail:

@@ -63,6 +63,17 @@ expect_jq "$TMP/point.json" '(.samples_gbps | type) == "array" and .machine.cpus
 expect_jq "$TMP/point.json" '.target.created and .target.size == 16777216' "the file was created at --size"
 [ ! -e "$TMP/r.bin" ] && ok "the created file is removed" || not_ok "$TMP/r.bin left behind"
 
+# O_DIRECT needs aligned blocks: --bs 513 --direct ran buffered while
+# reporting direct_used: true.  Refused, naming the alignment.
+expect_rc 2 "--bs 513 --direct" gf bench io "$TMP/a.bin" --mode seqread --bs 513 --direct --duration 0.1 --size 4M
+expect_grep "$err" "multiple of" "names the alignment O_DIRECT needs"
+[ ! -e "$TMP/a.bin" ] && ok "the refused point's file is removed" || not_ok "$TMP/a.bin left"
+expect_rc 2 "a sweep with --bs 513 and direct" gf bench io "$TMP/a.bin" --bs 4K,513 --cache direct \
+	--engines psync:1 --modes seqread --duration 0.1 --size 4M
+expect_rc 0 "--bs 513 buffered is fine" gf bench io "$TMP/a.bin" --mode seqread --bs 513 --duration 0.1 \
+	--size 4M --json
+expect_jq "$out" '.direct_used == false and .bytes > 0' "buffered, and said so"
+
 # psync engine and threads.
 expect_rc 0 "psync point, 2 threads" gf bench io "$TMP/p.bin" --mode seqread --engine psync --threads 2 \
 	--bs 64K --duration 0.2 --size 8M --json
