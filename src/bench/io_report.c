@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <gpufeed/bench.h>
 #include <gpufeed/gpufeed.h>
+#include "core/error.h"
 #include "core/json_read.h"
 #include "topo/render.h"
 
@@ -61,7 +62,8 @@ static void put_point(json_t *o, const struct gf_bench_result *r)
 	json_object_set_new(o, "cpu_sys_s", jnum(r->cpu_sys_s));
 	json_object_set_new(o, "cpu_s_per_gb", jnum(r->cpu_s_per_gb));
 	json_object_set_new(o, "sample_interval_s", jnum(r->interval_s));
-	for (unsigned i = 0; i < r->nsamples; i++)
+	/* nsamples may come from the caller: never past the array. */
+	for (unsigned i = 0; i < r->nsamples && i < GF_LAT_SAMPLES_MAX; i++)
 		json_array_append_new(samples, jnum(r->samples[i]));
 	json_object_set_new(o, "samples_gbps", samples);
 }
@@ -109,7 +111,12 @@ static void put_target(json_t *root, const struct gf_bench_target *t)
 int gf_bench_io_write_json(const struct gf_bench_target *t, const struct gf_bench_result *r, unsigned n,
 			   bool single, FILE *f)
 {
-	json_t *root = json_object(), *points = json_array();
+	json_t *root, *points;
+
+	if (!t || !r || !f)
+		return gf_error(-EINVAL, "bench io: gf_bench_io_write_json: NULL argument");
+	root = json_object();
+	points = json_array();
 
 	json_object_set_new(root, "schema", json_string(GF_BENCH_IO_SCHEMA));
 	json_object_set_new(root, "version", json_string(gf_version()));
@@ -138,6 +145,9 @@ static void fmt_bs(size_t bs, char *buf, size_t size)
 int gf_bench_io_print(const struct gf_bench_target *t, const struct gf_bench_result *r, unsigned n, FILE *f)
 {
 	char size[32], bs[16], eng[24];
+
+	if (!t || !r || !f)
+		return gf_error(-EINVAL, "bench io: gf_bench_io_print: NULL argument");
 
 	gf_fmt_bytes(t->size, size, sizeof(size));
 	fprintf(f, "%s: %s %s%s%s%s%s%s\n", t->path, t->block_device ? "block device" : "file", size,

@@ -436,6 +436,8 @@ int gf_bench_io_run(struct gf_bench_io *b, const struct gf_bench_point *p, struc
 	uint64_t span, t_end = 0, dur_ns;
 	int rc;
 
+	if (!b || !p || !res)
+		return gf_error(-EINVAL, "bench io: gf_bench_io_run: NULL argument");
 	memset(res, 0, sizeof(*res));
 	res->p = *p;
 	rc = gf_bench_io_check(b, p);

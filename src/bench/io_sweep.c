@@ -19,6 +19,8 @@ const char *gf_bench_mode_name(enum gf_bench_mode m)
 
 int gf_bench_mode_parse(const char *s, enum gf_bench_mode *m)
 {
+	if (!s || !m)
+		return gf_error(-EINVAL, "bench io: gf_bench_mode_parse: NULL argument");
 	for (unsigned i = 0; i < 4; i++) {
 		if (!strcmp(s, mode_names[i])) {
 			*m = (enum gf_bench_mode)i;
@@ -43,6 +45,8 @@ void gf_bench_sweep_default(struct gf_bench_sweep *s, bool quick)
 	static const size_t full_bs[] = { 4u << 10, 64u << 10, 1u << 20, 16u << 20 };
 	static const size_t quick_bs[] = { 4u << 10, 1u << 20 };
 
+	if (!s)
+		return;
 	memset(s, 0, sizeof(*s));
 	for (unsigned i = 0; i < 4; i++)
 		s->modes[s->nmodes++] = (enum gf_bench_mode)i;
@@ -75,13 +79,17 @@ unsigned gf_bench_sweep_points(const struct gf_bench_sweep *s, struct gf_bench_p
 {
 	unsigned n = 0;
 
-	for (unsigned m = 0; m < s->nmodes; m++) {
+	if (!s)
+		return 0;
+	/* Counts beyond the arrays (a caller's sweep) are read as full. */
+#define UPTO(count, array) ((count) < sizeof(array) / sizeof((array)[0]) ? (count) : sizeof(array) / sizeof((array)[0]))
+	for (unsigned m = 0; m < UPTO(s->nmodes, s->modes); m++) {
 		bool write = gf_bench_mode_writes(s->modes[m]);
-		for (unsigned c = 0; c < s->ncaches; c++) {
+		for (unsigned c = 0; c < UPTO(s->ncaches, s->caches); c++) {
 			if (write && s->caches[c] == GF_CACHE_WARM)
 				continue;	/* warm means cached reads */
-			for (unsigned b = 0; b < s->nbs; b++) {
-				for (unsigned e = 0; e < s->nengines; e++) {
+			for (unsigned b = 0; b < UPTO(s->nbs, s->bs); b++) {
+				for (unsigned e = 0; e < UPTO(s->nengines, s->engines); e++) {
 					struct gf_bench_point p = {
 						.mode = s->modes[m], .bs = s->bs[b], .cache = s->caches[c],
 						.engine = s->engines[e].engine, .duration_s = s->duration_s,

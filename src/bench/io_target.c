@@ -264,7 +264,7 @@ fail:
 
 const struct gf_bench_target *gf_bench_io_target(const struct gf_bench_io *b)
 {
-	return &b->target;
+	return b ? &b->target : NULL;
 }
 
 void gf_bench_io_close(struct gf_bench_io *b)
