@@ -454,6 +454,10 @@ int gf_io_wait(struct gf_io *io, unsigned min_complete, int timeout_ms)
 			break;
 		if (rc < 0 && rc != -EINTR)
 			return rc;
+		/* Past the deadline, one pass: requests that keep coming back
+		 * short or interrupted must not hold the caller past it. */
+		if (timeout_ms >= 0 && left == 0)
+			break;
 	}
 	if (io->completed - start < min_complete && io->inflight)
 		return io->completed != start ? (int)(io->completed - start) : -ETIME;

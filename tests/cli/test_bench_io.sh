@@ -198,6 +198,36 @@ crc=$?
 [ ! -e "$TMP/c.bin" ] && ok "Ctrl-C removed the file" || not_ok "Ctrl-C left $TMP/c.bin"
 grep -q "interrupted" "$TMP/c.err" && ok "says it was interrupted" || not_ok "no interrupted message"
 
+# Stops are honoured everywhere: in the warm-up of a large file (it took 65 s
+# after Ctrl-C), and while requests keep coming back short (over 11 minutes).
+# stop_within SECS DESC SIGNAL DELAY CMD...: the run ends SECS after the signal, exit 3.
+stop_within() {
+	local secs=$1 desc=$2 sig=$3 delay=$4 pid t0 crc; shift 4
+	"$@" >/dev/null 2>"$TMP/stop.err" &
+	pid=$!
+	sleep "$delay"
+	t0=$(date +%s%N)
+	kill -"$sig" $pid
+	wait $pid
+	crc=$?
+	t=$(( ($(date +%s%N) - t0) / 1000000 ))
+	[ "$crc" = 3 ] && ok "$desc: exit 3" || not_ok "$desc: exit $crc"
+	[ "$t" -le $((secs * 1000)) ] && ok "$desc: stopped ${t} ms after SIG$sig" ||
+		not_ok "$desc: took ${t} ms after SIG$sig (more than ${secs} s)"
+}
+truncate -s 64G "$TMP/sparse.bin"
+stop_within 3 "SIGINT in the warm-up of a 64 GiB file" INT 1 \
+	"$GPUFEED" bench io "$TMP/sparse.bin" --mode seqread --warm --duration 60 --json
+[ -e "$TMP/sparse.bin" ] && ok "an existing file stays" || not_ok "removed an existing file"
+rm -f "$TMP/sparse.bin"
+GPUFEED_IO_FAULT="read:short=512" stop_within 3 "SIGTERM with injected short reads" TERM 1.5 \
+	"$GPUFEED" bench io "$TMP/short.bin" --mode seqread --bs 1M --qd 32 --duration 600 --size 16M
+[ ! -e "$TMP/short.bin" ] && ok "the file is removed" || not_ok "$TMP/short.bin left"
+t0=$(date +%s)
+GPUFEED_IO_FAULT="read:short=512" expect_rc 0 "--duration 1 with injected short reads" gf bench io "$TMP/short.bin" \
+	--mode seqread --bs 1M --qd 32 --duration 1 --size 16M --json
+[ $(( $(date +%s) - t0 )) -le 5 ] && ok "ends within its duration and a second" || not_ok "took $(( $(date +%s) - t0 )) s"
+
 # Placement: none when asked; the model from a recording.
 expect_rc 0 "--numa-node none" gf bench io "$TMP/n.bin" --mode seqread --duration 0.1 --size 4M \
 	--numa-node none --json
