@@ -255,17 +255,25 @@ static int cmd_bench_io(int argc, char **argv)
 		fprintf(stderr, "\n");
 	if (rc) {
 		/* Cancelled: the file we made goes; what ran is not printed. */
-		const char *path = gf_bench_io_target(b)->created ? bo.path : NULL;
+		bool created = gf_bench_io_target(b)->created;
+		int rm = gf_bench_io_remove(b);
+
+		if (rm)
+			fprintf(stderr, "gpufeed bench io: %s\n", gf_last_error());
+		else if (created)
+			fprintf(stderr, "gpufeed bench io: interrupted; removed %s\n", bo.path);
 		gf_bench_io_close(b);
 		gf_bench_plan_free(&plan);
 		free(res);
-		if (path)
-			fprintf(stderr, "gpufeed bench io: interrupted; removed %s\n", path);
 		return gf_cli_fail(&cli, rc);
 	}
 	/* The file we made goes before any output: nothing the output does
 	 * (a full disk, a closed pipe) can leave it behind. */
 	target = *gf_bench_io_target(b);
+	if (gf_bench_io_remove(b)) {
+		fprintf(stderr, "gpufeed bench io: %s\n", gf_last_error());
+		failed = true;
+	}
 	gf_bench_io_close(b);
 	if (a.rq.single && res[0].status)
 		fprintf(stderr, "gpufeed bench io: %s\n", res[0].error);

@@ -116,7 +116,11 @@ GF_API int gf_bench_io_check(const struct gf_bench_io *b, const struct gf_bench_
 /* Runs one point; a failed point still returns 0 with r->status set, a
  * cancelled run returns -ECANCELED. */
 GF_API int gf_bench_io_run(struct gf_bench_io *b, const struct gf_bench_point *p, struct gf_bench_result *r);
-/* Removes the file when we created it. */
+/* Removes the file we created, if the path still holds it: 0 (also when
+ * there is nothing to remove), -ESTALE when another file was moved onto
+ * the path (left in place), or -errno. */
+GF_API int gf_bench_io_remove(struct gf_bench_io *b);
+/* Removes the file as gf_bench_io_remove does, and frees b. */
 GF_API void gf_bench_io_close(struct gf_bench_io *b);
 
 /* The sweep: the product of these lists (docs/bench-io.md). */

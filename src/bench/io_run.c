@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -266,6 +267,12 @@ static void *job_main(void *arg)
 		j->parked = calloc(p->qd, sizeof(*j->parked));
 		if (!reqs || !first || !j->parked)
 			rc = gf_error(-ENOMEM, "bench io: out of memory");
+	}
+	if (!rc) {
+		struct stat st;
+		if (fstat(gf_file_fd(f), &st) == 0 && !gf_bench__ours(b, &st))
+			rc = gf_error(-ESTALE, "%s: no longer the file this run created (something was moved onto "
+				      "the path): not touching it", b->target.path);
 	}
 	if (rc) {
 		job_fail(j, rc);

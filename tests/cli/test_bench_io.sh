@@ -123,6 +123,45 @@ else
 fi
 rm -f "$TMP/loop.img"
 
+# A mounted block device is never written, --force or not: it would destroy
+# the file system under a mount.
+head -c 33554432 /dev/zero >"$TMP/fs.img"
+fsdev=$(losetup -f --show "$TMP/fs.img" 2>/dev/null)
+mkdir -p "$TMP/mnt"
+if [ -b "$fsdev" ] && mkfs.ext4 -q "$fsdev" 2>/dev/null && mount "$fsdev" "$TMP/mnt" 2>/dev/null; then
+	echo precious >"$TMP/mnt/notes.txt"
+	sync
+	expect_rc 3 "--force on a mounted block device" gf bench io "$fsdev" --mode seqwrite --direct --force \
+		--duration 0.1
+	expect_grep "$err" "mounted" "says it is mounted"
+	expect_grep "$err" "$TMP/mnt" "and where"
+	expect_rc 0 "reading it is fine" gf bench io "$fsdev" --mode seqread --direct --duration 0.1 --json
+	umount "$TMP/mnt"
+	e2fsck -fn "$fsdev" >/dev/null 2>&1 && ok "the file system is intact" || not_ok "the file system was damaged"
+else
+	ok "# SKIP mounted device case: no loop device or mount here"
+	[ -b "$fsdev" ] && umount "$TMP/mnt" 2>/dev/null
+fi
+[ -b "$fsdev" ] && losetup -d "$fsdev"
+rm -f "$TMP/fs.img"
+
+# A file moved onto the path the bench created is someone else's: neither
+# written by a later point nor removed at the end.
+echo precious >"$TMP/precious.txt"
+"$GPUFEED" bench io "$TMP/mv.bin" --modes seqwrite,randwrite --bs 1M --engines psync:1 --cache direct \
+	--duration 1.5 --size 8M --json >"$TMP/mv.json" 2>"$TMP/mv.err" &
+pid=$!
+for _ in $(seq 100); do [ "$(stat -c %s "$TMP/mv.bin" 2>/dev/null)" = 8388608 ] && break; sleep 0.05; done
+sleep 0.3
+mv "$TMP/precious.txt" "$TMP/mv.bin"
+wait $pid
+crc=$?
+[ "$(cat "$TMP/mv.bin" 2>/dev/null)" = precious ] && ok "the file moved onto the path is intact and kept" ||
+	not_ok "the file moved onto the path was overwritten or removed"
+[ "$crc" = 3 ] && ok "the run fails (exit 3)" || not_ok "exit $crc after its file was replaced"
+expect_grep "$TMP/mv.err" "no longer the file" "says the path changed hands"
+rm -f "$TMP/mv.bin"
+
 # I/O errors from the fault layer: exit 3 with the path and the error.
 GPUFEED_IO_FAULT="read:eio@0" expect_rc 3 "EIO on the first read" gf bench io "$TMP/e.bin" --mode seqread \
 	--bs 64K --duration 0.2 --size 4M --json
