@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <gpufeed/bench.h>
@@ -37,8 +38,8 @@ static const char help[] =
 	"                        the file's cached pages dropped first)\n"
 	"      --engine E        uring (default) or psync (pread/pwrite threads)\n"
 	"      --sqpoll          io_uring submission by a kernel thread (burns a core)\n"
-	"      --duration S      seconds per point (default 10 for --mode, 1 in a\n"
-	"                        sweep, 0.25 with --quick)\n"
+	"      --duration D      per point: 10s, 500ms, 1m, or plain seconds (default\n"
+	"                        10 for --mode, 1 in a sweep, 0.25 with --quick)\n"
 	"      --quick           a short sweep (under a minute on 2 cores)\n"
 	"      --modes LIST      sweep: modes to run (default all four)\n"
 	"      --engines LIST    sweep: psync:N (N threads) and uring:N (depth N),\n"
@@ -51,7 +52,10 @@ static const char help[] =
 	"  -r, --root DIR        take the machine model (the drive's node) from a\n"
 	"                        recording; the I/O still runs here\n"
 	"  -j, --json            results with raw samples (schema gpufeed-bench-io/1)\n"
-	"  -q, --quiet           no progress on stderr\n"
+	"      --status-interval DURATION\n"
+	"                        when stderr is not a terminal, a status line (point,\n"
+	"                        elapsed, ETA, current GB/s) this often: 10s, 500ms, 1m\n"
+	"  -q, --quiet           no progress or status lines on stderr\n"
 	"  -h, --help            this help\n"
 	"  -V, --version         print the version\n"
 	"\n"
@@ -60,13 +64,59 @@ static const char help[] =
 
 enum {
 	OPT_MODE = 1100, OPT_BS, OPT_QD, OPT_THREADS, OPT_DIRECT, OPT_WARM, OPT_ENGINE, OPT_SQPOLL,
-	OPT_DURATION, OPT_QUICK, OPT_MODES, OPT_ENGINES, OPT_CACHE, OPT_SIZE, OPT_NUMA,
+	OPT_DURATION, OPT_QUICK, OPT_MODES, OPT_ENGINES, OPT_CACHE, OPT_SIZE, OPT_NUMA, OPT_STATUS_INTERVAL,
 };
 
 struct args {
 	struct gf_bench_io_request rq;
 	int numa_node;
+	double status_interval;		/* seconds, 0: none */
 };
+
+/* Progress on stderr: a line rewritten in place on a terminal, or a status
+ * line every status_interval seconds otherwise (fio's --status-interval). */
+struct progress {
+	const struct gf_bench_point *pts;
+	unsigned i, n;
+	bool tty;
+	double status_interval, t0, last_status;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void on_progress(const struct gf_bench_progress *pr, void *ctx)
+{
+	struct progress *g = ctx;
+	const struct gf_bench_point *p = &g->pts[g->i];
+	double now = now_s(), eta = p->duration_s - pr->elapsed_s;
+	char eng[24];
+
+	if (!g->tty && (!g->status_interval || now - g->last_status < g->status_interval))
+		return;
+	if (eta < 0)
+		eta = 0;
+	for (unsigned k = g->i + 1; k < g->n; k++)
+		eta += g->pts[k].duration_s;
+	snprintf(eng, sizeof(eng), "%s:%u", gf_io_backend_name(p->engine),
+		 p->engine == GF_IO_PSYNC ? p->threads : p->qd);
+	if (g->tty) {
+		fprintf(stderr, "\r[%u/%u] %s %s bs=%zu %s  %.1f/%.1f s  %.3f GB/s  elapsed %.0f s  ETA %.0f s   ",
+			g->i + 1, g->n, gf_bench_mode_name(p->mode), gf_bench_cache_name(p->cache), p->bs, eng,
+			pr->elapsed_s, p->duration_s, pr->gbps_now, now - g->t0, eta);
+	} else {
+		fprintf(stderr, "gpufeed bench io: [%u/%u] %s %s bs=%zu %s: %.1f of %.1f s, %.3f GB/s now; "
+			"elapsed %.0f s, ETA %.0f s\n", g->i + 1, g->n, gf_bench_mode_name(p->mode),
+			gf_bench_cache_name(p->cache), p->bs, eng, pr->elapsed_s, p->duration_s, pr->gbps_now,
+			now - g->t0, eta);
+		g->last_status = now;
+	}
+}
 
 static volatile sig_atomic_t interrupted;
 
@@ -145,6 +195,12 @@ static int bench_opt(struct gf_cli *cli, int opt, void *ctx)
 		a->numa_node = (int)n;
 		return 0;
 	}
+	case OPT_STATUS_INTERVAL:
+		if (gf_parse_duration(optarg, &a->status_interval))
+			return gf_cli_usage(cli, "--status-interval: %s", gf_last_error());
+		if (!(a->status_interval >= 0.1))
+			return gf_cli_usage(cli, "--status-interval: '%s' is under 0.1 s", optarg);
+		return 0;
 	case OPT_NVML:
 	case OPT_PCI_LOCALITY:
 		return -1;	/* common: they shape the model */
@@ -172,6 +228,7 @@ static int cmd_bench_io(int argc, char **argv)
 		{ "size", required_argument, NULL, OPT_SIZE },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "numa-node", required_argument, NULL, OPT_NUMA },
+		{ "status-interval", required_argument, NULL, OPT_STATUS_INTERVAL },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct args a = { .rq = GF_BENCH_IO_REQUEST_INIT, .numa_node = -1 };
@@ -181,6 +238,7 @@ static int cmd_bench_io(int argc, char **argv)
 	struct gf_bench_result *res = NULL;
 	struct gf_bench_io *b = NULL;
 	struct gf_bench_target target;
+	struct progress prog;
 	bool failed = false, progress;
 	unsigned n, done = 0;
 	struct gf_cli cli;
@@ -219,7 +277,14 @@ static int cmd_bench_io(int argc, char **argv)
 		gf_bench_plan_free(&plan);
 		return gf_cli_fail(&cli, -ENOMEM);
 	}
-	progress = !cli.quiet && !a.rq.single && isatty(STDERR_FILENO);
+	progress = !cli.quiet && isatty(STDERR_FILENO);
+	prog = (struct progress){ .pts = pts, .n = n, .tty = progress, .t0 = now_s(),
+				  .status_interval = cli.quiet ? 0 : a.status_interval };
+	prog.last_status = prog.t0;
+	if (progress || prog.status_interval) {
+		bo.progress = on_progress;
+		bo.progress_ctx = &prog;
+	}
 	if (progress)
 		fprintf(stderr, "gpufeed bench io: preparing %s\n", bo.path);
 	rc = gf_bench_io_open(&bo, &b);
@@ -240,10 +305,7 @@ static int cmd_bench_io(int argc, char **argv)
 		}
 	}
 	for (unsigned i = 0; i < n && !rc; i++) {
-		if (progress)
-			fprintf(stderr, "\r[%u/%u] %s %s bs=%zu %s q%u x%u   ", i + 1, n, gf_bench_mode_name(pts[i].mode),
-				gf_bench_cache_name(pts[i].cache), pts[i].bs, gf_io_backend_name(pts[i].engine),
-				pts[i].qd, pts[i].threads);
+		prog.i = i;
 		rc = gf_bench_io_run(b, &pts[i], &res[i]);
 		if (!rc) {
 			done++;

@@ -69,6 +69,14 @@ struct gf_bench_result {
 	unsigned nsamples;
 };
 
+/* Where a running point is, for progress lines. */
+struct gf_bench_progress {
+	const struct gf_bench_point *point;
+	double elapsed_s;		/* since the point's I/O started */
+	uint64_t bytes;			/* completed so far */
+	double gbps_now;		/* over the last report's interval */
+};
+
 struct gf_bench_io_opts {
 	size_t struct_size;		/* GF_BENCH_IO_OPTS_INIT sets it */
 	const char *path;		/* file (created when missing) or block device */
@@ -79,6 +87,10 @@ struct gf_bench_io_opts {
 	const char *root;		/* take the model from this recording (NULL: live) */
 	const char *pci_locality;	/* as gf_topo_options.pci_locality */
 	volatile sig_atomic_t *cancel;	/* set from a signal handler to stop */
+	/* Called about every 0.1 s while a point runs, in the thread that
+	 * called gf_bench_io_run; NULL: none. */
+	void (*progress)(const struct gf_bench_progress *pr, void *ctx);
+	void *progress_ctx;
 };
 #define GF_BENCH_IO_OPTS_INIT { .struct_size = sizeof(struct gf_bench_io_opts), .numa_node = -1 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -67,6 +68,7 @@ struct run {
 	bool go;
 	uint64_t t0, deadline, interval_ns;
 	_Atomic uint64_t *slices;	/* bytes completed per interval */
+	atomic_uint finished;		/* jobs that returned */
 	unsigned nslices;
 	struct job *jobs;
 };
@@ -391,6 +393,7 @@ out:
 	free(first);
 	free(j->parked);
 	j->parked = NULL;
+	atomic_fetch_add(&r->finished, 1);
 	return NULL;
 }
 
@@ -399,6 +402,28 @@ static double cpu_s(const struct rusage *a, const struct rusage *b, bool sys)
 	const struct timeval *x = sys ? &a->ru_stime : &a->ru_utime, *y = sys ? &b->ru_stime : &b->ru_utime;
 
 	return (double)(y->tv_sec - x->tv_sec) + (double)(y->tv_usec - x->tv_usec) / 1e6;
+}
+
+/* Until the jobs return: every 0.1 s, what they completed so far. */
+static void report_progress(struct run *r, unsigned started)
+{
+	uint64_t last_bytes = 0, last_ns = r->t0;
+
+	while (atomic_load(&r->finished) < started) {
+		struct timespec ts = { 0, 100000000 };
+		struct gf_bench_progress pr = { .point = r->p };
+		uint64_t now;
+
+		nanosleep(&ts, NULL);
+		now = gf_io__now_ns();
+		for (unsigned s = 0; s < r->nslices; s++)
+			pr.bytes += atomic_load_explicit(&r->slices[s], memory_order_relaxed);
+		pr.elapsed_s = (double)(now - r->t0) / 1e9;
+		pr.gbps_now = now > last_ns ? (double)(pr.bytes - last_bytes) / (double)(now - last_ns) : 0;
+		last_bytes = pr.bytes;
+		last_ns = now;
+		r->b->opts.progress(&pr, r->b->opts.progress_ctx);
+	}
 }
 
 int gf_bench_io_check(const struct gf_bench_io *b, const struct gf_bench_point *p)
@@ -533,6 +558,8 @@ int gf_bench_io_run(struct gf_bench_io *b, const struct gf_bench_point *p, struc
 	r.go = true;
 	pthread_cond_broadcast(&r.cv);
 	pthread_mutex_unlock(&r.mu);
+	if (GF_OPTS_HAS(&b->opts, struct gf_bench_io_opts, progress_ctx) && b->opts.progress)
+		report_progress(&r, started);
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(r.jobs[i].th, NULL);
 	getrusage(RUSAGE_SELF, &ru1);

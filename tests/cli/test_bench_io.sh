@@ -267,6 +267,21 @@ GPUFEED_IO_FAULT="read:short=512" expect_rc 0 "--duration 1 with injected short 
 	--mode seqread --bs 1M --qd 32 --duration 1 --size 16M --json
 [ $(( $(date +%s) - t0 )) -le 5 ] && ok "ends within its duration and a second" || not_ok "took $(( $(date +%s) - t0 )) s"
 
+# Status lines when stderr is not a terminal (fio's --status-interval).
+expect_rc 0 "--status-interval 300ms" gf bench io "$TMP/st.bin" --mode seqread --duration 1.5 \
+	--status-interval 300ms --size 4M
+n=$(grep -c "elapsed .* ETA" "$err")
+[ "$n" -ge 2 ] && ok "$n status lines" || not_ok "$n status lines, wanted 2 or more"
+expect_grep "$err" "\[1/1\] seqread cold bs=1048576 uring:32: [0-9.]* of 1.5 s, [0-9.]* GB/s now" \
+	"a status line names the point, its progress and the current rate"
+expect_rc 0 "no status lines without it" gf bench io "$TMP/st.bin" --mode seqread --duration 0.5 --size 4M
+expect_no_grep "$err" "ETA" "stderr is quiet"
+expect_rc 0 "--quiet silences them" gf bench io "$TMP/st.bin" --mode seqread --duration 0.5 --size 4M \
+	--status-interval 100ms --quiet
+expect_no_grep "$err" "ETA" "no status line with --quiet"
+expect_rc 2 "--status-interval 0" gf bench io "$TMP/st.bin" --mode seqread --status-interval 0
+expect_rc 2 "--status-interval nan" gf bench io "$TMP/st.bin" --mode seqread --status-interval nan
+
 # Placement: none when asked; the model from a recording.
 expect_rc 0 "--numa-node none" gf bench io "$TMP/n.bin" --mode seqread --duration 0.1 --size 4M \
 	--numa-node none --json
