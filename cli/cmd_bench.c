@@ -51,7 +51,7 @@ static const char help[] =
 	"                        (default: the drive's node)\n"
 	"  -r, --root DIR        take the machine model (the drive's node) from a\n"
 	"                        recording; the I/O still runs here\n"
-	"  -j, --json            results with raw samples (schema gpufeed-bench-io/1)\n"
+	"  -j, --json            results with raw samples (schema gpufeed-bench-io/2)\n"
 	"      --status-interval DURATION\n"
 	"                        when stderr is not a terminal, a status line (point,\n"
 	"                        elapsed, ETA, current GB/s) this often: 10s, 500ms, 1m\n"

@@ -16,7 +16,9 @@
 extern "C" {
 #endif
 
-#define GF_BENCH_IO_SCHEMA "gpufeed-bench-io/1"
+/* 2: gpufeed_version and generated_at (was version), span_bytes, redrops,
+ * target.direct_align. */
+#define GF_BENCH_IO_SCHEMA "gpufeed-bench-io/2"
 
 enum gf_bench_mode { GF_BENCH_SEQREAD = 0, GF_BENCH_RANDREAD, GF_BENCH_SEQWRITE, GF_BENCH_RANDWRITE };
 GF_API const char *gf_bench_mode_name(enum gf_bench_mode m);

@@ -10,6 +10,7 @@
 #include <gpufeed/gpufeed.h>
 #include "core/error.h"
 #include "core/json_read.h"
+#include "core/json_stamp.h"
 #include "topo/render.h"
 
 /* Buffered writes have no cold or warm: call them "buffered". */
@@ -81,6 +82,7 @@ static json_t *target_json(const struct gf_bench_target *t)
 	json_object_set_new(o, "model", gf_jstr(t->model));
 	json_object_set_new(o, "pcie", gf_jstr(t->pcie));
 	json_object_set_new(o, "device_numa_node", json_integer(t->device_numa_node));
+	json_object_set_new(o, "direct_align", json_integer(t->direct_align));
 
 	json_object_set_new(pl, "numa_node", json_integer(t->numa_node));
 	json_object_set_new(pl, "source", json_string(t->numa_source));
@@ -118,8 +120,7 @@ int gf_bench_io_write_json(const struct gf_bench_target *t, const struct gf_benc
 	root = json_object();
 	points = json_array();
 
-	json_object_set_new(root, "schema", json_string(GF_BENCH_IO_SCHEMA));
-	json_object_set_new(root, "version", json_string(gf_version()));
+	gf_json_stamp(root, GF_BENCH_IO_SCHEMA);
 	if (single && n == 1)
 		put_point(root, &r[0]);
 	put_target(root, t);

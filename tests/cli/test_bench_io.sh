@@ -52,7 +52,11 @@ expect_jq "$out" '.duration_s == 0.2' "200ms is 0.2 s"
 expect_rc 0 "randread point on a new file" gf bench io "$TMP/r.bin" --mode randread --bs 4K --qd 8 \
 	--direct --duration 0.3 --size 16M --json
 cp "$out" "$TMP/point.json"
-expect_jq "$TMP/point.json" '.schema == "gpufeed-bench-io/1"' "schema tag"
+expect_jq "$TMP/point.json" '.schema == "gpufeed-bench-io/2"' "schema tag"
+expect_jq "$TMP/point.json" '(.gpufeed_version | type) == "string" and (.generated_at | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T"))' \
+	"tool version and a timestamp"
+expect_jq "$TMP/point.json" '.span_bytes == 16777216 and .redrops == 0 and .target.direct_align > 0' \
+	"span, re-drops and the O_DIRECT alignment"
 expect_jq "$TMP/point.json" '.gbps > 0 and .iops > 0 and .lat_p50_us > 0 and .lat_p99_us >= .lat_p50_us' \
 	"gbps, iops, p50 <= p99"
 expect_jq "$TMP/point.json" '(.cpu_s_per_gb | type) == "number" and .bytes == .ios * 4096' "cpu_s_per_gb; bytes = ios x bs"
