@@ -47,20 +47,22 @@ static const char help[] =
 	"      --cache LIST      sweep: direct,cold,warm (default all)\n"
 	"      --size SIZE       size of a file we create (default 1G, --quick 256M)\n"
 	"      --force           allow writing over an existing file or block device\n"
+	"                        (never one that is mounted)\n"
 	"      --numa-node N     place buffers and threads on node N; 'none'; 'auto'\n"
 	"                        (default: the drive's node)\n"
-	"  -r, --root DIR        take the machine model (the drive's node) from a\n"
-	"                        recording; the I/O still runs here\n"
-	"  -j, --json            results with raw samples (schema gpufeed-bench-io/2)\n"
 	"      --status-interval DURATION\n"
 	"                        when stderr is not a terminal, a status line (point,\n"
 	"                        elapsed, ETA, current GB/s) this often: 10s, 500ms, 1m\n"
+	"  -r, --root DIR        take the machine model (the drive's node) from a\n"
+	"                        recording; the I/O still runs here\n"
+	"  -j, --json            results with raw samples (schema gpufeed-bench-io/2)\n"
 	"  -q, --quiet           no progress or status lines on stderr\n"
 	"  -h, --help            this help\n"
 	"  -V, --version         print the version\n"
 	"\n"
 	GF_EXIT_CODES_HELP
-	"  (3 also when a point failed, e.g. an I/O error; the others still run)\n";
+	"  (2 also for a point the target cannot take, e.g. an O_DIRECT block size;\n"
+	"   3 also when a point failed, e.g. an I/O error: the others still run)\n";
 
 enum {
 	OPT_MODE = 1100, OPT_BS, OPT_QD, OPT_THREADS, OPT_DIRECT, OPT_WARM, OPT_ENGINE, OPT_SQPOLL,
