@@ -45,7 +45,10 @@
 #                   (completion latency, for p50/p99), as gpufeed does; fio's
 #                   extra clock reads for slat/lat would cost fio CPU that
 #                   gpufeed does not spend.
-#   --randrepeat=0 --norandommap   (rand) fresh uniform offsets, no coverage map.
+#   --randrepeat=0  (rand) fresh offsets each run; fio's default random map
+#                   (every block once per pass), as gpufeed bench io does since
+#                   its cold-cache fix (a permutation per pass; before, both ran
+#                   uniform offsets with --norandommap).
 #   --allow_file_create=0   fio never creates or extends the file when reading.
 #   --fio-extra 'ARGS' appends ARGS to every fio run (tuning and measured), e.g.
 #   --fio-extra '--iodepth_batch_submit=16 --iodepth_batch_complete_min=8'.
@@ -415,7 +418,7 @@ fio_cmd() {
 		--time_based --runtime="$secs" --ramp_time=0
 		--disable_slat=1 --disable_lat=1)
 	if [[ $pat == rand ]]; then
-		CMD+=(--randrepeat=0 --norandommap)
+		CMD+=(--randrepeat=0)
 	fi
 	CMD+=("${fio_extra_args[@]}" --eta=never --output-format=json --output="$json")
 }

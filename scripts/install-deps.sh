@@ -2,16 +2,19 @@
 # Installs the Debian 12 packages gpufeed needs, only those missing.
 #   scripts/install-deps.sh build    compiler, make, jansson, liburing, zlib
 #   scripts/install-deps.sh test     + clang, cmocka, jq (the test suite)
+#   scripts/install-deps.sh bench    + fio (bench/compare-fio.sh; Debian 12 has fio 3.33)
 # Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
 build=(build-essential pkg-config libjansson-dev liburing-dev zlib1g-dev)
 test=(clang libcmocka-dev jq)
+bench=(fio)
 
 case ${1:-build} in
 build) want=("${build[@]}") ;;
 test) want=("${build[@]}" "${test[@]}") ;;
-*) echo "usage: $0 build|test" >&2; exit 2 ;;
+bench) want=("${build[@]}" "${test[@]}" "${bench[@]}") ;;
+*) echo "usage: $0 build|test|bench" >&2; exit 2 ;;
 esac
 
 missing=()

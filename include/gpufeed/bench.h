@@ -10,12 +10,15 @@
 #include <stdio.h>
 #include <gpufeed/common.h>
 #include <gpufeed/io.h>
+#include <gpufeed/parse.h>	/* sizes, counts, durations */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define GF_BENCH_IO_SCHEMA "gpufeed-bench-io/1"
+/* 2: gpufeed_version and generated_at (was version), span_bytes, redrops,
+ * target.direct_align. */
+#define GF_BENCH_IO_SCHEMA "gpufeed-bench-io/2"
 
 enum gf_bench_mode { GF_BENCH_SEQREAD = 0, GF_BENCH_RANDREAD, GF_BENCH_SEQWRITE, GF_BENCH_RANDWRITE };
 GF_API const char *gf_bench_mode_name(enum gf_bench_mode m);
@@ -42,6 +45,11 @@ struct gf_bench_point {
 };
 
 #define GF_LAT_SAMPLES_MAX 600
+/* Bounds of a point (gf_bench_io_run refuses others). */
+#define GF_BENCH_BS_MIN 512u
+#define GF_BENCH_BS_MAX (1u << 30)
+#define GF_BENCH_QD_MAX 4096u
+#define GF_BENCH_THREADS_MAX 256u
 
 struct gf_bench_result {
 	struct gf_bench_point p;
@@ -50,6 +58,9 @@ struct gf_bench_result {
 	char note[256];			/* "O_DIRECT refused by ramfs; ..." */
 	char engine_used[8];		/* "uring", "psync" */
 	bool direct_used;
+	uint64_t span;			/* bytes of the file the point covers */
+	unsigned redrops;		/* cold: passes that dropped (or, buffered
+					 * writes, flushed) their slice again */
 	uint64_t bytes, ios;
 	double seconds;
 	double gbps, iops;		/* GB/s = 1e9 bytes per second */
@@ -60,7 +71,16 @@ struct gf_bench_result {
 	unsigned nsamples;
 };
 
+/* Where a running point is, for progress lines. */
+struct gf_bench_progress {
+	const struct gf_bench_point *point;
+	double elapsed_s;		/* since the point's I/O started */
+	uint64_t bytes;			/* completed so far */
+	double gbps_now;		/* over the last report's interval */
+};
+
 struct gf_bench_io_opts {
+	size_t struct_size;		/* GF_BENCH_IO_OPTS_INIT sets it */
 	const char *path;		/* file (created when missing) or block device */
 	uint64_t size;			/* bytes of a file we create; 0 = 1 GiB */
 	bool force;			/* write over an existing file or device */
@@ -69,7 +89,12 @@ struct gf_bench_io_opts {
 	const char *root;		/* take the model from this recording (NULL: live) */
 	const char *pci_locality;	/* as gf_topo_options.pci_locality */
 	volatile sig_atomic_t *cancel;	/* set from a signal handler to stop */
+	/* Called about every 0.1 s while a point runs, in the thread that
+	 * called gf_bench_io_run; NULL: none. */
+	void (*progress)(const struct gf_bench_progress *pr, void *ctx);
+	void *progress_ctx;
 };
+#define GF_BENCH_IO_OPTS_INIT { .struct_size = sizeof(struct gf_bench_io_opts), .numa_node = -1 }
 
 /* What was measured on, filled by gf_bench_io_open. */
 struct gf_bench_target {
@@ -86,6 +111,8 @@ struct gf_bench_target {
 	char numa_source[16];		/* "drive", "option", "none" */
 	char cpus[256];			/* CPU list threads are bound to, "" any */
 	int buffer_node_actual;		/* move_pages truth of a buffer page, -1 unknown */
+	unsigned direct_align;		/* bytes O_DIRECT blocks must be a multiple of;
+					 * 0: O_DIRECT is not available (runs buffered) */
 	/* Machine summary from the model. */
 	char hostname[65], kernel[96];
 	int ncpus, nnodes;
@@ -95,10 +122,19 @@ struct gf_bench_target {
 struct gf_bench_io;
 GF_API int gf_bench_io_open(const struct gf_bench_io_opts *opts, struct gf_bench_io **out);
 GF_API const struct gf_bench_target *gf_bench_io_target(const struct gf_bench_io *b);
+/* Whether the point can run as asked on this target (block size, queue
+ * depth, threads, engine, O_DIRECT alignment, writes allowed): 0 or -EINVAL
+ * / -EPERM with a message.  gf_bench_io_run checks the same; a caller checks
+ * all points first to refuse a bad sweep before any runs. */
+GF_API int gf_bench_io_check(const struct gf_bench_io *b, const struct gf_bench_point *p);
 /* Runs one point; a failed point still returns 0 with r->status set, a
  * cancelled run returns -ECANCELED. */
 GF_API int gf_bench_io_run(struct gf_bench_io *b, const struct gf_bench_point *p, struct gf_bench_result *r);
-/* Removes the file when we created it. */
+/* Removes the file we created, if the path still holds it: 0 (also when
+ * there is nothing to remove), -ESTALE when another file was moved onto
+ * the path (left in place), or -errno. */
+GF_API int gf_bench_io_remove(struct gf_bench_io *b);
+/* Removes the file as gf_bench_io_remove does, and frees b. */
 GF_API void gf_bench_io_close(struct gf_bench_io *b);
 
 /* The sweep: the product of these lists (docs/bench-io.md). */
@@ -114,8 +150,45 @@ struct gf_bench_sweep {
 	double duration_s;
 };
 GF_API void gf_bench_sweep_default(struct gf_bench_sweep *s, bool quick);
+/* Replaces one list of the sweep from its command-line form: list is
+ * "modes" (seqread,randwrite), "bs" (4K,1M), "cache" (direct,cold,warm) or
+ * "engines" (psync:4,uring:32).  All or nothing: 0, or -EINVAL / -ERANGE /
+ * -E2BIG with a message naming the item, s unchanged. */
+GF_API int gf_bench_sweep_set(struct gf_bench_sweep *s, const char *list, const char *value);
 /* Points of the sweep (caches that do not apply are skipped: warm writes). */
 GF_API unsigned gf_bench_sweep_points(const struct gf_bench_sweep *s, struct gf_bench_point *out, unsigned max);
+
+/* What was asked for, as the command line gives it (strings for the lists
+ * and the block size, 0 for "the default"). */
+struct gf_bench_io_request {
+	size_t struct_size;		/* GF_BENCH_IO_REQUEST_INIT sets it */
+	const char *path;
+	bool single;			/* one point (--mode), else a sweep */
+	enum gf_bench_mode mode;
+	const char *bs;			/* one size; in a sweep a list */
+	unsigned qd, threads;		/* one point; 0: default */
+	bool direct, warm, sqpoll;	/* one point */
+	enum gf_io_backend engine;	/* one point: GF_IO_URING or GF_IO_PSYNC */
+	bool quick;			/* the short sweep */
+	const char *modes, *engines, *cache;	/* sweep lists, NULL: default */
+	double duration_s;		/* per point, 0: default */
+	uint64_t size;			/* of a file we create, 0: default */
+	bool force;			/* writes to an existing file or device */
+};
+#define GF_BENCH_IO_REQUEST_INIT { .struct_size = sizeof(struct gf_bench_io_request), .engine = GF_IO_URING }
+
+/* What will run: the points and the options to open the target with. */
+struct gf_bench_plan {
+	struct gf_bench_point *points;
+	unsigned n;
+	bool reads_only;		/* PATH exists, no --force: the sweep's writes were dropped */
+	struct gf_bench_io_opts opts;	/* path, size, force, writes set; the rest default */
+};
+/* Checks the request (conflicting options, bounds, lists) and makes the
+ * points.  Errors are the caller's usage errors: -EINVAL/-ERANGE with a
+ * message naming the option.  Free with gf_bench_plan_free. */
+GF_API int gf_bench_io_plan(const struct gf_bench_io_request *rq, struct gf_bench_plan *plan);
+GF_API void gf_bench_plan_free(struct gf_bench_plan *plan);
 
 /* Output: results of one run (n points); single = the fio-style one point,
  * whose fields are also written at the top level. */
@@ -123,9 +196,6 @@ GF_API int gf_bench_io_write_json(const struct gf_bench_target *t, const struct 
 				  bool single, FILE *f);
 GF_API int gf_bench_io_print(const struct gf_bench_target *t, const struct gf_bench_result *r, unsigned n,
 			     FILE *f);
-
-/* "4K", "1M", "16MiB", "4096" -> bytes; 0 or -EINVAL. */
-GF_API int gf_parse_size(const char *s, uint64_t *v);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,9 @@
 #include <jansson.h>
 #include <gpufeed/bench.h>
 #include <gpufeed/gpufeed.h>
+#include "core/error.h"
 #include "core/json_read.h"
+#include "core/json_stamp.h"
 #include "topo/render.h"
 
 /* Buffered writes have no cold or warm: call them "buffered". */
@@ -45,6 +47,8 @@ static void put_point(json_t *o, const struct gf_bench_result *r)
 	json_object_set_new(o, "engine_used", json_string(r->engine_used));
 	json_object_set_new(o, "direct_used", json_boolean(r->direct_used));
 	json_object_set_new(o, "note", gf_jstr(r->note));
+	json_object_set_new(o, "span_bytes", json_integer((json_int_t)r->span));
+	json_object_set_new(o, "redrops", json_integer(r->redrops));
 	json_object_set_new(o, "bytes", json_integer((json_int_t)r->bytes));
 	json_object_set_new(o, "ios", json_integer((json_int_t)r->ios));
 	json_object_set_new(o, "seconds", jnum(r->seconds));
@@ -59,7 +63,8 @@ static void put_point(json_t *o, const struct gf_bench_result *r)
 	json_object_set_new(o, "cpu_sys_s", jnum(r->cpu_sys_s));
 	json_object_set_new(o, "cpu_s_per_gb", jnum(r->cpu_s_per_gb));
 	json_object_set_new(o, "sample_interval_s", jnum(r->interval_s));
-	for (unsigned i = 0; i < r->nsamples; i++)
+	/* nsamples may come from the caller: never past the array. */
+	for (unsigned i = 0; i < r->nsamples && i < GF_LAT_SAMPLES_MAX; i++)
 		json_array_append_new(samples, jnum(r->samples[i]));
 	json_object_set_new(o, "samples_gbps", samples);
 }
@@ -77,6 +82,7 @@ static json_t *target_json(const struct gf_bench_target *t)
 	json_object_set_new(o, "model", gf_jstr(t->model));
 	json_object_set_new(o, "pcie", gf_jstr(t->pcie));
 	json_object_set_new(o, "device_numa_node", json_integer(t->device_numa_node));
+	json_object_set_new(o, "direct_align", json_integer(t->direct_align));
 
 	json_object_set_new(pl, "numa_node", json_integer(t->numa_node));
 	json_object_set_new(pl, "source", json_string(t->numa_source));
@@ -107,10 +113,14 @@ static void put_target(json_t *root, const struct gf_bench_target *t)
 int gf_bench_io_write_json(const struct gf_bench_target *t, const struct gf_bench_result *r, unsigned n,
 			   bool single, FILE *f)
 {
-	json_t *root = json_object(), *points = json_array();
+	json_t *root, *points;
 
-	json_object_set_new(root, "schema", json_string(GF_BENCH_IO_SCHEMA));
-	json_object_set_new(root, "version", json_string(gf_version()));
+	if (!t || !r || !f)
+		return gf_error(-EINVAL, "bench io: gf_bench_io_write_json: NULL argument");
+	root = json_object();
+	points = json_array();
+
+	gf_json_stamp(root, GF_BENCH_IO_SCHEMA);
 	if (single && n == 1)
 		put_point(root, &r[0]);
 	put_target(root, t);
@@ -136,6 +146,9 @@ static void fmt_bs(size_t bs, char *buf, size_t size)
 int gf_bench_io_print(const struct gf_bench_target *t, const struct gf_bench_result *r, unsigned n, FILE *f)
 {
 	char size[32], bs[16], eng[24];
+
+	if (!t || !r || !f)
+		return gf_error(-EINVAL, "bench io: gf_bench_io_print: NULL argument");
 
 	gf_fmt_bytes(t->size, size, sizeof(size));
 	fprintf(f, "%s: %s %s%s%s%s%s%s\n", t->path, t->block_device ? "block device" : "file", size,
@@ -171,6 +184,14 @@ int gf_bench_io_print(const struct gf_bench_target *t, const struct gf_bench_res
 			gf_bench_mode_name(x->p.mode), cache_label(&x->p), bs, eng, x->gbps, x->iops,
 			x->lat_p50_us, x->lat_p99_us, x->cpu_s_per_gb,
 			x->p.cache == GF_CACHE_DIRECT && !x->direct_used ? "(buffered: see note)" : "");
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (r[i].p.cache == GF_CACHE_COLD && !r[i].status) {
+			fprintf(f, "\ncold and buffered: every byte counted came from (or reached) the device: "
+				"each thread's slice\nis dropped (writes: flushed) again before a pass re-reads "
+				"(rewrites) it.\n");
+			break;
+		}
 	}
 	for (unsigned i = 0; i < n; i++) {
 		if (r[i].note[0]) {

@@ -2,9 +2,11 @@
  * its NUMA node (from the machine model), the file's creation and removal,
  * and page cache control for cold and warm runs. */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +17,9 @@
 #include <gpufeed/topo.h>
 #include "bench/io_bench.h"
 #include "core/error.h"
+#include "core/opts.h"
 #include "core/strutil.h"
+#include "io/engine.h"
 #include "io/file.h"
 
 /* The whole disk under a file or partition: "vda" for /dev/vda1. */
@@ -141,19 +145,121 @@ static int layout(struct gf_bench_io *b)
 	return rc;
 }
 
+/* maj:min of the device and of its partitions, for the mount table. */
+static unsigned devices_of(dev_t dev, char (*out)[24], unsigned max)
+{
+	char path[PATH_MAX], sub[PATH_MAX + 300];
+	unsigned n = 0;
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(out[n++], sizeof(out[0]), "%u:%u", major(dev), minor(dev));
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major(dev), minor(dev));
+	d = opendir(path);
+	while (d && (e = readdir(d)) && n < max) {
+		char buf[32];
+		FILE *f;
+
+		snprintf(sub, sizeof(sub), "%s/%s/dev", path, e->d_name);
+		f = e->d_name[0] != '.' ? fopen(sub, "r") : NULL;
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f) && strchr(buf, ':'))
+			gf_strlcpy(out[n++], gf_strip(buf), sizeof(out[0]));
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* Where the device (or a partition of it) is mounted, from
+ * /proc/self/mountinfo: "36 35 8:1 / /home rw - ext4 ..."; false if not. */
+static bool mounted_at(dev_t dev, char *where, size_t size)
+{
+	char devs[64][24], line[4096];
+	unsigned n = devices_of(dev, devs, 64);
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		char mm[24], mnt[PATH_MAX];
+		if (sscanf(line, "%*s %*s %23s %*s %4095s", mm, mnt) != 2)
+			continue;
+		for (unsigned i = 0; i < n && !found; i++) {
+			if (!strcmp(mm, devs[i])) {
+				gf_strlcpy(where, mnt, size);
+				found = true;
+			}
+		}
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* Writing a device that holds a mounted file system (or is held by
+ * device-mapper, md, swap) destroys it: refused even with --force.  The
+ * exclusive open is the kernel's own check (mkfs's), and holding it keeps
+ * the device from being mounted while we run. */
+static int claim_device(struct gf_bench_io *b, dev_t dev)
+{
+	char where[PATH_MAX];
+
+	if (mounted_at(dev, where, sizeof(where)))
+		return gf_error(-EBUSY, "%s: mounted on %s: writing it would destroy that file system "
+				"(--force does not override this; unmount it first)", b->target.path, where);
+	b->excl_fd = open(b->target.path, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (b->excl_fd < 0 && errno == EBUSY)
+		return gf_error(-EBUSY, "%s: in use by the system (mounted, a swap area, or held by "
+				"device-mapper or md): writing it would destroy what is on it", b->target.path);
+	if (b->excl_fd < 0)
+		return gf_error(-errno, "%s: %s", b->target.path, strerror(errno));
+	return 0;
+}
+
+/* What O_DIRECT needs of this target (statx DIOALIGN or the device's
+ * block size, as the engine finds it); 0 when it is not available. */
+static void direct_align(struct gf_bench_io *b)
+{
+	struct gf_io_opts o = GF_IO_OPTS_INIT;
+	struct gf_io *io;
+	struct gf_file *f;
+
+	o.backend = GF_IO_PSYNC;
+	o.queue_depth = 1;
+	if (gf_io_open(&o, &io))
+		return;
+	if (gf_file_open(io, b->target.path, GF_FILE_DIRECT, 0, &f) == 0) {
+		const struct gf_file_info *i = gf_file_info(f);
+		if (i->direct)
+			b->target.direct_align = i->offset_align > i->mem_align ? i->offset_align : i->mem_align;
+		gf_file_close(f);
+	}
+	gf_io_close(io, GF_IO_DRAIN);
+}
+
 int gf_bench_io_open(const struct gf_bench_io_opts *opts, struct gf_bench_io **out)
 {
 	struct gf_bench_io *b;
 	struct stat st;
 	int rc = 0, fd;
 
+	if (!out)
+		return gf_error(-EINVAL, "bench io: gf_bench_io_open: NULL argument");
 	*out = NULL;
-	if (!opts || !opts->path || !*opts->path)
+	if (!opts)
+		return gf_error(-EINVAL, "bench io: gf_bench_io_open: NULL options");
+	if ((rc = gf_opts_check(opts->struct_size, offsetof(struct gf_bench_io_opts, cancel) + sizeof(opts->cancel),
+				"gf_bench_io_open", "GF_BENCH_IO_OPTS_INIT")))
+		return rc;
+	if (!opts->path || !*opts->path)
 		return gf_error(-EINVAL, "bench io: no path");
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return gf_error(-ENOMEM, "bench io: out of memory");
 	b->opts = *opts;
+	b->excl_fd = -1;
 	b->target.numa_node = -1;
 	b->target.device_numa_node = -1;
 	b->target.buffer_node_actual = -1;
@@ -175,6 +281,8 @@ int gf_bench_io_open(const struct gf_bench_io_opts *opts, struct gf_bench_io **o
 		if (rc)
 			goto fail;
 		b->target.block_device = S_ISBLK(st.st_mode);
+		if (b->target.block_device && opts->writes && (rc = claim_device(b, st.st_rdev)))
+			goto fail;
 		fd = open(opts->path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
 			rc = gf_error(-errno, "%s: %s", opts->path, strerror(errno));
@@ -207,8 +315,11 @@ int gf_bench_io_open(const struct gf_bench_io_opts *opts, struct gf_bench_io **o
 			goto fail;
 		}
 		b->target.created = true;
-		if (fstat(fd, &st) == 0)
+		if (fstat(fd, &st) == 0) {
 			disk_of(st.st_dev, b->target.device, sizeof(b->target.device));
+			b->dev = st.st_dev;
+			b->ino = st.st_ino;
+		}
 		gf_strlcpy(b->target.fs, gf_fs_type_name(fd), sizeof(b->target.fs));
 		close(fd);
 	} else {
@@ -222,11 +333,19 @@ int gf_bench_io_open(const struct gf_bench_io_opts *opts, struct gf_bench_io **o
 		rc = layout(b);
 		if (rc)
 			goto fail;
+		/* The layout replaced our placeholder with the written file. */
+		if (stat(opts->path, &st)) {
+			rc = gf_error(-errno, "%s: %s", opts->path, strerror(errno));
+			goto fail;
+		}
+		b->dev = st.st_dev;
+		b->ino = st.st_ino;
 	}
 	if (!b->target.size) {
 		rc = gf_error(-EINVAL, "%s: empty; nothing to read", opts->path);
 		goto fail;
 	}
+	direct_align(b);
 	*out = b;
 	return 0;
 fail:
@@ -236,15 +355,40 @@ fail:
 
 const struct gf_bench_target *gf_bench_io_target(const struct gf_bench_io *b)
 {
-	return &b->target;
+	return b ? &b->target : NULL;
+}
+
+bool gf_bench__ours(const struct gf_bench_io *b, const struct stat *st)
+{
+	return !b->target.created || (st->st_dev == b->dev && st->st_ino == b->ino);
+}
+
+int gf_bench_io_remove(struct gf_bench_io *b)
+{
+	struct stat st;
+
+	if (!b)
+		return gf_error(-EINVAL, "bench io: gf_bench_io_remove: NULL argument");
+	if (!b->target.created || b->removed)
+		return 0;
+	b->removed = true;
+	if (lstat(b->target.path, &st))
+		return errno == ENOENT ? 0 : gf_error(-errno, "%s: %s", b->target.path, strerror(errno));
+	if (!gf_bench__ours(b, &st))
+		return gf_error(-ESTALE, "%s: no longer the file this run created (something was moved onto the "
+				"path): left in place", b->target.path);
+	if (unlink(b->target.path))
+		return gf_error(-errno, "%s: removing it: %s", b->target.path, strerror(errno));
+	return 0;
 }
 
 void gf_bench_io_close(struct gf_bench_io *b)
 {
 	if (!b)
 		return;
-	if (b->target.created)
-		unlink(b->target.path);
+	gf_bench_io_remove(b);
+	if (b->excl_fd >= 0)
+		close(b->excl_fd);
 	free(b);
 }
 
@@ -264,8 +408,9 @@ int gf_bench__drop_cache(struct gf_bench_io *b)
 	return rc;
 }
 
-int gf_bench__warm_cache(struct gf_bench_io *b, uint64_t span)
+int gf_bench__warm_cache(struct gf_bench_io *b, uint64_t span, uint64_t budget_ns, uint64_t *warmed)
 {
+	uint64_t t0 = gf_io__now_ns();
 	int fd = open(b->target.path, O_RDONLY | O_CLOEXEC);
 	char *buf;
 	uint64_t off = 0;
@@ -279,7 +424,15 @@ int gf_bench__warm_cache(struct gf_bench_io *b, uint64_t span)
 		return gf_error(-ENOMEM, "out of memory");
 	}
 	while (off < span) {
-		ssize_t n = pread(fd, buf, 1u << 20, (off_t)off);
+		ssize_t n;
+
+		if (b->opts.cancel && *b->opts.cancel) {
+			rc = gf_error(-ECANCELED, "%s: cancelled while warming the cache", b->target.path);
+			break;
+		}
+		if (gf_io__now_ns() - t0 >= budget_ns)
+			break;	/* the point reads only what was warmed */
+		n = pread(fd, buf, span - off < (1u << 20) ? (size_t)(span - off) : 1u << 20, (off_t)off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -292,5 +445,6 @@ int gf_bench__warm_cache(struct gf_bench_io *b, uint64_t span)
 	}
 	free(buf);
 	close(fd);
+	*warmed = off;
 	return rc;
 }

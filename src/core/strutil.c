@@ -2,7 +2,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include <gpufeed/parse.h>
+#include "core/error.h"
 #include "core/strutil.h"
 
 char *gf_rstrip(char *s)
@@ -93,4 +96,106 @@ bool gf_kv_find(const char *text, const char *key, char *out, size_t size)
 		line = nl ? nl + 1 : NULL;
 	}
 	return false;
+}
+
+/* Digits at the start of s into *v; the count of digits, or -ERANGE. */
+static int leading_digits(const char *s, uint64_t *v)
+{
+	uint64_t n = 0;
+	int i = 0;
+
+	for (; s[i] >= '0' && s[i] <= '9'; i++) {
+		unsigned d = (unsigned)(s[i] - '0');
+		if (n > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		n = n * 10 + d;
+	}
+	*v = n;
+	return i;
+}
+
+int gf_parse_size(const char *s, uint64_t *v)
+{
+	static const struct { const char *suffix; uint64_t mult; } units[] = {
+		{ "", 1 }, { "b", 1 },
+		{ "k", 1ull << 10 }, { "kib", 1ull << 10 }, { "kb", 1000 },
+		{ "m", 1ull << 20 }, { "mib", 1ull << 20 }, { "mb", 1000000 },
+		{ "g", 1ull << 30 }, { "gib", 1ull << 30 }, { "gb", 1000000000 },
+		{ "t", 1ull << 40 }, { "tib", 1ull << 40 }, { "tb", 1000000000000ull },
+	};
+	uint64_t n;
+	int nd;
+
+	if (!s || !v)
+		return gf_error(-EINVAL, "no size given");
+	nd = leading_digits(s, &n);
+	if (nd == -ERANGE)
+		return gf_error(-ERANGE, "'%s': too large a size", s);
+	if (nd == 0)
+		return gf_error(-EINVAL, "'%s': not a size (digits and a unit: 4K, 1M, 16MiB, 4096)", s);
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcasecmp(s + nd, units[i].suffix))
+			continue;
+		if (n > UINT64_MAX / units[i].mult)
+			return gf_error(-ERANGE, "'%s': too large a size", s);
+		*v = n * units[i].mult;
+		return 0;
+	}
+	return gf_error(-EINVAL, "'%s': not a size: unknown unit '%s' (K, M, G, T; KiB.. are the same, "
+			"KB.. are powers of 10)", s, s + nd);
+}
+
+int gf_parse_count(const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
+{
+	uint64_t n;
+	int nd;
+
+	if (!s || !v)
+		return gf_error(-EINVAL, "no number given");
+	nd = leading_digits(s, &n);
+	if (nd == 0 || (nd > 0 && s[nd]))
+		return gf_error(-EINVAL, "'%s': not a whole number (digits only)", s);
+	if (nd < 0 || n < lo || n > hi)
+		return gf_error(-ERANGE, "'%s': not in %llu..%llu", s, (unsigned long long)lo,
+				(unsigned long long)hi);
+	*v = n;
+	return 0;
+}
+
+int gf_parse_duration(const char *s, double *seconds)
+{
+	static const struct { const char *unit; double mult; } units[] = {
+		{ "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 }, { "m", 60 }, { "h", 3600 },
+	};
+	const char *p = s;
+	double x = 0, scale = 1;
+	bool digits = false;
+
+	if (!s || !seconds)
+		return gf_error(-EINVAL, "no duration given");
+	/* By hand, not strtod: it takes signs, spaces, "nan", "inf", hex and
+	 * exponents, and depends on the locale's decimal point. */
+	for (; *p >= '0' && *p <= '9'; p++, digits = true)
+		if (x < 1e18)
+			x = x * 10 + (*p - '0');
+		else
+			return gf_error(-ERANGE, "'%s': too long a duration (at most one year)", s);
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++, digits = true) {
+			scale /= 10;
+			x += (*p - '0') * scale;
+		}
+	}
+	if (!digits)
+		return gf_error(-EINVAL, "'%s': not a duration (e.g. 2, 2s, 500ms, 1m)", s);
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(p, units[i].unit))
+			continue;
+		x *= units[i].mult;
+		if (x > GF_DURATION_MAX)
+			return gf_error(-ERANGE, "'%s': too long a duration (at most one year)", s);
+		*seconds = x;
+		return 0;
+	}
+	return gf_error(-EINVAL, "'%s': not a duration: unknown unit '%s' (s, ms, us, m, h)", s, p);
 }

@@ -19,17 +19,44 @@ expect_rc 2 "--sqpoll with psync" gf bench io "$TMP/f" --mode seqread --engine p
 expect_rc 2 "--qd without --mode" gf bench io "$TMP/f" --qd 4
 expect_rc 2 "bad --engines item" gf bench io "$TMP/f" --engines uring:0
 expect_rc 2 "zero duration" gf bench io "$TMP/f" --mode seqread --duration 0
+# Numbers are parsed strictly: ' -1' was read as 2^64-1 and filled the disk.
+expect_rc 2 "--size ' -1'" gf bench io "$TMP/f" --mode seqread --size ' -1'
+expect_grep "$err" "' -1'" "the bad size is named"
+expect_rc 2 "--size -1" gf bench io "$TMP/f" --mode seqread --size -1
+expect_rc 2 "--size past 2^64" gf bench io "$TMP/f" --mode seqread --size 16777216T
+expect_rc 2 "--size with junk" gf bench io "$TMP/f" --mode seqread --size 4Kx
+expect_rc 2 "--qd ' 4'" gf bench io "$TMP/f" --mode seqread --qd ' 4'
+expect_rc 2 "--qd -1" gf bench io "$TMP/f" --mode seqread --qd -1
+expect_rc 2 "--threads 99999999999999999999" gf bench io "$TMP/f" --mode seqread --threads 99999999999999999999
+expect_rc 2 "--duration nan" gf bench io "$TMP/f" --mode seqread --duration nan
+expect_rc 2 "--duration inf" gf bench io "$TMP/f" --mode seqread --duration inf
+expect_rc 2 "--duration -1" gf bench io "$TMP/f" --mode seqread --duration -1
+expect_rc 2 "--duration 1e3" gf bench io "$TMP/f" --mode seqread --duration 1e3
+expect_rc 2 "--duration 2d" gf bench io "$TMP/f" --mode seqread --duration 2d
+expect_rc 2 "--engines uring:-1" gf bench io "$TMP/f" --engines uring:-1
+expect_rc 2 "--engines psync:4294967297" gf bench io "$TMP/f" --engines psync:4294967297
+expect_rc 2 "--engines with an empty item" gf bench io "$TMP/f" --engines uring:8,,psync:1
+expect_rc 2 "--bs list with a negative size" gf bench io "$TMP/f" --bs 4K,-1
+expect_rc 2 "--numa-node ' 0'" gf bench io "$TMP/f" --mode seqread --numa-node ' 0'
 [ ! -e "$TMP/f" ] && ok "usage errors create nothing" || not_ok "a usage error created $TMP/f"
 expect_rc 0 "bench --version" gf bench --version
 expect_grep "$out" "gpufeed " "prints the version"
 expect_rc 0 "bench io --help" gf bench io --help
 expect_grep "$out" "--mode M" "help lists --mode"
 
+# Durations take units.
+expect_rc 0 "--duration 200ms" gf bench io "$TMP/u.bin" --mode seqread --duration 200ms --size 4M --json
+expect_jq "$out" '.duration_s == 0.2' "200ms is 0.2 s"
+
 # One point, fio-style: the documented numbers are there and sane.
 expect_rc 0 "randread point on a new file" gf bench io "$TMP/r.bin" --mode randread --bs 4K --qd 8 \
 	--direct --duration 0.3 --size 16M --json
 cp "$out" "$TMP/point.json"
-expect_jq "$TMP/point.json" '.schema == "gpufeed-bench-io/1"' "schema tag"
+expect_jq "$TMP/point.json" '.schema == "gpufeed-bench-io/2"' "schema tag"
+expect_jq "$TMP/point.json" '(.gpufeed_version | type) == "string" and (.generated_at | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T"))' \
+	"tool version and a timestamp"
+expect_jq "$TMP/point.json" '.span_bytes == 16777216 and .redrops == 0 and .target.direct_align > 0' \
+	"span, re-drops and the O_DIRECT alignment"
 expect_jq "$TMP/point.json" '.gbps > 0 and .iops > 0 and .lat_p50_us > 0 and .lat_p99_us >= .lat_p50_us' \
 	"gbps, iops, p50 <= p99"
 expect_jq "$TMP/point.json" '(.cpu_s_per_gb | type) == "number" and .bytes == .ios * 4096' "cpu_s_per_gb; bytes = ios x bs"
@@ -39,6 +66,17 @@ expect_jq "$TMP/point.json" '.points | length == 1' "points[] holds the one poin
 expect_jq "$TMP/point.json" '(.samples_gbps | type) == "array" and .machine.cpus > 0' "raw samples and machine summary"
 expect_jq "$TMP/point.json" '.target.created and .target.size == 16777216' "the file was created at --size"
 [ ! -e "$TMP/r.bin" ] && ok "the created file is removed" || not_ok "$TMP/r.bin left behind"
+
+# O_DIRECT needs aligned blocks: --bs 513 --direct ran buffered while
+# reporting direct_used: true.  Refused, naming the alignment.
+expect_rc 2 "--bs 513 --direct" gf bench io "$TMP/a.bin" --mode seqread --bs 513 --direct --duration 0.1 --size 4M
+expect_grep "$err" "multiple of" "names the alignment O_DIRECT needs"
+[ ! -e "$TMP/a.bin" ] && ok "the refused point's file is removed" || not_ok "$TMP/a.bin left"
+expect_rc 2 "a sweep with --bs 513 and direct" gf bench io "$TMP/a.bin" --bs 4K,513 --cache direct \
+	--engines psync:1 --modes seqread --duration 0.1 --size 4M
+expect_rc 0 "--bs 513 buffered is fine" gf bench io "$TMP/a.bin" --mode seqread --bs 513 --duration 0.1 \
+	--size 4M --json
+expect_jq "$out" '.direct_used == false and .bytes > 0' "buffered, and said so"
 
 # psync engine and threads.
 expect_rc 0 "psync point, 2 threads" gf bench io "$TMP/p.bin" --mode seqread --engine psync --threads 2 \
@@ -89,6 +127,45 @@ else
 fi
 rm -f "$TMP/loop.img"
 
+# A mounted block device is never written, --force or not: it would destroy
+# the file system under a mount.
+head -c 33554432 /dev/zero >"$TMP/fs.img"
+fsdev=$(losetup -f --show "$TMP/fs.img" 2>/dev/null)
+mkdir -p "$TMP/mnt"
+if [ -b "$fsdev" ] && mkfs.ext4 -q "$fsdev" 2>/dev/null && mount "$fsdev" "$TMP/mnt" 2>/dev/null; then
+	echo precious >"$TMP/mnt/notes.txt"
+	sync
+	expect_rc 3 "--force on a mounted block device" gf bench io "$fsdev" --mode seqwrite --direct --force \
+		--duration 0.1
+	expect_grep "$err" "mounted" "says it is mounted"
+	expect_grep "$err" "$TMP/mnt" "and where"
+	expect_rc 0 "reading it is fine" gf bench io "$fsdev" --mode seqread --direct --duration 0.1 --json
+	umount "$TMP/mnt"
+	e2fsck -fn "$fsdev" >/dev/null 2>&1 && ok "the file system is intact" || not_ok "the file system was damaged"
+else
+	ok "# SKIP mounted device case: no loop device or mount here"
+	[ -b "$fsdev" ] && umount "$TMP/mnt" 2>/dev/null
+fi
+[ -b "$fsdev" ] && losetup -d "$fsdev"
+rm -f "$TMP/fs.img"
+
+# A file moved onto the path the bench created is someone else's: neither
+# written by a later point nor removed at the end.
+echo precious >"$TMP/precious.txt"
+"$GPUFEED" bench io "$TMP/mv.bin" --modes seqwrite,randwrite --bs 1M --engines psync:1 --cache direct \
+	--duration 1.5 --size 8M --json >"$TMP/mv.json" 2>"$TMP/mv.err" &
+pid=$!
+for _ in $(seq 100); do [ "$(stat -c %s "$TMP/mv.bin" 2>/dev/null)" = 8388608 ] && break; sleep 0.05; done
+sleep 0.3
+mv "$TMP/precious.txt" "$TMP/mv.bin"
+wait $pid
+crc=$?
+[ "$(cat "$TMP/mv.bin" 2>/dev/null)" = precious ] && ok "the file moved onto the path is intact and kept" ||
+	not_ok "the file moved onto the path was overwritten or removed"
+[ "$crc" = 3 ] && ok "the run fails (exit 3)" || not_ok "exit $crc after its file was replaced"
+expect_grep "$TMP/mv.err" "no longer the file" "says the path changed hands"
+rm -f "$TMP/mv.bin"
+
 # I/O errors from the fault layer: exit 3 with the path and the error.
 GPUFEED_IO_FAULT="read:eio@0" expect_rc 3 "EIO on the first read" gf bench io "$TMP/e.bin" --mode seqread \
 	--bs 64K --duration 0.2 --size 4M --json
@@ -98,6 +175,57 @@ expect_jq "$out" '.status == "error"' "JSON marks the point failed"
 [ ! -e "$TMP/e.bin" ] && ok "file removed after the error" || not_ok "file left after an error"
 GPUFEED_IO_FAULT="bogus" expect_rc 3 "bad GPUFEED_IO_FAULT" gf bench io "$TMP/e.bin" --mode seqread --duration 0.1
 expect_grep "$err" "GPUFEED_IO_FAULT" "names the variable"
+
+# Cold means cold: every byte a cold point counts came from the device (the
+# disk's own counters say so), also when the point reads more than the file;
+# buffered writes count only what reached the device.  On a real disk:
+# tmpfs has no device to count.
+DISK=$(mktemp -d "${GPUFEED_DISK_TMP:-/var/tmp}/gpufeed-cold-XXXXXX")
+disk_stat() { local f; read -r -a f <"/sys/block/$1/stat"; echo $(( f[$2 - 1] * 512 )); }
+cold_point() {	# NAME FIELD ARGS...: $moved = device bytes read/written meanwhile
+	local name=$1 field=$2 before; shift 2
+	before=$(disk_stat "$dev" "$field")
+	expect_rc 0 "$name" gf bench io "$DISK/c.bin" "$@" --size 32M --duration 1 --json
+	moved=$(( $(disk_stat "$dev" "$field") - before ))
+}
+dev=$(gf bench io "$DISK/c.bin" --mode seqread --direct --duration 0.1 --size 4M --json | jq -r .target.device)
+if [ -n "$dev" ] && [ -r "/sys/block/$dev/stat" ] && [ "$(stat -f -c %T "$DISK")" != tmpfs ]; then
+	cold_point "cold seqread of a file smaller than the point reads" 3 --mode seqread --bs 1M --engine psync
+	bytes=$(jq .bytes "$out"); cold_gbps=$(jq .gbps "$out")
+	[ "$moved" -ge $(( bytes * 9 / 10 )) ] && ok "cold seqread: the disk read $moved bytes for $bytes counted" ||
+		not_ok "cold seqread counted $bytes bytes but the disk read $moved: cached pages were re-read"
+	expect_jq "$out" '.redrops > 0 and .span_bytes == 33554432' "it re-dropped its slice between passes"
+	cold_point "cold randread" 3 --mode randread --bs 4K --qd 16
+	bytes=$(jq .bytes "$out")
+	[ "$moved" -ge $(( bytes * 9 / 10 )) ] && ok "cold randread: the disk read $moved bytes for $bytes counted" ||
+		not_ok "cold randread counted $bytes bytes but the disk read $moved"
+	cold_point "buffered seqwrite" 7 --mode seqwrite --bs 1M --qd 4
+	bytes=$(jq .bytes "$out")
+	[ "$moved" -ge $(( bytes * 9 / 10 )) ] && ok "buffered seqwrite: the disk wrote $moved bytes for $bytes counted" ||
+		not_ok "buffered seqwrite counted $bytes bytes but the disk wrote $moved: rewrites of dirty pages"
+	# Readahead keeps a few requests in flight: compare with O_DIRECT at depth 8.
+	expect_rc 0 "the same file with O_DIRECT" gf bench io "$DISK/c.bin" --mode seqread --bs 1M --qd 8 \
+		--direct --size 32M --duration 1 --json
+	direct_gbps=$(jq .gbps "$out")
+	awk -v c="$cold_gbps" -v d="$direct_gbps" 'BEGIN { exit !(c <= 3 * d) }' &&
+		ok "cold buffered ($cold_gbps GB/s) is not far above O_DIRECT ($direct_gbps GB/s)" ||
+		not_ok "cold buffered $cold_gbps GB/s is far above O_DIRECT $direct_gbps GB/s: not cold"
+else
+	ok "# SKIP cold-cache cases: no disk statistics for $DISK"
+fi
+rm -rf "$DISK"
+
+# A reader that goes away (SIGPIPE) neither kills the run before it removes
+# its file nor passes for success: a write error on stdout is exit 3.
+for what in point sweep; do
+	if [ $what = point ]; then set -- --mode seqread --duration 0.2; else
+		set -- --modes seqread --engines psync:1,uring:4 --cache direct --bs 4K,16K,64K,256K,1M --duration 0.05; fi
+	( "$GPUFEED" bench io "$TMP/pipe.bin" "$@" --size 8M --json 2>"$TMP/pipe.err"; echo $? >"$TMP/pipe.rc" ) | true
+	[ ! -e "$TMP/pipe.bin" ] && ok "$what: closed stdout: the file is removed" || not_ok "$what: SIGPIPE left $TMP/pipe.bin"
+	rm -f "$TMP/pipe.bin"
+	[ "$(cat "$TMP/pipe.rc")" = 3 ] && ok "$what: closed stdout exits 3" || not_ok "$what: closed stdout: exit $(cat "$TMP/pipe.rc")"
+	expect_grep "$TMP/pipe.err" "Broken pipe" "$what: says why"
+done
 
 # Ctrl-C removes the file we created, promptly.
 "$GPUFEED" bench io "$TMP/c.bin" --mode seqread --bs 64K --duration 60 --size 8M >/dev/null 2>"$TMP/c.err" &
@@ -112,6 +240,51 @@ crc=$?
 [ $(( $(date +%s) - t0 )) -le 5 ] && ok "stops within 5 s" || not_ok "took too long to stop"
 [ ! -e "$TMP/c.bin" ] && ok "Ctrl-C removed the file" || not_ok "Ctrl-C left $TMP/c.bin"
 grep -q "interrupted" "$TMP/c.err" && ok "says it was interrupted" || not_ok "no interrupted message"
+
+# Stops are honoured everywhere: in the warm-up of a large file (it took 65 s
+# after Ctrl-C), and while requests keep coming back short (over 11 minutes).
+# stop_within SECS DESC SIGNAL DELAY CMD...: the run ends SECS after the signal, exit 3.
+stop_within() {
+	local secs=$1 desc=$2 sig=$3 delay=$4 pid t0 crc; shift 4
+	"$@" >/dev/null 2>"$TMP/stop.err" &
+	pid=$!
+	sleep "$delay"
+	t0=$(date +%s%N)
+	kill -"$sig" $pid
+	wait $pid
+	crc=$?
+	t=$(( ($(date +%s%N) - t0) / 1000000 ))
+	[ "$crc" = 3 ] && ok "$desc: exit 3" || not_ok "$desc: exit $crc"
+	[ "$t" -le $((secs * 1000)) ] && ok "$desc: stopped ${t} ms after SIG$sig" ||
+		not_ok "$desc: took ${t} ms after SIG$sig (more than ${secs} s)"
+}
+truncate -s 64G "$TMP/sparse.bin"
+stop_within 3 "SIGINT in the warm-up of a 64 GiB file" INT 1 \
+	"$GPUFEED" bench io "$TMP/sparse.bin" --mode seqread --warm --duration 60 --json
+[ -e "$TMP/sparse.bin" ] && ok "an existing file stays" || not_ok "removed an existing file"
+rm -f "$TMP/sparse.bin"
+GPUFEED_IO_FAULT="read:short=512" stop_within 3 "SIGTERM with injected short reads" TERM 1.5 \
+	"$GPUFEED" bench io "$TMP/short.bin" --mode seqread --bs 1M --qd 32 --duration 600 --size 16M
+[ ! -e "$TMP/short.bin" ] && ok "the file is removed" || not_ok "$TMP/short.bin left"
+t0=$(date +%s)
+GPUFEED_IO_FAULT="read:short=512" expect_rc 0 "--duration 1 with injected short reads" gf bench io "$TMP/short.bin" \
+	--mode seqread --bs 1M --qd 32 --duration 1 --size 16M --json
+[ $(( $(date +%s) - t0 )) -le 5 ] && ok "ends within its duration and a second" || not_ok "took $(( $(date +%s) - t0 )) s"
+
+# Status lines when stderr is not a terminal (fio's --status-interval).
+expect_rc 0 "--status-interval 300ms" gf bench io "$TMP/st.bin" --mode seqread --duration 1.5 \
+	--status-interval 300ms --size 4M
+n=$(grep -c "elapsed .* ETA" "$err")
+[ "$n" -ge 2 ] && ok "$n status lines" || not_ok "$n status lines, wanted 2 or more"
+expect_grep "$err" "\[1/1\] seqread cold bs=1048576 uring:32: [0-9.]* of 1.5 s, [0-9.]* GB/s now" \
+	"a status line names the point, its progress and the current rate"
+expect_rc 0 "no status lines without it" gf bench io "$TMP/st.bin" --mode seqread --duration 0.5 --size 4M
+expect_no_grep "$err" "ETA" "stderr is quiet"
+expect_rc 0 "--quiet silences them" gf bench io "$TMP/st.bin" --mode seqread --duration 0.5 --size 4M \
+	--status-interval 100ms --quiet
+expect_no_grep "$err" "ETA" "no status line with --quiet"
+expect_rc 2 "--status-interval 0" gf bench io "$TMP/st.bin" --mode seqread --status-interval 0
+expect_rc 2 "--status-interval nan" gf bench io "$TMP/st.bin" --mode seqread --status-interval nan
 
 # Placement: none when asked; the model from a recording.
 expect_rc 0 "--numa-node none" gf bench io "$TMP/n.bin" --mode seqread --duration 0.1 --size 4M \
