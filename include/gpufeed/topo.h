@@ -170,7 +170,9 @@ struct gf_gpu {
 };
 
 struct gf_nic {
-	char label[16];			/* "NIC0": the matrix name */
+	char label[16];			/* the matrix name: "NIC0" for RDMA devices,
+					 * numbered as nvidia-smi does; else the first
+					 * netdev ("eth0") or the PCI address */
 	char name[64];			/* RDMA device (mlx5_0) or first netdev */
 	char netdevs[512];		/* "ib0" or "ens1f0np0,ens1f0v0"; "...,+" when cut */
 	char rdma[32];			/* "" when none */
@@ -233,11 +235,14 @@ struct gf_matrix_dev {
 
 struct gf_matrix {
 	int n;
-	struct gf_matrix_dev *dev;
+	struct gf_matrix_dev *dev;	/* GPUs, RDMA NICs, other NICs, NVMe */
 	struct gf_link *link;		/* n*n, row-major */
 	/* NVML's own PCIe answer per GPU pair when it was asked (live or
 	 * recorded); GF_LINK_UNKNOWN otherwise.  n*n like link. */
 	enum gf_link_type *nvml_pcie;
+	/* dev[0..nsmi-1] are the devices of `nvidia-smi topo -m` (GPUs, then
+	 * RDMA NICs in its order); the rest are other NICs and NVMe drives. */
+	int nsmi;
 };
 
 GF_API const struct gf_link *gf_matrix_at(const struct gf_matrix *m, int i, int j);

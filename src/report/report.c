@@ -25,6 +25,7 @@ GF_API int gf_report_print(const struct gf_topo *t, FILE *f, unsigned flags)
 	gf_print_summary(t, f);
 	fputs("\n", f);
 	gf_print_matrix(t, f);
+	gf_print_other_devices(t, f);
 	gf_print_paths(t, f, true);
 	fprintf(f, "\nProblems: %s\n", problems ? "" : "none found by the topology model");
 	if (t->nfindings)
@@ -45,6 +46,7 @@ GF_API int gf_report_write_json(const struct gf_topo *t, FILE *f)
 	json_object_set_new(root, "machine", gf_json_machine(t));
 	json_object_set_new(root, "gpus", gf_json_gpus(t));
 	json_object_set_new(root, "matrix", gf_json_matrix(t));
+	json_object_set_new(root, "other_devices", gf_json_other_devices(t));
 	json_object_set_new(root, "paths", gf_json_paths(t));
 	json_object_set_new(root, "problems", json_integer(gf_report_problem_count(t)));
 	json_object_set_new(root, "findings", gf_json_findings(t));

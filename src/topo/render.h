@@ -11,6 +11,7 @@
 /* JSON pieces shared by topo and report (topo_json.c). */
 json_t *gf_json_machine(const struct gf_topo *t);
 json_t *gf_json_matrix(const struct gf_topo *t);
+json_t *gf_json_other_devices(const struct gf_topo *t);
 json_t *gf_json_paths(const struct gf_topo *t);
 json_t *gf_json_findings(const struct gf_topo *t);
 json_t *gf_json_warnings(const struct gf_topo *t);
@@ -18,6 +19,7 @@ json_t *gf_json_gpus(const struct gf_topo *t);
 int gf_json_dump(json_t *root, FILE *f);
 /* Human pieces shared by topo and report (topo_text.c). */
 void gf_print_matrix(const struct gf_topo *t, FILE *f);
+void gf_print_other_devices(const struct gf_topo *t, FILE *f);
 void gf_print_paths(const struct gf_topo *t, FILE *f, bool condensed);
 void gf_print_findings(const struct gf_topo *t, FILE *f, bool color);
 void gf_print_summary(const struct gf_topo *t, FILE *f);

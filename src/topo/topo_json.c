@@ -271,6 +271,12 @@ static json_t *json_blocks(const struct gf_topo *t)
 	return arr;
 }
 
+static const char *dev_kind_name(enum gf_dev_kind k)
+{
+	return k == GF_DEV_GPU ? "gpu" : k == GF_DEV_NIC ? "nic" : "nvme";
+}
+
+/* nvidia-smi's matrix: its devices (GPUs, RDMA NICs) and nothing else. */
 json_t *gf_json_matrix(const struct gf_topo *t)
 {
 	const struct gf_matrix *m = &t->matrix;
@@ -279,13 +285,13 @@ json_t *gf_json_matrix(const struct gf_topo *t)
 	bool have_nvml = false;
 	char buf[64];
 
-	for (int i = 0; i < m->n; i++) {
+	for (int i = 0; i < m->nsmi; i++) {
 		json_t *row = json_array(), *nrow = json_array();
 
 		json_array_append_new(devs, gf_jstr(m->dev[i].name));
 		json_object_set_new(legend, m->dev[i].name,
 				    gf_jstr(gf_matrix_dev_desc(t, i, buf, sizeof(buf))));
-		for (int j = 0; j < m->n; j++) {
+		for (int j = 0; j < m->nsmi; j++) {
 			enum gf_link_type nv = m->nvml_pcie[i * m->n + j];
 
 			gf_link_format(&m->link[i * m->n + j], buf, sizeof(buf));
@@ -305,6 +311,30 @@ json_t *gf_json_matrix(const struct gf_topo *t)
 	else
 		json_decref(nvml);
 	return o;
+}
+
+/* The devices nvidia-smi leaves out (NICs without RDMA, NVMe drives), with
+ * their connection to each GPU in matrix order. */
+json_t *gf_json_other_devices(const struct gf_topo *t)
+{
+	const struct gf_matrix *m = &t->matrix;
+	json_t *arr = json_array();
+	char buf[64];
+
+	for (int i = m->nsmi; i < m->n; i++) {
+		json_t *o = json_object(), *gl = json_array();
+
+		json_object_set_new(o, "name", gf_jstr(m->dev[i].name));
+		json_object_set_new(o, "kind", gf_jstr(dev_kind_name(m->dev[i].kind)));
+		json_object_set_new(o, "device", gf_jstr(gf_matrix_dev_desc(t, i, buf, sizeof(buf))));
+		for (int j = 0; j < t->ngpus; j++) {
+			gf_link_format(&m->link[i * m->n + j], buf, sizeof(buf));
+			json_array_append_new(gl, gf_jstr(buf));
+		}
+		json_object_set_new(o, "gpu_links", gl);
+		json_array_append_new(arr, o);
+	}
+	return arr;
 }
 
 static const char *path_kind_name(enum gf_path_kind k)
@@ -409,6 +439,7 @@ GF_API int gf_topo_write_json(const struct gf_topo *t, FILE *f)
 	json_object_set_new(root, "virtual_interfaces", netifs);
 	json_object_set_new(root, "block_devices", json_blocks(t));
 	json_object_set_new(root, "matrix", gf_json_matrix(t));
+	json_object_set_new(root, "other_devices", gf_json_other_devices(t));
 	json_object_set_new(root, "paths", gf_json_paths(t));
 	json_object_set_new(root, "findings", gf_json_findings(t));
 	json_object_set_new(root, "warnings", gf_json_warnings(t));

@@ -58,8 +58,8 @@ const char *gf_matrix_dev_desc(const struct gf_topo *t, int i, char *buf, size_t
 	case GF_DEV_GPU:
 		snprintf(buf, size, "%s", t->gpus[d->ref].bdf);
 		break;
-	case GF_DEV_NIC:
-		snprintf(buf, size, "%s", t->nics[d->ref].name);
+	case GF_DEV_NIC:	/* nvidia-smi's legend names the RDMA device */
+		snprintf(buf, size, "%s", t->nics[d->ref].rdma[0] ? t->nics[d->ref].rdma : t->pci[d->pci].bdf);
 		break;
 	case GF_DEV_NVME:
 		snprintf(buf, size, "%s", t->blocks[d->ref].name);
@@ -94,46 +94,55 @@ static void row_affinity(const struct gf_topo *t, int i, struct gf_cpuset *cpus,
 	}
 }
 
+/* One row of a tab-separated matrix, as nvidia-smi prints it: " X " for
+ * self, and for a GPU its CPU and NUMA affinity, then (after an empty field,
+ * nvidia-smi's habit) its GPU NUMA ID; other rows end in two empty fields. */
+static void print_matrix_row(const struct gf_topo *t, FILE *f, int i, int ncols, bool gpu_numa)
+{
+	const struct gf_matrix *m = &t->matrix;
+	struct gf_cpuset cpus;
+	char buf[4096];
+	int node, gnuma;
+
+	fputs(m->dev[i].name, f);
+	for (int j = 0; j < ncols; j++) {
+		gf_link_format(&m->link[i * m->n + j], buf, sizeof(buf));
+		fprintf(f, "\t%s", i == j ? " X " : buf);
+	}
+	row_affinity(t, i, &cpus, &node, &gnuma);
+	if (m->dev[i].kind == GF_DEV_NIC && i < m->nsmi) {
+		fputs("\t\t\n", f);
+		return;
+	}
+	fmt_cpus(&cpus, buf, sizeof(buf));
+	fprintf(f, "\t%s\t", buf);
+	if (node >= 0)
+		fprintf(f, "%d", node);
+	else
+		fputs("N/A", f);
+	if (gpu_numa && gnuma >= 0)
+		fprintf(f, "\t\t%d", gnuma);
+	else if (gpu_numa)
+		fputs("\t\tN/A", f);
+	fputc('\n', f);
+}
+
+/* The matrix of `nvidia-smi topo -m`, field for field (tabs, so that
+ * awk -F'\t' scripts written for it keep working): GPUs and RDMA NICs. */
 void gf_print_matrix(const struct gf_topo *t, FILE *f)
 {
 	const struct gf_matrix *m = &t->matrix;
-	struct gf_table tb;
-	char buf[4096];
+	char buf[64];
 
-	if (!m->n) {
-		fprintf(f, "No GPUs, NICs or NVMe drives on PCI.\n");
+	if (!m->nsmi) {
+		fprintf(f, "No GPUs or RDMA NICs on PCI.\n");
 		return;
 	}
-	gf_table_init(&tb, m->n + 4);
-	gf_table_add(&tb, "%s", "");
-	for (int j = 0; j < m->n; j++)
-		gf_table_add(&tb, "%s", m->dev[j].name);
-	gf_table_add(&tb, "CPU Affinity");
-	gf_table_add(&tb, "NUMA Affinity");
-	gf_table_add(&tb, "GPU NUMA ID");
-	for (int i = 0; i < m->n; i++) {
-		struct gf_cpuset cpus;
-		int node, gnuma;
-
-		gf_table_add(&tb, "%s", m->dev[i].name);
-		for (int j = 0; j < m->n; j++) {
-			gf_link_format(&m->link[i * m->n + j], buf, sizeof(buf));
-			gf_table_add(&tb, "%s", buf);
-		}
-		row_affinity(t, i, &cpus, &node, &gnuma);
-		fmt_cpus(&cpus, buf, sizeof(buf));
-		gf_table_add(&tb, "%s", buf);
-		if (node >= 0)
-			gf_table_add(&tb, "%d", node);
-		else
-			gf_table_add(&tb, "N/A");
-		if (gnuma >= 0)
-			gf_table_add(&tb, "%d", gnuma);
-		else
-			gf_table_add(&tb, "%s", gnuma == -1 ? "N/A" : "");
-	}
-	gf_table_print(&tb, f, "");
-	gf_table_free(&tb);
+	for (int j = 0; j < m->nsmi; j++)
+		fprintf(f, "\t%s", m->dev[j].name);
+	fputs(t->ngpus ? "\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n" : "\tCPU Affinity\tNUMA Affinity\n", f);
+	for (int i = 0; i < m->nsmi; i++)
+		print_matrix_row(t, f, i, m->nsmi, true);
 	fputs("\nLegend:\n\n"
 	      "  X    = Self\n"
 	      "  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)\n"
@@ -142,14 +151,31 @@ void gf_print_matrix(const struct gf_topo *t, FILE *f)
 	      "  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)\n"
 	      "  PIX  = Connection traversing at most a single PCIe bridge\n"
 	      "  NV#  = Connection traversing a bonded set of # NVLinks\n", f);
-	for (int i = 0, first = 1; i < m->n; i++) {
-		if (m->dev[i].kind == GF_DEV_GPU)
-			continue;
-		if (first)
-			fputs("\nDevice Legend:\n\n", f);
-		first = 0;
+	for (int i = t->ngpus; i < m->nsmi; i++) {
+		if (i == t->ngpus)
+			fputs("\nNIC Legend:\n\n", f);
 		fprintf(f, "  %s: %s\n", m->dev[i].name, gf_matrix_dev_desc(t, i, buf, sizeof(buf)));
 	}
+}
+
+/* Devices nvidia-smi leaves out of its matrix (NICs without an RDMA device,
+ * NVMe drives): their class of connection to each GPU, in the same layout. */
+void gf_print_other_devices(const struct gf_topo *t, FILE *f)
+{
+	const struct gf_matrix *m = &t->matrix;
+	char buf[64];
+
+	if (m->n == m->nsmi)
+		return;
+	fputs("\nOther devices (not in nvidia-smi's matrix):\n\n", f);
+	for (int j = 0; j < t->ngpus; j++)
+		fprintf(f, "\t%s", m->dev[j].name);
+	fputs("\tCPU Affinity\tNUMA Affinity\n", f);
+	for (int i = m->nsmi; i < m->n; i++)
+		print_matrix_row(t, f, i, t->ngpus, false);
+	fputc('\n', f);
+	for (int i = m->nsmi; i < m->n; i++)
+		fprintf(f, "  %s: %s\n", m->dev[i].name, gf_matrix_dev_desc(t, i, buf, sizeof(buf)));
 }
 
 static void print_gpus(const struct gf_topo *t, FILE *f)
@@ -216,40 +242,56 @@ static void print_gpus(const struct gf_topo *t, FILE *f)
 		fprintf(f, "  NVSwitch: present, not visible from here (a VM?)\n");
 }
 
-static void print_nics(const struct gf_topo *t, FILE *f)
+/* RDMA devices (the matrix's NICs) or the other network functions. */
+static void print_nic_table(const struct gf_topo *t, FILE *f, bool rdma)
 {
 	struct gf_table tb;
 	char link[48];
 
-	if (t->nnics) {
-		gf_table_init(&tb, 9);
-		for (const char **h = (const char *[]){ "NIC", "NAME", "PCI", "PCIE", "NETDEV", "LINK", "SPEED",
-							"STATE", "NUMA", NULL }; *h; h++)
-			gf_table_add(&tb, "%s", *h);
-		for (int i = 0; i < t->nnics; i++) {
-			const struct gf_nic *n = &t->nics[i];
+	static const char *rdma_head[] = { "NIC", "RDMA", "PCI", "PCIE", "NETDEVS", "LINK", "SPEED", "STATE",
+					   "NUMA", NULL };
+	static const char *other_head[] = { "NAME", "NETDEVS", "PCI", "PCIE", "LINK", "SPEED", "STATE", "NUMA",
+					    NULL };
 
-			gf_table_add(&tb, "%s", n->label);
-			gf_table_add(&tb, "%s", n->name);
-			gf_table_add(&tb, "%s%s", t->pci[n->pci].bdf, n->virtual_function ? " (VF)" : "");
-			fmt_link(&t->pci[n->pci].link, link, sizeof(link));
-			gf_table_add(&tb, "%s", link);
-			gf_table_add(&tb, "%s", n->netdevs[0] ? n->netdevs : "-");
-			gf_table_add(&tb, "%s", n->link_layer[0] ? n->link_layer : "?");
-			if (n->speed_mbps > 0)
-				gf_table_add(&tb, "%g Gb/s", n->speed_mbps / 1000.0);
-			else
-				gf_table_add(&tb, "?");
-			gf_table_add(&tb, "%s", n->state);
-			if (n->numa_node >= 0)
-				gf_table_add(&tb, "%d", n->numa_node);
-			else
-				gf_table_add(&tb, "?");
-		}
-		fputs("\nNICs:\n", f);
-		gf_table_print(&tb, f, "  ");
-		gf_table_free(&tb);
+	gf_table_init(&tb, rdma ? 9 : 8);
+	for (const char **h = rdma ? rdma_head : other_head; *h; h++)
+		gf_table_add(&tb, "%s", *h);
+	for (int k = 0; k < t->matrix.n; k++) {
+		const struct gf_matrix_dev *d = &t->matrix.dev[k];
+		const struct gf_nic *n;
+
+		if (d->kind != GF_DEV_NIC || (k < t->matrix.nsmi) != rdma)
+			continue;
+		n = &t->nics[d->ref];
+		gf_table_add(&tb, "%s", n->label);
+		gf_table_add(&tb, "%s", rdma ? n->rdma : n->netdevs[0] ? n->netdevs : "none");
+		gf_table_add(&tb, "%s%s", t->pci[n->pci].bdf, n->virtual_function ? " (VF)" : "");
+		fmt_link(&t->pci[n->pci].link, link, sizeof(link));
+		gf_table_add(&tb, "%s", link);
+		if (rdma)
+			gf_table_add(&tb, "%s", n->netdevs[0] ? n->netdevs : "none");
+		gf_table_add(&tb, "%s", n->link_layer[0] ? n->link_layer : "unknown");
+		if (n->speed_mbps > 0)
+			gf_table_add(&tb, "%g Gb/s", n->speed_mbps / 1000.0);
+		else
+			gf_table_add(&tb, "unknown");
+		gf_table_add(&tb, "%s", n->state);
+		if (n->numa_node >= 0)
+			gf_table_add(&tb, "%d", n->numa_node);
+		else
+			gf_table_add(&tb, "unknown");
 	}
+	if (tb.ncells > tb.ncols) {
+		fputs(rdma ? "\nNICs (RDMA devices, numbered as nvidia-smi does):\n" : "\nOther network devices:\n", f);
+		gf_table_print(&tb, f, "  ");
+	}
+	gf_table_free(&tb);
+}
+
+static void print_nics(const struct gf_topo *t, FILE *f)
+{
+	print_nic_table(t, f, true);
+	print_nic_table(t, f, false);
 	if (t->nnetifs) {
 		fputs("  Virtual interfaces:", f);
 		for (int i = 0; i < t->nnetifs; i++)
@@ -465,6 +507,7 @@ void gf_print_summary(const struct gf_topo *t, FILE *f)
 GF_API int gf_topo_print(const struct gf_topo *t, FILE *f, unsigned flags)
 {
 	gf_print_matrix(t, f);
+	gf_print_other_devices(t, f);
 	print_gpus(t, f);
 	print_nics(t, f);
 	print_blocks(t, f);

@@ -102,6 +102,23 @@ expect_jq "$out" '.matrix.links[0][1] == "PIX" and .matrix.devices[0] == "GPU0"'
 expect_rc 0 "report --json" "$GPUFEED" report --json --root "$DUAL"
 expect_jq "$out" '.schema == "gpufeed-report/1" and .problems == 2' "report schema and problem count"
 
+# The matrix is nvidia-smi's, field for field: on the lent 4xH200 VM its rows
+# equal `nvidia-smi topo -m` byte for byte (no NIC column: eth0 is virtio).
+H200=$FIX/h200x4-vm/root
+SMI=$SRC/bench/results/2026-11-22-h200x4-topo/nvidia-smi-topo-m.txt
+expect_rc 0 "topo on the H200 VM recording" "$GPUFEED" topo --root "$H200" --color=never
+sed 's/\x1b\[[0-9;]*m//g' "$SMI" | sed -n 1,5p >"$TMP/smi"
+if sed -n 1,5p "$out" | cmp -s - "$TMP/smi"; then ok "matrix rows equal nvidia-smi's (tabs, ' X ', N/A)"; else
+	not_ok "matrix rows differ from nvidia-smi's"; sed -n 1,5p "$out" | diff "$TMP/smi" - | sed 's/^/#   /'; fi
+expect_rc 0 "topo on the dual-socket recording" "$GPUFEED" topo --root "$DUAL" --color=never
+[ "$(head -1 "$out" | awk -F'\t' '{ print $10 "," $11 "," $12 }')" = "NIC0,NIC1,CPU Affinity" ] &&
+	ok "awk -F'\\t' finds the RDMA NICs as NIC0, NIC1" || not_ok "header fields: $(head -1 "$out")"
+[ "$(awk -F'\t' '$1 == "GPU0" { print $10 }' "$out")" = PIX ] && ok "GPU0-NIC0 (mlx5_0) is PIX by awk" ||
+	not_ok "GPU0 row: $(grep '^GPU0' "$out")"
+expect_grep "$out" "^  NIC0: mlx5_0$" "NIC legend as nvidia-smi's"
+expect_no_grep "$out" "NIC[0-9]: eno" "no onboard Ethernet among the NIC columns"
+expect_grep "$out" "^eno2	SYS" "eno2 in the other devices section"
+
 # This machine, live.
 expect_rc 0 "report on this machine" "$GPUFEED" report
 expect_grep "$out" "Machine:" "live report has a summary"

@@ -115,16 +115,28 @@ static void dual_socket_matches_seed_table(void **state)
 	assert_int_equal(t->cpus.nl3, 2);
 	assert_int_equal(t->numa.nnodes, 2);
 	assert_int_equal(t->numa.node[0].distance[1], 21);
+	/* nvidia-smi's columns exactly: GPUs, then the RDMA devices (mlx5_0 =
+	 * NIC0, mlx5_1 = NIC1); the onboard eno1/eno2 come after, by name. */
+	assert_int_equal(t->matrix.nsmi, 10);
+	for (int i = 0; i < 10; i++) {
+		snprintf(a, sizeof(a), i < 8 ? "GPU%d" : "NIC%d", i < 8 ? i : i - 8);
+		assert_string_equal(t->matrix.dev[i].name, a);
+	}
+	assert_string_equal(t->nics[t->matrix.dev[8].ref].rdma, "mlx5_0");
+	assert_string_equal(t->nics[t->matrix.dev[9].ref].rdma, "mlx5_1");
+	assert_string_equal(t->nics[0].label, "eno1");
+	assert_string_equal(t->nics[1].label, "eno2");
+	assert_string_equal(t->matrix.dev[10].name, "eno1");
 	/* GPU and NIC on one switch: PIX; the book's 400G-behind-Gen4 case. */
-	assert_string_equal(link_at(t, "GPU0", "NIC2"), "PIX");
-	assert_non_null(finding(t, "topo.nic-pcie-capped", "NIC3"));
+	assert_string_equal(link_at(t, "GPU0", "NIC0"), "PIX");
+	assert_non_null(finding(t, "topo.nic-pcie-capped", "NIC1"));
 	assert_non_null(finding(t, "topo.pcie-width-degraded", "GPU5"));
 	assert_int_equal(gf_report_problem_count(t), 2);
 	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU0")->gbps - 31.5) < 0.05);
 	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU5")->gbps - 15.75) < 0.05);
-	assert_true(fabs(path(t, GF_PATH_GPU_NIC, "GPU4", "NIC3")->gbps - 31.5) < 0.05);
-	assert_int_equal(path(t, GF_PATH_GPU_NIC, "GPU4", "NIC3")->limit, GF_LIMIT_PCIE);
-	assert_int_equal(path(t, GF_PATH_GPU_NIC, "GPU0", "NIC2")->limit, GF_LIMIT_NIC);
+	assert_true(fabs(path(t, GF_PATH_GPU_NIC, "GPU4", "NIC1")->gbps - 31.5) < 0.05);
+	assert_int_equal(path(t, GF_PATH_GPU_NIC, "GPU4", "NIC1")->limit, GF_LIMIT_PCIE);
+	assert_int_equal(path(t, GF_PATH_GPU_NIC, "GPU0", "NIC0")->limit, GF_LIMIT_NIC);
 	assert_true(path(t, GF_PATH_GPU_GPU, "GPU0", "GPU4")->crosses_cpu_link);
 	/* The onboard NIC's node is unknown on a 2-node machine. */
 	assert_int_equal(t->nics[0].numa_node, -1);
@@ -151,15 +163,19 @@ static void hgx_nvswitch_all_nv18(void **state)
 		assert_int_equal(t->gpus[i].index_source, GF_SRC_NVML);
 		assert_int_equal(t->gpus[i].memory_bytes, 85520809984ull);
 	}
-	/* Each GPU shares a switch with its own NIC (mlx5_N is NIC N+2). */
+	/* Each GPU shares a switch with its own NIC: mlx5_N is NICN as in
+	 * nvidia-smi, though mlx5_8 and mlx5_9 come first in PCI order. */
 	for (int i = 0; i < 8; i++) {
 		snprintf(a, sizeof(a), "GPU%d", i);
-		snprintf(b, sizeof(b), "NIC%d", i + 2);
+		snprintf(b, sizeof(b), "NIC%d", i);
 		assert_string_equal(link_at(t, a, b), "PIX");
 		assert_true(fabs(path(t, GF_PATH_GPU_NIC, a, b)->gbps - 50.0) < 0.01);
 	}
 	assert_string_equal(t->nics[2].name, "mlx5_0");
 	assert_string_equal(t->nics[0].name, "mlx5_8");
+	assert_string_equal(t->nics[0].label, "NIC8");
+	assert_string_equal(t->nics[2].label, "NIC0");
+	assert_int_equal(t->matrix.nsmi, 18);
 	assert_true(fabs(path(t, GF_PATH_GPU_GPU, "GPU0", "GPU7")->gbps - 450.0) < 0.01);
 	assert_int_equal(path(t, GF_PATH_GPU_GPU, "GPU0", "GPU7")->limit, GF_LIMIT_NVLINK);
 	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU3")->gbps - 63.0) < 0.05);
@@ -219,6 +235,12 @@ static void h200_vm_recording(void **state)
 		assert_int_equal(t->gpus[i].numa_source, GF_SRC_NVML);
 		assert_string_equal(t->gpus[i].name, "NVIDIA H200");
 	}
+	/* nvidia-smi shows no NIC column here (virtio, no RDMA device): the
+	 * matrix is the 4 GPUs; eth0 is among the other devices. */
+	assert_int_equal(t->matrix.nsmi, 4);
+	assert_int_equal(t->nnics, 1);
+	assert_string_equal(t->nics[0].label, "eth0");
+	assert_string_equal(t->matrix.dev[4].name, "eth0");
 	/* The switches are not on this VM's PCI bus. */
 	assert_true(t->nvswitch);
 	assert_int_equal(t->nvswitches, 0);
