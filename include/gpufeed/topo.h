@@ -251,14 +251,18 @@ GF_API int gf_link_format(const struct gf_link *l, char *buf, size_t size);
 GF_API const char *gf_link_type_name(enum gf_link_type t);
 
 enum gf_path_kind { GF_PATH_HOST_GPU = 0, GF_PATH_GPU_GPU, GF_PATH_GPU_NIC, GF_PATH_GPU_NVME };
-enum gf_limit_kind { GF_LIMIT_UNKNOWN = 0, GF_LIMIT_PCIE, GF_LIMIT_NVLINK, GF_LIMIT_NIC };
+/* What the narrowest link of a path is.  UNKNOWN: a link on the path reports
+ * no rate (a virtio NIC, a device without PCIe link attributes); DOWN: a
+ * link on it is down.  Both leave the path without a figure (gbps 0). */
+enum gf_limit_kind { GF_LIMIT_UNKNOWN = 0, GF_LIMIT_PCIE, GF_LIMIT_NVLINK, GF_LIMIT_NIC, GF_LIMIT_DOWN };
 
 struct gf_path {
 	enum gf_path_kind kind;
 	int from, to;			/* matrix indices; from = -1: host memory */
 	int host_node;			/* GF_PATH_HOST_GPU: the memory's node */
 	struct gf_link link;
-	double gbps;			/* theoretical one-way GB/s, 0 unknown */
+	double gbps;			/* theoretical one-way GB/s; 0 when the
+					 * narrowest link is unknown or down (limit) */
 	enum gf_limit_kind limit;	/* what the narrowest link is */
 	int limit_pci;			/* device at the narrowest PCIe link, -1 */
 	char limit_text[96];		/* "PCIe Gen4 x16 at 0000:17:00.0" */

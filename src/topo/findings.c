@@ -149,7 +149,7 @@ static void nic_findings(struct gf_topo *t)
 	for (int i = 0; i < t->nnics; i++) {
 		const struct gf_nic *n = &t->nics[i];
 		double line = n->speed_mbps > 0 ? n->speed_mbps / 8000.0 : 0;
-		struct gf_narrowest nw = { 0, -1, 0, 0 };
+		struct gf_narrowest nw = GF_NARROWEST_INIT;
 
 		gf_pcie_narrowest(t, n->pci, -1, &nw);
 		if (line > 0 && nw.gbps > 0 && line > nw.gbps * 1.02)

@@ -11,9 +11,9 @@
 
 GF_API const char *gf_link_type_name(enum gf_link_type t)
 {
-	static const char *names[] = { "X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS", "?" };
+	static const char *names[] = { "X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS", "unknown" };
 
-	return (unsigned)t <= GF_LINK_UNKNOWN ? names[t] : "?";
+	return (unsigned)t <= GF_LINK_UNKNOWN ? names[t] : "unknown";
 }
 
 GF_API int gf_link_format(const struct gf_link *l, char *buf, size_t size)

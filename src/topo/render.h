@@ -25,6 +25,8 @@ void gf_print_findings(const struct gf_topo *t, FILE *f, bool color);
 void gf_print_summary(const struct gf_topo *t, FILE *f);
 /* "NIC0" -> name of the device behind a matrix entry, for legends. */
 const char *gf_matrix_dev_desc(const struct gf_topo *t, int i, char *buf, size_t size);
+/* A path's figure in text: "31.5", "unknown" or "down". */
+const char *gf_path_rate_text(const struct gf_path *p, char *buf, size_t size);
 /* Human sizes. */
 void gf_fmt_bytes(unsigned long long b, char *buf, size_t size);
 

@@ -92,13 +92,17 @@ int gf_numa_index(const struct gf_topo *t, int node);
 
 /* Link maths (bandwidth.c). */
 struct gf_narrowest {
-	double gbps;			/* 0: no link reported on the way */
+	double gbps;			/* narrowest known link, 0: none known */
 	int pci;			/* device whose upstream link it is, -1 */
 	double gts;
 	int width;
+	int unknown_pci;		/* a device on the way whose upstream link
+					 * reports no speed or width, -1: none.  Then
+					 * the narrowest link is unknown. */
 };
+#define GF_NARROWEST_INIT { .pci = -1, .unknown_pci = -1 }
 /* Narrowest PCIe link from device x up to (not including) stop, -1 = all
- * the way to the host bridge.  Starts from nw->gbps = 0. */
+ * the way to the host bridge.  Starts from GF_NARROWEST_INIT. */
 void gf_pcie_narrowest(const struct gf_topo *t, int x, int stop, struct gf_narrowest *nw);
 double gf_pcie_lane_gbps(double gts);
 int gf_pcie_gen(double gts);

@@ -194,7 +194,8 @@ json_t *gf_json_gpus(const struct gf_topo *t)
 		json_object_set_new(o, "cpus_source", gf_jstr(gf_source_name(g->cpus_source)));
 		json_object_set_new(o, "gpu_numa_id", json_integer(g->gpu_numa_id));
 		json_object_set_new(nv, "active", jint_or_null(g->nvlinks_active, -1));
-		json_object_set_new(nv, "version", g->nvlink_version ? gf_jstr(gf_nvlink_version_name(g->nvlink_version)) : json_null());
+		json_object_set_new(nv, "version", g->nvlink_version > 0 && g->nvlink_version <= 8 ?
+				    gf_jstr(gf_nvlink_version_name(g->nvlink_version)) : json_null());
 		json_object_set_new(nv, "nvswitch_links", json_integer(g->nvswitch_links));
 		json_object_set_new(o, "nvlink", nv);
 		json_object_set_new(mig, "current", g->mig_current < 0 ? json_null() : json_boolean(g->mig_current));
@@ -346,7 +347,7 @@ static const char *path_kind_name(enum gf_path_kind k)
 
 static const char *limit_name(enum gf_limit_kind k)
 {
-	static const char *names[] = { "unknown", "pcie", "nvlink", "nic" };
+	static const char *names[] = { "unknown", "pcie", "nvlink", "nic", "down" };
 
 	return names[k];
 }

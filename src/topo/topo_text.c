@@ -205,17 +205,17 @@ static void print_gpus(const struct gf_topo *t, FILE *f)
 		gf_table_add(&tb, "%d", g->index);
 		gf_table_add(&tb, "%s", g->bdf);
 		gf_table_add(&tb, "%s", g->name[0] ? g->name : "NVIDIA GPU");
-		gf_table_add(&tb, "%s", g->memory_bytes ? mem : "?");
-		gf_table_add(&tb, "%s", g->uuid[0] ? g->uuid : "?");
+		gf_table_add(&tb, "%s", g->memory_bytes ? mem : "unknown");
+		gf_table_add(&tb, "%s", g->uuid[0] ? g->uuid : "unknown");
 		gf_table_add(&tb, "%d", g->cuda_ordinal);
 		if (g->minor >= 0)
 			gf_table_add(&tb, "%d", g->minor);
 		else
-			gf_table_add(&tb, "?");
+			gf_table_add(&tb, "unknown");
 		if (g->numa_node >= 0)
 			gf_table_add(&tb, "%d (%s)", g->numa_node, gf_source_name(g->numa_source));
 		else
-			gf_table_add(&tb, "? (unknown)");
+			gf_table_add(&tb, "unknown");
 		gf_table_add(&tb, "%s (%s)", cpus, gf_source_name(g->cpus_source));
 		gf_table_add(&tb, "%s", nv);
 	}
@@ -328,16 +328,16 @@ static void print_blocks(const struct gf_topo *t, FILE *f)
 		if (b->numa_node >= 0)
 			gf_table_add(&tb, "%d", b->numa_node);
 		else
-			gf_table_add(&tb, "?");
-		gf_table_add(&tb, "%s", b->scheduler[0] ? b->scheduler : "?");
+			gf_table_add(&tb, "unknown");
+		gf_table_add(&tb, "%s", b->scheduler[0] ? b->scheduler : "unknown");
 		if (b->read_ahead_kb >= 0)
 			gf_table_add(&tb, "%d KiB", b->read_ahead_kb);
 		else
-			gf_table_add(&tb, "?");
+			gf_table_add(&tb, "unknown");
 		if (b->logical_block_size > 0)
 			gf_table_add(&tb, "%d", b->logical_block_size);
 		else
-			gf_table_add(&tb, "?");
+			gf_table_add(&tb, "unknown");
 	}
 	if (tb.ncells > tb.ncols) {
 		fputs("\nBlock devices:\n", f);
@@ -351,6 +351,18 @@ static void print_blocks(const struct gf_topo *t, FILE *f)
 				fprintf(f, " %s", t->blocks[i].name);
 		fputc('\n', f);
 	}
+}
+
+/* "31.5", or "unknown" / "down": a path without a figure never shows one. */
+const char *gf_path_rate_text(const struct gf_path *p, char *buf, size_t size)
+{
+	if (p->limit == GF_LIMIT_DOWN)
+		snprintf(buf, size, "down");
+	else if (p->gbps > 0)
+		snprintf(buf, size, "%.1f", p->gbps);
+	else
+		snprintf(buf, size, "unknown");
+	return buf;
 }
 
 /* "GPU1 <-> GPU0": named from GPU `self` first. */
@@ -373,7 +385,7 @@ static void path_ends(const struct gf_topo *t, const struct gf_path *p, int self
 static void add_path_row(const struct gf_topo *t, struct gf_table *tb, const struct gf_path *p,
 			 int self, const char *note)
 {
-	char ends[96], link[16];
+	char ends[96], link[16], rate[16];
 
 	path_ends(t, p, self, ends, sizeof(ends));
 	if (note)
@@ -381,10 +393,7 @@ static void add_path_row(const struct gf_topo *t, struct gf_table *tb, const str
 	gf_link_format(&p->link, link, sizeof(link));
 	gf_table_add(tb, "%s", ends);
 	gf_table_add(tb, "%s", p->from < 0 ? "PCIe" : link);
-	if (p->gbps > 0)
-		gf_table_add(tb, "%.1f", p->gbps);
-	else
-		gf_table_add(tb, "?");
+	gf_table_add(tb, "%s", gf_path_rate_text(p, rate, sizeof(rate)));
 	gf_table_add(tb, "%s%s", p->limit_text, p->crosses_cpu_link ? "; crosses the CPU interconnect (not modelled)" : "");
 }
 
@@ -466,15 +475,15 @@ void gf_print_summary(const struct gf_topo *t, FILE *f)
 	if (m->vendor[0] || m->product[0])
 		snprintf(dmi, sizeof(dmi), " (%s%s%s)", m->vendor, m->vendor[0] && m->product[0] ? " " : "",
 			 m->product);
-	fprintf(f, "Machine:  %s%s, kernel %s%s\n", m->hostname[0] ? m->hostname : "?", dmi,
-		m->kernel[0] ? m->kernel : "?", m->hypervisor ? ", virtual machine" : "");
+	fprintf(f, "Machine:  %s%s, kernel %s%s\n", m->hostname[0] ? m->hostname : "unknown", dmi,
+		m->kernel[0] ? m->kernel : "unknown", m->hypervisor ? ", virtual machine" : "");
 	fmt_cpus(&t->cpus.allowed, allowed, sizeof(allowed));
 	fprintf(f, "CPUs:     %d online (%d package%s, %d cores, %d thread%s per core)%s%s; allowed here: %s\n",
 		t->cpus.ncpu, t->cpus.npackages, t->cpus.npackages == 1 ? "" : "s", t->cpus.ncores,
 		t->cpus.threads_per_core, t->cpus.threads_per_core == 1 ? "" : "s",
 		t->cpus.model[0] ? ", " : "", t->cpus.model, allowed);
 	gf_fmt_bytes(m->mem_bytes, mem, sizeof(mem));
-	fprintf(f, "Memory:   %s in %d NUMA node%s%s\n", m->mem_bytes ? mem : "?", t->numa.nnodes,
+	fprintf(f, "Memory:   %s in %d NUMA node%s%s\n", m->mem_bytes ? mem : "unknown", t->numa.nnodes,
 		t->numa.nnodes == 1 ? "" : "s", t->numa.kernel_numa ? "" : " (kernel without NUMA)");
 	if (t->ngpus) {
 		fprintf(f, "GPUs:     %d x %s", t->ngpus, t->gpus[0].name[0] ? t->gpus[0].name : "NVIDIA GPU");

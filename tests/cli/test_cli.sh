@@ -119,6 +119,20 @@ expect_grep "$out" "^  NIC0: mlx5_0$" "NIC legend as nvidia-smi's"
 expect_no_grep "$out" "NIC[0-9]: eno" "no onboard Ethernet among the NIC columns"
 expect_grep "$out" "^eno2	SYS" "eno2 in the other devices section"
 
+# Unknown and down are never a number: the virtio eth0 (no line rate) and the
+# down eno2 (whose Gen3 x4 link gave 3.9 GB/s).
+expect_rc 0 "topo --json on the H200 VM" "$GPUFEED" topo --json --root "$H200"
+expect_jq "$out" '[.paths[] | select(.to == "eth0")] | length == 4 and all(.[]; .gbps == null and .limit == "unknown")' \
+	"paths to the virtio NIC: gbps null, limit unknown"
+expect_rc 0 "topo on the H200 VM" "$GPUFEED" topo --root "$H200"
+expect_grep "$out" "GPU0 <-> eth0 *PHB *unknown  eth0 line rate unknown" "text says unknown, not 63.0"
+expect_rc 0 "topo --json on the dual-socket host" "$GPUFEED" topo --json --root "$DUAL"
+expect_jq "$out" '[.paths[] | select(.to == "eno2")] | length == 8 and all(.[]; .gbps == null and .limit == "down")' \
+	"paths to the down eno2: gbps null, limit down"
+expect_rc 0 "report on the dual-socket host" "$GPUFEED" topo --root "$DUAL"
+expect_grep "$out" "GPU0 <-> eno2 *SYS *down  eno2 is down" "text says down, not 3.9"
+expect_no_grep "$out" "eno2.* 3\.9 " "no 3.9 GB/s for a down port"
+
 # This machine, live.
 expect_rc 0 "report on this machine" "$GPUFEED" report
 expect_grep "$out" "Machine:" "live report has a summary"

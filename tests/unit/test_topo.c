@@ -138,6 +138,17 @@ static void dual_socket_matches_seed_table(void **state)
 	assert_int_equal(path(t, GF_PATH_GPU_NIC, "GPU4", "NIC1")->limit, GF_LIMIT_PCIE);
 	assert_int_equal(path(t, GF_PATH_GPU_NIC, "GPU0", "NIC0")->limit, GF_LIMIT_NIC);
 	assert_true(path(t, GF_PATH_GPU_GPU, "GPU0", "GPU4")->crosses_cpu_link);
+	/* eno2 is down: its paths have no figure (it was the 3.9 GB/s of its
+	 * Gen3 x4 link), and say so. */
+	for (int i = 0; i < 8; i++) {
+		const struct gf_path *p;
+
+		snprintf(a, sizeof(a), "GPU%d", i);
+		p = path(t, GF_PATH_GPU_NIC, a, "eno2");
+		assert_int_equal(p->limit, GF_LIMIT_DOWN);
+		assert_true(p->gbps == 0);
+		assert_non_null(strstr(p->limit_text, "eno2 is down"));
+	}
 	/* The onboard NIC's node is unknown on a 2-node machine. */
 	assert_int_equal(t->nics[0].numa_node, -1);
 	assert_int_equal(t->nwarnings, 0);
@@ -241,6 +252,17 @@ static void h200_vm_recording(void **state)
 	assert_int_equal(t->nnics, 1);
 	assert_string_equal(t->nics[0].label, "eth0");
 	assert_string_equal(t->matrix.dev[4].name, "eth0");
+	/* eth0 is virtio: no line rate, no PCIe link attributes.  The path has
+	 * no figure (it was the GPU's 63 GB/s), and the GPU's own does. */
+	for (int i = 0; i < 4; i++) {
+		const struct gf_path *p;
+
+		snprintf(a, sizeof(a), "GPU%d", i);
+		p = path(t, GF_PATH_GPU_NIC, a, "eth0");
+		assert_int_equal(p->limit, GF_LIMIT_UNKNOWN);
+		assert_true(p->gbps == 0);
+		assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, a)->gbps - 63.0) < 0.05);
+	}
 	/* The switches are not on this VM's PCI bus. */
 	assert_true(t->nvswitch);
 	assert_int_equal(t->nvswitches, 0);
