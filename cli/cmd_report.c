@@ -10,12 +10,12 @@ static const char help[] =
 	"\n"
 	"The main job: a summary of this machine (or of a recording), the link\n"
 	"matrix, the paths that feed each GPU with their bottleneck, and the\n"
-	"problems the model shows (a GPU whose NUMA node is unknown, a link\n"
+	"findings of the model (a GPU whose NUMA node is unknown, a link\n"
 	"running below its width or generation, a NIC faster than the PCIe behind\n"
 	"it, inactive NVLinks).\n"
 	"\n"
 	"Options:\n"
-	"      --strict          exit 1 when problems (warnings or errors) are found\n"
+	"      --strict          exit 1 when findings of severity warning or error are made\n"
 	GF_COMMON_OPTIONS_HELP
 	"\n"
 	GF_EXIT_CODES_HELP
@@ -41,7 +41,7 @@ int gf_cmd_report(int argc, char **argv)
 	struct gf_topo *t = NULL;
 	struct gf_cli cli;
 	bool strict = false;
-	int ret, problems;
+	int ret, serious;
 
 	gf_cli_init(&cli, "report");
 	if ((ret = gf_cli_parse(&cli, argc, argv, longopts, help, report_opt, &strict)) >= 0)
@@ -51,9 +51,9 @@ int gf_cmd_report(int argc, char **argv)
 	if ((ret = gf_cli_discover(&cli, &t)))
 		return ret;
 	ret = cli.json ? gf_report_write_json(t, stdout) : gf_report_print(t, stdout, cli.color ? GF_PRINT_COLOR : 0);
-	problems = gf_report_problem_count(t);
+	serious = gf_report_finding_count(t, GF_SEV_WARN);
 	gf_topo_free(t);
 	if (ret || fflush(stdout))
 		return gf_cli_fail(&cli, ret ? ret : -EIO);
-	return strict && problems ? GF_EXIT_FINDINGS : GF_EXIT_OK;
+	return strict && serious ? GF_EXIT_FINDINGS : GF_EXIT_OK;
 }

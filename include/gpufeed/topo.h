@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 /* Version of the JSON written by gf_topo_write_json() ("schema" key). */
-#define GF_TOPO_SCHEMA "gpufeed-topo/1"
+#define GF_TOPO_SCHEMA "gpufeed-topo/2"
 
 enum gf_nvml_mode {
 	GF_NVML_AUTO = 0,	/* use NVML (or DIR/nvml.json) when present */
@@ -85,7 +85,7 @@ struct gf_cpus {
 struct gf_numa_node {
 	int id;
 	struct gf_cpuset cpus;
-	unsigned long long mem_bytes;	/* MemTotal, 0 unknown */
+	unsigned long long memory_bytes;	/* MemTotal, 0 unknown */
 	int *distance;			/* gf_numa.nnodes entries, -1 unknown */
 };
 
@@ -253,7 +253,7 @@ GF_API const char *gf_link_type_name(enum gf_link_type t);
 enum gf_path_kind { GF_PATH_HOST_GPU = 0, GF_PATH_GPU_GPU, GF_PATH_GPU_NIC, GF_PATH_GPU_NVME };
 /* What the narrowest link of a path is.  UNKNOWN: a link on the path reports
  * no rate (a virtio NIC, a device without PCIe link attributes); DOWN: a
- * link on it is down.  Both leave the path without a figure (gbps 0). */
+ * link on it is down.  Both leave the path without a figure (gb_per_s 0). */
 enum gf_limit_kind { GF_LIMIT_UNKNOWN = 0, GF_LIMIT_PCIE, GF_LIMIT_NVLINK, GF_LIMIT_NIC, GF_LIMIT_DOWN };
 
 struct gf_path {
@@ -261,7 +261,7 @@ struct gf_path {
 	int from, to;			/* matrix indices; from = -1: host memory */
 	int host_node;			/* GF_PATH_HOST_GPU: the memory's node */
 	struct gf_link link;
-	double gbps;			/* theoretical one-way GB/s; 0 when the
+	double gb_per_s;		/* theoretical one-way GB/s; 0 when the
 					 * narrowest link is unknown or down (limit) */
 	enum gf_limit_kind limit;	/* what the narrowest link is */
 	int limit_pci;			/* device at the narrowest PCIe link, -1 */
@@ -285,7 +285,7 @@ struct gf_machine {
 	char kernel[96];
 	char vendor[64], product[96];	/* DMI */
 	bool hypervisor;		/* /proc/cpuinfo "hypervisor" flag */
-	unsigned long long mem_bytes;	/* MemTotal */
+	unsigned long long memory_bytes;	/* MemTotal, 0 unknown */
 	char driver_version[32];	/* NVIDIA driver, "" none */
 	int cuda_driver_version;	/* 13000 = 13.0, 0 unknown */
 	bool nvml;			/* NVML facts were used */

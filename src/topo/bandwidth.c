@@ -16,7 +16,7 @@
 
 #include "topo/topo_internal.h"
 
-double gf_pcie_lane_gbps(double gts)
+double gf_pcie_lane_gb_per_s(double gts)
 {
 	if (gts <= 0)
 		return 0;
@@ -37,7 +37,7 @@ int gf_pcie_gen(double gts)
 	return 0;
 }
 
-double gf_nvlink_link_gbps(int v)
+double gf_nvlink_link_gb_per_s(int v)
 {
 	switch (v) {
 	case 1:  return 20;	/* NVLink 1.0 (P100) */
@@ -78,7 +78,7 @@ static double link_above(const struct gf_topo *t, int x, double *gts, int *width
 		speed = d->link.cur_gts;	/* trained slower: a real limit */
 	*gts = speed;
 	*width = w;
-	return gf_pcie_lane_gbps(speed) * w;
+	return gf_pcie_lane_gb_per_s(speed) * w;
 }
 
 void gf_pcie_narrowest(const struct gf_topo *t, int x, int stop, struct gf_narrowest *nw)
@@ -90,8 +90,8 @@ void gf_pcie_narrowest(const struct gf_topo *t, int x, int stop, struct gf_narro
 		bw = link_above(t, x, &gts, &w);
 		if (bw <= 0 && nw->unknown_pci < 0 && !gf_pci_downstream_port(t, x))
 			nw->unknown_pci = x;	/* a link of unknown rate: the path's too */
-		if (bw > 0 && (nw->gbps == 0 || bw < nw->gbps)) {
-			nw->gbps = bw;
+		if (bw > 0 && (nw->gb_per_s == 0 || bw < nw->gb_per_s)) {
+			nw->gb_per_s = bw;
 			nw->pci = x;
 			nw->gts = gts;
 			nw->width = w;
@@ -104,7 +104,7 @@ static void set_pcie_limit(const struct gf_topo *t, struct gf_path *p, const str
 	/* A link of unknown rate may be the narrowest: no figure, never the
 	 * rate of the links we know. */
 	if (nw->unknown_pci >= 0 || nw->pci < 0) {
-		p->gbps = 0;
+		p->gb_per_s = 0;
 		p->limit = GF_LIMIT_UNKNOWN;
 		p->limit_pci = nw->unknown_pci;
 		if (nw->unknown_pci >= 0)
@@ -114,7 +114,7 @@ static void set_pcie_limit(const struct gf_topo *t, struct gf_path *p, const str
 			snprintf(p->limit_text, sizeof(p->limit_text), "no PCIe link speed reported");
 		return;
 	}
-	p->gbps = nw->gbps;
+	p->gb_per_s = nw->gb_per_s;
 	p->limit = GF_LIMIT_PCIE;
 	p->limit_pci = nw->pci;
 	if (gf_pcie_gen(nw->gts))
@@ -199,17 +199,17 @@ static void nic_limit(const struct gf_nic *nic, struct gf_path *p)
 	double line = nic->speed_mbps > 0 ? nic->speed_mbps / 8000.0 : 0;
 
 	if (nic_down(nic)) {
-		p->gbps = 0;
+		p->gb_per_s = 0;
 		p->limit = GF_LIMIT_DOWN;
 		p->limit_pci = -1;
 		snprintf(p->limit_text, sizeof(p->limit_text), "%s is down", nic->name);
 	} else if (line <= 0) {
-		p->gbps = 0;
+		p->gb_per_s = 0;
 		p->limit = GF_LIMIT_UNKNOWN;
 		p->limit_pci = -1;
 		snprintf(p->limit_text, sizeof(p->limit_text), "%s line rate unknown", nic->name);
-	} else if (p->gbps > 0 && line < p->gbps) {
-		p->gbps = line;
+	} else if (p->gb_per_s > 0 && line < p->gb_per_s) {
+		p->gb_per_s = line;
 		p->limit = GF_LIMIT_NIC;
 		p->limit_pci = -1;
 		snprintf(p->limit_text, sizeof(p->limit_text), "%s line rate %g Gb/s", nic->name,
@@ -250,9 +250,9 @@ int gf_build_paths(struct gf_ctx *c)
 				return gf_error(-ENOMEM, "out of memory");
 			if (p->link.type == GF_LINK_NV) {
 				const struct gf_gpu *g = &t->gpus[a->ref];
-				double per = gf_nvlink_link_gbps(g->nvlink_version);
+				double per = gf_nvlink_link_gb_per_s(g->nvlink_version);
 
-				p->gbps = per * p->link.nvlinks;
+				p->gb_per_s = per * p->link.nvlinks;
 				p->limit = per > 0 ? GF_LIMIT_NVLINK : GF_LIMIT_UNKNOWN;
 				if (per > 0)
 					snprintf(p->limit_text, sizeof(p->limit_text), "NVLink %s x%d%s",

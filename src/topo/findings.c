@@ -152,11 +152,11 @@ static void nic_findings(struct gf_topo *t)
 		struct gf_narrowest nw = GF_NARROWEST_INIT;
 
 		gf_pcie_narrowest(t, n->pci, -1, &nw);
-		if (line > 0 && nw.gbps > 0 && line > nw.gbps * 1.02)
+		if (line > 0 && nw.gb_per_s > 0 && line > nw.gb_per_s * 1.02)
 			gf_finding(t, GF_SEV_WARN, "topo.nic-pcie-capped", n->label,
 				   "%s (%s, %g Gb/s = %.1f GB/s) sits behind PCIe Gen%d x%d at %s (%.1f GB/s): capped at ~%.0f GB/s",
 				   n->label, n->name, n->speed_mbps / 1000.0, line, gf_pcie_gen(nw.gts),
-				   nw.width, t->pci[nw.pci].bdf, nw.gbps, nw.gbps);
+				   nw.width, t->pci[nw.pci].bdf, nw.gb_per_s, nw.gb_per_s);
 	}
 }
 

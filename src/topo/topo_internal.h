@@ -92,7 +92,7 @@ int gf_numa_index(const struct gf_topo *t, int node);
 
 /* Link maths (bandwidth.c). */
 struct gf_narrowest {
-	double gbps;			/* narrowest known link, 0: none known */
+	double gb_per_s;		/* narrowest known link, 0: none known */
 	int pci;			/* device whose upstream link it is, -1 */
 	double gts;
 	int width;
@@ -104,9 +104,9 @@ struct gf_narrowest {
 /* Narrowest PCIe link from device x up to (not including) stop, -1 = all
  * the way to the host bridge.  Starts from GF_NARROWEST_INIT. */
 void gf_pcie_narrowest(const struct gf_topo *t, int x, int stop, struct gf_narrowest *nw);
-double gf_pcie_lane_gbps(double gts);
+double gf_pcie_lane_gb_per_s(double gts);
 int gf_pcie_gen(double gts);
-double gf_nvlink_link_gbps(int nvml_version);
+double gf_nvlink_link_gb_per_s(int nvml_version);
 const char *gf_nvlink_version_name(int nvml_version);
 
 #endif

@@ -1,5 +1,5 @@
-/* `gpufeed topo --json`: schema gpufeed-topo/1, documented in
- * docs/json-topo.md.  Unknown values are -1 for ids, null for the rest. */
+/* `gpufeed topo --json`: schema gpufeed-topo/2, documented in
+ * docs/json-topo.md.  Unknown values are null, never a number. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/json_read.h"
+#include "core/json_stamp.h"
 #include "topo/render.h"
 #include "topo/topo_internal.h"
 
@@ -39,7 +40,7 @@ json_t *gf_json_machine(const struct gf_topo *t)
 	json_object_set_new(o, "vendor", jstr_or_null(m->vendor));
 	json_object_set_new(o, "product", jstr_or_null(m->product));
 	json_object_set_new(o, "hypervisor", json_boolean(m->hypervisor));
-	json_object_set_new(o, "memory_bytes", jint_or_null((long long)m->mem_bytes, 0));
+	json_object_set_new(o, "memory_bytes", jint_or_null((long long)m->memory_bytes, 0));
 	json_object_set_new(o, "cpu_model", jstr_or_null(t->cpus.model));
 	json_object_set_new(o, "packages", json_integer(t->cpus.npackages));
 	json_object_set_new(o, "cores", json_integer(t->cpus.ncores));
@@ -96,11 +97,11 @@ static json_t *json_cpus(const struct gf_topo *t)
 		json_t *cj = json_object();
 
 		json_object_set_new(cj, "id", json_integer(c->id));
-		json_object_set_new(cj, "package", json_integer(c->package));
-		json_object_set_new(cj, "core", json_integer(c->core));
+		json_object_set_new(cj, "package", jint_or_null(c->package, -1));
+		json_object_set_new(cj, "core", jint_or_null(c->core, -1));
 		json_object_set_new(cj, "smt_rank", json_integer(c->smt_rank));
-		json_object_set_new(cj, "node", json_integer(c->node));
-		json_object_set_new(cj, "l3", json_integer(c->l3));
+		json_object_set_new(cj, "node", jint_or_null(c->node, -1));
+		json_object_set_new(cj, "l3", jint_or_null(c->l3, -1));
 		json_object_set_new(cj, "allowed", json_boolean(c->allowed));
 		json_array_append_new(list, cj);
 	}
@@ -118,7 +119,7 @@ static json_t *json_numa(const struct gf_topo *t)
 
 		json_object_set_new(nj, "id", json_integer(n->id));
 		json_object_set_new(nj, "cpus", jcpus(&n->cpus));
-		json_object_set_new(nj, "memory_bytes", jint_or_null((long long)n->mem_bytes, 0));
+		json_object_set_new(nj, "memory_bytes", jint_or_null((long long)n->memory_bytes, 0));
 		for (int k = 0; k < t->numa.nnodes; k++)
 			json_array_append_new(d, n->distance ? jint_or_null(n->distance[k], -1) : json_null());
 		json_object_set_new(nj, "distances", d);
@@ -140,7 +141,7 @@ static json_t *json_pci(const struct gf_topo *t)
 		json_t *h = json_object();
 
 		json_object_set_new(h, "name", gf_jstr(t->host_bridges[i].name));
-		json_object_set_new(h, "numa_node", json_integer(t->host_bridges[i].numa_node));
+		json_object_set_new(h, "numa_node", jint_or_null(t->host_bridges[i].numa_node, -1));
 		json_array_append_new(hbs, h);
 	}
 	for (int i = 0; i < t->npci; i++) {
@@ -159,10 +160,10 @@ static json_t *json_pci(const struct gf_topo *t)
 		json_object_set_new(dj, "device", gf_jstr(hex));
 		snprintf(hex, sizeof(hex), "0x%06x", d->class_code);
 		json_object_set_new(dj, "class", gf_jstr(hex));
-		json_object_set_new(dj, "numa_node", json_integer(d->numa_node));
+		json_object_set_new(dj, "numa_node", jint_or_null(d->numa_node, -1));
 		json_object_set_new(dj, "local_cpus", d->local_cpus_known ? jcpus(&d->local_cpus) : json_null());
 		json_object_set_new(dj, "link", json_link(&d->link));
-		json_object_set_new(dj, "pcie_type", json_integer(d->pcie_type));
+		json_object_set_new(dj, "pcie_type", jint_or_null(d->pcie_type, -1));
 		json_object_set_new(dj, "driver", jstr_or_null(d->driver));
 		json_array_append_new(devs, dj);
 	}
@@ -186,13 +187,13 @@ json_t *gf_json_gpus(const struct gf_topo *t)
 		json_object_set_new(o, "uuid", jstr_or_null(g->uuid));
 		json_object_set_new(o, "memory_bytes", jint_or_null((long long)g->memory_bytes, 0));
 		json_object_set_new(o, "cuda_ordinal", json_integer(g->cuda_ordinal));
-		json_object_set_new(o, "minor", json_integer(g->minor));
+		json_object_set_new(o, "minor", jint_or_null(g->minor, -1));
 		json_object_set_new(o, "minor_source", gf_jstr(gf_source_name(g->minor_source)));
-		json_object_set_new(o, "numa_node", json_integer(g->numa_node));
+		json_object_set_new(o, "numa_node", jint_or_null(g->numa_node, -1));
 		json_object_set_new(o, "numa_source", gf_jstr(gf_source_name(g->numa_source)));
 		json_object_set_new(o, "cpus", gf_cpuset_empty(&g->cpus) ? json_null() : jcpus(&g->cpus));
 		json_object_set_new(o, "cpus_source", gf_jstr(gf_source_name(g->cpus_source)));
-		json_object_set_new(o, "gpu_numa_id", json_integer(g->gpu_numa_id));
+		json_object_set_new(o, "gpu_numa_id", jint_or_null(g->gpu_numa_id, -1));
 		json_object_set_new(nv, "active", jint_or_null(g->nvlinks_active, -1));
 		json_object_set_new(nv, "version", g->nvlink_version > 0 && g->nvlink_version <= 8 ?
 				    gf_jstr(gf_nvlink_version_name(g->nvlink_version)) : json_null());
@@ -204,8 +205,8 @@ json_t *gf_json_gpus(const struct gf_topo *t)
 			json_t *m = json_object();
 
 			json_object_set_new(m, "uuid", jstr_or_null(g->mig[k].uuid));
-			json_object_set_new(m, "gpu_instance", json_integer(g->mig[k].gpu_instance));
-			json_object_set_new(m, "compute_instance", json_integer(g->mig[k].compute_instance));
+			json_object_set_new(m, "gpu_instance", jint_or_null(g->mig[k].gpu_instance, -1));
+			json_object_set_new(m, "compute_instance", jint_or_null(g->mig[k].compute_instance, -1));
 			json_object_set_new(m, "memory_bytes", jint_or_null((long long)g->mig[k].memory_bytes, 0));
 			json_array_append_new(inst, m);
 		}
@@ -234,7 +235,7 @@ static json_t *json_nics(const struct gf_topo *t)
 		json_object_set_new(o, "state", jstr_or_null(n->state));
 		json_object_set_new(o, "virtual_function", json_boolean(n->virtual_function));
 		json_object_set_new(o, "pcie_link", json_link(&t->pci[n->pci].link));
-		json_object_set_new(o, "numa_node", json_integer(n->numa_node));
+		json_object_set_new(o, "numa_node", jint_or_null(n->numa_node, -1));
 		json_object_set_new(o, "numa_source", gf_jstr(gf_source_name(n->numa_source)));
 		json_object_set_new(o, "cpus", gf_cpuset_empty(&n->cpus) ? json_null() : jcpus(&n->cpus));
 		json_array_append_new(arr, o);
@@ -260,7 +261,7 @@ static json_t *json_blocks(const struct gf_topo *t)
 		json_object_set_new(o, "virtual", json_boolean(b->virtual_dev));
 		json_object_set_new(o, "pci", b->pci >= 0 ? gf_jstr(t->pci[b->pci].bdf) : json_null());
 		json_object_set_new(o, "pcie_link", b->pci >= 0 ? json_link(&t->pci[b->pci].link) : json_null());
-		json_object_set_new(o, "numa_node", json_integer(b->numa_node));
+		json_object_set_new(o, "numa_node", jint_or_null(b->numa_node, -1));
 		json_object_set_new(q, "scheduler", jstr_or_null(b->scheduler));
 		json_object_set_new(q, "read_ahead_kb", jint_or_null(b->read_ahead_kb, -1));
 		json_object_set_new(q, "nr_requests", jint_or_null(b->nr_requests, -1));
@@ -369,7 +370,7 @@ json_t *gf_json_paths(const struct gf_topo *t)
 		json_object_set_new(o, "to", gf_jstr(t->matrix.dev[p->to].name));
 		gf_link_format(&p->link, buf, sizeof(buf));
 		json_object_set_new(o, "link", gf_jstr(buf));
-		json_object_set_new(o, "gbps", p->gbps > 0 ? json_real(p->gbps) : json_null());
+		json_object_set_new(o, "gb_per_s", p->gb_per_s > 0 ? json_real(p->gb_per_s) : json_null());
 		json_object_set_new(o, "limit", gf_jstr(limit_name(p->limit)));
 		json_object_set_new(o, "limit_at", p->limit_pci >= 0 ? gf_jstr(t->pci[p->limit_pci].bdf) : json_null());
 		json_object_set_new(o, "limit_text", gf_jstr(p->limit_text));
@@ -423,7 +424,11 @@ GF_API int gf_topo_write_json(const struct gf_topo *t, FILE *f)
 {
 	json_t *root = json_object(), *netifs = json_array();
 
-	json_object_set_new(root, "schema", gf_jstr(GF_TOPO_SCHEMA));
+	if (gf_json_stamp(root, GF_TOPO_SCHEMA)) {
+		json_decref(root);
+		json_decref(netifs);
+		return gf_error(-ENOMEM, "out of memory");
+	}
 	json_object_set_new(root, "machine", gf_json_machine(t));
 	json_object_set_new(root, "cpus", json_cpus(t));
 	json_object_set_new(root, "numa", json_numa(t));

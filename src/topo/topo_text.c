@@ -358,8 +358,8 @@ const char *gf_path_rate_text(const struct gf_path *p, char *buf, size_t size)
 {
 	if (p->limit == GF_LIMIT_DOWN)
 		snprintf(buf, size, "down");
-	else if (p->gbps > 0)
-		snprintf(buf, size, "%.1f", p->gbps);
+	else if (p->gb_per_s > 0)
+		snprintf(buf, size, "%.1f", p->gb_per_s);
 	else
 		snprintf(buf, size, "unknown");
 	return buf;
@@ -392,7 +392,7 @@ static void add_path_row(const struct gf_topo *t, struct gf_table *tb, const str
 		snprintf(ends + strlen(ends), sizeof(ends) - strlen(ends), " (%s)", note);
 	gf_link_format(&p->link, link, sizeof(link));
 	gf_table_add(tb, "%s", ends);
-	gf_table_add(tb, "%s", p->from < 0 ? "PCIe" : link);
+	gf_table_add(tb, "%s", link);
 	gf_table_add(tb, "%s", gf_path_rate_text(p, rate, sizeof(rate)));
 	gf_table_add(tb, "%s%s", p->limit_text, p->crosses_cpu_link ? "; crosses the CPU interconnect (not modelled)" : "");
 }
@@ -402,13 +402,13 @@ static void add_path_row(const struct gf_topo *t, struct gf_table *tb, const str
 static bool better(const struct gf_path *q, const struct gf_path *p)
 {
 	if (q->kind == GF_PATH_GPU_GPU) {
-		if (q->gbps != p->gbps)
-			return q->gbps < p->gbps;
+		if (q->gb_per_s != p->gb_per_s)
+			return q->gb_per_s < p->gb_per_s;
 		return q->link.type > p->link.type;
 	}
 	if (q->link.type != p->link.type)
 		return q->link.type < p->link.type;
-	return q->gbps > p->gbps;
+	return q->gb_per_s > p->gb_per_s;
 }
 
 /* Condensed (report): per GPU the host link, its slowest peer, its nearest
@@ -482,8 +482,8 @@ void gf_print_summary(const struct gf_topo *t, FILE *f)
 		t->cpus.ncpu, t->cpus.npackages, t->cpus.npackages == 1 ? "" : "s", t->cpus.ncores,
 		t->cpus.threads_per_core, t->cpus.threads_per_core == 1 ? "" : "s",
 		t->cpus.model[0] ? ", " : "", t->cpus.model, allowed);
-	gf_fmt_bytes(m->mem_bytes, mem, sizeof(mem));
-	fprintf(f, "Memory:   %s in %d NUMA node%s%s\n", m->mem_bytes ? mem : "unknown", t->numa.nnodes,
+	gf_fmt_bytes(m->memory_bytes, mem, sizeof(mem));
+	fprintf(f, "Memory:   %s in %d NUMA node%s%s\n", m->memory_bytes ? mem : "unknown", t->numa.nnodes,
 		t->numa.nnodes == 1 ? "" : "s", t->numa.kernel_numa ? "" : " (kernel without NUMA)");
 	if (t->ngpus) {
 		fprintf(f, "GPUs:     %d x %s", t->ngpus, t->gpus[0].name[0] ? t->gpus[0].name : "NVIDIA GPU");

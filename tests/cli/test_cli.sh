@@ -92,15 +92,24 @@ expect_rc 0 "report --strict exits 0 without problems" "$GPUFEED" report --root 
 
 # JSON: the documented minimum of the schema.
 expect_rc 0 "topo --json" "$GPUFEED" topo --json --root "$DUAL"
-expect_jq "$out" '.schema == "gpufeed-topo/1"' "schema tag"
+expect_jq "$out" '.schema == "gpufeed-topo/2" and (.gpufeed_version | type) == "string" and (.generated_at | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"))' "schema tag, version and time"
 expect_jq "$out" '[.gpus[].index] == [0,1,2,3,4,5,6,7]' "gpus[].index"
 expect_jq "$out" 'all(.gpus[]; (.pci | test("^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-7]$")))' "gpus[].pci"
-expect_jq "$out" 'all(.gpus[]; (.numa_node | type) == "number")' "gpus[].numa_node is an integer"
+expect_jq "$out" 'all(.gpus[]; (.numa_node | type) == "number")' "gpus[].numa_node is an integer (here known)"
+expect_jq "$out" '.nics[] | select(.label == "eno1") | .numa_node == null' "an unknown node is null, not -1"
+expect_jq "$out" '[.. | objects | to_entries[] | select(.key | test("gbps|mem_bytes"))] | length == 0' "no gbps or mem_bytes keys"
+expect_jq "$out" '[.paths[] | select(.kind == "host-gpu") | .link] | unique == ["PHB"]' "host paths are PHB"
 expect_jq "$out" '.gpus[0].cpus == "0-31,64-95"' "gpus[].cpus is a cpulist string"
 expect_jq "$out" '(.matrix.devices | length) as $n | (.matrix.links | length) == $n and all(.matrix.links[]; length == $n)' "matrix.links is square"
 expect_jq "$out" '.matrix.links[0][1] == "PIX" and .matrix.devices[0] == "GPU0"' "matrix vocabulary"
 expect_rc 0 "report --json" "$GPUFEED" report --json --root "$DUAL"
-expect_jq "$out" '.schema == "gpufeed-report/1" and .problems == 2' "report schema and problem count"
+expect_jq "$out" '.schema == "gpufeed-report/2" and .finding_counts == {"info": 1, "warning": 2, "error": 0, "total": 3} and (.findings | length) == 3' "report schema, findings and their counts"
+expect_jq "$out" '(.generated_at | type) == "string" and (.gpufeed_version | type) == "string"' "report has version and time"
+SOURCE_DATE_EPOCH=0 "$GPUFEED" report --json --root "$DUAL" >"$TMP/r0.json"
+expect_jq "$TMP/r0.json" '.generated_at == "1970-01-01T00:00:00Z"' "SOURCE_DATE_EPOCH sets generated_at"
+expect_rc 0 "report on the dual-socket host" "$GPUFEED" report --root "$DUAL"
+expect_grep "$out" "^Findings: 3 (2 warnings or errors)" "report says Findings, as topo does"
+expect_no_grep "$out" "Problems" "and never Problems"
 
 # The matrix is nvidia-smi's, field for field: on the lent 4xH200 VM its rows
 # equal `nvidia-smi topo -m` byte for byte (no NIC column: eth0 is virtio).
@@ -122,12 +131,12 @@ expect_grep "$out" "^eno2	SYS" "eno2 in the other devices section"
 # Unknown and down are never a number: the virtio eth0 (no line rate) and the
 # down eno2 (whose Gen3 x4 link gave 3.9 GB/s).
 expect_rc 0 "topo --json on the H200 VM" "$GPUFEED" topo --json --root "$H200"
-expect_jq "$out" '[.paths[] | select(.to == "eth0")] | length == 4 and all(.[]; .gbps == null and .limit == "unknown")' \
+expect_jq "$out" '[.paths[] | select(.to == "eth0")] | length == 4 and all(.[]; .gb_per_s == null and .limit == "unknown")' \
 	"paths to the virtio NIC: gbps null, limit unknown"
 expect_rc 0 "topo on the H200 VM" "$GPUFEED" topo --root "$H200"
 expect_grep "$out" "GPU0 <-> eth0 *PHB *unknown  eth0 line rate unknown" "text says unknown, not 63.0"
 expect_rc 0 "topo --json on the dual-socket host" "$GPUFEED" topo --json --root "$DUAL"
-expect_jq "$out" '[.paths[] | select(.to == "eno2")] | length == 8 and all(.[]; .gbps == null and .limit == "down")' \
+expect_jq "$out" '[.paths[] | select(.to == "eno2")] | length == 8 and all(.[]; .gb_per_s == null and .limit == "down")' \
 	"paths to the down eno2: gbps null, limit down"
 expect_rc 0 "report on the dual-socket host" "$GPUFEED" topo --root "$DUAL"
 expect_grep "$out" "GPU0 <-> eno2 *SYS *down  eno2 is down" "text says down, not 3.9"

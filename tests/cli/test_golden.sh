@@ -2,8 +2,11 @@
 # Golden outputs: `topo`, `topo --json` and `report` of every fixture machine
 # must equal tests/fixtures/machines/<name>/expected/*.  The recording's
 # absolute path is written as ROOT.  Regenerate after a deliberate change
-# with GPUFEED_REGEN=1 (then read the diff before committing it).
+# with GPUFEED_REGEN=1 (then read the diff before committing it).  The
+# version in "gpufeed_version" is written as VERSION.
 . "$(dirname "$0")/lib.sh"
+# JSON documents carry generated_at: the epoch makes it 1970-01-01T00:00:00Z.
+export SOURCE_DATE_EPOCH=0
 
 for dir in "$FIX"/*/; do
 	name=$(basename "$dir")
@@ -14,7 +17,7 @@ for dir in "$FIX"/*/; do
 		# shellcheck disable=SC2086
 		"$GPUFEED" $args --root "$root" --color=never >"$TMP/raw" 2>"$TMP/stderr"
 		rc=$?
-		sed "s|$root|ROOT|g" "$TMP/raw" >"$TMP/got"
+		sed "s|$root|ROOT|g; s|\"gpufeed_version\": \"[^\"]*\"|\"gpufeed_version\": \"VERSION\"|" "$TMP/raw" >"$TMP/got"
 		if [ "$rc" != 0 ] || [ -s "$TMP/stderr" ]; then
 			not_ok "$name: gpufeed $args: exit $rc, stderr: $(head -c 300 "$TMP/stderr")"
 			continue

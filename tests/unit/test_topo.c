@@ -131,10 +131,10 @@ static void dual_socket_matches_seed_table(void **state)
 	assert_string_equal(link_at(t, "GPU0", "NIC0"), "PIX");
 	assert_non_null(finding(t, "topo.nic-pcie-capped", "NIC1"));
 	assert_non_null(finding(t, "topo.pcie-width-degraded", "GPU5"));
-	assert_int_equal(gf_report_problem_count(t), 2);
-	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU0")->gbps - 31.5) < 0.05);
-	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU5")->gbps - 15.75) < 0.05);
-	assert_true(fabs(path(t, GF_PATH_GPU_NIC, "GPU4", "NIC1")->gbps - 31.5) < 0.05);
+	assert_int_equal(gf_report_finding_count(t, GF_SEV_WARN), 2);
+	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU0")->gb_per_s - 31.5) < 0.05);
+	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU5")->gb_per_s - 15.75) < 0.05);
+	assert_true(fabs(path(t, GF_PATH_GPU_NIC, "GPU4", "NIC1")->gb_per_s - 31.5) < 0.05);
 	assert_int_equal(path(t, GF_PATH_GPU_NIC, "GPU4", "NIC1")->limit, GF_LIMIT_PCIE);
 	assert_int_equal(path(t, GF_PATH_GPU_NIC, "GPU0", "NIC0")->limit, GF_LIMIT_NIC);
 	assert_true(path(t, GF_PATH_GPU_GPU, "GPU0", "GPU4")->crosses_cpu_link);
@@ -146,7 +146,7 @@ static void dual_socket_matches_seed_table(void **state)
 		snprintf(a, sizeof(a), "GPU%d", i);
 		p = path(t, GF_PATH_GPU_NIC, a, "eno2");
 		assert_int_equal(p->limit, GF_LIMIT_DOWN);
-		assert_true(p->gbps == 0);
+		assert_true(p->gb_per_s == 0);
 		assert_non_null(strstr(p->limit_text, "eno2 is down"));
 	}
 	/* The onboard NIC's node is unknown on a 2-node machine. */
@@ -180,23 +180,23 @@ static void hgx_nvswitch_all_nv18(void **state)
 		snprintf(a, sizeof(a), "GPU%d", i);
 		snprintf(b, sizeof(b), "NIC%d", i);
 		assert_string_equal(link_at(t, a, b), "PIX");
-		assert_true(fabs(path(t, GF_PATH_GPU_NIC, a, b)->gbps - 50.0) < 0.01);
+		assert_true(fabs(path(t, GF_PATH_GPU_NIC, a, b)->gb_per_s - 50.0) < 0.01);
 	}
 	assert_string_equal(t->nics[2].name, "mlx5_0");
 	assert_string_equal(t->nics[0].name, "mlx5_8");
 	assert_string_equal(t->nics[0].label, "NIC8");
 	assert_string_equal(t->nics[2].label, "NIC0");
 	assert_int_equal(t->matrix.nsmi, 18);
-	assert_true(fabs(path(t, GF_PATH_GPU_GPU, "GPU0", "GPU7")->gbps - 450.0) < 0.01);
+	assert_true(fabs(path(t, GF_PATH_GPU_GPU, "GPU0", "GPU7")->gb_per_s - 450.0) < 0.01);
 	assert_int_equal(path(t, GF_PATH_GPU_GPU, "GPU0", "GPU7")->limit, GF_LIMIT_NVLINK);
-	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU3")->gbps - 63.0) < 0.05);
+	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU3")->gb_per_s - 63.0) < 0.05);
 	/* Minors are not the index here. */
 	assert_int_equal(t->gpus[2].minor, 3);
 	assert_int_equal(t->gpus[3].minor, 2);
 	assert_int_equal(t->gpus[2].minor_source, GF_SRC_NVML);
 	/* NVML's PCIe answers agree with the tree. */
 	assert_null(finding(t, "topo.nvml-pcie-mismatch", NULL));
-	assert_int_equal(gf_report_problem_count(t), 0);
+	assert_int_equal(gf_report_finding_count(t, GF_SEV_WARN), 0);
 	gf_topo_free(t);
 }
 
@@ -213,11 +213,11 @@ static void l40s_two_two_four(void **state)
 		assert_int_equal(t->gpus[i].nvlinks_active, 0);
 	/* Seed 002: GPU to its NIC, PCIe Gen4 x16 32 GB/s and a 200 Gb/s port
 	 * (25 GB/s): the port is the limit. */
-	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU0")->gbps - 31.5) < 0.05);
-	assert_true(fabs(path(t, GF_PATH_GPU_NIC, "GPU0", "NIC2")->gbps - 25.0) < 0.01);
+	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU0")->gb_per_s - 31.5) < 0.05);
+	assert_true(fabs(path(t, GF_PATH_GPU_NIC, "GPU0", "NIC2")->gb_per_s - 25.0) < 0.01);
 	assert_int_equal(path(t, GF_PATH_GPU_NIC, "GPU0", "NIC2")->limit, GF_LIMIT_NIC);
-	assert_true(fabs(path(t, GF_PATH_GPU_GPU, "GPU0", "GPU1")->gbps - 31.5) < 0.05);
-	assert_int_equal(gf_report_problem_count(t), 0);
+	assert_true(fabs(path(t, GF_PATH_GPU_GPU, "GPU0", "GPU1")->gb_per_s - 31.5) < 0.05);
+	assert_int_equal(gf_report_finding_count(t, GF_SEV_WARN), 0);
 	gf_topo_free(t);
 }
 
@@ -260,8 +260,8 @@ static void h200_vm_recording(void **state)
 		snprintf(a, sizeof(a), "GPU%d", i);
 		p = path(t, GF_PATH_GPU_NIC, a, "eth0");
 		assert_int_equal(p->limit, GF_LIMIT_UNKNOWN);
-		assert_true(p->gbps == 0);
-		assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, a)->gbps - 63.0) < 0.05);
+		assert_true(p->gb_per_s == 0);
+		assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, a)->gb_per_s - 63.0) < 0.05);
 	}
 	/* The switches are not on this VM's PCI bus. */
 	assert_true(t->nvswitch);
@@ -364,7 +364,7 @@ static void hidden_locality(void **state)
 	assert_int_equal(t->gpus[0].numa_node, -1);
 	assert_int_equal(t->gpus[0].numa_source, GF_SRC_UNKNOWN);
 	assert_non_null(finding(t, "topo.gpu-numa-unknown", "GPU0"));
-	assert_true(gf_report_problem_count(t) >= 8);
+	assert_true(gf_report_finding_count(t, GF_SEV_WARN) >= 8);
 	gf_topo_free(t);
 	t_rmtree(dir);
 	free(dir);
@@ -562,7 +562,7 @@ static void slow_drive_limits_path(void **state)
 	(void)state;
 	t_write(dir, "sys/devices/pci0000:3a/0000:3a:05.0/0000:3f:00.0/current_link_speed", "8.0 GT/s PCIe\n");
 	assert_int_equal(gf_topo_discover(&o, &t), 0);
-	assert_true(fabs(path(t, GF_PATH_GPU_NVME, "GPU2", "NVME0")->gbps - 3.94) < 0.01);
+	assert_true(fabs(path(t, GF_PATH_GPU_NVME, "GPU2", "NVME0")->gb_per_s - 3.94) < 0.01);
 	assert_non_null(finding(t, "topo.pcie-speed-degraded", "NVME0"));
 	gf_topo_free(t);
 	t_rmtree(dir);
@@ -599,17 +599,17 @@ static void port_type_from_config_space(void **state)
 			assert_int_equal(t->pci[i].pcie_type, 4);
 		else if (!strcmp(t->pci[i].bdf, "0000:16:00.0"))
 			assert_int_equal(t->pci[i].pcie_type, -1);	/* no config file */
-	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU0")->gbps - 31.5) < 0.05);
+	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU0")->gb_per_s - 31.5) < 0.05);
 	gf_topo_free(t);
 	cfg[0x42] = 0x52;		/* type 5: switch upstream port (faces up) */
 	t_write_bytes(dir, rel, cfg, sizeof(cfg));
 	assert_int_equal(gf_topo_discover(&o, &t), 0);
-	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU0")->gbps - 7.88) < 0.05);
+	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU0")->gb_per_s - 7.88) < 0.05);
 	gf_topo_free(t);
 	/* Garbage config space: unknown type, the tree's rule applies. */
 	t_write(dir, rel, "\x01garbage");
 	assert_int_equal(gf_topo_discover(&o, &t), 0);
-	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU0")->gbps - 31.5) < 0.05);
+	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU0")->gb_per_s - 31.5) < 0.05);
 	gf_topo_free(t);
 	t_rmtree(dir);
 	free(dir);
