@@ -7,6 +7,8 @@
 #include <gpufeed/report.h>
 #include "core/error.h"
 #include "core/json_stamp.h"
+#include "core/table.h"
+#include "report/report_paths.h"
 #include "topo/render.h"
 
 GF_API int gf_report_finding_count(const struct gf_topo *t, enum gf_severity min)
@@ -18,16 +20,53 @@ GF_API int gf_report_finding_count(const struct gf_topo *t, enum gf_severity min
 	return n;
 }
 
+/* The GPU block of the matrix, aligned for reading (topo prints the whole
+ * matrix in nvidia-smi's layout), and a legend short enough to read. */
+static void print_gpu_matrix(const struct gf_topo *t, FILE *f)
+{
+	const struct gf_matrix *m = &t->matrix;
+	struct gf_table tb;
+	char buf[16];
+
+	gf_table_init(&tb, t->ngpus + 2);
+	gf_table_add(&tb, "%s", "");
+	for (int j = 0; j < t->ngpus; j++)
+		gf_table_add(&tb, "%s", m->dev[j].name);
+	gf_table_add(&tb, "NUMA");
+	for (int i = 0; i < t->ngpus; i++) {
+		int node = t->gpus[m->dev[i].ref].numa_node;
+
+		gf_table_add(&tb, "%s", m->dev[i].name);
+		for (int j = 0; j < t->ngpus; j++) {
+			gf_link_format(&m->link[i * m->n + j], buf, sizeof(buf));
+			gf_table_add(&tb, "%s", buf);
+		}
+		if (node >= 0)
+			gf_table_add(&tb, "%d", node);
+		else
+			gf_table_add(&tb, "unknown");
+	}
+	fputc('\n', f);
+	gf_table_print(&tb, f, "");
+	gf_table_free(&tb);
+	fputs("\nNV# = # NVLinks; PIX, PXB = through PCIe switches; PHB = through the host bridge;\n"
+	      "NODE = across host bridges of one NUMA node; SYS = across NUMA nodes.\n"
+	      "NICs and drives, and the matrix as nvidia-smi prints it: gpufeed topo.\n", f);
+}
+
 GF_API int gf_report_print(const struct gf_topo *t, FILE *f, unsigned flags)
 {
 	int serious = gf_report_finding_count(t, GF_SEV_WARN);
 
 	fputs("== gpufeed report ==\n\n", f);
+	if (!t->ngpus)
+		fputs("No NVIDIA GPU found: nothing below feeds a GPU.\n\n", f);
 	gf_print_summary(t, f);
-	fputs("\n", f);
-	gf_print_matrix(t, f);
-	gf_print_other_devices(t, f);
-	gf_print_paths(t, f, true);
+	if (t->ngpus) {
+		print_gpu_matrix(t, f);
+		if (gf_report_print_paths(t, f))
+			return gf_error(-ENOMEM, "out of memory");
+	}
 	if (!t->nfindings)
 		fputs("\nFindings: none from the topology model\n", f);
 	else

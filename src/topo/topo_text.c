@@ -382,40 +382,21 @@ static void path_ends(const struct gf_topo *t, const struct gf_path *p, int self
 		snprintf(buf, size, "%s <-> %s", t->matrix.dev[p->from].name, t->matrix.dev[p->to].name);
 }
 
-static void add_path_row(const struct gf_topo *t, struct gf_table *tb, const struct gf_path *p,
-			 int self, const char *note)
+static void add_path_row(const struct gf_topo *t, struct gf_table *tb, const struct gf_path *p, int self)
 {
 	char ends[96], link[16], rate[16];
 
 	path_ends(t, p, self, ends, sizeof(ends));
-	if (note)
-		snprintf(ends + strlen(ends), sizeof(ends) - strlen(ends), " (%s)", note);
 	gf_link_format(&p->link, link, sizeof(link));
 	gf_table_add(tb, "%s", ends);
 	gf_table_add(tb, "%s", link);
 	gf_table_add(tb, "%s", gf_path_rate_text(p, rate, sizeof(rate)));
-	gf_table_add(tb, "%s%s", p->limit_text, p->crosses_cpu_link ? "; crosses the CPU interconnect (not modelled)" : "");
+	gf_table_add(tb, "%s%s", p->limit_text, p->crosses_cpu_link ? "; crosses sockets (not modelled)" : "");
 }
 
-/* Is q a better pick than p?  Peers: the slowest link (collectives run at
- * the slowest); NICs and NVMe: the nearest, then the fastest. */
-static bool better(const struct gf_path *q, const struct gf_path *p)
+/* Every path that feeds a GPU, or only GPU matrix entry `gpu`'s (-1: all). */
+void gf_print_paths(const struct gf_topo *t, FILE *f, int gpu)
 {
-	if (q->kind == GF_PATH_GPU_GPU) {
-		if (q->gb_per_s != p->gb_per_s)
-			return q->gb_per_s < p->gb_per_s;
-		return q->link.type > p->link.type;
-	}
-	if (q->link.type != p->link.type)
-		return q->link.type < p->link.type;
-	return q->gb_per_s > p->gb_per_s;
-}
-
-/* Condensed (report): per GPU the host link, its slowest peer, its nearest
- * NIC and NVMe drive — what a person needs from a table of n^2 rows. */
-void gf_print_paths(const struct gf_topo *t, FILE *f, bool condensed)
-{
-	static const char *notes[] = { NULL, "slowest peer", "nearest NIC", "nearest NVMe" };
 	struct gf_table tb;
 
 	if (!t->npaths)
@@ -427,42 +408,53 @@ void gf_print_paths(const struct gf_topo *t, FILE *f, bool condensed)
 	gf_table_add(&tb, "GB/s");
 	gf_table_add(&tb, "LIMITED BY");
 	for (int g = 0; g < t->matrix.n; g++) {
-		if (t->matrix.dev[g].kind != GF_DEV_GPU)
+		if (t->matrix.dev[g].kind != GF_DEV_GPU || (gpu >= 0 && g != gpu))
 			continue;
 		for (int kind = GF_PATH_HOST_GPU; kind <= GF_PATH_GPU_NVME; kind++) {
-			const struct gf_path *pick = NULL;
-
 			for (int i = 0; i < t->npaths; i++) {
 				const struct gf_path *p = &t->paths[i];
 				bool mine = kind == GF_PATH_HOST_GPU ? p->to == g :
 					    kind == GF_PATH_GPU_GPU ? (p->from == g || p->to == g) : p->from == g;
 
-				if ((int)p->kind != kind || !mine)
-					continue;
-				if (!condensed)
-					add_path_row(t, &tb, p, -1, NULL);
-				else if (!pick || better(p, pick))
-					pick = p;
+				if ((int)p->kind == kind && mine)
+					add_path_row(t, &tb, p, gpu);
 			}
-			if (pick)
-				add_path_row(t, &tb, pick, g, notes[kind]);
 		}
 	}
-	fprintf(f, "\nPaths (theoretical one-way bandwidth of the narrowest link%s):\n",
-		condensed ? "; per GPU: host link, slowest peer, nearest NIC and NVMe" : "");
+	fprintf(f, "\nPaths (theoretical one-way bandwidth of the narrowest link):\n");
 	gf_table_print(&tb, f, "  ");
 	gf_table_free(&tb);
 }
 
+/* Findings, one per paragraph, wrapped at 100 columns under their text. */
 void gf_print_findings(const struct gf_topo *t, FILE *f, bool color)
 {
 	const char *on[] = { "\033[36m", "\033[33m", "\033[31m" }, *off = "\033[0m";
+	const int width = 100, indent = 10;
 
 	for (int i = 0; i < t->nfindings; i++) {
 		const struct gf_finding *x = &t->findings[i];
+		const char *s = x->message;
+		int col = indent;
 
-		fprintf(f, "  %s%-7s%s %s\n", color ? on[x->severity] : "", gf_severity_name(x->severity),
-			color ? off : "", x->message);
+		fprintf(f, "  %s%-7s%s ", color ? on[x->severity] : "", gf_severity_name(x->severity),
+			color ? off : "");
+		while (*s) {
+			size_t word = strcspn(s, " ");
+
+			if (col > indent && col + 1 + (int)word > width) {
+				fprintf(f, "\n%*s", indent, "");
+				col = indent;
+			} else if (col > indent) {
+				fputc(' ', f);
+				col++;
+			}
+			fwrite(s, 1, word, f);
+			col += (int)word;
+			s += word;
+			s += strspn(s, " ");
+		}
+		fputc('\n', f);
 	}
 }
 
@@ -478,10 +470,11 @@ void gf_print_summary(const struct gf_topo *t, FILE *f)
 	fprintf(f, "Machine:  %s%s, kernel %s%s\n", m->hostname[0] ? m->hostname : "unknown", dmi,
 		m->kernel[0] ? m->kernel : "unknown", m->hypervisor ? ", virtual machine" : "");
 	fmt_cpus(&t->cpus.allowed, allowed, sizeof(allowed));
-	fprintf(f, "CPUs:     %d online (%d package%s, %d cores, %d thread%s per core)%s%s; allowed here: %s\n",
+	fprintf(f, "CPUs:     %d online (%d package%s, %d cores, %d thread%s per core); allowed here: %s\n",
 		t->cpus.ncpu, t->cpus.npackages, t->cpus.npackages == 1 ? "" : "s", t->cpus.ncores,
-		t->cpus.threads_per_core, t->cpus.threads_per_core == 1 ? "" : "s",
-		t->cpus.model[0] ? ", " : "", t->cpus.model, allowed);
+		t->cpus.threads_per_core, t->cpus.threads_per_core == 1 ? "" : "s", allowed);
+	if (t->cpus.model[0])
+		fprintf(f, "          %s\n", t->cpus.model);
 	gf_fmt_bytes(m->memory_bytes, mem, sizeof(mem));
 	fprintf(f, "Memory:   %s in %d NUMA node%s%s\n", m->memory_bytes ? mem : "unknown", t->numa.nnodes,
 		t->numa.nnodes == 1 ? "" : "s", t->numa.kernel_numa ? "" : " (kernel without NUMA)");
@@ -510,7 +503,8 @@ void gf_print_summary(const struct gf_topo *t, FILE *f)
 		else
 			eth++;
 	}
-	fprintf(f, "NICs:     %d (%d InfiniBand, %d Ethernet or other)\n", t->nnics, ib, eth);
+	fprintf(f, "NICs:     %d (%d InfiniBand, %d Ethernet or other); %d with RDMA\n", t->nnics, ib, eth,
+		t->matrix.nsmi - t->ngpus);
 }
 
 GF_API int gf_topo_print(const struct gf_topo *t, FILE *f, unsigned flags)
@@ -520,7 +514,7 @@ GF_API int gf_topo_print(const struct gf_topo *t, FILE *f, unsigned flags)
 	print_gpus(t, f);
 	print_nics(t, f);
 	print_blocks(t, f);
-	gf_print_paths(t, f, false);
+	gf_print_paths(t, f, -1);
 	if (t->nfindings) {
 		fputs("\nFindings:\n", f);
 		gf_print_findings(t, f, flags & GF_PRINT_COLOR);

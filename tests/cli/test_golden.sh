@@ -22,6 +22,12 @@ for dir in "$FIX"/*/; do
 			not_ok "$name: gpufeed $args: exit $rc, stderr: $(head -c 300 "$TMP/stderr")"
 			continue
 		fi
+		# report is the one screen to read first: it fits 100 columns.
+		if [ "$file" = report.txt ]; then
+			wide=$(expand "$TMP/got" | awk '{ if (length > w) w = length } END { print w + 0 }')
+			[ "$wide" -le 100 ] && ok "$name: report fits 100 columns ($wide)" ||
+				not_ok "$name: report is $wide columns wide"
+		fi
 		if [ "${GPUFEED_REGEN:-0}" = 1 ]; then
 			cp "$TMP/got" "$dir/expected/$file"
 			ok "$name: $file regenerated"

@@ -637,6 +637,45 @@ static void nvml_require(void **state)
 	assert_non_null(strstr(gf_last_error(), "no nvml.json"));
 }
 
+/* The report of the 8-GPU HGX: GPUs with the same paths in one group, each
+ * GPU's own NIC listed, every line within 100 columns (it was 171). */
+static void report_groups_gpus(void **state)
+{
+	struct gf_topo *t = load("hgx-h100-8gpu", NULL);
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int lines = 0;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(gf_report_print(t, f, 0), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "\n  GPU0-3  host memory   node 0"));
+	assert_non_null(strstr(buf, "\n  GPU4-7  host memory   node 1"));
+	assert_non_null(strstr(buf, "mlx5_0-3"));
+	assert_non_null(strstr(buf, "mlx5_4-7"));
+	assert_null(strstr(buf, "GPU5 <-> "));	/* the per-GPU rows are topo's */
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save), lines++)
+		assert_in_range(strlen(line), 0, 100);
+	assert_in_range(lines, 1, 45);
+	free(buf);
+	gf_topo_free(t);
+
+	/* No GPU: said once, at the top. */
+	t = load("ci-vm", NULL);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(gf_report_print(t, f, 0), 0);
+	fclose(f);
+	{
+		const char *top = "== gpufeed report ==\n\nNo NVIDIA GPU found";
+
+		assert_true(!strncmp(buf, top, strlen(top)));
+	}
+	free(buf);
+	gf_topo_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -658,6 +697,7 @@ int main(void)
 		cmocka_unit_test(port_type_from_config_space),
 		cmocka_unit_test(locality_override_to_missing_node),
 		cmocka_unit_test(nvml_require),
+		cmocka_unit_test(report_groups_gpus),
 	};
 
 	return cmocka_run_group_tests_name("topo", tests, NULL, NULL);
