@@ -22,6 +22,10 @@ extern "C" {
 
 /* Version of the JSON written by gf_topo_write_json() ("schema" key). */
 #define GF_TOPO_SCHEMA "gpufeed-topo/2"
+/* The one-thing documents of topo --matrix, --gpu and --nearest-nic. */
+#define GF_TOPO_MATRIX_SCHEMA "gpufeed-topo-matrix/1"
+#define GF_TOPO_GPU_SCHEMA "gpufeed-topo-gpu/1"
+#define GF_TOPO_NEAREST_NIC_SCHEMA "gpufeed-topo-nearest-nic/1"
 
 enum gf_nvml_mode {
 	GF_NVML_AUTO = 0,	/* use NVML (or DIR/nvml.json) when present */
@@ -337,6 +341,23 @@ GF_API int gf_topo_find_gpu(const struct gf_topo *t, const char *spec);
 GF_API int gf_topo_print(const struct gf_topo *t, FILE *f, unsigned flags);
 /* The documented JSON (docs/json-topo.md). */
 GF_API int gf_topo_write_json(const struct gf_topo *t, FILE *f);
+
+/* One thing at a time (`nvidia-smi topo -i/-n`, `dcgmi topo --gpuid`).
+ * `gpu` is a position in t->gpus, as gf_topo_find_gpu() returns it. */
+/* The matrix alone, as `nvidia-smi topo -m` prints it (tabs). */
+GF_API int gf_topo_print_matrix(const struct gf_topo *t, FILE *f);
+GF_API int gf_topo_write_matrix_json(const struct gf_topo *t, FILE *f);
+/* One GPU: its identity, its row of the matrix and every path that feeds it
+ * (host memory, peers, NICs, drives). */
+GF_API int gf_topo_print_gpu(const struct gf_topo *t, int gpu, FILE *f);
+GF_API int gf_topo_write_gpu_json(const struct gf_topo *t, int gpu, FILE *f);
+/* The RDMA NIC nearest to a GPU (the closest connection class, then the
+ * fastest path, then nvidia-smi's order; ports that are down are skipped):
+ * its position in t->nics, or -ENODEV when there is none. */
+GF_API int gf_topo_nearest_nic(const struct gf_topo *t, int gpu);
+/* Its RDMA name on one line ("mlx5_0", for NCCL_IB_HCA), or its JSON. */
+GF_API int gf_topo_print_nearest_nic(const struct gf_topo *t, int gpu, FILE *f);
+GF_API int gf_topo_write_nearest_nic_json(const struct gf_topo *t, int gpu, FILE *f);
 
 #ifdef __cplusplus
 }

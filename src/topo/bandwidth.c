@@ -273,3 +273,42 @@ int gf_build_paths(struct gf_ctx *c)
 	}
 	return 0;
 }
+
+/* The path from matrix entry g to matrix entry j, NULL when none. */
+static const struct gf_path *path_between(const struct gf_topo *t, int g, int j)
+{
+	for (int i = 0; i < t->npaths; i++)
+		if (t->paths[i].from == g && t->paths[i].to == j)
+			return &t->paths[i];
+	return NULL;
+}
+
+/* NCCL_IB_HCA's question: of the RDMA devices whose port is not down, the
+ * one with the closest connection class to the GPU, then the fastest path,
+ * then the first in nvidia-smi's order. */
+GF_API int gf_topo_nearest_nic(const struct gf_topo *t, int gpu)
+{
+	const struct gf_matrix *m;
+	const struct gf_path *best = NULL;
+	int g, nic = -1;
+
+	if (!t || gpu < 0 || gpu >= t->ngpus)
+		return gf_error(-EINVAL, "gf_topo_nearest_nic: no GPU at position %d", gpu);
+	m = &t->matrix;
+	g = gf_matrix_gpu(t, gpu);
+	for (int j = t->ngpus; g >= 0 && j < m->nsmi; j++) {
+		const struct gf_path *p = path_between(t, g, j);
+
+		if (!p || m->dev[j].kind != GF_DEV_NIC || nic_down(&t->nics[m->dev[j].ref]))
+			continue;
+		if (!best || p->link.type < best->link.type ||
+		    (p->link.type == best->link.type && p->gb_per_s > best->gb_per_s)) {
+			best = p;
+			nic = m->dev[j].ref;
+		}
+	}
+	if (nic < 0)
+		return gf_error(-ENODEV, "GPU%d: no RDMA NIC (InfiniBand or RoCE device) is up on this machine",
+				t->gpus[gpu].index);
+	return nic;
+}

@@ -231,3 +231,11 @@ int gf_build_matrix(struct gf_ctx *c)
 	}
 	return 0;
 }
+
+int gf_matrix_gpu(const struct gf_topo *t, int gpu)
+{
+	for (int i = 0; i < t->matrix.n; i++)
+		if (t->matrix.dev[i].kind == GF_DEV_GPU && t->matrix.dev[i].ref == gpu)
+			return i;
+	return -1;
+}

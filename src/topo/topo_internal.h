@@ -90,6 +90,9 @@ void gf_locality_of(struct gf_ctx *c, int pci, const struct gf_nvml_gpu *nvml,
 /* Index into t->numa.node of node id, -1 if absent. */
 int gf_numa_index(const struct gf_topo *t, int node);
 
+/* The matrix entry of GPU position `gpu` in t->gpus, -1 when none. */
+int gf_matrix_gpu(const struct gf_topo *t, int gpu);
+
 /* Link maths (bandwidth.c). */
 struct gf_narrowest {
 	double gb_per_s;		/* narrowest known link, 0: none known */

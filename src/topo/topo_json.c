@@ -451,3 +451,102 @@ GF_API int gf_topo_write_json(const struct gf_topo *t, FILE *f)
 	json_object_set_new(root, "warnings", gf_json_warnings(t));
 	return gf_json_dump(root, f);
 }
+
+/* A document with the standard head, or NULL out of memory. */
+static json_t *stamped(const char *schema)
+{
+	json_t *root = json_object();
+
+	if (root && gf_json_stamp(root, schema)) {
+		json_decref(root);
+		return NULL;
+	}
+	return root;
+}
+
+GF_API int gf_topo_write_matrix_json(const struct gf_topo *t, FILE *f)
+{
+	json_t *root;
+
+	if (!t || !f)
+		return gf_error(-EINVAL, "gf_topo_write_matrix_json: NULL argument");
+	if (!(root = stamped(GF_TOPO_MATRIX_SCHEMA)))
+		return gf_error(-ENOMEM, "out of memory");
+	json_object_set_new(root, "matrix", gf_json_matrix(t));
+	json_object_set_new(root, "other_devices", gf_json_other_devices(t));
+	return gf_json_dump(root, f);
+}
+
+GF_API int gf_topo_write_gpu_json(const struct gf_topo *t, int gpu, FILE *f)
+{
+	const struct gf_matrix *m;
+	json_t *root, *gpus, *links, *paths, *mine;
+	char buf[16];
+	int g;
+
+	if (!t || !f || gpu < 0 || gpu >= t->ngpus || (g = gf_matrix_gpu(t, gpu)) < 0)
+		return gf_error(-EINVAL, "gf_topo_write_gpu_json: no GPU at position %d", gpu);
+	if (!(root = stamped(GF_TOPO_GPU_SCHEMA)))
+		return gf_error(-ENOMEM, "out of memory");
+	m = &t->matrix;
+	gpus = gf_json_gpus(t);
+	json_object_set(root, "gpu", json_array_get(gpus, (size_t)gpu));
+	json_decref(gpus);
+	links = json_object();
+	for (int j = 0; j < m->n; j++) {
+		if (j == g)
+			continue;
+		gf_link_format(&m->link[g * m->n + j], buf, sizeof(buf));
+		json_object_set_new(links, m->dev[j].name, gf_jstr(buf));
+	}
+	json_object_set_new(root, "links", links);
+	paths = gf_json_paths(t);
+	mine = json_array();
+	for (int i = 0; i < t->npaths; i++)
+		if (t->paths[i].to == g || t->paths[i].from == g)
+			json_array_append(mine, json_array_get(paths, (size_t)i));
+	json_decref(paths);
+	json_object_set_new(root, "paths", mine);
+	return gf_json_dump(root, f);
+}
+
+GF_API int gf_topo_write_nearest_nic_json(const struct gf_topo *t, int gpu, FILE *f)
+{
+	const struct gf_nic *n;
+	json_t *root, *g, *o;
+	int nic = gf_topo_nearest_nic(t, gpu), dev;
+	char buf[16];
+
+	if (nic < 0)
+		return nic;
+	if (!f)
+		return gf_error(-EINVAL, "gf_topo_write_nearest_nic_json: NULL argument");
+	if (!(root = stamped(GF_TOPO_NEAREST_NIC_SCHEMA)))
+		return gf_error(-ENOMEM, "out of memory");
+	n = &t->nics[nic];
+	dev = gf_matrix_gpu(t, gpu);
+	g = json_object();
+	json_object_set_new(g, "index", json_integer(t->gpus[gpu].index));
+	json_object_set_new(g, "pci", gf_jstr(t->gpus[gpu].bdf));
+	json_object_set_new(g, "uuid", jstr_or_null(t->gpus[gpu].uuid));
+	json_object_set_new(root, "gpu", g);
+	o = json_object();
+	json_object_set_new(o, "label", gf_jstr(n->label));
+	json_object_set_new(o, "rdma", gf_jstr(n->rdma));
+	json_object_set_new(o, "pci", gf_jstr(t->pci[n->pci].bdf));
+	json_object_set_new(o, "netdevs", jstr_or_null(n->netdevs));
+	json_object_set_new(o, "link_layer", jstr_or_null(n->link_layer));
+	json_object_set_new(o, "numa_node", jint_or_null(n->numa_node, -1));
+	for (int j = 0; j < t->matrix.n; j++) {
+		if (t->matrix.dev[j].kind != GF_DEV_NIC || t->matrix.dev[j].ref != nic)
+			continue;
+		gf_link_format(&t->matrix.link[dev * t->matrix.n + j], buf, sizeof(buf));
+		json_object_set_new(o, "link", gf_jstr(buf));
+		for (int i = 0; i < t->npaths; i++)
+			if (t->paths[i].from == dev && t->paths[i].to == j)
+				json_object_set_new(o, "gb_per_s", t->paths[i].gb_per_s > 0 ?
+						    json_real(t->paths[i].gb_per_s) : json_null());
+	}
+	json_object_set_new(root, "nic", o);
+	return gf_json_dump(root, f);
+}

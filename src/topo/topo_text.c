@@ -178,7 +178,8 @@ void gf_print_other_devices(const struct gf_topo *t, FILE *f)
 		fprintf(f, "  %s: %s\n", m->dev[i].name, gf_matrix_dev_desc(t, i, buf, sizeof(buf)));
 }
 
-static void print_gpus(const struct gf_topo *t, FILE *f)
+/* The GPU table; only GPU `only` (position in t->gpus) when >= 0. */
+static void print_gpus(const struct gf_topo *t, FILE *f, int only)
 {
 	struct gf_table tb;
 	char mem[32], cpus[4096], nv[48], mig[32];
@@ -192,6 +193,8 @@ static void print_gpus(const struct gf_topo *t, FILE *f)
 	for (int i = 0; i < t->ngpus; i++) {
 		const struct gf_gpu *g = &t->gpus[i];
 
+		if (only >= 0 && i != only)
+			continue;
 		gf_fmt_bytes(g->memory_bytes, mem, sizeof(mem));
 		fmt_cpus(&g->cpus, cpus, sizeof(cpus));
 		if (g->nvlinks_active < 0)
@@ -225,6 +228,8 @@ static void print_gpus(const struct gf_topo *t, FILE *f)
 	for (int i = 0; i < t->ngpus; i++) {
 		const struct gf_gpu *g = &t->gpus[i];
 
+		if (only >= 0 && i != only)
+			continue;
 		if (g->mig_current != 1 && g->mig_pending != 1)
 			continue;
 		snprintf(mig, sizeof(mig), "%s%s", g->mig_current == 1 ? "enabled" : "disabled",
@@ -511,7 +516,7 @@ GF_API int gf_topo_print(const struct gf_topo *t, FILE *f, unsigned flags)
 {
 	gf_print_matrix(t, f);
 	gf_print_other_devices(t, f);
-	print_gpus(t, f);
+	print_gpus(t, f, -1);
 	print_nics(t, f);
 	print_blocks(t, f);
 	gf_print_paths(t, f, -1);
@@ -519,5 +524,52 @@ GF_API int gf_topo_print(const struct gf_topo *t, FILE *f, unsigned flags)
 		fputs("\nFindings:\n", f);
 		gf_print_findings(t, f, flags & GF_PRINT_COLOR);
 	}
+	return ferror(f) ? gf_error(-EIO, "writing output failed") : 0;
+}
+
+GF_API int gf_topo_print_gpu(const struct gf_topo *t, int gpu, FILE *f)
+{
+	const struct gf_matrix *m = &t->matrix;
+	int g;
+	char buf[16];
+
+	if (!t || !f || gpu < 0 || gpu >= t->ngpus || (g = gf_matrix_gpu(t, gpu)) < 0)
+		return gf_error(-EINVAL, "gf_topo_print_gpu: no GPU at position %d", gpu);
+	print_gpus(t, f, gpu);
+	fprintf(f, "\nLinks of %s:\n ", m->dev[g].name);
+	for (int j = 0, col = 1; j < m->n; j++) {
+		int w;
+
+		if (j == g)
+			continue;
+		gf_link_format(&m->link[g * m->n + j], buf, sizeof(buf));
+		w = (int)strlen(m->dev[j].name) + (int)strlen(buf) + 2;
+		if (col + w > 80) {
+			fputs("\n ", f);
+			col = 1;
+		}
+		fprintf(f, " %s %s", m->dev[j].name, buf);
+		col += w;
+	}
+	fputc('\n', f);
+	gf_print_paths(t, f, g);
+	return ferror(f) ? gf_error(-EIO, "writing output failed") : 0;
+}
+
+GF_API int gf_topo_print_matrix(const struct gf_topo *t, FILE *f)
+{
+	if (!t || !f)
+		return gf_error(-EINVAL, "gf_topo_print_matrix: NULL argument");
+	gf_print_matrix(t, f);
+	return ferror(f) ? gf_error(-EIO, "writing output failed") : 0;
+}
+
+GF_API int gf_topo_print_nearest_nic(const struct gf_topo *t, int gpu, FILE *f)
+{
+	int nic = gf_topo_nearest_nic(t, gpu);
+
+	if (nic < 0)
+		return nic;
+	fprintf(f, "%s\n", t->nics[nic].rdma);
 	return ferror(f) ? gf_error(-EIO, "writing output failed") : 0;
 }

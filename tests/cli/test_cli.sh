@@ -142,6 +142,36 @@ expect_rc 0 "report on the dual-socket host" "$GPUFEED" topo --root "$DUAL"
 expect_grep "$out" "GPU0 <-> eno2 *SYS *down  eno2 is down" "text says down, not 3.9"
 expect_no_grep "$out" "eno2.* 3\.9 " "no 3.9 GB/s for a down port"
 
+# One thing at a time: --matrix, --gpu G, --nearest-nic G.
+for g in 0 1 2 3 4 5 6 7; do
+	run "$GPUFEED" topo --root "$HGX" --nearest-nic "$g"
+	[ "$rc" = 0 ] && [ "$(cat "$out")" = "mlx5_$g" ] && ok "nearest NIC of GPU$g is mlx5_$g" ||
+		not_ok "nearest NIC of GPU$g: exit $rc, '$(cat "$out")'"
+done
+expect_rc 0 "--nearest-nic by UUID" "$GPUFEED" topo --root "$HGX" --nearest-nic GPU-1a5ced5f
+expect_grep "$out" "^mlx5_0$" "GPU0 by UUID prefix -> mlx5_0"
+expect_rc 0 "--nearest-nic by PCI address, JSON" "$GPUFEED" topo --root "$DUAL" --nearest-nic 9c:00.0 --json
+expect_jq "$out" '.schema == "gpufeed-topo-nearest-nic/1" and .gpu.index == 5 and .nic.rdma == "mlx5_1" and .nic.label == "NIC1" and .nic.link == "PIX"' "GPU5 -> mlx5_1 (NIC1), PIX"
+expect_rc 4 "--nearest-nic where no RDMA device exists" "$GPUFEED" topo --root "$H200" --nearest-nic 0
+expect_grep "$err" "no RDMA NIC" "and says why"
+expect_rc 4 "--gpu on a host without GPU" "$GPUFEED" topo --root "$CI" --gpu 0
+expect_grep "$err" "no NVIDIA GPU here" "and says so"
+expect_rc 2 "--gpu naming no GPU" "$GPUFEED" topo --root "$HGX" --gpu 9
+expect_grep "$err" "no GPU with that index" "the GPU is named"
+expect_rc 2 "two questions at once" "$GPUFEED" topo --root "$HGX" --gpu 1 --matrix
+expect_rc 0 "--matrix" "$GPUFEED" topo --root "$DUAL" --matrix
+"$GPUFEED" topo --root "$DUAL" | sed -n "1,$(wc -l <"$out")p" >"$TMP/full"
+cmp -s "$out" "$TMP/full" && ok "--matrix is the head of topo, nothing else" || not_ok "--matrix differs from topo's matrix"
+expect_no_grep "$out" "Paths\|Other devices" "--matrix has no other section"
+expect_rc 0 "--matrix --json" "$GPUFEED" topo --root "$DUAL" --matrix --json
+expect_jq "$out" '.schema == "gpufeed-topo-matrix/1" and (.matrix.devices | length) == 10 and (.other_devices | length) == 4 and (.paths == null)' "matrix document"
+expect_rc 0 "--gpu" "$GPUFEED" topo --root "$HGX" --gpu 0000:52:00.0
+expect_grep "$out" "^  2    0000:52:00.0" "the GPU's own line"
+expect_grep "$out" "GPU2 <-> NIC2  *PIX" "its NIC"
+expect_no_grep "$out" "GPU0 <-> GPU1" "no other GPU's paths"
+expect_rc 0 "--gpu --json" "$GPUFEED" topo --root "$HGX" --gpu 2 --json
+expect_jq "$out" '.schema == "gpufeed-topo-gpu/1" and .gpu.index == 2 and (.paths | length) == 20 and .links.NIC2 == "PIX" and .links.GPU0 == "NV18" and all(.paths[]; .from == "GPU2" or .to == "GPU2")' "one GPU's document: host, 7 peers, 10 NICs, 2 drives"
+
 # This machine, live.
 expect_rc 0 "report on this machine" "$GPUFEED" report
 expect_grep "$out" "Machine:" "live report has a summary"

@@ -676,6 +676,27 @@ static void report_groups_gpus(void **state)
 	gf_topo_free(t);
 }
 
+/* NCCL_IB_HCA's answer: the RDMA device nearest each GPU. */
+static void nearest_nic(void **state)
+{
+	struct gf_topo *t = load("dual-8gpu-pcie-switch", NULL);
+
+	(void)state;
+	for (int i = 0; i < 8; i++) {
+		int n = gf_topo_nearest_nic(t, i);
+
+		assert_true(n >= 0);
+		/* PIX on GPU0,1 (GPU4,5); NODE beats SYS for GPU2,3 (6,7); never eno1/2. */
+		assert_string_equal(t->nics[n].rdma, i < 4 ? "mlx5_0" : "mlx5_1");
+	}
+	assert_int_equal(gf_topo_nearest_nic(t, 8), -EINVAL);
+	gf_topo_free(t);
+	t = load("h200x4-vm", NULL);
+	assert_int_equal(gf_topo_nearest_nic(t, 0), -ENODEV);
+	assert_non_null(strstr(gf_last_error(), "no RDMA NIC"));
+	gf_topo_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -698,6 +719,7 @@ int main(void)
 		cmocka_unit_test(locality_override_to_missing_node),
 		cmocka_unit_test(nvml_require),
 		cmocka_unit_test(report_groups_gpus),
+		cmocka_unit_test(nearest_nic),
 	};
 
 	return cmocka_run_group_tests_name("topo", tests, NULL, NULL);
