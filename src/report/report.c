@@ -54,19 +54,31 @@ static void print_gpu_matrix(const struct gf_topo *t, FILE *f)
 	      "NICs and drives, and the matrix as nvidia-smi prints it: gpufeed topo.\n", f);
 }
 
-GF_API int gf_report_print(const struct gf_topo *t, FILE *f, unsigned flags)
+GF_API int gf_report_print(const struct gf_topo *t, FILE *out, unsigned flags)
 {
-	int serious = gf_report_finding_count(t, GF_SEV_WARN);
+	int serious, ret;
+	struct gf_text x;
+	FILE *f;
 
+	if (!t || !out)
+		return gf_error(-EINVAL, "gf_report_print: NULL argument");
+	if (!(f = gf_text_open(&x)))
+		return gf_error(-ENOMEM, "out of memory");
+	serious = gf_report_finding_count(t, GF_SEV_WARN);
 	fputs("== gpufeed report ==\n\n", f);
 	if (!t->ngpus)
 		fputs("No NVIDIA GPU found: nothing below feeds a GPU.\n\n", f);
 	gf_print_summary(t, f);
 	if (t->ngpus) {
 		print_gpu_matrix(t, f);
-		if (gf_report_print_paths(t, f))
+		if (gf_report_print_paths(t, f)) {
+			gf_text_close(&x, out);
 			return gf_error(-ENOMEM, "out of memory");
+		}
 	}
+	if ((ret = gf_text_close(&x, out)))
+		return ret;
+	f = out;	/* findings sanitize their own text, around their colour */
 	if (!t->nfindings)
 		fputs("\nFindings: none from the topology model\n", f);
 	else

@@ -28,6 +28,16 @@ void gf_print_summary(const struct gf_topo *t, FILE *f);
 const char *gf_matrix_dev_desc(const struct gf_topo *t, int i, char *buf, size_t size);
 /* A path's figure in text: "31.5", "unknown" or "down". */
 const char *gf_path_rate_text(const struct gf_path *p, char *buf, size_t size);
+/* Control characters of machine strings made harmless ('?'), in place. */
+void gf_sanitize_text(char *s);
+/* Text output built in memory, sanitized as a whole when closed onto out. */
+struct gf_text {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+FILE *gf_text_open(struct gf_text *x);
+int gf_text_close(struct gf_text *x, FILE *out);
 /* Human sizes. */
 void gf_fmt_bytes(unsigned long long b, char *buf, size_t size);
 

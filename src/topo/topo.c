@@ -10,6 +10,7 @@
 #include <gpufeed/gpufeed.h>
 #include "core/pciaddr.h"
 #include "core/strutil.h"
+#include "topo/render.h"
 #include "topo/topo_internal.h"
 
 GF_API const char *gf_version(void)
@@ -76,6 +77,7 @@ void gf_warn(struct gf_ctx *c, const char *fmt, ...)
 	va_end(ap);
 	if (!msg)
 		return;
+	gf_sanitize_text(msg);	/* it may quote a file's content; it reaches a terminal */
 	/* The same file can be read twice (shared helpers); say it once. */
 	for (int i = 0; i < t->nwarnings; i++) {
 		if (!strcmp(t->warnings[i], msg)) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/strutil.h"
 #include "core/table.h"
 #include "topo/render.h"
 #include "topo/topo_internal.h"
@@ -23,6 +24,48 @@ void gf_fmt_bytes(unsigned long long b, char *buf, size_t size)
 		snprintf(buf, size, "%llu B", b);
 	else
 		snprintf(buf, size, v >= 100 ? "%.0f %s" : "%.1f %s", v, units[u]);
+}
+
+/* Machine strings reach a terminal: a recording's product name can hold
+ * "\x1b[31m".  Control characters (C0 but newline and tab, DEL, and C1 in
+ * UTF-8 or as lone bytes) become '?', in place, keeping the length. */
+void gf_sanitize_text(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+
+	for (; *p; p++) {
+		if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
+			*p = '?';
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+			p[0] = p[1] = '?', p++;
+		else if (*p >= 0x80 && *p <= 0x9f && (p == (unsigned char *)s || p[-1] < 0x80))
+			*p = '?';	/* a lone 8-bit C1 (0x9b is CSI) */
+	}
+}
+
+/* Text output is built in memory and sanitized before it is written:
+ * every machine string in it at once. */
+FILE *gf_text_open(struct gf_text *x)
+{
+	x->buf = NULL;
+	x->len = 0;
+	x->f = open_memstream(&x->buf, &x->len);
+	return x->f;
+}
+
+int gf_text_close(struct gf_text *x, FILE *out)
+{
+	int ret = 0;
+
+	if (fclose(x->f) || !x->buf)
+		ret = gf_error(-ENOMEM, "out of memory");
+	else {
+		gf_sanitize_text(x->buf);
+		if (fwrite(x->buf, 1, x->len, out) != x->len)
+			ret = gf_error(-EIO, "writing output failed");
+	}
+	free(x->buf);
+	return ret;
 }
 
 /* "Gen4 x16", "Gen4 x8 (of x16)", or "-" when the device reports no link. */
@@ -439,9 +482,12 @@ void gf_print_findings(const struct gf_topo *t, FILE *f, bool color)
 
 	for (int i = 0; i < t->nfindings; i++) {
 		const struct gf_finding *x = &t->findings[i];
-		const char *s = x->message;
+		char msg[sizeof(x->message)];
+		const char *s = msg;
 		int col = indent;
 
+		gf_strlcpy(msg, x->message, sizeof(msg));
+		gf_sanitize_text(msg);
 		fprintf(f, "  %s%-7s%s ", color ? on[x->severity] : "", gf_severity_name(x->severity),
 			color ? off : "");
 		while (*s) {
@@ -512,14 +558,25 @@ void gf_print_summary(const struct gf_topo *t, FILE *f)
 		t->matrix.nsmi - t->ngpus);
 }
 
-GF_API int gf_topo_print(const struct gf_topo *t, FILE *f, unsigned flags)
+GF_API int gf_topo_print(const struct gf_topo *t, FILE *out, unsigned flags)
 {
+	struct gf_text x;
+	FILE *f;
+	int ret;
+
+	if (!t || !out)
+		return gf_error(-EINVAL, "gf_topo_print: NULL argument");
+	if (!(f = gf_text_open(&x)))
+		return gf_error(-ENOMEM, "out of memory");
 	gf_print_matrix(t, f);
 	gf_print_other_devices(t, f);
 	print_gpus(t, f, -1);
 	print_nics(t, f);
 	print_blocks(t, f);
 	gf_print_paths(t, f, -1);
+	if ((ret = gf_text_close(&x, out)))
+		return ret;
+	f = out;	/* findings sanitize their own text, around their colour */
 	if (t->nfindings) {
 		fputs("\nFindings:\n", f);
 		gf_print_findings(t, f, flags & GF_PRINT_COLOR);
@@ -527,14 +584,19 @@ GF_API int gf_topo_print(const struct gf_topo *t, FILE *f, unsigned flags)
 	return ferror(f) ? gf_error(-EIO, "writing output failed") : 0;
 }
 
-GF_API int gf_topo_print_gpu(const struct gf_topo *t, int gpu, FILE *f)
+GF_API int gf_topo_print_gpu(const struct gf_topo *t, int gpu, FILE *out)
 {
-	const struct gf_matrix *m = &t->matrix;
+	const struct gf_matrix *m;
+	struct gf_text x;
+	FILE *f;
 	int g;
 	char buf[16];
 
-	if (!t || !f || gpu < 0 || gpu >= t->ngpus || (g = gf_matrix_gpu(t, gpu)) < 0)
+	if (!t || !out || gpu < 0 || gpu >= t->ngpus || (g = gf_matrix_gpu(t, gpu)) < 0)
 		return gf_error(-EINVAL, "gf_topo_print_gpu: no GPU at position %d", gpu);
+	if (!(f = gf_text_open(&x)))
+		return gf_error(-ENOMEM, "out of memory");
+	m = &t->matrix;
 	print_gpus(t, f, gpu);
 	fprintf(f, "\nLinks of %s:\n ", m->dev[g].name);
 	for (int j = 0, col = 1; j < m->n; j++) {
@@ -553,23 +615,34 @@ GF_API int gf_topo_print_gpu(const struct gf_topo *t, int gpu, FILE *f)
 	}
 	fputc('\n', f);
 	gf_print_paths(t, f, g);
-	return ferror(f) ? gf_error(-EIO, "writing output failed") : 0;
+	return gf_text_close(&x, out);
 }
 
-GF_API int gf_topo_print_matrix(const struct gf_topo *t, FILE *f)
+GF_API int gf_topo_print_matrix(const struct gf_topo *t, FILE *out)
 {
-	if (!t || !f)
+	struct gf_text x;
+	FILE *f;
+
+	if (!t || !out)
 		return gf_error(-EINVAL, "gf_topo_print_matrix: NULL argument");
+	if (!(f = gf_text_open(&x)))
+		return gf_error(-ENOMEM, "out of memory");
 	gf_print_matrix(t, f);
-	return ferror(f) ? gf_error(-EIO, "writing output failed") : 0;
+	return gf_text_close(&x, out);
 }
 
-GF_API int gf_topo_print_nearest_nic(const struct gf_topo *t, int gpu, FILE *f)
+GF_API int gf_topo_print_nearest_nic(const struct gf_topo *t, int gpu, FILE *out)
 {
+	struct gf_text x;
+	FILE *f;
 	int nic = gf_topo_nearest_nic(t, gpu);
 
 	if (nic < 0)
 		return nic;
+	if (!out)
+		return gf_error(-EINVAL, "gf_topo_print_nearest_nic: NULL argument");
+	if (!(f = gf_text_open(&x)))
+		return gf_error(-ENOMEM, "out of memory");
 	fprintf(f, "%s\n", t->nics[nic].rdma);
-	return ferror(f) ? gf_error(-EIO, "writing output failed") : 0;
+	return gf_text_close(&x, out);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <gpufeed/gpufeed.h>
+#include "topo/render.h"
 #include "vendor/nvml_facts.h"
 
 static struct gf_topo *load(const char *machine, const char *locality)
@@ -697,6 +698,17 @@ static void nearest_nic(void **state)
 	gf_topo_free(t);
 }
 
+/* Escape sequences in machine strings never reach a terminal. */
+static void sanitize_text(void **state)
+{
+	char s[] = "a\033[31mb\tc\nd\x7f\xc2\x9b[2J\x9b" "1m\xc3\xa9";
+
+	(void)state;
+	gf_sanitize_text(s);
+	/* ESC, DEL, C1 as UTF-8 and a lone C1 byte go; tab, newline, é stay. */
+	assert_string_equal(s, "a?[31mb\tc\nd???[2J?1m\xc3\xa9");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -720,6 +732,7 @@ int main(void)
 		cmocka_unit_test(nvml_require),
 		cmocka_unit_test(report_groups_gpus),
 		cmocka_unit_test(nearest_nic),
+		cmocka_unit_test(sanitize_text),
 	};
 
 	return cmocka_run_group_tests_name("topo", tests, NULL, NULL);
