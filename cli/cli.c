@@ -13,6 +13,7 @@ void gf_cli_init(struct gf_cli *cli, const char *cmd)
 	const char *nc = getenv("NO_COLOR");
 
 	memset(cli, 0, sizeof(*cli));
+	cli->topo = (struct gf_topo_options)GF_TOPO_OPTS_INIT;
 	cli->cmd = cmd;
 	cli->color = isatty(STDOUT_FILENO) && !(nc && *nc);
 	optind = 1;

@@ -33,14 +33,22 @@ enum gf_nvml_mode {
 	GF_NVML_REQUIRE,	/* fail with -ENOSYS when NVML facts are absent */
 };
 
+/* Versioned (include/gpufeed/common.h): start from GF_TOPO_OPTS_INIT.
+ *     struct gf_topo_options o = GF_TOPO_OPTS_INIT;
+ *     o.root = "/tmp/myhost"; */
 struct gf_topo_options {
+	size_t struct_size;		/* sizeof as the caller was compiled */
 	const char *root;		/* NULL or "" = this machine, else a recording */
 	enum gf_nvml_mode nvml;
 	/* GPU/device locality override for machines (VMs) that hide it,
 	 * like hwloc's HWLOC_PCI_LOCALITY: "BDF-or-prefix=NODE;...", e.g.
 	 * "0000:00:06.0=1;0000:80=1".  NULL = $GPUFEED_PCI_LOCALITY. */
 	const char *pci_locality;
+	/* New fields go here, at the end. */
 };
+
+#define GF_TOPO_OPTS_INIT \
+	{ .struct_size = sizeof(struct gf_topo_options), .root = NULL, .nvml = GF_NVML_AUTO, .pci_locality = NULL }
 
 /* Where a value came from; shown beside it. */
 enum gf_source {
@@ -324,6 +332,8 @@ struct gf_topo {
 	int nwarnings;
 };
 
+/* opts NULL: this machine, NVML when present.  A struct not started from
+ * GF_TOPO_OPTS_INIT (struct_size 0) is refused with -EINVAL. */
 GF_API int gf_topo_discover(const struct gf_topo_options *opts, struct gf_topo **out);
 /* Validate a locality override (the format of options.pci_locality):
  * 0, or -EINVAL with a message. */

@@ -37,7 +37,7 @@ static void disk_of(dev_t dev, char *name, size_t size)
 
 static int from_model(struct gf_bench_io *b)
 {
-	struct gf_topo_options to = { .nvml = GF_NVML_OFF, .root = b->opts.root,
+	struct gf_topo_options to = { .struct_size = sizeof(to), .nvml = GF_NVML_OFF, .root = b->opts.root,
 				      .pci_locality = b->opts.pci_locality };
 	struct gf_bench_target *t = &b->target;
 	struct gf_topo *topo = NULL;

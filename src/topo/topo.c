@@ -1,6 +1,7 @@
 /* gf_topo_discover(): run the discovery steps over one root, then derive the
  * matrix, the paths and the findings.  Also the small shared helpers. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <strings.h>
 
 #include <gpufeed/gpufeed.h>
+#include "core/opts.h"
 #include "core/pciaddr.h"
 #include "core/strutil.h"
 #include "topo/render.h"
@@ -249,22 +251,33 @@ int gf_topo_discover_ctx(struct gf_ctx *c, struct gf_topo **out)
 
 GF_API int gf_topo_discover(const struct gf_topo_options *opts, struct gf_topo **out)
 {
-	struct gf_topo_options defaults = { 0 };
+	static const struct gf_topo_options defaults = GF_TOPO_OPTS_INIT;
+	struct gf_topo_options o = defaults;
 	struct gf_ctx c = { 0 };
 	int ret;
 
+	if (!out)
+		return gf_error(-EINVAL, "gf_topo_discover: NULL result pointer");
 	*out = NULL;
-	if (!opts)
-		opts = &defaults;
-	if ((ret = gf_fs_init(&c.fs, opts->root)))
+	if (opts) {
+		/* Read what the caller's struct holds; the rest keeps its default. */
+		ret = gf_opts_check(opts->struct_size, offsetof(struct gf_topo_options, pci_locality) +
+				    sizeof(opts->pci_locality), "gf_topo_discover", "GF_TOPO_OPTS_INIT");
+		if (ret)
+			return ret;
+		o.root = opts->root;
+		o.nvml = opts->nvml;
+		o.pci_locality = opts->pci_locality;
+	}
+	if ((ret = gf_fs_init(&c.fs, o.root)))
 		return ret;
 	c.t = calloc(1, sizeof(*c.t));
 	if (!c.t) {
 		gf_fs_fini(&c.fs);
 		return gf_error(-ENOMEM, "out of memory");
 	}
-	if (opts->pci_locality)
-		ret = gf_locality_parse(&c, opts->pci_locality, "--pci-locality");
+	if (o.pci_locality)
+		ret = gf_locality_parse(&c, o.pci_locality, "--pci-locality");
 	else if (getenv("GPUFEED_PCI_LOCALITY"))
 		ret = gf_locality_parse(&c, getenv("GPUFEED_PCI_LOCALITY"), "GPUFEED_PCI_LOCALITY");
 	if (ret) {
@@ -274,7 +287,7 @@ GF_API int gf_topo_discover(const struct gf_topo_options *opts, struct gf_topo *
 	}
 	gf_strlcpy(c.t->machine.source, gf_fs_live(&c.fs) ? "this machine" : c.fs.root,
 		   sizeof(c.t->machine.source));
-	ret = load_facts(&c, opts->nvml);
+	ret = load_facts(&c, o.nvml);
 	if (ret) {
 		gf_topo_free(c.t);
 		gf_fs_fini(&c.fs);

@@ -14,9 +14,12 @@
 #include "topo/render.h"
 #include "vendor/nvml_facts.h"
 
+/* Options as a caller builds them: GF_TOPO_OPTS_INIT, then its fields. */
+#define TOPO_OPTS(...) { .struct_size = sizeof(struct gf_topo_options), __VA_ARGS__ }
+
 static struct gf_topo *load(const char *machine, const char *locality)
 {
-	struct gf_topo_options o = { .root = t_fixture_root(machine), .pci_locality = locality };
+	struct gf_topo_options o = TOPO_OPTS(.root = t_fixture_root(machine), .pci_locality = locality);
 	struct gf_topo *t = NULL;
 	int ret = gf_topo_discover(&o, &t);
 
@@ -269,7 +272,7 @@ static void h200_vm_recording(void **state)
 	assert_int_equal(t->nvswitches, 0);
 	/* Without NVML: node 0 because the machine has one node, a fact. */
 	{
-		struct gf_topo_options o = { .root = t_fixture_root("h200x4-vm"), .nvml = GF_NVML_OFF };
+		struct gf_topo_options o = TOPO_OPTS(.root = t_fixture_root("h200x4-vm"), .nvml = GF_NVML_OFF);
 		struct gf_topo *u;
 
 		assert_int_equal(gf_topo_discover(&o, &u), 0);
@@ -303,7 +306,7 @@ static void ci_machine(void **state)
 static void locality_override(void **state)
 {
 	struct gf_topo *t = load("dual-8gpu-pcie-switch", "0000:9b:00.0=0; 0000:b7-bb=0");
-	struct gf_topo_options bad = { .root = t_fixture_root("ci-vm"), .pci_locality = "0000:9b=zero" };
+	struct gf_topo_options bad = TOPO_OPTS(.root = t_fixture_root("ci-vm"), .pci_locality = "0000:9b=zero");
 	struct gf_topo *u = NULL;
 
 	(void)state;
@@ -345,7 +348,7 @@ static void find_gpu_by_any_name(void **state)
 static void hidden_locality(void **state)
 {
 	char *dir = t_mkdtemp(), cmd[2 * PATH_MAX];
-	struct gf_topo_options o = { .root = dir };
+	struct gf_topo_options o = TOPO_OPTS(.root = dir);
 	struct gf_topo *t;
 
 	(void)state;
@@ -375,7 +378,7 @@ static void hidden_locality(void **state)
 static void cgroup_v2_walks_up(void **state)
 {
 	char *dir = t_mkdtemp();
-	struct gf_topo_options o = { .root = dir };
+	struct gf_topo_options o = TOPO_OPTS(.root = dir);
 	struct gf_topo *t;
 
 	(void)state;
@@ -401,7 +404,7 @@ static void cgroup_v2_walks_up(void **state)
 static void cgroup_v1_container(void **state)
 {
 	char *dir = t_mkdtemp();
-	struct gf_topo_options o = { .root = dir };
+	struct gf_topo_options o = TOPO_OPTS(.root = dir);
 	struct gf_topo *t;
 
 	(void)state;
@@ -420,7 +423,7 @@ static void cgroup_v1_container(void **state)
 static void mig_instances(void **state)
 {
 	char *dir = t_mkdtemp(), path[PATH_MAX];
-	struct gf_topo_options o = { .root = dir };
+	struct gf_topo_options o = TOPO_OPTS(.root = dir);
 	struct gf_nvml_facts *f;
 	struct gf_topo *t;
 
@@ -473,7 +476,7 @@ static bool warned(const struct gf_topo *t, const char *needle)
 static void usb_netdev_is_not_a_nic(void **state)
 {
 	char *dir = copy_of("ci-vm");
-	struct gf_topo_options o = { .root = dir };
+	struct gf_topo_options o = TOPO_OPTS(.root = dir);
 	const char *usb = "sys/devices/pci0000:00/0000:00:14.0";
 	char rel[512];
 	struct gf_topo *t;
@@ -505,7 +508,7 @@ static void usb_netdev_is_not_a_nic(void **state)
 static void numa_online_bounded(void **state)
 {
 	char *dir = copy_of("dual-8gpu-pcie-switch");
-	struct gf_topo_options o = { .root = dir };
+	struct gf_topo_options o = TOPO_OPTS(.root = dir);
 	struct gf_topo *t;
 
 	(void)state;
@@ -528,7 +531,7 @@ static void numa_online_bounded(void **state)
 static void nvlinks_down(void **state)
 {
 	char *dir = copy_of("hgx-h100-8gpu"), path[PATH_MAX];
-	struct gf_topo_options o = { .root = dir };
+	struct gf_topo_options o = TOPO_OPTS(.root = dir);
 	struct gf_nvml_facts *f;
 	struct gf_topo *t;
 
@@ -557,7 +560,7 @@ static void nvlinks_down(void **state)
 static void slow_drive_limits_path(void **state)
 {
 	char *dir = copy_of("dual-8gpu-pcie-switch");
-	struct gf_topo_options o = { .root = dir };
+	struct gf_topo_options o = TOPO_OPTS(.root = dir);
 	struct gf_topo *t;
 
 	(void)state;
@@ -579,7 +582,7 @@ static void port_type_from_config_space(void **state)
 {
 	const char *rp = "sys/devices/pci0000:15/0000:15:01.0";
 	char *dir = copy_of("dual-8gpu-pcie-switch"), rel[256];
-	struct gf_topo_options o = { .root = dir };
+	struct gf_topo_options o = TOPO_OPTS(.root = dir);
 	unsigned char cfg[256];
 	struct gf_topo *t;
 
@@ -629,7 +632,7 @@ static void locality_override_to_missing_node(void **state)
 
 static void nvml_require(void **state)
 {
-	struct gf_topo_options o = { .root = t_fixture_root("dual-8gpu-pcie-switch"), .nvml = GF_NVML_REQUIRE };
+	struct gf_topo_options o = TOPO_OPTS(.root = t_fixture_root("dual-8gpu-pcie-switch"), .nvml = GF_NVML_REQUIRE);
 	struct gf_topo *t = NULL;
 
 	(void)state;
@@ -709,6 +712,26 @@ static void sanitize_text(void **state)
 	assert_string_equal(s, "a?[31mb\tc\nd???[2J?1m\xc3\xa9");
 }
 
+/* gf_topo_options carries its size: a struct zeroed by hand is refused with
+ * a message naming the initializer; GF_TOPO_OPTS_INIT works as is. */
+static void topo_options_versioned(void **state)
+{
+	struct gf_topo_options zeroed = { 0 }, o = GF_TOPO_OPTS_INIT;
+	struct gf_topo *t = (struct gf_topo *)&o;
+
+	(void)state;
+	zeroed.root = t_fixture_root("ci-vm");
+	assert_int_equal(gf_topo_discover(&zeroed, &t), -EINVAL);
+	assert_null(t);
+	assert_non_null(strstr(gf_last_error(), "GF_TOPO_OPTS_INIT"));
+	assert_int_equal(o.nvml, GF_NVML_AUTO);
+	o.root = t_fixture_root("ci-vm");
+	assert_int_equal(gf_topo_discover(&o, &t), 0);
+	assert_int_equal(t->ngpus, 0);
+	gf_topo_free(t);
+	assert_int_equal(gf_topo_discover(&o, NULL), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -733,6 +756,7 @@ int main(void)
 		cmocka_unit_test(report_groups_gpus),
 		cmocka_unit_test(nearest_nic),
 		cmocka_unit_test(sanitize_text),
+		cmocka_unit_test(topo_options_versioned),
 	};
 
 	return cmocka_run_group_tests_name("topo", tests, NULL, NULL);
