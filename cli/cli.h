@@ -20,7 +20,7 @@ enum gf_exit {
 #define GF_EXIT_CODES_HELP \
 	"Exit codes:\n" \
 	"  0  success\n" \
-	"  1  findings: the command ran and found problems (report --strict)\n" \
+	"  1  findings: the command ran and found problems (--strict)\n" \
 	"  2  usage error\n" \
 	"  3  input or tool error (a malformed or unreadable file, I/O error)\n" \
 	"  4  not available here (no GPU, NVML required but absent)\n"

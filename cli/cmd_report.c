@@ -51,7 +51,7 @@ int gf_cmd_report(int argc, char **argv)
 	if ((ret = gf_cli_discover(&cli, &t)))
 		return ret;
 	ret = cli.json ? gf_report_write_json(t, stdout) : gf_report_print(t, stdout, cli.color ? GF_PRINT_COLOR : 0);
-	serious = gf_report_finding_count(t, GF_SEV_WARN);
+	serious = gf_topo_finding_count(t, GF_SEV_WARN);
 	gf_topo_free(t);
 	if (ret || fflush(stdout))
 		return gf_cli_fail(&cli, ret ? ret : -EIO);

@@ -22,6 +22,7 @@ static const char help[] =
 	"                        (G: NVML index, UUID or its prefix, or PCI address)\n"
 	"      --nearest-nic G   the RDMA device nearest to GPU G, e.g. mlx5_0, for\n"
 	"                        NCCL_IB_HCA; exit 4 when the machine has none up\n"
+	"      --strict          exit 1 when findings of severity warning or error are made\n"
 	GF_COMMON_OPTIONS_HELP
 	"\n"
 	GF_EXIT_CODES_HELP
@@ -36,12 +37,17 @@ enum { OPT_MATRIX = 1100, OPT_GPU, OPT_NEAREST_NIC };
 struct topo_what {
 	int opt;			/* 0, OPT_MATRIX, OPT_GPU or OPT_NEAREST_NIC */
 	const char *gpu;		/* G of --gpu / --nearest-nic */
+	bool strict;			/* --strict: findings are exit 1 */
 };
 
 static int topo_opt(struct gf_cli *cli, int opt, void *ctx)
 {
 	struct topo_what *w = ctx;
 
+	if (opt == OPT_STRICT) {
+		w->strict = true;
+		return 0;
+	}
 	if (opt != OPT_MATRIX && opt != OPT_GPU && opt != OPT_NEAREST_NIC)
 		return -1;
 	if (w->opt && w->opt != opt)
@@ -74,12 +80,13 @@ int gf_cmd_topo(int argc, char **argv)
 		{ "matrix", no_argument, NULL, OPT_MATRIX },
 		{ "gpu", required_argument, NULL, OPT_GPU },
 		{ "nearest-nic", required_argument, NULL, OPT_NEAREST_NIC },
+		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct topo_what what = { 0, NULL };
+	struct topo_what what = { 0, NULL, false };
 	struct gf_topo *t = NULL;
 	struct gf_cli cli;
-	int ret, gpu = -1;
+	int ret, gpu = -1, serious;
 
 	gf_cli_init(&cli, "topo");
 	if ((ret = gf_cli_parse(&cli, argc, argv, longopts, help, topo_opt, &what)) >= 0)
@@ -98,8 +105,9 @@ int gf_cmd_topo(int argc, char **argv)
 		return gf_cli_usage(&cli, "%s", gf_last_error());
 	}
 	ret = show(&cli, t, &what, gpu);
+	serious = gf_topo_finding_count(t, GF_SEV_WARN);
 	gf_topo_free(t);
 	if (ret || fflush(stdout))
 		return gf_cli_fail(&cli, ret ? ret : -EIO);
-	return GF_EXIT_OK;
+	return what.strict && serious ? GF_EXIT_FINDINGS : GF_EXIT_OK;
 }

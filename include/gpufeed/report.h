@@ -16,9 +16,7 @@ extern "C" {
  * bottlenecks, findings. */
 GF_API int gf_report_print(const struct gf_topo *t, FILE *f, unsigned flags);
 GF_API int gf_report_write_json(const struct gf_topo *t, FILE *f);
-/* The number of findings of severity `min` or above (`report --strict`
- * fails on GF_SEV_WARN). */
-GF_API int gf_report_finding_count(const struct gf_topo *t, enum gf_severity min);
+
 
 #ifdef __cplusplus
 }

@@ -339,6 +339,9 @@ GF_API int gf_topo_discover(const struct gf_topo_options *opts, struct gf_topo *
  * 0, or -EINVAL with a message. */
 GF_API int gf_pci_locality_check(const char *spec);
 GF_API void gf_topo_free(struct gf_topo *t);
+/* The number of findings of severity `min` or above (`--strict` fails on
+ * GF_SEV_WARN). */
+GF_API int gf_topo_finding_count(const struct gf_topo *t, enum gf_severity min);
 
 /* A GPU by NVML index ("3"), UUID ("GPU-8f1c..." or a unique prefix) or PCI
  * address ("0000:3b:00.0", "3b:00.0").  Returns its position in t->gpus or

@@ -11,15 +11,6 @@
 #include "report/report_paths.h"
 #include "topo/render.h"
 
-GF_API int gf_report_finding_count(const struct gf_topo *t, enum gf_severity min)
-{
-	int n = 0;
-
-	for (int i = 0; i < t->nfindings; i++)
-		n += t->findings[i].severity >= min;
-	return n;
-}
-
 /* The GPU block of the matrix, aligned for reading (topo prints the whole
  * matrix in nvidia-smi's layout), and a legend short enough to read. */
 static void print_gpu_matrix(const struct gf_topo *t, FILE *f)
@@ -64,7 +55,7 @@ GF_API int gf_report_print(const struct gf_topo *t, FILE *out, unsigned flags)
 		return gf_error(-EINVAL, "gf_report_print: NULL argument");
 	if (!(f = gf_text_open(&x)))
 		return gf_error(-ENOMEM, "out of memory");
-	serious = gf_report_finding_count(t, GF_SEV_WARN);
+	serious = gf_topo_finding_count(t, GF_SEV_WARN);
 	fputs("== gpufeed report ==\n\n", f);
 	if (!t->ngpus)
 		fputs("No NVIDIA GPU found: nothing below feeds a GPU.\n\n", f);

@@ -191,3 +191,12 @@ int gf_build_findings(struct gf_ctx *c)
 	nvml_cross_check(t);
 	return 0;
 }
+
+GF_API int gf_topo_finding_count(const struct gf_topo *t, enum gf_severity min)
+{
+	int n = 0;
+
+	for (int i = 0; t && i < t->nfindings; i++)
+		n += t->findings[i].severity >= min;
+	return n;
+}

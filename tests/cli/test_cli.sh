@@ -89,6 +89,14 @@ fi
 expect_rc 0 "report exits 0 with problems by default" "$GPUFEED" report --root "$DUAL"
 expect_rc 1 "report --strict exits 1 with problems" "$GPUFEED" report --root "$DUAL" --strict
 expect_rc 0 "report --strict exits 0 without problems" "$GPUFEED" report --root "$HGX" --strict
+# Every help offers exit 1 for --strict: topo honours it too.
+expect_rc 0 "topo exits 0 with findings by default" "$GPUFEED" topo --root "$DUAL"
+expect_rc 1 "topo --strict exits 1 with warnings" "$GPUFEED" topo --root "$DUAL" --strict
+expect_grep "$out" "^Findings:" "and still prints the model"
+expect_rc 1 "topo --strict --json too" "$GPUFEED" topo --root "$DUAL" --strict --json
+expect_rc 0 "topo --strict exits 0 without warnings" "$GPUFEED" topo --root "$HGX" --strict
+expect_rc 0 "topo --help" "$GPUFEED" topo --help
+expect_grep "$out" "\-\-strict" "topo --help offers --strict"
 
 # JSON: the documented minimum of the schema.
 expect_rc 0 "topo --json" "$GPUFEED" topo --json --root "$DUAL"

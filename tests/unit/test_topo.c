@@ -135,7 +135,7 @@ static void dual_socket_matches_seed_table(void **state)
 	assert_string_equal(link_at(t, "GPU0", "NIC0"), "PIX");
 	assert_non_null(finding(t, "topo.nic-pcie-capped", "NIC1"));
 	assert_non_null(finding(t, "topo.pcie-width-degraded", "GPU5"));
-	assert_int_equal(gf_report_finding_count(t, GF_SEV_WARN), 2);
+	assert_int_equal(gf_topo_finding_count(t, GF_SEV_WARN), 2);
 	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU0")->gb_per_s - 31.5) < 0.05);
 	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU5")->gb_per_s - 15.75) < 0.05);
 	assert_true(fabs(path(t, GF_PATH_GPU_NIC, "GPU4", "NIC1")->gb_per_s - 31.5) < 0.05);
@@ -200,7 +200,7 @@ static void hgx_nvswitch_all_nv18(void **state)
 	assert_int_equal(t->gpus[2].minor_source, GF_SRC_NVML);
 	/* NVML's PCIe answers agree with the tree. */
 	assert_null(finding(t, "topo.nvml-pcie-mismatch", NULL));
-	assert_int_equal(gf_report_finding_count(t, GF_SEV_WARN), 0);
+	assert_int_equal(gf_topo_finding_count(t, GF_SEV_WARN), 0);
 	gf_topo_free(t);
 }
 
@@ -221,7 +221,7 @@ static void l40s_two_two_four(void **state)
 	assert_true(fabs(path(t, GF_PATH_GPU_NIC, "GPU0", "NIC2")->gb_per_s - 25.0) < 0.01);
 	assert_int_equal(path(t, GF_PATH_GPU_NIC, "GPU0", "NIC2")->limit, GF_LIMIT_NIC);
 	assert_true(fabs(path(t, GF_PATH_GPU_GPU, "GPU0", "GPU1")->gb_per_s - 31.5) < 0.05);
-	assert_int_equal(gf_report_finding_count(t, GF_SEV_WARN), 0);
+	assert_int_equal(gf_topo_finding_count(t, GF_SEV_WARN), 0);
 	gf_topo_free(t);
 }
 
@@ -368,7 +368,7 @@ static void hidden_locality(void **state)
 	assert_int_equal(t->gpus[0].numa_node, -1);
 	assert_int_equal(t->gpus[0].numa_source, GF_SRC_UNKNOWN);
 	assert_non_null(finding(t, "topo.gpu-numa-unknown", "GPU0"));
-	assert_true(gf_report_finding_count(t, GF_SEV_WARN) >= 8);
+	assert_true(gf_topo_finding_count(t, GF_SEV_WARN) >= 8);
 	gf_topo_free(t);
 	t_rmtree(dir);
 	free(dir);
