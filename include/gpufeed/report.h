@@ -17,7 +17,6 @@ extern "C" {
 GF_API int gf_report_print(const struct gf_topo *t, FILE *f, unsigned flags);
 GF_API int gf_report_write_json(const struct gf_topo *t, FILE *f);
 
-
 #ifdef __cplusplus
 }
 #endif
