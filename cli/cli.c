@@ -12,6 +12,7 @@
 void gf_cli_init(struct gf_cli *cli, const char *cmd)
 {
 	memset(cli, 0, sizeof(*cli));
+	cli->topo = (struct gf_topo_options)GF_TOPO_OPTS_INIT;
 	cli->cmd = cmd;
 	gf_out_set_command(cmd);
 	cli->color = isatty(STDOUT_FILENO) && !gf_env_flag(GF_ENV_NO_COLOR);

@@ -10,7 +10,8 @@ struct report_args {
 
 static const struct gf_opt report_opts[] = {
 	GF_OPT_BOOL(0, "strict", struct report_args, strict,
-		    "exit 1 when problems (warnings or errors) are found"),
+		    "exit 1 when findings of severity warning or error\n"
+		    "are made"),
 	GF_OPTS_MODEL,
 	GF_OPTS_OUTPUT,
 	GF_OPTS_STANDARD,
@@ -20,11 +21,11 @@ static const struct gf_opt report_opts[] = {
 const struct gf_cmd gf_cmd_report_def = {
 	.name = "report",
 	.args = "[OPTIONS]",
-	.summary = "the one screen to read first: summary, matrix, paths, problems",
+	.summary = "the one screen to read first: summary, matrix, paths, findings",
 	.description =
 		"The main job: a summary of this machine (or of a recording), the link\n"
 		"matrix, the paths that feed each GPU with their bottleneck, and the\n"
-		"problems the model shows (a GPU whose NUMA node is unknown, a link\n"
+		"findings of the model (a GPU whose NUMA node is unknown, a link\n"
 		"running below its width or generation, a NIC faster than the PCIe behind\n"
 		"it, inactive NVLinks).\n",
 	.opts = report_opts,
@@ -39,7 +40,7 @@ int gf_cmd_report(int argc, char **argv)
 	struct gf_topo *t = NULL;
 	struct gf_cli cli;
 	struct report_args a = { 0 };
-	int ret, problems;
+	int ret, serious;
 
 	gf_cli_init(&cli, "report");
 	if ((ret = gf_cli_parse(&cli, &gf_cmd_report_def, argc, argv, &a)) >= 0 ||
@@ -48,9 +49,9 @@ int gf_cmd_report(int argc, char **argv)
 	if ((ret = gf_cli_discover(&cli, &t)))
 		return ret;
 	ret = cli.json ? gf_report_write_json(t, stdout) : gf_report_print(t, stdout, cli.color ? GF_PRINT_COLOR : 0);
-	problems = gf_report_problem_count(t);
+	serious = gf_topo_finding_count(t, GF_SEV_WARN);
 	gf_topo_free(t);
 	if (ret || fflush(stdout))
 		return gf_cli_fail(&cli, ret ? ret : -EIO);
-	return a.strict && problems ? GF_EXIT_FINDINGS : GF_EXIT_OK;
+	return a.strict && serious ? GF_EXIT_FINDINGS : GF_EXIT_OK;
 }

@@ -4,7 +4,52 @@
 
 #include "cli.h"
 
+enum { WHAT_ALL, WHAT_MATRIX, WHAT_GPU, WHAT_NEAREST_NIC };
+
+/* What to show: everything, or one thing. */
+struct topo_what {
+	int what;			/* WHAT_* */
+	const char *gpu;		/* G of --gpu / --nearest-nic */
+	bool strict;			/* --strict: findings are exit 1 */
+};
+
+static int set_what(struct gf_cli *cli, struct topo_what *w, int what, const char *gpu)
+{
+	if (w->what != WHAT_ALL && w->what != what)
+		return gf_cli_usage(cli, "--matrix, --gpu and --nearest-nic ask one thing each: give one");
+	w->what = what;
+	w->gpu = gpu;
+	return 0;
+}
+
+static int opt_matrix(struct gf_cli *cli, void *ctx, const char *arg)
+{
+	(void)arg;
+	return set_what(cli, ctx, WHAT_MATRIX, NULL);
+}
+
+static int opt_gpu(struct gf_cli *cli, void *ctx, const char *arg)
+{
+	return set_what(cli, ctx, WHAT_GPU, arg);
+}
+
+static int opt_nearest_nic(struct gf_cli *cli, void *ctx, const char *arg)
+{
+	return set_what(cli, ctx, WHAT_NEAREST_NIC, arg);
+}
+
 static const struct gf_opt topo_opts[] = {
+	GF_OPT_CALLBACK(0, "matrix", NULL, opt_matrix, "the matrix alone, as 'nvidia-smi topo -m' prints it"),
+	GF_OPT_CALLBACK(0, "gpu", "G", opt_gpu,
+			"one GPU: its row of the matrix and every path that\n"
+			"feeds it (G: NVML index, UUID or its prefix, or PCI\n"
+			"address)"),
+	GF_OPT_CALLBACK(0, "nearest-nic", "G", opt_nearest_nic,
+			"the RDMA device nearest to GPU G, e.g. mlx5_0, for\n"
+			"NCCL_IB_HCA; exit 4 when the machine has none up"),
+	GF_OPT_BOOL(0, "strict", struct topo_what, strict,
+		    "exit 1 when findings of severity warning or error\n"
+		    "are made"),
 	GF_OPTS_MODEL,
 	GF_OPTS_OUTPUT,
 	GF_OPTS_STANDARD,
@@ -16,34 +61,65 @@ const struct gf_cmd gf_cmd_topo_def = {
 	.args = "[OPTIONS]",
 	.summary = "the machine model: link matrix, GPUs, NICs, disks, path bandwidth",
 	.description =
-		"The machine model: the link matrix of GPUs, NICs and NVMe drives in the\n"
-		"vocabulary of 'nvidia-smi topo -m' (X, NV#, PIX, PXB, PHB, NODE, SYS) with\n"
-		"CPU and NUMA affinity, the GPUs (NVML index, PCI, UUID, CUDA ordinal,\n"
-		"/dev/nvidiaN minor, NUMA node and local CPUs with the source of each),\n"
-		"NICs, block devices, and the theoretical bandwidth of every path that\n"
-		"feeds a GPU with its narrowest link.  Reads /sys and /proc, and NVML when\n"
-		"present; or a recording with --root.\n",
+		"The machine model: the link matrix of GPUs and RDMA NICs in the vocabulary\n"
+		"of 'nvidia-smi topo -m' (X, NV#, PIX, PXB, PHB, NODE, SYS) with CPU and\n"
+		"NUMA affinity, other NICs and NVMe drives, the GPUs (NVML index, PCI, UUID,\n"
+		"CUDA ordinal, /dev/nvidiaN minor, NUMA node and local CPUs with the source\n"
+		"of each), NICs, block devices, and the theoretical bandwidth of every path\n"
+		"that feeds a GPU with its narrowest link.  Reads /sys and /proc, and NVML\n"
+		"when present; or a recording with --root.\n",
 	.opts = topo_opts,
-	.exits = { "", NULL, "", "", "--nvml=require without NVML or DIR/nvml.json" },
-	.footer = "JSON schema: docs/json-topo.md (\"schema\": \"" GF_TOPO_SCHEMA "\").\n",
+	.exits = { "", "with --strict, when findings of severity warning or error are made", "", "",
+		   "--nvml=require without NVML or DIR/nvml.json; --gpu or --nearest-nic\n"
+		   "on a host without a GPU; --nearest-nic when no RDMA NIC is up" },
+	.footer = "JSON schema: docs/json-topo.md (\"schema\": \"" GF_TOPO_SCHEMA "\"; --matrix, --gpu and\n"
+		  "--nearest-nic write " GF_TOPO_MATRIX_SCHEMA ", " GF_TOPO_GPU_SCHEMA " and\n"
+		  GF_TOPO_NEAREST_NIC_SCHEMA ").\n",
 	.run = gf_cmd_topo,
 };
 
+static int show(const struct gf_cli *cli, const struct gf_topo *t, const struct topo_what *w, int gpu)
+{
+	switch (w->what) {
+	case WHAT_MATRIX:
+		return cli->json ? gf_topo_write_matrix_json(t, stdout) : gf_topo_print_matrix(t, stdout);
+	case WHAT_GPU:
+		return cli->json ? gf_topo_write_gpu_json(t, gpu, stdout) : gf_topo_print_gpu(t, gpu, stdout);
+	case WHAT_NEAREST_NIC:
+		return cli->json ? gf_topo_write_nearest_nic_json(t, gpu, stdout) :
+				   gf_topo_print_nearest_nic(t, gpu, stdout);
+	default:
+		return cli->json ? gf_topo_write_json(t, stdout) :
+				   gf_topo_print(t, stdout, cli->color ? GF_PRINT_COLOR : 0);
+	}
+}
+
 int gf_cmd_topo(int argc, char **argv)
 {
+	struct topo_what what = { WHAT_ALL, NULL, false };
 	struct gf_topo *t = NULL;
 	struct gf_cli cli;
-	int ret;
+	int ret, gpu = -1, serious;
 
 	gf_cli_init(&cli, "topo");
-	if ((ret = gf_cli_parse(&cli, &gf_cmd_topo_def, argc, argv, NULL)) >= 0 ||
+	if ((ret = gf_cli_parse(&cli, &gf_cmd_topo_def, argc, argv, &what)) >= 0 ||
 	    (ret = gf_cli_no_operands(&cli, argc, argv)) >= 0)
 		return ret;
 	if ((ret = gf_cli_discover(&cli, &t)))
 		return ret;
-	ret = cli.json ? gf_topo_write_json(t, stdout) : gf_topo_print(t, stdout, cli.color ? GF_PRINT_COLOR : 0);
+	if (what.gpu && !t->ngpus) {
+		gf_topo_free(t);
+		fprintf(stderr, "gpufeed topo: no NVIDIA GPU here: nothing to ask about GPU %s\n", what.gpu);
+		return GF_EXIT_UNAVAILABLE;
+	}
+	if (what.gpu && (gpu = gf_topo_find_gpu(t, what.gpu)) < 0) {
+		gf_topo_free(t);
+		return gf_cli_usage(&cli, "%s", gf_last_error());
+	}
+	ret = show(&cli, t, &what, gpu);
+	serious = gf_topo_finding_count(t, GF_SEV_WARN);
 	gf_topo_free(t);
 	if (ret || fflush(stdout))
 		return gf_cli_fail(&cli, ret ? ret : -EIO);
-	return GF_EXIT_OK;
+	return what.strict && serious ? GF_EXIT_FINDINGS : GF_EXIT_OK;
 }

@@ -10,13 +10,12 @@
 extern "C" {
 #endif
 
-#define GF_REPORT_SCHEMA "gpufeed-report/1"
+#define GF_REPORT_SCHEMA "gpufeed-report/2"
 
-/* Machine summary, link matrix, path table with bottlenecks, problems. */
+/* Machine summary, link matrix, paths per group of GPUs with their
+ * bottlenecks, findings. */
 GF_API int gf_report_print(const struct gf_topo *t, FILE *f, unsigned flags);
 GF_API int gf_report_write_json(const struct gf_topo *t, FILE *f);
-/* Findings at or above GF_SEV_WARN. */
-GF_API int gf_report_problem_count(const struct gf_topo *t);
 
 #ifdef __cplusplus
 }

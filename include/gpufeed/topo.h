@@ -21,7 +21,11 @@ extern "C" {
 #endif
 
 /* Version of the JSON written by gf_topo_write_json() ("schema" key). */
-#define GF_TOPO_SCHEMA "gpufeed-topo/1"
+#define GF_TOPO_SCHEMA "gpufeed-topo/2"
+/* The one-thing documents of topo --matrix, --gpu and --nearest-nic. */
+#define GF_TOPO_MATRIX_SCHEMA "gpufeed-topo-matrix/1"
+#define GF_TOPO_GPU_SCHEMA "gpufeed-topo-gpu/1"
+#define GF_TOPO_NEAREST_NIC_SCHEMA "gpufeed-topo-nearest-nic/1"
 
 enum gf_nvml_mode {
 	GF_NVML_AUTO = 0,	/* use NVML (or DIR/nvml.json) when present */
@@ -29,14 +33,22 @@ enum gf_nvml_mode {
 	GF_NVML_REQUIRE,	/* fail with -ENOSYS when NVML facts are absent */
 };
 
+/* Versioned (include/gpufeed/common.h): start from GF_TOPO_OPTS_INIT.
+ *     struct gf_topo_options o = GF_TOPO_OPTS_INIT;
+ *     o.root = "/tmp/myhost"; */
 struct gf_topo_options {
+	size_t struct_size;		/* sizeof as the caller was compiled */
 	const char *root;		/* NULL or "" = this machine, else a recording */
 	enum gf_nvml_mode nvml;
 	/* GPU/device locality override for machines (VMs) that hide it,
 	 * like hwloc's HWLOC_PCI_LOCALITY: "BDF-or-prefix=NODE;...", e.g.
 	 * "0000:00:06.0=1;0000:80=1".  NULL = $GPUFEED_PCI_LOCALITY. */
 	const char *pci_locality;
+	/* New fields go here, at the end. */
 };
+
+#define GF_TOPO_OPTS_INIT \
+	{ .struct_size = sizeof(struct gf_topo_options), .root = NULL, .nvml = GF_NVML_AUTO, .pci_locality = NULL }
 
 /* Where a value came from; shown beside it. */
 enum gf_source {
@@ -85,7 +97,7 @@ struct gf_cpus {
 struct gf_numa_node {
 	int id;
 	struct gf_cpuset cpus;
-	unsigned long long mem_bytes;	/* MemTotal, 0 unknown */
+	unsigned long long memory_bytes;	/* MemTotal, 0 unknown */
 	int *distance;			/* gf_numa.nnodes entries, -1 unknown */
 };
 
@@ -170,7 +182,9 @@ struct gf_gpu {
 };
 
 struct gf_nic {
-	char label[16];			/* "NIC0": the matrix name */
+	char label[16];			/* the matrix name: "NIC0" for RDMA devices,
+					 * numbered as nvidia-smi does; else the first
+					 * netdev ("eth0") or the PCI address */
 	char name[64];			/* RDMA device (mlx5_0) or first netdev */
 	char netdevs[512];		/* "ib0" or "ens1f0np0,ens1f0v0"; "...,+" when cut */
 	char rdma[32];			/* "" when none */
@@ -233,11 +247,14 @@ struct gf_matrix_dev {
 
 struct gf_matrix {
 	int n;
-	struct gf_matrix_dev *dev;
+	struct gf_matrix_dev *dev;	/* GPUs, RDMA NICs, other NICs, NVMe */
 	struct gf_link *link;		/* n*n, row-major */
 	/* NVML's own PCIe answer per GPU pair when it was asked (live or
 	 * recorded); GF_LINK_UNKNOWN otherwise.  n*n like link. */
 	enum gf_link_type *nvml_pcie;
+	/* dev[0..nsmi-1] are the devices of `nvidia-smi topo -m` (GPUs, then
+	 * RDMA NICs in its order); the rest are other NICs and NVMe drives. */
+	int nsmi;
 };
 
 GF_API const struct gf_link *gf_matrix_at(const struct gf_matrix *m, int i, int j);
@@ -246,14 +263,18 @@ GF_API int gf_link_format(const struct gf_link *l, char *buf, size_t size);
 GF_API const char *gf_link_type_name(enum gf_link_type t);
 
 enum gf_path_kind { GF_PATH_HOST_GPU = 0, GF_PATH_GPU_GPU, GF_PATH_GPU_NIC, GF_PATH_GPU_NVME };
-enum gf_limit_kind { GF_LIMIT_UNKNOWN = 0, GF_LIMIT_PCIE, GF_LIMIT_NVLINK, GF_LIMIT_NIC };
+/* What the narrowest link of a path is.  UNKNOWN: a link on the path reports
+ * no rate (a virtio NIC, a device without PCIe link attributes); DOWN: a
+ * link on it is down.  Both leave the path without a figure (gb_per_s 0). */
+enum gf_limit_kind { GF_LIMIT_UNKNOWN = 0, GF_LIMIT_PCIE, GF_LIMIT_NVLINK, GF_LIMIT_NIC, GF_LIMIT_DOWN };
 
 struct gf_path {
 	enum gf_path_kind kind;
 	int from, to;			/* matrix indices; from = -1: host memory */
 	int host_node;			/* GF_PATH_HOST_GPU: the memory's node */
 	struct gf_link link;
-	double gbps;			/* theoretical one-way GB/s, 0 unknown */
+	double gb_per_s;		/* theoretical one-way GB/s; 0 when the
+					 * narrowest link is unknown or down (limit) */
 	enum gf_limit_kind limit;	/* what the narrowest link is */
 	int limit_pci;			/* device at the narrowest PCIe link, -1 */
 	char limit_text[96];		/* "PCIe Gen4 x16 at 0000:17:00.0" */
@@ -276,7 +297,7 @@ struct gf_machine {
 	char kernel[96];
 	char vendor[64], product[96];	/* DMI */
 	bool hypervisor;		/* /proc/cpuinfo "hypervisor" flag */
-	unsigned long long mem_bytes;	/* MemTotal */
+	unsigned long long memory_bytes;	/* MemTotal, 0 unknown */
 	char driver_version[32];	/* NVIDIA driver, "" none */
 	int cuda_driver_version;	/* 13000 = 13.0, 0 unknown */
 	bool nvml;			/* NVML facts were used */
@@ -311,11 +332,16 @@ struct gf_topo {
 	int nwarnings;
 };
 
+/* opts NULL: this machine, NVML when present.  A struct not started from
+ * GF_TOPO_OPTS_INIT (struct_size 0) is refused with -EINVAL. */
 GF_API int gf_topo_discover(const struct gf_topo_options *opts, struct gf_topo **out);
 /* Validate a locality override (the format of options.pci_locality):
  * 0, or -EINVAL with a message. */
 GF_API int gf_pci_locality_check(const char *spec);
 GF_API void gf_topo_free(struct gf_topo *t);
+/* The number of findings of severity `min` or above (`--strict` fails on
+ * GF_SEV_WARN). */
+GF_API int gf_topo_finding_count(const struct gf_topo *t, enum gf_severity min);
 
 /* A GPU by NVML index ("3"), UUID ("GPU-8f1c..." or a unique prefix) or PCI
  * address ("0000:3b:00.0", "3b:00.0").  Returns its position in t->gpus or
@@ -328,6 +354,23 @@ GF_API int gf_topo_find_gpu(const struct gf_topo *t, const char *spec);
 GF_API int gf_topo_print(const struct gf_topo *t, FILE *f, unsigned flags);
 /* The documented JSON (docs/json-topo.md). */
 GF_API int gf_topo_write_json(const struct gf_topo *t, FILE *f);
+
+/* One thing at a time (`nvidia-smi topo -i/-n`, `dcgmi topo --gpuid`).
+ * `gpu` is a position in t->gpus, as gf_topo_find_gpu() returns it. */
+/* The matrix alone, as `nvidia-smi topo -m` prints it (tabs). */
+GF_API int gf_topo_print_matrix(const struct gf_topo *t, FILE *f);
+GF_API int gf_topo_write_matrix_json(const struct gf_topo *t, FILE *f);
+/* One GPU: its identity, its row of the matrix and every path that feeds it
+ * (host memory, peers, NICs, drives). */
+GF_API int gf_topo_print_gpu(const struct gf_topo *t, int gpu, FILE *f);
+GF_API int gf_topo_write_gpu_json(const struct gf_topo *t, int gpu, FILE *f);
+/* The RDMA NIC nearest to a GPU (the closest connection class, then the
+ * fastest path, then nvidia-smi's order; ports that are down are skipped):
+ * its position in t->nics, or -ENODEV when there is none. */
+GF_API int gf_topo_nearest_nic(const struct gf_topo *t, int gpu);
+/* Its RDMA name on one line ("mlx5_0", for NCCL_IB_HCA), or its JSON. */
+GF_API int gf_topo_print_nearest_nic(const struct gf_topo *t, int gpu, FILE *f);
+GF_API int gf_topo_write_nearest_nic_json(const struct gf_topo *t, int gpu, FILE *f);
 
 #ifdef __cplusplus
 }

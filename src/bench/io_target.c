@@ -41,7 +41,7 @@ static void disk_of(dev_t dev, char *name, size_t size)
 
 static int from_model(struct gf_bench_io *b)
 {
-	struct gf_topo_options to = { .nvml = GF_NVML_OFF, .root = b->opts.root,
+	struct gf_topo_options to = { .struct_size = sizeof(to), .nvml = GF_NVML_OFF, .root = b->opts.root,
 				      .pci_locality = b->opts.pci_locality };
 	struct gf_bench_target *t = &b->target;
 	struct gf_topo *topo = NULL;
@@ -56,7 +56,7 @@ static int from_model(struct gf_bench_io *b)
 	gf_strlcpy(t->kernel, topo->machine.kernel, sizeof(t->kernel));
 	t->ncpus = (int)gf_cpuset_count(&topo->cpus.online);
 	t->nnodes = topo->numa.nnodes;
-	t->mem_bytes = topo->machine.mem_bytes;
+	t->mem_bytes = topo->machine.memory_bytes;
 	for (int i = 0; i < topo->nblocks; i++) {
 		const struct gf_block *blk = &topo->blocks[i];
 		if (strcmp(blk->name, t->device))

@@ -1,36 +1,81 @@
 /* `gpufeed report`: the machine summary, the matrix, the paths that feed
- * each GPU with their bottlenecks, and the problems the model shows.  Later
+ * each GPU with their bottlenecks, and the findings of the model.  Later
  * issues add the host audit and measurements here. */
 #include <errno.h>
 #include <stdio.h>
 
 #include <gpufeed/report.h>
 #include "core/error.h"
+#include "core/json_stamp.h"
+#include "core/table.h"
+#include "report/report_paths.h"
 #include "topo/render.h"
 
-GF_API int gf_report_problem_count(const struct gf_topo *t)
+/* The GPU block of the matrix, aligned for reading (topo prints the whole
+ * matrix in nvidia-smi's layout), and a legend short enough to read. */
+static void print_gpu_matrix(const struct gf_topo *t, FILE *f)
 {
-	int n = 0;
+	const struct gf_matrix *m = &t->matrix;
+	struct gf_table tb;
+	char buf[16];
 
-	for (int i = 0; i < t->nfindings; i++)
-		n += t->findings[i].severity >= GF_SEV_WARN;
-	return n;
+	gf_table_init(&tb, t->ngpus + 2);
+	gf_table_add(&tb, "%s", "");
+	for (int j = 0; j < t->ngpus; j++)
+		gf_table_add(&tb, "%s", m->dev[j].name);
+	gf_table_add(&tb, "NUMA");
+	for (int i = 0; i < t->ngpus; i++) {
+		int node = t->gpus[m->dev[i].ref].numa_node;
+
+		gf_table_add(&tb, "%s", m->dev[i].name);
+		for (int j = 0; j < t->ngpus; j++) {
+			gf_link_format(&m->link[i * m->n + j], buf, sizeof(buf));
+			gf_table_add(&tb, "%s", buf);
+		}
+		if (node >= 0)
+			gf_table_add(&tb, "%d", node);
+		else
+			gf_table_add(&tb, "unknown");
+	}
+	fputc('\n', f);
+	gf_table_print(&tb, f, "");
+	gf_table_free(&tb);
+	fputs("\nNV# = # NVLinks; PIX, PXB = through PCIe switches; PHB = through the host bridge;\n"
+	      "NODE = across host bridges of one NUMA node; SYS = across NUMA nodes.\n"
+	      "NICs and drives, and the matrix as nvidia-smi prints it: gpufeed topo.\n", f);
 }
 
-GF_API int gf_report_print(const struct gf_topo *t, FILE *f, unsigned flags)
+GF_API int gf_report_print(const struct gf_topo *t, FILE *out, unsigned flags)
 {
-	int problems = gf_report_problem_count(t), notes = t->nfindings - problems;
+	int serious, ret;
+	struct gf_text x;
+	FILE *f;
 
+	if (!t || !out)
+		return gf_error(-EINVAL, "gf_report_print: NULL argument");
+	if (!(f = gf_text_open(&x)))
+		return gf_error(-ENOMEM, "out of memory");
+	serious = gf_topo_finding_count(t, GF_SEV_WARN);
 	fputs("== gpufeed report ==\n\n", f);
+	if (!t->ngpus)
+		fputs("No NVIDIA GPU found: nothing below feeds a GPU.\n\n", f);
 	gf_print_summary(t, f);
-	fputs("\n", f);
-	gf_print_matrix(t, f);
-	gf_print_paths(t, f, true);
-	fprintf(f, "\nProblems: %s\n", problems ? "" : "none found by the topology model");
-	if (t->nfindings)
-		gf_print_findings(t, f, flags & GF_PRINT_COLOR);
-	if (notes && !problems)
-		fprintf(f, "  (%d note%s above are informational)\n", notes, notes == 1 ? "" : "s");
+	if (t->ngpus) {
+		print_gpu_matrix(t, f);
+		if (gf_report_print_paths(t, f)) {
+			gf_text_close(&x, out);
+			return gf_error(-ENOMEM, "out of memory");
+		}
+	}
+	if ((ret = gf_text_close(&x, out)))
+		return ret;
+	f = out;	/* findings sanitize their own text, around their colour */
+	if (!t->nfindings)
+		fputs("\nFindings: none from the topology model\n", f);
+	else
+		fprintf(f, "\nFindings: %d (%d warning%s or error%s)\n", t->nfindings, serious,
+			serious == 1 ? "" : "s", serious == 1 ? "" : "s");
+	gf_print_findings(t, f, flags & GF_PRINT_COLOR);
 	if (t->nwarnings)
 		fprintf(f, "\nInput warnings: %d (on stderr unless --quiet; in --json's \"warnings\")\n",
 			t->nwarnings);
@@ -39,15 +84,29 @@ GF_API int gf_report_print(const struct gf_topo *t, FILE *f, unsigned flags)
 
 GF_API int gf_report_write_json(const struct gf_topo *t, FILE *f)
 {
-	json_t *root = json_object();
+	json_t *root = json_object(), *counts = json_object();
 
-	json_object_set_new(root, "schema", json_string(GF_REPORT_SCHEMA));
+	if (gf_json_stamp(root, GF_REPORT_SCHEMA)) {
+		json_decref(root);
+		json_decref(counts);
+		return gf_error(-ENOMEM, "out of memory");
+	}
 	json_object_set_new(root, "machine", gf_json_machine(t));
 	json_object_set_new(root, "gpus", gf_json_gpus(t));
 	json_object_set_new(root, "matrix", gf_json_matrix(t));
+	json_object_set_new(root, "other_devices", gf_json_other_devices(t));
 	json_object_set_new(root, "paths", gf_json_paths(t));
-	json_object_set_new(root, "problems", json_integer(gf_report_problem_count(t)));
+	/* What the text lists, and how many of each severity. */
 	json_object_set_new(root, "findings", gf_json_findings(t));
+	for (enum gf_severity s = GF_SEV_INFO; s <= GF_SEV_ERROR; s++) {
+		int n = 0;
+
+		for (int i = 0; i < t->nfindings; i++)
+			n += t->findings[i].severity == s;
+		json_object_set_new(counts, gf_severity_name(s), json_integer(n));
+	}
+	json_object_set_new(counts, "total", json_integer(t->nfindings));
+	json_object_set_new(root, "finding_counts", counts);
 	json_object_set_new(root, "warnings", gf_json_warnings(t));
 	return gf_json_dump(root, f);
 }

@@ -12,10 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "topo/topo_internal.h"
 
-double gf_pcie_lane_gbps(double gts)
+double gf_pcie_lane_gb_per_s(double gts)
 {
 	if (gts <= 0)
 		return 0;
@@ -36,7 +37,7 @@ int gf_pcie_gen(double gts)
 	return 0;
 }
 
-double gf_nvlink_link_gbps(int v)
+double gf_nvlink_link_gb_per_s(int v)
 {
 	switch (v) {
 	case 1:  return 20;	/* NVLink 1.0 (P100) */
@@ -49,9 +50,9 @@ double gf_nvlink_link_gbps(int v)
 
 const char *gf_nvlink_version_name(int v)
 {
-	static const char *names[] = { "?", "1.0", "2.0", "2.2", "3.0", "3.1", "4.0", "5.0", "6.0" };
+	static const char *names[] = { "unknown", "1.0", "2.0", "2.2", "3.0", "3.1", "4.0", "5.0", "6.0" };
 
-	return v >= 0 && v <= 8 ? names[v] : "?";
+	return v >= 0 && v <= 8 ? names[v] : "unknown";
 }
 
 /* The link above device x (between x and its upstream port), or 0 when x
@@ -77,7 +78,7 @@ static double link_above(const struct gf_topo *t, int x, double *gts, int *width
 		speed = d->link.cur_gts;	/* trained slower: a real limit */
 	*gts = speed;
 	*width = w;
-	return gf_pcie_lane_gbps(speed) * w;
+	return gf_pcie_lane_gb_per_s(speed) * w;
 }
 
 void gf_pcie_narrowest(const struct gf_topo *t, int x, int stop, struct gf_narrowest *nw)
@@ -87,8 +88,10 @@ void gf_pcie_narrowest(const struct gf_topo *t, int x, int stop, struct gf_narro
 		int w = 0;
 
 		bw = link_above(t, x, &gts, &w);
-		if (bw > 0 && (nw->gbps == 0 || bw < nw->gbps)) {
-			nw->gbps = bw;
+		if (bw <= 0 && nw->unknown_pci < 0 && !gf_pci_downstream_port(t, x))
+			nw->unknown_pci = x;	/* a link of unknown rate: the path's too */
+		if (bw > 0 && (nw->gb_per_s == 0 || bw < nw->gb_per_s)) {
+			nw->gb_per_s = bw;
 			nw->pci = x;
 			nw->gts = gts;
 			nw->width = w;
@@ -98,13 +101,20 @@ void gf_pcie_narrowest(const struct gf_topo *t, int x, int stop, struct gf_narro
 
 static void set_pcie_limit(const struct gf_topo *t, struct gf_path *p, const struct gf_narrowest *nw)
 {
-	p->gbps = nw->gbps;
-	if (nw->pci < 0) {
+	/* A link of unknown rate may be the narrowest: no figure, never the
+	 * rate of the links we know. */
+	if (nw->unknown_pci >= 0 || nw->pci < 0) {
+		p->gb_per_s = 0;
 		p->limit = GF_LIMIT_UNKNOWN;
-		p->limit_pci = -1;
-		snprintf(p->limit_text, sizeof(p->limit_text), "no PCIe link speed reported");
+		p->limit_pci = nw->unknown_pci;
+		if (nw->unknown_pci >= 0)
+			snprintf(p->limit_text, sizeof(p->limit_text), "PCIe link of %s reports no speed",
+				 t->pci[nw->unknown_pci].bdf);
+		else
+			snprintf(p->limit_text, sizeof(p->limit_text), "no PCIe link speed reported");
 		return;
 	}
+	p->gb_per_s = nw->gb_per_s;
 	p->limit = GF_LIMIT_PCIE;
 	p->limit_pci = nw->pci;
 	if (gf_pcie_gen(nw->gts))
@@ -119,7 +129,7 @@ static void set_pcie_limit(const struct gf_topo *t, struct gf_path *p, const str
  * their roots when they only meet at a host bridge or beyond. */
 static void pcie_between(const struct gf_topo *t, int a, int b, struct gf_path *p)
 {
-	struct gf_narrowest nw = { 0, -1, 0, 0 };
+	struct gf_narrowest nw = GF_NARROWEST_INIT;
 	int lca = gf_pci_common_ancestor(t, a, b);
 
 	gf_pcie_narrowest(t, a, lca, &nw);
@@ -175,6 +185,38 @@ static struct gf_path *new_path(struct gf_topo *t, enum gf_path_kind kind, int f
 	return p;
 }
 
+/* A port that is down carries nothing: netdev operstate "down" or
+ * "lowerlayerdown", InfiniBand port state "DOWN". */
+static bool nic_down(const struct gf_nic *n)
+{
+	return !strcasecmp(n->state, "down") || !strcmp(n->state, "lowerlayerdown");
+}
+
+/* The NIC's line rate ends the path: down, unknown (virtio, a port not
+ * active) or the narrowest link when slower than the PCIe behind it. */
+static void nic_limit(const struct gf_nic *nic, struct gf_path *p)
+{
+	double line = nic->speed_mbps > 0 ? nic->speed_mbps / 8000.0 : 0;
+
+	if (nic_down(nic)) {
+		p->gb_per_s = 0;
+		p->limit = GF_LIMIT_DOWN;
+		p->limit_pci = -1;
+		snprintf(p->limit_text, sizeof(p->limit_text), "%s is down", nic->name);
+	} else if (line <= 0) {
+		p->gb_per_s = 0;
+		p->limit = GF_LIMIT_UNKNOWN;
+		p->limit_pci = -1;
+		snprintf(p->limit_text, sizeof(p->limit_text), "%s line rate unknown", nic->name);
+	} else if (p->gb_per_s > 0 && line < p->gb_per_s) {
+		p->gb_per_s = line;
+		p->limit = GF_LIMIT_NIC;
+		p->limit_pci = -1;
+		snprintf(p->limit_text, sizeof(p->limit_text), "%s line rate %g Gb/s", nic->name,
+			 nic->speed_mbps / 1000.0);
+	}
+}
+
 int gf_build_paths(struct gf_ctx *c)
 {
 	struct gf_topo *t = c->t;
@@ -192,7 +234,7 @@ int gf_build_paths(struct gf_ctx *c)
 		p->host_node = t->gpus[a->ref].numa_node;
 		p->link.type = p->link.pcie = GF_LINK_PHB;
 		{
-			struct gf_narrowest nw = { 0, -1, 0, 0 };
+			struct gf_narrowest nw = GF_NARROWEST_INIT;
 
 			gf_pcie_narrowest(t, a->pci, -1, &nw);
 			set_pcie_limit(t, p, &nw);
@@ -208,10 +250,10 @@ int gf_build_paths(struct gf_ctx *c)
 				return gf_error(-ENOMEM, "out of memory");
 			if (p->link.type == GF_LINK_NV) {
 				const struct gf_gpu *g = &t->gpus[a->ref];
-				double per = gf_nvlink_link_gbps(g->nvlink_version);
+				double per = gf_nvlink_link_gb_per_s(g->nvlink_version);
 
-				p->gbps = per * p->link.nvlinks;
-				p->limit = GF_LIMIT_NVLINK;
+				p->gb_per_s = per * p->link.nvlinks;
+				p->limit = per > 0 ? GF_LIMIT_NVLINK : GF_LIMIT_UNKNOWN;
 				if (per > 0)
 					snprintf(p->limit_text, sizeof(p->limit_text), "NVLink %s x%d%s",
 						 gf_nvlink_version_name(g->nvlink_version), p->link.nvlinks,
@@ -225,25 +267,48 @@ int gf_build_paths(struct gf_ctx *c)
 			pcie_between(t, a->pci, b->pci, p);
 			p->crosses_cpu_link = p->link.pcie == GF_LINK_SYS &&
 					      crosses_sockets(t, dev_node(t, a), dev_node(t, b));
-			if (b->kind == GF_DEV_NIC) {
-				const struct gf_nic *nic = &t->nics[b->ref];
-				double line = nic->speed_mbps > 0 ? nic->speed_mbps / 8000.0 : 0;
-
-				if (line > 0 && (p->gbps == 0 || line < p->gbps)) {
-					p->gbps = line;
-					p->limit = GF_LIMIT_NIC;
-					p->limit_pci = -1;
-					snprintf(p->limit_text, sizeof(p->limit_text), "%s line rate %g Gb/s",
-						 nic->name, nic->speed_mbps / 1000.0);
-				} else if (line <= 0) {
-					/* virtio, or a port that is down: PCIe is an upper bound. */
-					size_t n = strlen(p->limit_text);
-
-					snprintf(p->limit_text + n, sizeof(p->limit_text) - n,
-						 "; %s line rate unknown", nic->name);
-				}
-			}
+			if (b->kind == GF_DEV_NIC)
+				nic_limit(&t->nics[b->ref], p);
 		}
 	}
 	return 0;
+}
+
+/* The path from matrix entry g to matrix entry j, NULL when none. */
+static const struct gf_path *path_between(const struct gf_topo *t, int g, int j)
+{
+	for (int i = 0; i < t->npaths; i++)
+		if (t->paths[i].from == g && t->paths[i].to == j)
+			return &t->paths[i];
+	return NULL;
+}
+
+/* NCCL_IB_HCA's question: of the RDMA devices whose port is not down, the
+ * one with the closest connection class to the GPU, then the fastest path,
+ * then the first in nvidia-smi's order. */
+GF_API int gf_topo_nearest_nic(const struct gf_topo *t, int gpu)
+{
+	const struct gf_matrix *m;
+	const struct gf_path *best = NULL;
+	int g, nic = -1;
+
+	if (!t || gpu < 0 || gpu >= t->ngpus)
+		return gf_error(-EINVAL, "gf_topo_nearest_nic: no GPU at position %d", gpu);
+	m = &t->matrix;
+	g = gf_matrix_gpu(t, gpu);
+	for (int j = t->ngpus; g >= 0 && j < m->nsmi; j++) {
+		const struct gf_path *p = path_between(t, g, j);
+
+		if (!p || m->dev[j].kind != GF_DEV_NIC || nic_down(&t->nics[m->dev[j].ref]))
+			continue;
+		if (!best || p->link.type < best->link.type ||
+		    (p->link.type == best->link.type && p->gb_per_s > best->gb_per_s)) {
+			best = p;
+			nic = m->dev[j].ref;
+		}
+	}
+	if (nic < 0)
+		return gf_error(-ENODEV, "GPU%d: no RDMA NIC (InfiniBand or RoCE device) is up on this machine",
+				t->gpus[gpu].index);
+	return nic;
 }

@@ -149,14 +149,14 @@ static void nic_findings(struct gf_topo *t)
 	for (int i = 0; i < t->nnics; i++) {
 		const struct gf_nic *n = &t->nics[i];
 		double line = n->speed_mbps > 0 ? n->speed_mbps / 8000.0 : 0;
-		struct gf_narrowest nw = { 0, -1, 0, 0 };
+		struct gf_narrowest nw = GF_NARROWEST_INIT;
 
 		gf_pcie_narrowest(t, n->pci, -1, &nw);
-		if (line > 0 && nw.gbps > 0 && line > nw.gbps * 1.02)
+		if (line > 0 && nw.gb_per_s > 0 && line > nw.gb_per_s * 1.02)
 			gf_finding(t, GF_SEV_WARN, "topo.nic-pcie-capped", n->label,
 				   "%s (%s, %g Gb/s = %.1f GB/s) sits behind PCIe Gen%d x%d at %s (%.1f GB/s): capped at ~%.0f GB/s",
 				   n->label, n->name, n->speed_mbps / 1000.0, line, gf_pcie_gen(nw.gts),
-				   nw.width, t->pci[nw.pci].bdf, nw.gbps, nw.gbps);
+				   nw.width, t->pci[nw.pci].bdf, nw.gb_per_s, nw.gb_per_s);
 	}
 }
 
@@ -190,4 +190,13 @@ int gf_build_findings(struct gf_ctx *c)
 	nic_findings(t);
 	nvml_cross_check(t);
 	return 0;
+}
+
+GF_API int gf_topo_finding_count(const struct gf_topo *t, enum gf_severity min)
+{
+	int n = 0;
+
+	for (int i = 0; t && i < t->nfindings; i++)
+		n += t->findings[i].severity >= min;
+	return n;
 }

@@ -51,7 +51,7 @@ int gf_discover_machine(struct gf_ctx *c)
 
 		/* "MemTotal:       25276510 kB" */
 		if (gf_kv_find(text, "MemTotal", buf, sizeof(buf)) && sscanf(buf, "%lld kB", &kb) == 1 && kb > 0)
-			m->mem_bytes = (unsigned long long)kb * 1024;
+			m->memory_bytes = (unsigned long long)kb * 1024;
 		else
 			gf_warn(c, "%s/proc/meminfo: no MemTotal line", c->fs.root);
 		free(text);

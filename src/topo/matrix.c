@@ -6,13 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/strutil.h"
 #include "topo/topo_internal.h"
 
 GF_API const char *gf_link_type_name(enum gf_link_type t)
 {
-	static const char *names[] = { "X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS", "?" };
+	static const char *names[] = { "X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS", "unknown" };
 
-	return (unsigned)t <= GF_LINK_UNKNOWN ? names[t] : "?";
+	return (unsigned)t <= GF_LINK_UNKNOWN ? names[t] : "unknown";
 }
 
 GF_API int gf_link_format(const struct gf_link *l, char *buf, size_t size)
@@ -126,28 +127,74 @@ static void add_dev(struct gf_matrix *m, const char *name, enum gf_dev_kind kind
 	d->pci = pci;
 }
 
+/* nvidia-smi numbers its NIC columns over RDMA devices in their order
+ * (mlx5_0, mlx5_1, ..., mlx5_10: the kernel's registration order, which
+ * its names count); NCCL numbers them the same way. */
+static int cmp_rdma(const void *a, const void *b, void *arg)
+{
+	const struct gf_topo *t = arg;
+
+	return strverscmp(t->nics[*(const int *)a].rdma, t->nics[*(const int *)b].rdma);
+}
+
+/* Labels: RDMA devices are NIC0.. (nvidia-smi's columns); a network function
+ * without one is named by its first interface (eth0), else its address. */
+static void label_nics(struct gf_topo *t, int *rdma_order, int *nrdma)
+{
+	*nrdma = 0;
+	for (int i = 0; i < t->nnics; i++) {
+		struct gf_nic *n = &t->nics[i];
+
+		if (n->rdma[0]) {
+			rdma_order[(*nrdma)++] = i;
+			continue;
+		}
+		gf_strlcpy(n->label, n->netdevs[0] ? n->netdevs : t->pci[n->pci].bdf, sizeof(n->label));
+		n->label[strcspn(n->label, ",")] = '\0';
+	}
+	qsort_r(rdma_order, (size_t)*nrdma, sizeof(*rdma_order), cmp_rdma, t);
+	for (int k = 0; k < *nrdma; k++)
+		snprintf(t->nics[rdma_order[k]].label, sizeof(t->nics[0].label), "NIC%d", k);
+}
+
+/* Devices in nvidia-smi's order first (GPUs, then RDMA NICs: m->nsmi of
+ * them), then the rest the paths need: other NICs in PCI order, NVMe. */
 int gf_build_matrix(struct gf_ctx *c)
 {
 	struct gf_topo *t = c->t;
 	struct gf_matrix *m = &t->matrix;
-	int n = t->ngpus + t->nnics;
+	int n = t->ngpus + t->nnics, nrdma;
+	int *order;
 	char name[16];
 
 	for (int i = 0; i < t->nblocks; i++)
 		n += first_of_label(t, i);
-	if (!n)
+	order = calloc((size_t)(t->nnics ? t->nnics : 1), sizeof(*order));
+	if (!order)
+		return gf_error(-ENOMEM, "out of memory");
+	label_nics(t, order, &nrdma);
+	if (!n) {
+		free(order);
 		return 0;
+	}
 	m->dev = calloc((size_t)n, sizeof(*m->dev));
 	m->link = calloc((size_t)n * (size_t)n, sizeof(*m->link));
 	m->nvml_pcie = calloc((size_t)n * (size_t)n, sizeof(*m->nvml_pcie));
-	if (!m->dev || !m->link || !m->nvml_pcie)
+	if (!m->dev || !m->link || !m->nvml_pcie) {
+		free(order);
 		return gf_error(-ENOMEM, "out of memory");
+	}
 	for (int i = 0; i < t->ngpus; i++) {
 		snprintf(name, sizeof(name), "GPU%d", t->gpus[i].index);
 		add_dev(m, name, GF_DEV_GPU, i, t->gpus[i].pci);
 	}
+	for (int k = 0; k < nrdma; k++)
+		add_dev(m, t->nics[order[k]].label, GF_DEV_NIC, order[k], t->nics[order[k]].pci);
+	free(order);
+	m->nsmi = m->n;
 	for (int i = 0; i < t->nnics; i++)
-		add_dev(m, t->nics[i].label, GF_DEV_NIC, i, t->nics[i].pci);
+		if (!t->nics[i].rdma[0])
+			add_dev(m, t->nics[i].label, GF_DEV_NIC, i, t->nics[i].pci);
 	for (int i = 0; i < t->nblocks; i++)
 		if (first_of_label(t, i))
 			add_dev(m, t->blocks[i].label, GF_DEV_NVME, i, t->blocks[i].pci);
@@ -183,4 +230,12 @@ int gf_build_matrix(struct gf_ctx *c)
 		m->nvml_pcie[a * m->n + b] = m->nvml_pcie[b * m->n + a] = lv;
 	}
 	return 0;
+}
+
+int gf_matrix_gpu(const struct gf_topo *t, int gpu)
+{
+	for (int i = 0; i < t->matrix.n; i++)
+		if (t->matrix.dev[i].kind == GF_DEV_GPU && t->matrix.dev[i].ref == gpu)
+			return i;
+	return -1;
 }

@@ -192,7 +192,6 @@ int gf_discover_nics(struct gf_ctx *c)
 		struct gf_locality loc;
 		char path[300];
 
-		snprintf(n->label, sizeof(n->label), "NIC%d", i);
 		gf_strlcpy(n->name, n->rdma[0] ? n->rdma : n->netdevs, sizeof(n->name));
 		if (!n->name[0])
 			gf_strlcpy(n->name, t->pci[n->pci].bdf, sizeof(n->name));

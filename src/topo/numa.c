@@ -20,7 +20,7 @@ static void read_node_mem(struct gf_ctx *c, struct gf_numa_node *n)
 	/* "Node 0 MemTotal:       527988124 kB" */
 	p = strstr(text, "MemTotal:");
 	if (p && sscanf(p + 9, "%lld", &kb) == 1 && kb >= 0)
-		n->mem_bytes = (unsigned long long)kb * 1024;
+		n->memory_bytes = (unsigned long long)kb * 1024;
 	else
 		gf_warn(c, "%s%s: no 'MemTotal:' line", c->fs.root, path);
 	free(text);
@@ -93,7 +93,7 @@ int gf_discover_numa(struct gf_ctx *c)
 			return gf_error(-ENOMEM, "out of memory");
 		n->id = 0;
 		n->cpus = t->cpus.online;
-		n->mem_bytes = t->machine.mem_bytes;
+		n->memory_bytes = t->machine.memory_bytes;
 		n->distance = malloc(sizeof(int));
 		if (n->distance)
 			n->distance[0] = 10;

@@ -1,6 +1,7 @@
 /* gf_topo_discover(): run the discovery steps over one root, then derive the
  * matrix, the paths and the findings.  Also the small shared helpers. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,8 +10,10 @@
 
 #include <gpufeed/env.h>
 #include <gpufeed/gpufeed.h>
+#include "core/opts.h"
 #include "core/pciaddr.h"
 #include "core/strutil.h"
+#include "topo/render.h"
 #include "topo/topo_internal.h"
 
 GF_API const char *gf_version(void)
@@ -77,6 +80,7 @@ void gf_warn(struct gf_ctx *c, const char *fmt, ...)
 	va_end(ap);
 	if (!msg)
 		return;
+	gf_sanitize_text(msg);	/* it may quote a file's content; it reaches a terminal */
 	/* The same file can be read twice (shared helpers); say it once. */
 	for (int i = 0; i < t->nwarnings; i++) {
 		if (!strcmp(t->warnings[i], msg)) {
@@ -248,22 +252,33 @@ int gf_topo_discover_ctx(struct gf_ctx *c, struct gf_topo **out)
 
 GF_API int gf_topo_discover(const struct gf_topo_options *opts, struct gf_topo **out)
 {
-	struct gf_topo_options defaults = { 0 };
+	static const struct gf_topo_options defaults = GF_TOPO_OPTS_INIT;
+	struct gf_topo_options o = defaults;
 	struct gf_ctx c = { 0 };
 	int ret;
 
+	if (!out)
+		return gf_error(-EINVAL, "gf_topo_discover: NULL result pointer");
 	*out = NULL;
-	if (!opts)
-		opts = &defaults;
-	if ((ret = gf_fs_init(&c.fs, opts->root)))
+	if (opts) {
+		/* Read what the caller's struct holds; the rest keeps its default. */
+		ret = gf_opts_check(opts->struct_size, offsetof(struct gf_topo_options, pci_locality) +
+				    sizeof(opts->pci_locality), "gf_topo_discover", "GF_TOPO_OPTS_INIT");
+		if (ret)
+			return ret;
+		o.root = opts->root;
+		o.nvml = opts->nvml;
+		o.pci_locality = opts->pci_locality;
+	}
+	if ((ret = gf_fs_init(&c.fs, o.root)))
 		return ret;
 	c.t = calloc(1, sizeof(*c.t));
 	if (!c.t) {
 		gf_fs_fini(&c.fs);
 		return gf_error(-ENOMEM, "out of memory");
 	}
-	if (opts->pci_locality)
-		ret = gf_locality_parse(&c, opts->pci_locality, "--pci-locality");
+	if (o.pci_locality)
+		ret = gf_locality_parse(&c, o.pci_locality, "--pci-locality");
 	else if (gf_env_str(GF_ENV_PCI_LOCALITY))
 		ret = gf_locality_parse(&c, gf_env_str(GF_ENV_PCI_LOCALITY), gf_env_name(GF_ENV_PCI_LOCALITY));
 	if (ret) {
@@ -273,7 +288,7 @@ GF_API int gf_topo_discover(const struct gf_topo_options *opts, struct gf_topo *
 	}
 	gf_strlcpy(c.t->machine.source, gf_fs_live(&c.fs) ? "this machine" : c.fs.root,
 		   sizeof(c.t->machine.source));
-	ret = load_facts(&c, opts->nvml);
+	ret = load_facts(&c, o.nvml);
 	if (ret) {
 		gf_topo_free(c.t);
 		gf_fs_fini(&c.fs);

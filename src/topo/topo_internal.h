@@ -90,19 +90,26 @@ void gf_locality_of(struct gf_ctx *c, int pci, const struct gf_nvml_gpu *nvml,
 /* Index into t->numa.node of node id, -1 if absent. */
 int gf_numa_index(const struct gf_topo *t, int node);
 
+/* The matrix entry of GPU position `gpu` in t->gpus, -1 when none. */
+int gf_matrix_gpu(const struct gf_topo *t, int gpu);
+
 /* Link maths (bandwidth.c). */
 struct gf_narrowest {
-	double gbps;			/* 0: no link reported on the way */
+	double gb_per_s;		/* narrowest known link, 0: none known */
 	int pci;			/* device whose upstream link it is, -1 */
 	double gts;
 	int width;
+	int unknown_pci;		/* a device on the way whose upstream link
+					 * reports no speed or width, -1: none.  Then
+					 * the narrowest link is unknown. */
 };
+#define GF_NARROWEST_INIT { .pci = -1, .unknown_pci = -1 }
 /* Narrowest PCIe link from device x up to (not including) stop, -1 = all
- * the way to the host bridge.  Starts from nw->gbps = 0. */
+ * the way to the host bridge.  Starts from GF_NARROWEST_INIT. */
 void gf_pcie_narrowest(const struct gf_topo *t, int x, int stop, struct gf_narrowest *nw);
-double gf_pcie_lane_gbps(double gts);
+double gf_pcie_lane_gb_per_s(double gts);
 int gf_pcie_gen(double gts);
-double gf_nvlink_link_gbps(int nvml_version);
+double gf_nvlink_link_gb_per_s(int nvml_version);
 const char *gf_nvlink_version_name(int nvml_version);
 
 #endif

@@ -1,5 +1,5 @@
-/* `gpufeed topo --json`: schema gpufeed-topo/1, documented in
- * docs/json-topo.md.  Unknown values are -1 for ids, null for the rest. */
+/* `gpufeed topo --json`: schema gpufeed-topo/2, documented in
+ * docs/json-topo.md.  Unknown values are null, never a number. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/json_read.h"
+#include "core/json_stamp.h"
 #include "topo/render.h"
 #include "topo/topo_internal.h"
 
@@ -39,7 +40,7 @@ json_t *gf_json_machine(const struct gf_topo *t)
 	json_object_set_new(o, "vendor", jstr_or_null(m->vendor));
 	json_object_set_new(o, "product", jstr_or_null(m->product));
 	json_object_set_new(o, "hypervisor", json_boolean(m->hypervisor));
-	json_object_set_new(o, "memory_bytes", jint_or_null((long long)m->mem_bytes, 0));
+	json_object_set_new(o, "memory_bytes", jint_or_null((long long)m->memory_bytes, 0));
 	json_object_set_new(o, "cpu_model", jstr_or_null(t->cpus.model));
 	json_object_set_new(o, "packages", json_integer(t->cpus.npackages));
 	json_object_set_new(o, "cores", json_integer(t->cpus.ncores));
@@ -96,11 +97,11 @@ static json_t *json_cpus(const struct gf_topo *t)
 		json_t *cj = json_object();
 
 		json_object_set_new(cj, "id", json_integer(c->id));
-		json_object_set_new(cj, "package", json_integer(c->package));
-		json_object_set_new(cj, "core", json_integer(c->core));
+		json_object_set_new(cj, "package", jint_or_null(c->package, -1));
+		json_object_set_new(cj, "core", jint_or_null(c->core, -1));
 		json_object_set_new(cj, "smt_rank", json_integer(c->smt_rank));
-		json_object_set_new(cj, "node", json_integer(c->node));
-		json_object_set_new(cj, "l3", json_integer(c->l3));
+		json_object_set_new(cj, "node", jint_or_null(c->node, -1));
+		json_object_set_new(cj, "l3", jint_or_null(c->l3, -1));
 		json_object_set_new(cj, "allowed", json_boolean(c->allowed));
 		json_array_append_new(list, cj);
 	}
@@ -118,7 +119,7 @@ static json_t *json_numa(const struct gf_topo *t)
 
 		json_object_set_new(nj, "id", json_integer(n->id));
 		json_object_set_new(nj, "cpus", jcpus(&n->cpus));
-		json_object_set_new(nj, "memory_bytes", jint_or_null((long long)n->mem_bytes, 0));
+		json_object_set_new(nj, "memory_bytes", jint_or_null((long long)n->memory_bytes, 0));
 		for (int k = 0; k < t->numa.nnodes; k++)
 			json_array_append_new(d, n->distance ? jint_or_null(n->distance[k], -1) : json_null());
 		json_object_set_new(nj, "distances", d);
@@ -140,7 +141,7 @@ static json_t *json_pci(const struct gf_topo *t)
 		json_t *h = json_object();
 
 		json_object_set_new(h, "name", gf_jstr(t->host_bridges[i].name));
-		json_object_set_new(h, "numa_node", json_integer(t->host_bridges[i].numa_node));
+		json_object_set_new(h, "numa_node", jint_or_null(t->host_bridges[i].numa_node, -1));
 		json_array_append_new(hbs, h);
 	}
 	for (int i = 0; i < t->npci; i++) {
@@ -159,10 +160,10 @@ static json_t *json_pci(const struct gf_topo *t)
 		json_object_set_new(dj, "device", gf_jstr(hex));
 		snprintf(hex, sizeof(hex), "0x%06x", d->class_code);
 		json_object_set_new(dj, "class", gf_jstr(hex));
-		json_object_set_new(dj, "numa_node", json_integer(d->numa_node));
+		json_object_set_new(dj, "numa_node", jint_or_null(d->numa_node, -1));
 		json_object_set_new(dj, "local_cpus", d->local_cpus_known ? jcpus(&d->local_cpus) : json_null());
 		json_object_set_new(dj, "link", json_link(&d->link));
-		json_object_set_new(dj, "pcie_type", json_integer(d->pcie_type));
+		json_object_set_new(dj, "pcie_type", jint_or_null(d->pcie_type, -1));
 		json_object_set_new(dj, "driver", jstr_or_null(d->driver));
 		json_array_append_new(devs, dj);
 	}
@@ -186,15 +187,16 @@ json_t *gf_json_gpus(const struct gf_topo *t)
 		json_object_set_new(o, "uuid", jstr_or_null(g->uuid));
 		json_object_set_new(o, "memory_bytes", jint_or_null((long long)g->memory_bytes, 0));
 		json_object_set_new(o, "cuda_ordinal", json_integer(g->cuda_ordinal));
-		json_object_set_new(o, "minor", json_integer(g->minor));
+		json_object_set_new(o, "minor", jint_or_null(g->minor, -1));
 		json_object_set_new(o, "minor_source", gf_jstr(gf_source_name(g->minor_source)));
-		json_object_set_new(o, "numa_node", json_integer(g->numa_node));
+		json_object_set_new(o, "numa_node", jint_or_null(g->numa_node, -1));
 		json_object_set_new(o, "numa_source", gf_jstr(gf_source_name(g->numa_source)));
 		json_object_set_new(o, "cpus", gf_cpuset_empty(&g->cpus) ? json_null() : jcpus(&g->cpus));
 		json_object_set_new(o, "cpus_source", gf_jstr(gf_source_name(g->cpus_source)));
-		json_object_set_new(o, "gpu_numa_id", json_integer(g->gpu_numa_id));
+		json_object_set_new(o, "gpu_numa_id", jint_or_null(g->gpu_numa_id, -1));
 		json_object_set_new(nv, "active", jint_or_null(g->nvlinks_active, -1));
-		json_object_set_new(nv, "version", g->nvlink_version ? gf_jstr(gf_nvlink_version_name(g->nvlink_version)) : json_null());
+		json_object_set_new(nv, "version", g->nvlink_version > 0 && g->nvlink_version <= 8 ?
+				    gf_jstr(gf_nvlink_version_name(g->nvlink_version)) : json_null());
 		json_object_set_new(nv, "nvswitch_links", json_integer(g->nvswitch_links));
 		json_object_set_new(o, "nvlink", nv);
 		json_object_set_new(mig, "current", g->mig_current < 0 ? json_null() : json_boolean(g->mig_current));
@@ -203,8 +205,8 @@ json_t *gf_json_gpus(const struct gf_topo *t)
 			json_t *m = json_object();
 
 			json_object_set_new(m, "uuid", jstr_or_null(g->mig[k].uuid));
-			json_object_set_new(m, "gpu_instance", json_integer(g->mig[k].gpu_instance));
-			json_object_set_new(m, "compute_instance", json_integer(g->mig[k].compute_instance));
+			json_object_set_new(m, "gpu_instance", jint_or_null(g->mig[k].gpu_instance, -1));
+			json_object_set_new(m, "compute_instance", jint_or_null(g->mig[k].compute_instance, -1));
 			json_object_set_new(m, "memory_bytes", jint_or_null((long long)g->mig[k].memory_bytes, 0));
 			json_array_append_new(inst, m);
 		}
@@ -233,7 +235,7 @@ static json_t *json_nics(const struct gf_topo *t)
 		json_object_set_new(o, "state", jstr_or_null(n->state));
 		json_object_set_new(o, "virtual_function", json_boolean(n->virtual_function));
 		json_object_set_new(o, "pcie_link", json_link(&t->pci[n->pci].link));
-		json_object_set_new(o, "numa_node", json_integer(n->numa_node));
+		json_object_set_new(o, "numa_node", jint_or_null(n->numa_node, -1));
 		json_object_set_new(o, "numa_source", gf_jstr(gf_source_name(n->numa_source)));
 		json_object_set_new(o, "cpus", gf_cpuset_empty(&n->cpus) ? json_null() : jcpus(&n->cpus));
 		json_array_append_new(arr, o);
@@ -259,7 +261,7 @@ static json_t *json_blocks(const struct gf_topo *t)
 		json_object_set_new(o, "virtual", json_boolean(b->virtual_dev));
 		json_object_set_new(o, "pci", b->pci >= 0 ? gf_jstr(t->pci[b->pci].bdf) : json_null());
 		json_object_set_new(o, "pcie_link", b->pci >= 0 ? json_link(&t->pci[b->pci].link) : json_null());
-		json_object_set_new(o, "numa_node", json_integer(b->numa_node));
+		json_object_set_new(o, "numa_node", jint_or_null(b->numa_node, -1));
 		json_object_set_new(q, "scheduler", jstr_or_null(b->scheduler));
 		json_object_set_new(q, "read_ahead_kb", jint_or_null(b->read_ahead_kb, -1));
 		json_object_set_new(q, "nr_requests", jint_or_null(b->nr_requests, -1));
@@ -271,6 +273,12 @@ static json_t *json_blocks(const struct gf_topo *t)
 	return arr;
 }
 
+static const char *dev_kind_name(enum gf_dev_kind k)
+{
+	return k == GF_DEV_GPU ? "gpu" : k == GF_DEV_NIC ? "nic" : "nvme";
+}
+
+/* nvidia-smi's matrix: its devices (GPUs, RDMA NICs) and nothing else. */
 json_t *gf_json_matrix(const struct gf_topo *t)
 {
 	const struct gf_matrix *m = &t->matrix;
@@ -279,13 +287,13 @@ json_t *gf_json_matrix(const struct gf_topo *t)
 	bool have_nvml = false;
 	char buf[64];
 
-	for (int i = 0; i < m->n; i++) {
+	for (int i = 0; i < m->nsmi; i++) {
 		json_t *row = json_array(), *nrow = json_array();
 
 		json_array_append_new(devs, gf_jstr(m->dev[i].name));
 		json_object_set_new(legend, m->dev[i].name,
 				    gf_jstr(gf_matrix_dev_desc(t, i, buf, sizeof(buf))));
-		for (int j = 0; j < m->n; j++) {
+		for (int j = 0; j < m->nsmi; j++) {
 			enum gf_link_type nv = m->nvml_pcie[i * m->n + j];
 
 			gf_link_format(&m->link[i * m->n + j], buf, sizeof(buf));
@@ -307,6 +315,30 @@ json_t *gf_json_matrix(const struct gf_topo *t)
 	return o;
 }
 
+/* The devices nvidia-smi leaves out (NICs without RDMA, NVMe drives), with
+ * their connection to each GPU in matrix order. */
+json_t *gf_json_other_devices(const struct gf_topo *t)
+{
+	const struct gf_matrix *m = &t->matrix;
+	json_t *arr = json_array();
+	char buf[64];
+
+	for (int i = m->nsmi; i < m->n; i++) {
+		json_t *o = json_object(), *gl = json_array();
+
+		json_object_set_new(o, "name", gf_jstr(m->dev[i].name));
+		json_object_set_new(o, "kind", gf_jstr(dev_kind_name(m->dev[i].kind)));
+		json_object_set_new(o, "device", gf_jstr(gf_matrix_dev_desc(t, i, buf, sizeof(buf))));
+		for (int j = 0; j < t->ngpus; j++) {
+			gf_link_format(&m->link[i * m->n + j], buf, sizeof(buf));
+			json_array_append_new(gl, gf_jstr(buf));
+		}
+		json_object_set_new(o, "gpu_links", gl);
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
 static const char *path_kind_name(enum gf_path_kind k)
 {
 	static const char *names[] = { "host-gpu", "gpu-gpu", "gpu-nic", "gpu-nvme" };
@@ -316,7 +348,7 @@ static const char *path_kind_name(enum gf_path_kind k)
 
 static const char *limit_name(enum gf_limit_kind k)
 {
-	static const char *names[] = { "unknown", "pcie", "nvlink", "nic" };
+	static const char *names[] = { "unknown", "pcie", "nvlink", "nic", "down" };
 
 	return names[k];
 }
@@ -338,7 +370,7 @@ json_t *gf_json_paths(const struct gf_topo *t)
 		json_object_set_new(o, "to", gf_jstr(t->matrix.dev[p->to].name));
 		gf_link_format(&p->link, buf, sizeof(buf));
 		json_object_set_new(o, "link", gf_jstr(buf));
-		json_object_set_new(o, "gbps", p->gbps > 0 ? json_real(p->gbps) : json_null());
+		json_object_set_new(o, "gb_per_s", p->gb_per_s > 0 ? json_real(p->gb_per_s) : json_null());
 		json_object_set_new(o, "limit", gf_jstr(limit_name(p->limit)));
 		json_object_set_new(o, "limit_at", p->limit_pci >= 0 ? gf_jstr(t->pci[p->limit_pci].bdf) : json_null());
 		json_object_set_new(o, "limit_text", gf_jstr(p->limit_text));
@@ -392,7 +424,11 @@ GF_API int gf_topo_write_json(const struct gf_topo *t, FILE *f)
 {
 	json_t *root = json_object(), *netifs = json_array();
 
-	json_object_set_new(root, "schema", gf_jstr(GF_TOPO_SCHEMA));
+	if (gf_json_stamp(root, GF_TOPO_SCHEMA)) {
+		json_decref(root);
+		json_decref(netifs);
+		return gf_error(-ENOMEM, "out of memory");
+	}
 	json_object_set_new(root, "machine", gf_json_machine(t));
 	json_object_set_new(root, "cpus", json_cpus(t));
 	json_object_set_new(root, "numa", json_numa(t));
@@ -409,8 +445,108 @@ GF_API int gf_topo_write_json(const struct gf_topo *t, FILE *f)
 	json_object_set_new(root, "virtual_interfaces", netifs);
 	json_object_set_new(root, "block_devices", json_blocks(t));
 	json_object_set_new(root, "matrix", gf_json_matrix(t));
+	json_object_set_new(root, "other_devices", gf_json_other_devices(t));
 	json_object_set_new(root, "paths", gf_json_paths(t));
 	json_object_set_new(root, "findings", gf_json_findings(t));
 	json_object_set_new(root, "warnings", gf_json_warnings(t));
+	return gf_json_dump(root, f);
+}
+
+/* A document with the standard head, or NULL out of memory. */
+static json_t *stamped(const char *schema)
+{
+	json_t *root = json_object();
+
+	if (root && gf_json_stamp(root, schema)) {
+		json_decref(root);
+		return NULL;
+	}
+	return root;
+}
+
+GF_API int gf_topo_write_matrix_json(const struct gf_topo *t, FILE *f)
+{
+	json_t *root;
+
+	if (!t || !f)
+		return gf_error(-EINVAL, "gf_topo_write_matrix_json: NULL argument");
+	if (!(root = stamped(GF_TOPO_MATRIX_SCHEMA)))
+		return gf_error(-ENOMEM, "out of memory");
+	json_object_set_new(root, "matrix", gf_json_matrix(t));
+	json_object_set_new(root, "other_devices", gf_json_other_devices(t));
+	return gf_json_dump(root, f);
+}
+
+GF_API int gf_topo_write_gpu_json(const struct gf_topo *t, int gpu, FILE *f)
+{
+	const struct gf_matrix *m;
+	json_t *root, *gpus, *links, *paths, *mine;
+	char buf[16];
+	int g;
+
+	if (!t || !f || gpu < 0 || gpu >= t->ngpus || (g = gf_matrix_gpu(t, gpu)) < 0)
+		return gf_error(-EINVAL, "gf_topo_write_gpu_json: no GPU at position %d", gpu);
+	if (!(root = stamped(GF_TOPO_GPU_SCHEMA)))
+		return gf_error(-ENOMEM, "out of memory");
+	m = &t->matrix;
+	gpus = gf_json_gpus(t);
+	json_object_set(root, "gpu", json_array_get(gpus, (size_t)gpu));
+	json_decref(gpus);
+	links = json_object();
+	for (int j = 0; j < m->n; j++) {
+		if (j == g)
+			continue;
+		gf_link_format(&m->link[g * m->n + j], buf, sizeof(buf));
+		json_object_set_new(links, m->dev[j].name, gf_jstr(buf));
+	}
+	json_object_set_new(root, "links", links);
+	paths = gf_json_paths(t);
+	mine = json_array();
+	for (int i = 0; i < t->npaths; i++)
+		if (t->paths[i].to == g || t->paths[i].from == g)
+			json_array_append(mine, json_array_get(paths, (size_t)i));
+	json_decref(paths);
+	json_object_set_new(root, "paths", mine);
+	return gf_json_dump(root, f);
+}
+
+GF_API int gf_topo_write_nearest_nic_json(const struct gf_topo *t, int gpu, FILE *f)
+{
+	const struct gf_nic *n;
+	json_t *root, *g, *o;
+	int nic = gf_topo_nearest_nic(t, gpu), dev;
+	char buf[16];
+
+	if (nic < 0)
+		return nic;
+	if (!f)
+		return gf_error(-EINVAL, "gf_topo_write_nearest_nic_json: NULL argument");
+	if (!(root = stamped(GF_TOPO_NEAREST_NIC_SCHEMA)))
+		return gf_error(-ENOMEM, "out of memory");
+	n = &t->nics[nic];
+	dev = gf_matrix_gpu(t, gpu);
+	g = json_object();
+	json_object_set_new(g, "index", json_integer(t->gpus[gpu].index));
+	json_object_set_new(g, "pci", gf_jstr(t->gpus[gpu].bdf));
+	json_object_set_new(g, "uuid", jstr_or_null(t->gpus[gpu].uuid));
+	json_object_set_new(root, "gpu", g);
+	o = json_object();
+	json_object_set_new(o, "label", gf_jstr(n->label));
+	json_object_set_new(o, "rdma", gf_jstr(n->rdma));
+	json_object_set_new(o, "pci", gf_jstr(t->pci[n->pci].bdf));
+	json_object_set_new(o, "netdevs", jstr_or_null(n->netdevs));
+	json_object_set_new(o, "link_layer", jstr_or_null(n->link_layer));
+	json_object_set_new(o, "numa_node", jint_or_null(n->numa_node, -1));
+	for (int j = 0; j < t->matrix.n; j++) {
+		if (t->matrix.dev[j].kind != GF_DEV_NIC || t->matrix.dev[j].ref != nic)
+			continue;
+		gf_link_format(&t->matrix.link[dev * t->matrix.n + j], buf, sizeof(buf));
+		json_object_set_new(o, "link", gf_jstr(buf));
+		for (int i = 0; i < t->npaths; i++)
+			if (t->paths[i].from == dev && t->paths[i].to == j)
+				json_object_set_new(o, "gb_per_s", t->paths[i].gb_per_s > 0 ?
+						    json_real(t->paths[i].gb_per_s) : json_null());
+	}
+	json_object_set_new(root, "nic", o);
 	return gf_json_dump(root, f);
 }

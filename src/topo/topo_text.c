@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/strutil.h"
 #include "core/table.h"
 #include "topo/render.h"
 #include "topo/topo_internal.h"
@@ -23,6 +24,48 @@ void gf_fmt_bytes(unsigned long long b, char *buf, size_t size)
 		snprintf(buf, size, "%llu B", b);
 	else
 		snprintf(buf, size, v >= 100 ? "%.0f %s" : "%.1f %s", v, units[u]);
+}
+
+/* Machine strings reach a terminal: a recording's product name can hold
+ * "\x1b[31m".  Control characters (C0 but newline and tab, DEL, and C1 in
+ * UTF-8 or as lone bytes) become '?', in place, keeping the length. */
+void gf_sanitize_text(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+
+	for (; *p; p++) {
+		if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
+			*p = '?';
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+			p[0] = p[1] = '?', p++;
+		else if (*p >= 0x80 && *p <= 0x9f && (p == (unsigned char *)s || p[-1] < 0x80))
+			*p = '?';	/* a lone 8-bit C1 (0x9b is CSI) */
+	}
+}
+
+/* Text output is built in memory and sanitized before it is written:
+ * every machine string in it at once. */
+FILE *gf_text_open(struct gf_text *x)
+{
+	x->buf = NULL;
+	x->len = 0;
+	x->f = open_memstream(&x->buf, &x->len);
+	return x->f;
+}
+
+int gf_text_close(struct gf_text *x, FILE *out)
+{
+	int ret = 0;
+
+	if (fclose(x->f) || !x->buf)
+		ret = gf_error(-ENOMEM, "out of memory");
+	else {
+		gf_sanitize_text(x->buf);
+		if (fwrite(x->buf, 1, x->len, out) != x->len)
+			ret = gf_error(-EIO, "writing output failed");
+	}
+	free(x->buf);
+	return ret;
 }
 
 /* "Gen4 x16", "Gen4 x8 (of x16)", or "-" when the device reports no link. */
@@ -58,8 +101,8 @@ const char *gf_matrix_dev_desc(const struct gf_topo *t, int i, char *buf, size_t
 	case GF_DEV_GPU:
 		snprintf(buf, size, "%s", t->gpus[d->ref].bdf);
 		break;
-	case GF_DEV_NIC:
-		snprintf(buf, size, "%s", t->nics[d->ref].name);
+	case GF_DEV_NIC:	/* nvidia-smi's legend names the RDMA device */
+		snprintf(buf, size, "%s", t->nics[d->ref].rdma[0] ? t->nics[d->ref].rdma : t->pci[d->pci].bdf);
 		break;
 	case GF_DEV_NVME:
 		snprintf(buf, size, "%s", t->blocks[d->ref].name);
@@ -94,46 +137,55 @@ static void row_affinity(const struct gf_topo *t, int i, struct gf_cpuset *cpus,
 	}
 }
 
+/* One row of a tab-separated matrix, as nvidia-smi prints it: " X " for
+ * self, and for a GPU its CPU and NUMA affinity, then (after an empty field,
+ * nvidia-smi's habit) its GPU NUMA ID; other rows end in two empty fields. */
+static void print_matrix_row(const struct gf_topo *t, FILE *f, int i, int ncols, bool gpu_numa)
+{
+	const struct gf_matrix *m = &t->matrix;
+	struct gf_cpuset cpus;
+	char buf[4096];
+	int node, gnuma;
+
+	fputs(m->dev[i].name, f);
+	for (int j = 0; j < ncols; j++) {
+		gf_link_format(&m->link[i * m->n + j], buf, sizeof(buf));
+		fprintf(f, "\t%s", i == j ? " X " : buf);
+	}
+	row_affinity(t, i, &cpus, &node, &gnuma);
+	if (m->dev[i].kind == GF_DEV_NIC && i < m->nsmi) {
+		fputs("\t\t\n", f);
+		return;
+	}
+	fmt_cpus(&cpus, buf, sizeof(buf));
+	fprintf(f, "\t%s\t", buf);
+	if (node >= 0)
+		fprintf(f, "%d", node);
+	else
+		fputs("N/A", f);
+	if (gpu_numa && gnuma >= 0)
+		fprintf(f, "\t\t%d", gnuma);
+	else if (gpu_numa)
+		fputs("\t\tN/A", f);
+	fputc('\n', f);
+}
+
+/* The matrix of `nvidia-smi topo -m`, field for field (tabs, so that
+ * awk -F'\t' scripts written for it keep working): GPUs and RDMA NICs. */
 void gf_print_matrix(const struct gf_topo *t, FILE *f)
 {
 	const struct gf_matrix *m = &t->matrix;
-	struct gf_table tb;
-	char buf[4096];
+	char buf[64];
 
-	if (!m->n) {
-		fprintf(f, "No GPUs, NICs or NVMe drives on PCI.\n");
+	if (!m->nsmi) {
+		fprintf(f, "No GPUs or RDMA NICs on PCI.\n");
 		return;
 	}
-	gf_table_init(&tb, m->n + 4);
-	gf_table_add(&tb, "%s", "");
-	for (int j = 0; j < m->n; j++)
-		gf_table_add(&tb, "%s", m->dev[j].name);
-	gf_table_add(&tb, "CPU Affinity");
-	gf_table_add(&tb, "NUMA Affinity");
-	gf_table_add(&tb, "GPU NUMA ID");
-	for (int i = 0; i < m->n; i++) {
-		struct gf_cpuset cpus;
-		int node, gnuma;
-
-		gf_table_add(&tb, "%s", m->dev[i].name);
-		for (int j = 0; j < m->n; j++) {
-			gf_link_format(&m->link[i * m->n + j], buf, sizeof(buf));
-			gf_table_add(&tb, "%s", buf);
-		}
-		row_affinity(t, i, &cpus, &node, &gnuma);
-		fmt_cpus(&cpus, buf, sizeof(buf));
-		gf_table_add(&tb, "%s", buf);
-		if (node >= 0)
-			gf_table_add(&tb, "%d", node);
-		else
-			gf_table_add(&tb, "N/A");
-		if (gnuma >= 0)
-			gf_table_add(&tb, "%d", gnuma);
-		else
-			gf_table_add(&tb, "%s", gnuma == -1 ? "N/A" : "");
-	}
-	gf_table_print(&tb, f, "");
-	gf_table_free(&tb);
+	for (int j = 0; j < m->nsmi; j++)
+		fprintf(f, "\t%s", m->dev[j].name);
+	fputs(t->ngpus ? "\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n" : "\tCPU Affinity\tNUMA Affinity\n", f);
+	for (int i = 0; i < m->nsmi; i++)
+		print_matrix_row(t, f, i, m->nsmi, true);
 	fputs("\nLegend:\n\n"
 	      "  X    = Self\n"
 	      "  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)\n"
@@ -142,17 +194,35 @@ void gf_print_matrix(const struct gf_topo *t, FILE *f)
 	      "  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)\n"
 	      "  PIX  = Connection traversing at most a single PCIe bridge\n"
 	      "  NV#  = Connection traversing a bonded set of # NVLinks\n", f);
-	for (int i = 0, first = 1; i < m->n; i++) {
-		if (m->dev[i].kind == GF_DEV_GPU)
-			continue;
-		if (first)
-			fputs("\nDevice Legend:\n\n", f);
-		first = 0;
+	for (int i = t->ngpus; i < m->nsmi; i++) {
+		if (i == t->ngpus)
+			fputs("\nNIC Legend:\n\n", f);
 		fprintf(f, "  %s: %s\n", m->dev[i].name, gf_matrix_dev_desc(t, i, buf, sizeof(buf)));
 	}
 }
 
-static void print_gpus(const struct gf_topo *t, FILE *f)
+/* Devices nvidia-smi leaves out of its matrix (NICs without an RDMA device,
+ * NVMe drives): their class of connection to each GPU, in the same layout. */
+void gf_print_other_devices(const struct gf_topo *t, FILE *f)
+{
+	const struct gf_matrix *m = &t->matrix;
+	char buf[64];
+
+	if (m->n == m->nsmi)
+		return;
+	fputs("\nOther devices (not in nvidia-smi's matrix):\n\n", f);
+	for (int j = 0; j < t->ngpus; j++)
+		fprintf(f, "\t%s", m->dev[j].name);
+	fputs("\tCPU Affinity\tNUMA Affinity\n", f);
+	for (int i = m->nsmi; i < m->n; i++)
+		print_matrix_row(t, f, i, t->ngpus, false);
+	fputc('\n', f);
+	for (int i = m->nsmi; i < m->n; i++)
+		fprintf(f, "  %s: %s\n", m->dev[i].name, gf_matrix_dev_desc(t, i, buf, sizeof(buf)));
+}
+
+/* The GPU table; only GPU `only` (position in t->gpus) when >= 0. */
+static void print_gpus(const struct gf_topo *t, FILE *f, int only)
 {
 	struct gf_table tb;
 	char mem[32], cpus[4096], nv[48], mig[32];
@@ -166,6 +236,8 @@ static void print_gpus(const struct gf_topo *t, FILE *f)
 	for (int i = 0; i < t->ngpus; i++) {
 		const struct gf_gpu *g = &t->gpus[i];
 
+		if (only >= 0 && i != only)
+			continue;
 		gf_fmt_bytes(g->memory_bytes, mem, sizeof(mem));
 		fmt_cpus(&g->cpus, cpus, sizeof(cpus));
 		if (g->nvlinks_active < 0)
@@ -179,17 +251,17 @@ static void print_gpus(const struct gf_topo *t, FILE *f)
 		gf_table_add(&tb, "%d", g->index);
 		gf_table_add(&tb, "%s", g->bdf);
 		gf_table_add(&tb, "%s", g->name[0] ? g->name : "NVIDIA GPU");
-		gf_table_add(&tb, "%s", g->memory_bytes ? mem : "?");
-		gf_table_add(&tb, "%s", g->uuid[0] ? g->uuid : "?");
+		gf_table_add(&tb, "%s", g->memory_bytes ? mem : "unknown");
+		gf_table_add(&tb, "%s", g->uuid[0] ? g->uuid : "unknown");
 		gf_table_add(&tb, "%d", g->cuda_ordinal);
 		if (g->minor >= 0)
 			gf_table_add(&tb, "%d", g->minor);
 		else
-			gf_table_add(&tb, "?");
+			gf_table_add(&tb, "unknown");
 		if (g->numa_node >= 0)
 			gf_table_add(&tb, "%d (%s)", g->numa_node, gf_source_name(g->numa_source));
 		else
-			gf_table_add(&tb, "? (unknown)");
+			gf_table_add(&tb, "unknown");
 		gf_table_add(&tb, "%s (%s)", cpus, gf_source_name(g->cpus_source));
 		gf_table_add(&tb, "%s", nv);
 	}
@@ -199,6 +271,8 @@ static void print_gpus(const struct gf_topo *t, FILE *f)
 	for (int i = 0; i < t->ngpus; i++) {
 		const struct gf_gpu *g = &t->gpus[i];
 
+		if (only >= 0 && i != only)
+			continue;
 		if (g->mig_current != 1 && g->mig_pending != 1)
 			continue;
 		snprintf(mig, sizeof(mig), "%s%s", g->mig_current == 1 ? "enabled" : "disabled",
@@ -216,40 +290,56 @@ static void print_gpus(const struct gf_topo *t, FILE *f)
 		fprintf(f, "  NVSwitch: present, not visible from here (a VM?)\n");
 }
 
-static void print_nics(const struct gf_topo *t, FILE *f)
+/* RDMA devices (the matrix's NICs) or the other network functions. */
+static void print_nic_table(const struct gf_topo *t, FILE *f, bool rdma)
 {
 	struct gf_table tb;
 	char link[48];
 
-	if (t->nnics) {
-		gf_table_init(&tb, 9);
-		for (const char **h = (const char *[]){ "NIC", "NAME", "PCI", "PCIE", "NETDEV", "LINK", "SPEED",
-							"STATE", "NUMA", NULL }; *h; h++)
-			gf_table_add(&tb, "%s", *h);
-		for (int i = 0; i < t->nnics; i++) {
-			const struct gf_nic *n = &t->nics[i];
+	static const char *rdma_head[] = { "NIC", "RDMA", "PCI", "PCIE", "NETDEVS", "LINK", "SPEED", "STATE",
+					   "NUMA", NULL };
+	static const char *other_head[] = { "NAME", "NETDEVS", "PCI", "PCIE", "LINK", "SPEED", "STATE", "NUMA",
+					    NULL };
 
-			gf_table_add(&tb, "%s", n->label);
-			gf_table_add(&tb, "%s", n->name);
-			gf_table_add(&tb, "%s%s", t->pci[n->pci].bdf, n->virtual_function ? " (VF)" : "");
-			fmt_link(&t->pci[n->pci].link, link, sizeof(link));
-			gf_table_add(&tb, "%s", link);
-			gf_table_add(&tb, "%s", n->netdevs[0] ? n->netdevs : "-");
-			gf_table_add(&tb, "%s", n->link_layer[0] ? n->link_layer : "?");
-			if (n->speed_mbps > 0)
-				gf_table_add(&tb, "%g Gb/s", n->speed_mbps / 1000.0);
-			else
-				gf_table_add(&tb, "?");
-			gf_table_add(&tb, "%s", n->state);
-			if (n->numa_node >= 0)
-				gf_table_add(&tb, "%d", n->numa_node);
-			else
-				gf_table_add(&tb, "?");
-		}
-		fputs("\nNICs:\n", f);
-		gf_table_print(&tb, f, "  ");
-		gf_table_free(&tb);
+	gf_table_init(&tb, rdma ? 9 : 8);
+	for (const char **h = rdma ? rdma_head : other_head; *h; h++)
+		gf_table_add(&tb, "%s", *h);
+	for (int k = 0; k < t->matrix.n; k++) {
+		const struct gf_matrix_dev *d = &t->matrix.dev[k];
+		const struct gf_nic *n;
+
+		if (d->kind != GF_DEV_NIC || (k < t->matrix.nsmi) != rdma)
+			continue;
+		n = &t->nics[d->ref];
+		gf_table_add(&tb, "%s", n->label);
+		gf_table_add(&tb, "%s", rdma ? n->rdma : n->netdevs[0] ? n->netdevs : "none");
+		gf_table_add(&tb, "%s%s", t->pci[n->pci].bdf, n->virtual_function ? " (VF)" : "");
+		fmt_link(&t->pci[n->pci].link, link, sizeof(link));
+		gf_table_add(&tb, "%s", link);
+		if (rdma)
+			gf_table_add(&tb, "%s", n->netdevs[0] ? n->netdevs : "none");
+		gf_table_add(&tb, "%s", n->link_layer[0] ? n->link_layer : "unknown");
+		if (n->speed_mbps > 0)
+			gf_table_add(&tb, "%g Gb/s", n->speed_mbps / 1000.0);
+		else
+			gf_table_add(&tb, "unknown");
+		gf_table_add(&tb, "%s", n->state);
+		if (n->numa_node >= 0)
+			gf_table_add(&tb, "%d", n->numa_node);
+		else
+			gf_table_add(&tb, "unknown");
 	}
+	if (tb.ncells > tb.ncols) {
+		fputs(rdma ? "\nNICs (RDMA devices, numbered as nvidia-smi does):\n" : "\nOther network devices:\n", f);
+		gf_table_print(&tb, f, "  ");
+	}
+	gf_table_free(&tb);
+}
+
+static void print_nics(const struct gf_topo *t, FILE *f)
+{
+	print_nic_table(t, f, true);
+	print_nic_table(t, f, false);
 	if (t->nnetifs) {
 		fputs("  Virtual interfaces:", f);
 		for (int i = 0; i < t->nnetifs; i++)
@@ -286,16 +376,16 @@ static void print_blocks(const struct gf_topo *t, FILE *f)
 		if (b->numa_node >= 0)
 			gf_table_add(&tb, "%d", b->numa_node);
 		else
-			gf_table_add(&tb, "?");
-		gf_table_add(&tb, "%s", b->scheduler[0] ? b->scheduler : "?");
+			gf_table_add(&tb, "unknown");
+		gf_table_add(&tb, "%s", b->scheduler[0] ? b->scheduler : "unknown");
 		if (b->read_ahead_kb >= 0)
 			gf_table_add(&tb, "%d KiB", b->read_ahead_kb);
 		else
-			gf_table_add(&tb, "?");
+			gf_table_add(&tb, "unknown");
 		if (b->logical_block_size > 0)
 			gf_table_add(&tb, "%d", b->logical_block_size);
 		else
-			gf_table_add(&tb, "?");
+			gf_table_add(&tb, "unknown");
 	}
 	if (tb.ncells > tb.ncols) {
 		fputs("\nBlock devices:\n", f);
@@ -309,6 +399,18 @@ static void print_blocks(const struct gf_topo *t, FILE *f)
 				fprintf(f, " %s", t->blocks[i].name);
 		fputc('\n', f);
 	}
+}
+
+/* "31.5", or "unknown" / "down": a path without a figure never shows one. */
+const char *gf_path_rate_text(const struct gf_path *p, char *buf, size_t size)
+{
+	if (p->limit == GF_LIMIT_DOWN)
+		snprintf(buf, size, "down");
+	else if (p->gb_per_s > 0)
+		snprintf(buf, size, "%.1f", p->gb_per_s);
+	else
+		snprintf(buf, size, "unknown");
+	return buf;
 }
 
 /* "GPU1 <-> GPU0": named from GPU `self` first. */
@@ -328,43 +430,21 @@ static void path_ends(const struct gf_topo *t, const struct gf_path *p, int self
 		snprintf(buf, size, "%s <-> %s", t->matrix.dev[p->from].name, t->matrix.dev[p->to].name);
 }
 
-static void add_path_row(const struct gf_topo *t, struct gf_table *tb, const struct gf_path *p,
-			 int self, const char *note)
+static void add_path_row(const struct gf_topo *t, struct gf_table *tb, const struct gf_path *p, int self)
 {
-	char ends[96], link[16];
+	char ends[96], link[16], rate[16];
 
 	path_ends(t, p, self, ends, sizeof(ends));
-	if (note)
-		snprintf(ends + strlen(ends), sizeof(ends) - strlen(ends), " (%s)", note);
 	gf_link_format(&p->link, link, sizeof(link));
 	gf_table_add(tb, "%s", ends);
-	gf_table_add(tb, "%s", p->from < 0 ? "PCIe" : link);
-	if (p->gbps > 0)
-		gf_table_add(tb, "%.1f", p->gbps);
-	else
-		gf_table_add(tb, "?");
-	gf_table_add(tb, "%s%s", p->limit_text, p->crosses_cpu_link ? "; crosses the CPU interconnect (not modelled)" : "");
+	gf_table_add(tb, "%s", link);
+	gf_table_add(tb, "%s", gf_path_rate_text(p, rate, sizeof(rate)));
+	gf_table_add(tb, "%s%s", p->limit_text, p->crosses_cpu_link ? "; crosses sockets (not modelled)" : "");
 }
 
-/* Is q a better pick than p?  Peers: the slowest link (collectives run at
- * the slowest); NICs and NVMe: the nearest, then the fastest. */
-static bool better(const struct gf_path *q, const struct gf_path *p)
+/* Every path that feeds a GPU, or only GPU matrix entry `gpu`'s (-1: all). */
+void gf_print_paths(const struct gf_topo *t, FILE *f, int gpu)
 {
-	if (q->kind == GF_PATH_GPU_GPU) {
-		if (q->gbps != p->gbps)
-			return q->gbps < p->gbps;
-		return q->link.type > p->link.type;
-	}
-	if (q->link.type != p->link.type)
-		return q->link.type < p->link.type;
-	return q->gbps > p->gbps;
-}
-
-/* Condensed (report): per GPU the host link, its slowest peer, its nearest
- * NIC and NVMe drive — what a person needs from a table of n^2 rows. */
-void gf_print_paths(const struct gf_topo *t, FILE *f, bool condensed)
-{
-	static const char *notes[] = { NULL, "slowest peer", "nearest NIC", "nearest NVMe" };
 	struct gf_table tb;
 
 	if (!t->npaths)
@@ -376,42 +456,56 @@ void gf_print_paths(const struct gf_topo *t, FILE *f, bool condensed)
 	gf_table_add(&tb, "GB/s");
 	gf_table_add(&tb, "LIMITED BY");
 	for (int g = 0; g < t->matrix.n; g++) {
-		if (t->matrix.dev[g].kind != GF_DEV_GPU)
+		if (t->matrix.dev[g].kind != GF_DEV_GPU || (gpu >= 0 && g != gpu))
 			continue;
 		for (int kind = GF_PATH_HOST_GPU; kind <= GF_PATH_GPU_NVME; kind++) {
-			const struct gf_path *pick = NULL;
-
 			for (int i = 0; i < t->npaths; i++) {
 				const struct gf_path *p = &t->paths[i];
 				bool mine = kind == GF_PATH_HOST_GPU ? p->to == g :
 					    kind == GF_PATH_GPU_GPU ? (p->from == g || p->to == g) : p->from == g;
 
-				if ((int)p->kind != kind || !mine)
-					continue;
-				if (!condensed)
-					add_path_row(t, &tb, p, -1, NULL);
-				else if (!pick || better(p, pick))
-					pick = p;
+				if ((int)p->kind == kind && mine)
+					add_path_row(t, &tb, p, gpu);
 			}
-			if (pick)
-				add_path_row(t, &tb, pick, g, notes[kind]);
 		}
 	}
-	fprintf(f, "\nPaths (theoretical one-way bandwidth of the narrowest link%s):\n",
-		condensed ? "; per GPU: host link, slowest peer, nearest NIC and NVMe" : "");
+	fprintf(f, "\nPaths (theoretical one-way bandwidth of the narrowest link):\n");
 	gf_table_print(&tb, f, "  ");
 	gf_table_free(&tb);
 }
 
+/* Findings, one per paragraph, wrapped at 100 columns under their text. */
 void gf_print_findings(const struct gf_topo *t, FILE *f, bool color)
 {
 	const char *on[] = { "\033[36m", "\033[33m", "\033[31m" }, *off = "\033[0m";
+	const int width = 100, indent = 10;
 
 	for (int i = 0; i < t->nfindings; i++) {
 		const struct gf_finding *x = &t->findings[i];
+		char msg[sizeof(x->message)];
+		const char *s = msg;
+		int col = indent;
 
-		fprintf(f, "  %s%-7s%s %s\n", color ? on[x->severity] : "", gf_severity_name(x->severity),
-			color ? off : "", x->message);
+		gf_strlcpy(msg, x->message, sizeof(msg));
+		gf_sanitize_text(msg);
+		fprintf(f, "  %s%-7s%s ", color ? on[x->severity] : "", gf_severity_name(x->severity),
+			color ? off : "");
+		while (*s) {
+			size_t word = strcspn(s, " ");
+
+			if (col > indent && col + 1 + (int)word > width) {
+				fprintf(f, "\n%*s", indent, "");
+				col = indent;
+			} else if (col > indent) {
+				fputc(' ', f);
+				col++;
+			}
+			fwrite(s, 1, word, f);
+			col += (int)word;
+			s += word;
+			s += strspn(s, " ");
+		}
+		fputc('\n', f);
 	}
 }
 
@@ -424,15 +518,16 @@ void gf_print_summary(const struct gf_topo *t, FILE *f)
 	if (m->vendor[0] || m->product[0])
 		snprintf(dmi, sizeof(dmi), " (%s%s%s)", m->vendor, m->vendor[0] && m->product[0] ? " " : "",
 			 m->product);
-	fprintf(f, "Machine:  %s%s, kernel %s%s\n", m->hostname[0] ? m->hostname : "?", dmi,
-		m->kernel[0] ? m->kernel : "?", m->hypervisor ? ", virtual machine" : "");
+	fprintf(f, "Machine:  %s%s, kernel %s%s\n", m->hostname[0] ? m->hostname : "unknown", dmi,
+		m->kernel[0] ? m->kernel : "unknown", m->hypervisor ? ", virtual machine" : "");
 	fmt_cpus(&t->cpus.allowed, allowed, sizeof(allowed));
-	fprintf(f, "CPUs:     %d online (%d package%s, %d cores, %d thread%s per core)%s%s; allowed here: %s\n",
+	fprintf(f, "CPUs:     %d online (%d package%s, %d cores, %d thread%s per core); allowed here: %s\n",
 		t->cpus.ncpu, t->cpus.npackages, t->cpus.npackages == 1 ? "" : "s", t->cpus.ncores,
-		t->cpus.threads_per_core, t->cpus.threads_per_core == 1 ? "" : "s",
-		t->cpus.model[0] ? ", " : "", t->cpus.model, allowed);
-	gf_fmt_bytes(m->mem_bytes, mem, sizeof(mem));
-	fprintf(f, "Memory:   %s in %d NUMA node%s%s\n", m->mem_bytes ? mem : "?", t->numa.nnodes,
+		t->cpus.threads_per_core, t->cpus.threads_per_core == 1 ? "" : "s", allowed);
+	if (t->cpus.model[0])
+		fprintf(f, "          %s\n", t->cpus.model);
+	gf_fmt_bytes(m->memory_bytes, mem, sizeof(mem));
+	fprintf(f, "Memory:   %s in %d NUMA node%s%s\n", m->memory_bytes ? mem : "unknown", t->numa.nnodes,
 		t->numa.nnodes == 1 ? "" : "s", t->numa.kernel_numa ? "" : " (kernel without NUMA)");
 	if (t->ngpus) {
 		fprintf(f, "GPUs:     %d x %s", t->ngpus, t->gpus[0].name[0] ? t->gpus[0].name : "NVIDIA GPU");
@@ -459,19 +554,95 @@ void gf_print_summary(const struct gf_topo *t, FILE *f)
 		else
 			eth++;
 	}
-	fprintf(f, "NICs:     %d (%d InfiniBand, %d Ethernet or other)\n", t->nnics, ib, eth);
+	fprintf(f, "NICs:     %d (%d InfiniBand, %d Ethernet or other); %d with RDMA\n", t->nnics, ib, eth,
+		t->matrix.nsmi - t->ngpus);
 }
 
-GF_API int gf_topo_print(const struct gf_topo *t, FILE *f, unsigned flags)
+GF_API int gf_topo_print(const struct gf_topo *t, FILE *out, unsigned flags)
 {
+	struct gf_text x;
+	FILE *f;
+	int ret;
+
+	if (!t || !out)
+		return gf_error(-EINVAL, "gf_topo_print: NULL argument");
+	if (!(f = gf_text_open(&x)))
+		return gf_error(-ENOMEM, "out of memory");
 	gf_print_matrix(t, f);
-	print_gpus(t, f);
+	gf_print_other_devices(t, f);
+	print_gpus(t, f, -1);
 	print_nics(t, f);
 	print_blocks(t, f);
-	gf_print_paths(t, f, false);
+	gf_print_paths(t, f, -1);
+	if ((ret = gf_text_close(&x, out)))
+		return ret;
+	f = out;	/* findings sanitize their own text, around their colour */
 	if (t->nfindings) {
 		fputs("\nFindings:\n", f);
 		gf_print_findings(t, f, flags & GF_PRINT_COLOR);
 	}
 	return ferror(f) ? gf_error(-EIO, "writing output failed") : 0;
+}
+
+GF_API int gf_topo_print_gpu(const struct gf_topo *t, int gpu, FILE *out)
+{
+	const struct gf_matrix *m;
+	struct gf_text x;
+	FILE *f;
+	int g;
+	char buf[16];
+
+	if (!t || !out || gpu < 0 || gpu >= t->ngpus || (g = gf_matrix_gpu(t, gpu)) < 0)
+		return gf_error(-EINVAL, "gf_topo_print_gpu: no GPU at position %d", gpu);
+	if (!(f = gf_text_open(&x)))
+		return gf_error(-ENOMEM, "out of memory");
+	m = &t->matrix;
+	print_gpus(t, f, gpu);
+	fprintf(f, "\nLinks of %s:\n ", m->dev[g].name);
+	for (int j = 0, col = 1; j < m->n; j++) {
+		int w;
+
+		if (j == g)
+			continue;
+		gf_link_format(&m->link[g * m->n + j], buf, sizeof(buf));
+		w = (int)strlen(m->dev[j].name) + (int)strlen(buf) + 2;
+		if (col + w > 80) {
+			fputs("\n ", f);
+			col = 1;
+		}
+		fprintf(f, " %s %s", m->dev[j].name, buf);
+		col += w;
+	}
+	fputc('\n', f);
+	gf_print_paths(t, f, g);
+	return gf_text_close(&x, out);
+}
+
+GF_API int gf_topo_print_matrix(const struct gf_topo *t, FILE *out)
+{
+	struct gf_text x;
+	FILE *f;
+
+	if (!t || !out)
+		return gf_error(-EINVAL, "gf_topo_print_matrix: NULL argument");
+	if (!(f = gf_text_open(&x)))
+		return gf_error(-ENOMEM, "out of memory");
+	gf_print_matrix(t, f);
+	return gf_text_close(&x, out);
+}
+
+GF_API int gf_topo_print_nearest_nic(const struct gf_topo *t, int gpu, FILE *out)
+{
+	struct gf_text x;
+	FILE *f;
+	int nic = gf_topo_nearest_nic(t, gpu);
+
+	if (nic < 0)
+		return nic;
+	if (!out)
+		return gf_error(-EINVAL, "gf_topo_print_nearest_nic: NULL argument");
+	if (!(f = gf_text_open(&x)))
+		return gf_error(-ENOMEM, "out of memory");
+	fprintf(f, "%s\n", t->nics[nic].rdma);
+	return gf_text_close(&x, out);
 }

@@ -89,18 +89,113 @@ fi
 expect_rc 0 "report exits 0 with problems by default" "$GPUFEED" report --root "$DUAL"
 expect_rc 1 "report --strict exits 1 with problems" "$GPUFEED" report --root "$DUAL" --strict
 expect_rc 0 "report --strict exits 0 without problems" "$GPUFEED" report --root "$HGX" --strict
+# Every help offers exit 1 for --strict: topo honours it too.
+expect_rc 0 "topo exits 0 with findings by default" "$GPUFEED" topo --root "$DUAL"
+expect_rc 1 "topo --strict exits 1 with warnings" "$GPUFEED" topo --root "$DUAL" --strict
+expect_grep "$out" "^Findings:" "and still prints the model"
+expect_rc 1 "topo --strict --json too" "$GPUFEED" topo --root "$DUAL" --strict --json
+expect_rc 0 "topo --strict exits 0 without warnings" "$GPUFEED" topo --root "$HGX" --strict
+expect_rc 0 "topo --help" "$GPUFEED" topo --help
+expect_grep "$out" "\-\-strict" "topo --help offers --strict"
 
 # JSON: the documented minimum of the schema.
 expect_rc 0 "topo --json" "$GPUFEED" topo --json --root "$DUAL"
-expect_jq "$out" '.schema == "gpufeed-topo/1"' "schema tag"
+expect_jq "$out" '.schema == "gpufeed-topo/2" and (.gpufeed_version | type) == "string" and (.generated_at | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"))' "schema tag, version and time"
 expect_jq "$out" '[.gpus[].index] == [0,1,2,3,4,5,6,7]' "gpus[].index"
 expect_jq "$out" 'all(.gpus[]; (.pci | test("^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-7]$")))' "gpus[].pci"
-expect_jq "$out" 'all(.gpus[]; (.numa_node | type) == "number")' "gpus[].numa_node is an integer"
+expect_jq "$out" 'all(.gpus[]; (.numa_node | type) == "number")' "gpus[].numa_node is an integer (here known)"
+expect_jq "$out" '.nics[] | select(.label == "eno1") | .numa_node == null' "an unknown node is null, not -1"
+expect_jq "$out" '[.. | objects | to_entries[] | select(.key | test("gbps|mem_bytes"))] | length == 0' "no gbps or mem_bytes keys"
+expect_jq "$out" '[.paths[] | select(.kind == "host-gpu") | .link] | unique == ["PHB"]' "host paths are PHB"
 expect_jq "$out" '.gpus[0].cpus == "0-31,64-95"' "gpus[].cpus is a cpulist string"
 expect_jq "$out" '(.matrix.devices | length) as $n | (.matrix.links | length) == $n and all(.matrix.links[]; length == $n)' "matrix.links is square"
 expect_jq "$out" '.matrix.links[0][1] == "PIX" and .matrix.devices[0] == "GPU0"' "matrix vocabulary"
 expect_rc 0 "report --json" "$GPUFEED" report --json --root "$DUAL"
-expect_jq "$out" '.schema == "gpufeed-report/1" and .problems == 2' "report schema and problem count"
+expect_jq "$out" '.schema == "gpufeed-report/2" and .finding_counts == {"info": 1, "warning": 2, "error": 0, "total": 3} and (.findings | length) == 3' "report schema, findings and their counts"
+expect_jq "$out" '(.generated_at | type) == "string" and (.gpufeed_version | type) == "string"' "report has version and time"
+SOURCE_DATE_EPOCH=0 "$GPUFEED" report --json --root "$DUAL" >"$TMP/r0.json"
+expect_jq "$TMP/r0.json" '.generated_at == "1970-01-01T00:00:00Z"' "SOURCE_DATE_EPOCH sets generated_at"
+expect_rc 0 "report on the dual-socket host" "$GPUFEED" report --root "$DUAL"
+expect_grep "$out" "^Findings: 3 (2 warnings or errors)" "report says Findings, as topo does"
+expect_no_grep "$out" "Problems" "and never Problems"
+
+# The matrix is nvidia-smi's, field for field: on the lent 4xH200 VM its rows
+# equal `nvidia-smi topo -m` byte for byte (no NIC column: eth0 is virtio).
+H200=$FIX/h200x4-vm/root
+SMI=$SRC/bench/results/2026-11-22-h200x4-topo/nvidia-smi-topo-m.txt
+expect_rc 0 "topo on the H200 VM recording" "$GPUFEED" topo --root "$H200" --color=never
+sed 's/\x1b\[[0-9;]*m//g' "$SMI" | sed -n 1,5p >"$TMP/smi"
+if sed -n 1,5p "$out" | cmp -s - "$TMP/smi"; then ok "matrix rows equal nvidia-smi's (tabs, ' X ', N/A)"; else
+	not_ok "matrix rows differ from nvidia-smi's"; sed -n 1,5p "$out" | diff "$TMP/smi" - | sed 's/^/#   /'; fi
+expect_rc 0 "topo on the dual-socket recording" "$GPUFEED" topo --root "$DUAL" --color=never
+[ "$(head -1 "$out" | awk -F'\t' '{ print $10 "," $11 "," $12 }')" = "NIC0,NIC1,CPU Affinity" ] &&
+	ok "awk -F'\\t' finds the RDMA NICs as NIC0, NIC1" || not_ok "header fields: $(head -1 "$out")"
+[ "$(awk -F'\t' '$1 == "GPU0" { print $10 }' "$out")" = PIX ] && ok "GPU0-NIC0 (mlx5_0) is PIX by awk" ||
+	not_ok "GPU0 row: $(grep '^GPU0' "$out")"
+expect_grep "$out" "^  NIC0: mlx5_0$" "NIC legend as nvidia-smi's"
+expect_no_grep "$out" "NIC[0-9]: eno" "no onboard Ethernet among the NIC columns"
+expect_grep "$out" "^eno2	SYS" "eno2 in the other devices section"
+
+# Unknown and down are never a number: the virtio eth0 (no line rate) and the
+# down eno2 (whose Gen3 x4 link gave 3.9 GB/s).
+expect_rc 0 "topo --json on the H200 VM" "$GPUFEED" topo --json --root "$H200"
+expect_jq "$out" '[.paths[] | select(.to == "eth0")] | length == 4 and all(.[]; .gb_per_s == null and .limit == "unknown")' \
+	"paths to the virtio NIC: gbps null, limit unknown"
+expect_rc 0 "topo on the H200 VM" "$GPUFEED" topo --root "$H200"
+expect_grep "$out" "GPU0 <-> eth0 *PHB *unknown  eth0 line rate unknown" "text says unknown, not 63.0"
+expect_rc 0 "topo --json on the dual-socket host" "$GPUFEED" topo --json --root "$DUAL"
+expect_jq "$out" '[.paths[] | select(.to == "eno2")] | length == 8 and all(.[]; .gb_per_s == null and .limit == "down")' \
+	"paths to the down eno2: gbps null, limit down"
+expect_rc 0 "report on the dual-socket host" "$GPUFEED" topo --root "$DUAL"
+expect_grep "$out" "GPU0 <-> eno2 *SYS *down  eno2 is down" "text says down, not 3.9"
+expect_no_grep "$out" "eno2.* 3\.9 " "no 3.9 GB/s for a down port"
+
+# One thing at a time: --matrix, --gpu G, --nearest-nic G.
+for g in 0 1 2 3 4 5 6 7; do
+	run "$GPUFEED" topo --root "$HGX" --nearest-nic "$g"
+	[ "$rc" = 0 ] && [ "$(cat "$out")" = "mlx5_$g" ] && ok "nearest NIC of GPU$g is mlx5_$g" ||
+		not_ok "nearest NIC of GPU$g: exit $rc, '$(cat "$out")'"
+done
+expect_rc 0 "--nearest-nic by UUID" "$GPUFEED" topo --root "$HGX" --nearest-nic GPU-1a5ced5f
+expect_grep "$out" "^mlx5_0$" "GPU0 by UUID prefix -> mlx5_0"
+expect_rc 0 "--nearest-nic by PCI address, JSON" "$GPUFEED" topo --root "$DUAL" --nearest-nic 9c:00.0 --json
+expect_jq "$out" '.schema == "gpufeed-topo-nearest-nic/1" and .gpu.index == 5 and .nic.rdma == "mlx5_1" and .nic.label == "NIC1" and .nic.link == "PIX"' "GPU5 -> mlx5_1 (NIC1), PIX"
+expect_rc 4 "--nearest-nic where no RDMA device exists" "$GPUFEED" topo --root "$H200" --nearest-nic 0
+expect_grep "$err" "no RDMA NIC" "and says why"
+expect_rc 4 "--gpu on a host without GPU" "$GPUFEED" topo --root "$CI" --gpu 0
+expect_grep "$err" "no NVIDIA GPU here" "and says so"
+expect_rc 2 "--gpu naming no GPU" "$GPUFEED" topo --root "$HGX" --gpu 9
+expect_grep "$err" "no GPU with that index" "the GPU is named"
+expect_rc 2 "two questions at once" "$GPUFEED" topo --root "$HGX" --gpu 1 --matrix
+expect_rc 0 "--matrix" "$GPUFEED" topo --root "$DUAL" --matrix
+"$GPUFEED" topo --root "$DUAL" | sed -n "1,$(wc -l <"$out")p" >"$TMP/full"
+cmp -s "$out" "$TMP/full" && ok "--matrix is the head of topo, nothing else" || not_ok "--matrix differs from topo's matrix"
+expect_no_grep "$out" "Paths\|Other devices" "--matrix has no other section"
+expect_rc 0 "--matrix --json" "$GPUFEED" topo --root "$DUAL" --matrix --json
+expect_jq "$out" '.schema == "gpufeed-topo-matrix/1" and (.matrix.devices | length) == 10 and (.other_devices | length) == 4 and (.paths == null)' "matrix document"
+expect_rc 0 "--gpu" "$GPUFEED" topo --root "$HGX" --gpu 0000:52:00.0
+expect_grep "$out" "^  2    0000:52:00.0" "the GPU's own line"
+expect_grep "$out" "GPU2 <-> NIC2  *PIX" "its NIC"
+expect_no_grep "$out" "GPU0 <-> GPU1" "no other GPU's paths"
+expect_rc 0 "--gpu --json" "$GPUFEED" topo --root "$HGX" --gpu 2 --json
+expect_jq "$out" '.schema == "gpufeed-topo-gpu/1" and .gpu.index == 2 and (.paths | length) == 20 and .links.NIC2 == "PIX" and .links.GPU0 == "NV18" and all(.paths[]; .from == "GPU2" or .to == "GPU2")' "one GPU's document: host, 7 peers, 10 NICs, 2 drives"
+
+# A recording's strings reach the terminal sanitized (JSON escapes them).
+cp -a "$DUAL" "$TMP/esc"
+printf 'SYS\033[31m-420GP\302\233\n' >"$TMP/esc/sys/class/dmi/id/product_name"
+printf 'host\033]0;pwned\007x\n' >"$TMP/esc/proc/sys/kernel/hostname"
+for args in "topo" "report" "topo --gpu 0" "topo --matrix" "report --color=always"; do
+	# shellcheck disable=SC2086
+	run "$GPUFEED" $args --root "$TMP/esc"
+	if [ "$rc" = 0 ] && ! grep -q "$(printf '\033\\[31m\|\033\\]\|\007\|\302\233')" "$out"; then
+		ok "$args: no control character from the recording reaches the output"
+	else not_ok "$args: exit $rc, raw escape in the output"; fi
+done
+expect_grep "$out" "SYS?\[31m-420GP??" "the product name is shown, its escapes made '?'"
+grep -q "$(printf '\033\\[33mwarning')" "$out" && ok "our own colour survives --color=always" ||
+	not_ok "findings lost their colour"
+expect_rc 0 "topo --json of that recording" "$GPUFEED" topo --json --root "$TMP/esc"
+expect_jq "$out" '.machine.product == "SYS\u001b[31m-420GP\u009b"' "JSON keeps the bytes, escaped"
 
 # This machine, live.
 expect_rc 0 "report on this machine" "$GPUFEED" report

@@ -2,8 +2,11 @@
 # Golden outputs: `topo`, `topo --json` and `report` of every fixture machine
 # must equal tests/fixtures/machines/<name>/expected/*.  The recording's
 # absolute path (its root.tar.gz) is written as ROOT.  Regenerate after a deliberate change
-# with GPUFEED_REGEN=1 (then read the diff before committing it).
+# with GPUFEED_REGEN=1 (then read the diff before committing it).  The
+# version in "gpufeed_version" is written as VERSION.
 . "$(dirname "$0")/lib.sh"
+# JSON documents carry generated_at: the epoch makes it 1970-01-01T00:00:00Z.
+export SOURCE_DATE_EPOCH=0
 
 for dir in "$FIX"/*/; do
 	name=$(basename "$dir")
@@ -15,10 +18,16 @@ for dir in "$FIX"/*/; do
 		# shellcheck disable=SC2086
 		"$GPUFEED" $args --root "$root" --color=never >"$TMP/raw" 2>"$TMP/stderr"
 		rc=$?
-		sed "s|$root|ROOT|g" "$TMP/raw" >"$TMP/got"
+		sed "s|$root|ROOT|g; s|\"gpufeed_version\": \"[^\"]*\"|\"gpufeed_version\": \"VERSION\"|" "$TMP/raw" >"$TMP/got"
 		if [ "$rc" != 0 ] || [ -s "$TMP/stderr" ]; then
 			not_ok "$name: gpufeed $args: exit $rc, stderr: $(head -c 300 "$TMP/stderr")"
 			continue
+		fi
+		# report is the one screen to read first: it fits 100 columns.
+		if [ "$file" = report.txt ]; then
+			wide=$(expand "$TMP/got" | awk '{ if (length > w) w = length } END { print w + 0 }')
+			[ "$wide" -le 100 ] && ok "$name: report fits 100 columns ($wide)" ||
+				not_ok "$name: report is $wide columns wide"
 		fi
 		if [ "${GPUFEED_REGEN:-0}" = 1 ]; then
 			cp "$TMP/got" "$dir/expected/$file"

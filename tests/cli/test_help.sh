@@ -76,16 +76,19 @@ expect_rc 0 "help bench lists its subcommands" "$GPUFEED" help bench
 expect_grep "$out" "^  io " "bench's help lists io"
 
 # 4. Each command's help lists the exit codes it returns, no others.
-run "$GPUFEED" topo --help
-expect_no_grep "$out" "^  1  " "topo --help does not offer exit 1 (it has no --strict)"
+run "$GPUFEED" bench io --help
+expect_no_grep "$out" "^  1  " "bench io --help does not offer exit 1 (it has no --strict)"
 expect_no_grep "$out" "report --strict" "nor another command's option"
+expect_rc 2 "bench io --strict is a usage error, as its help says" "$GPUFEED" bench io --strict "$TMP/x"
+run "$GPUFEED" topo --help
+expect_grep "$out" "^  1  findings" "topo --help lists exit 1 (--strict)"
 expect_grep "$out" "^  4  " "topo --help lists exit 4 (--nvml=require)"
-expect_rc 2 "topo --strict is a usage error, as its help says" "$GPUFEED" topo --strict
+expect_rc 1 "topo --strict exits 1 on a recording with findings, as its help says" "$GPUFEED" topo --strict --root "$DUAL"
 run "$GPUFEED" report --help
 expect_grep "$out" "^  1  findings" "report --help lists exit 1"
 expect_grep "$out" "with --strict" "and when"
 run "$GPUFEED" --help
-expect_grep "$out" "^  1  findings.*(report)" "gpufeed --help says which command returns 1"
+expect_grep "$out" "^  1  findings.*(report, topo)" "gpufeed --help says which commands return 1"
 # docs/exit-codes.md holds the binary's per-command table.
 "$GPUFEED" help --exit-table >"$TMP/table"
 sed -n '/^| command | returns |/,/^$/p' "$SRC/docs/exit-codes.md" | sed '/^$/d' >"$TMP/doc-table"

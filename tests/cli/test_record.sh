@@ -6,7 +6,7 @@ HGX=$FIX/hgx-h100-8gpu/root
 # Mounts made below are undone whatever happens (rm -rf would cross them).
 trap 'awk -v t="$TMP/" "index(\$2, t) == 1 { print \$2 }" /proc/mounts | sort -r | xargs -r -n1 umount; rm -rf "$TMP"' EXIT
 
-strip() { jq 'del(.machine.source, .machine.nvml_note)' "$1"; }
+strip() { jq 'del(.machine.source, .machine.nvml_note, .generated_at)' "$1"; }
 
 # This machine: record, then the replay equals the live model.
 expect_rc 0 "record this machine" "$GPUFEED" record "$TMP/live"

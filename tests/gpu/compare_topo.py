@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Compare `gpufeed topo --json` with `nvidia-smi topo -m` on this machine:
 every GPU pair's connection class, each GPU's CPU Affinity and NUMA Affinity,
-and the GPU x NIC entries where nvidia-smi shows NICs.  Exit 0 when all agree,
+and the GPU x NIC entries where nvidia-smi shows NICs; the matrix's columns
+and NIC legend must be nvidia-smi's exactly.  Exit 0 when all agree,
 1 with the differences listed otherwise.
 
 usage: compare_topo.py GPUFEED_JSON NVIDIA_SMI_TOPO_TXT
@@ -52,6 +53,15 @@ def main():
     gpus = {f"GPU{g['index']}": g for g in gf["gpus"]}
     problems, checked = [], 0
 
+    # The matrix's columns are nvidia-smi's, names and order.
+    smi_cols = [c for c in header if DEV.match(c)]
+    checked += 1
+    if devs != smi_cols:
+        problems.append(f"matrix columns differ: nvidia-smi {smi_cols}, gpufeed {devs}")
+    for k, v in smi_legend.items():
+        checked += 1
+        if gf["matrix"]["legend"].get(k) != v:
+            problems.append(f"{k}: nvidia-smi {v}, gpufeed {gf['matrix']['legend'].get(k)}")
     smi_gpus = sorted((r for r in rows if r.startswith("GPU")), key=lambda s: int(s[3:]))
     if sorted(smi_gpus) != sorted(gpus):
         problems.append(f"GPU sets differ: nvidia-smi {smi_gpus}, gpufeed {sorted(gpus)}")

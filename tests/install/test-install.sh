@@ -36,9 +36,10 @@ cat >"$stage/demo.c" <<'C'
 
 int main(int argc, char **argv)
 {
-	struct gf_topo_options o = { .root = argc > 1 ? argv[1] : NULL };
+	struct gf_topo_options o = GF_TOPO_OPTS_INIT;
 	struct gf_topo *t;
 
+	o.root = argc > 1 ? argv[1] : NULL;
 	if (gf_topo_discover(&o, &t)) {
 		fprintf(stderr, "%s\n", gf_last_error());
 		return 1;

@@ -375,13 +375,14 @@ static void *rename_loop(void *arg)
 static void reads_survive_concurrent_renames(void **state)
 {
 	char *scratch = t_mkdtemp(), *out = t_mkdtemp(), target[PATH_MAX];
-	struct gf_topo_options o = { .root = t_fixture_root("hgx-h100-8gpu") };
+	struct gf_topo_options o = GF_TOPO_OPTS_INIT;
 	struct gf_record_options ro = GF_RECORD_OPTS_INIT;
 	struct gf_record_stats quiet_st, st;
 	struct renamer r = { .stop = 0 };
 	pthread_t th;
 
 	(void)state;
+	o.root = t_fixture_root("hgx-h100-8gpu");
 	ro.root = o.root;
 	snprintf(target, sizeof(target), "%s/quiet", out);
 	assert_int_equal(gf_record(target, &ro, &quiet_st), 0);

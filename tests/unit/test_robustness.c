@@ -101,10 +101,11 @@ static void corrupt_one(const char *root, const char *rel, struct stats *st)
 	len = strlen(orig);
 	st->files++;
 	for (int mode = 0; mode < 3; mode++) {
-		struct gf_topo_options o = { .root = root };
+		struct gf_topo_options o = GF_TOPO_OPTS_INIT;
 		struct gf_topo *t = NULL;
 		int ret;
 
+		o.root = root;
 		if (mode == 0)
 			write_bytes(path, "", 0);
 		else if (mode == 1)

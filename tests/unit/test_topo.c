@@ -11,11 +11,15 @@
 #include <string.h>
 
 #include <gpufeed/gpufeed.h>
+#include "topo/render.h"
 #include "vendor/nvml_facts.h"
+
+/* Options as a caller builds them: GF_TOPO_OPTS_INIT, then its fields. */
+#define TOPO_OPTS(...) { .struct_size = sizeof(struct gf_topo_options), __VA_ARGS__ }
 
 static struct gf_topo *load(const char *machine, const char *locality)
 {
-	struct gf_topo_options o = { .root = t_fixture_root(machine), .pci_locality = locality };
+	struct gf_topo_options o = TOPO_OPTS(.root = t_fixture_root(machine), .pci_locality = locality);
 	struct gf_topo *t = NULL;
 	int ret = gf_topo_discover(&o, &t);
 
@@ -115,17 +119,40 @@ static void dual_socket_matches_seed_table(void **state)
 	assert_int_equal(t->cpus.nl3, 2);
 	assert_int_equal(t->numa.nnodes, 2);
 	assert_int_equal(t->numa.node[0].distance[1], 21);
+	/* nvidia-smi's columns exactly: GPUs, then the RDMA devices (mlx5_0 =
+	 * NIC0, mlx5_1 = NIC1); the onboard eno1/eno2 come after, by name. */
+	assert_int_equal(t->matrix.nsmi, 10);
+	for (int i = 0; i < 10; i++) {
+		snprintf(a, sizeof(a), i < 8 ? "GPU%d" : "NIC%d", i < 8 ? i : i - 8);
+		assert_string_equal(t->matrix.dev[i].name, a);
+	}
+	assert_string_equal(t->nics[t->matrix.dev[8].ref].rdma, "mlx5_0");
+	assert_string_equal(t->nics[t->matrix.dev[9].ref].rdma, "mlx5_1");
+	assert_string_equal(t->nics[0].label, "eno1");
+	assert_string_equal(t->nics[1].label, "eno2");
+	assert_string_equal(t->matrix.dev[10].name, "eno1");
 	/* GPU and NIC on one switch: PIX; the book's 400G-behind-Gen4 case. */
-	assert_string_equal(link_at(t, "GPU0", "NIC2"), "PIX");
-	assert_non_null(finding(t, "topo.nic-pcie-capped", "NIC3"));
+	assert_string_equal(link_at(t, "GPU0", "NIC0"), "PIX");
+	assert_non_null(finding(t, "topo.nic-pcie-capped", "NIC1"));
 	assert_non_null(finding(t, "topo.pcie-width-degraded", "GPU5"));
-	assert_int_equal(gf_report_problem_count(t), 2);
-	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU0")->gbps - 31.5) < 0.05);
-	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU5")->gbps - 15.75) < 0.05);
-	assert_true(fabs(path(t, GF_PATH_GPU_NIC, "GPU4", "NIC3")->gbps - 31.5) < 0.05);
-	assert_int_equal(path(t, GF_PATH_GPU_NIC, "GPU4", "NIC3")->limit, GF_LIMIT_PCIE);
-	assert_int_equal(path(t, GF_PATH_GPU_NIC, "GPU0", "NIC2")->limit, GF_LIMIT_NIC);
+	assert_int_equal(gf_topo_finding_count(t, GF_SEV_WARN), 2);
+	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU0")->gb_per_s - 31.5) < 0.05);
+	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU5")->gb_per_s - 15.75) < 0.05);
+	assert_true(fabs(path(t, GF_PATH_GPU_NIC, "GPU4", "NIC1")->gb_per_s - 31.5) < 0.05);
+	assert_int_equal(path(t, GF_PATH_GPU_NIC, "GPU4", "NIC1")->limit, GF_LIMIT_PCIE);
+	assert_int_equal(path(t, GF_PATH_GPU_NIC, "GPU0", "NIC0")->limit, GF_LIMIT_NIC);
 	assert_true(path(t, GF_PATH_GPU_GPU, "GPU0", "GPU4")->crosses_cpu_link);
+	/* eno2 is down: its paths have no figure (it was the 3.9 GB/s of its
+	 * Gen3 x4 link), and say so. */
+	for (int i = 0; i < 8; i++) {
+		const struct gf_path *p;
+
+		snprintf(a, sizeof(a), "GPU%d", i);
+		p = path(t, GF_PATH_GPU_NIC, a, "eno2");
+		assert_int_equal(p->limit, GF_LIMIT_DOWN);
+		assert_true(p->gb_per_s == 0);
+		assert_non_null(strstr(p->limit_text, "eno2 is down"));
+	}
 	/* The onboard NIC's node is unknown on a 2-node machine. */
 	assert_int_equal(t->nics[0].numa_node, -1);
 	assert_int_equal(t->nwarnings, 0);
@@ -151,25 +178,29 @@ static void hgx_nvswitch_all_nv18(void **state)
 		assert_int_equal(t->gpus[i].index_source, GF_SRC_NVML);
 		assert_int_equal(t->gpus[i].memory_bytes, 85520809984ull);
 	}
-	/* Each GPU shares a switch with its own NIC (mlx5_N is NIC N+2). */
+	/* Each GPU shares a switch with its own NIC: mlx5_N is NICN as in
+	 * nvidia-smi, though mlx5_8 and mlx5_9 come first in PCI order. */
 	for (int i = 0; i < 8; i++) {
 		snprintf(a, sizeof(a), "GPU%d", i);
-		snprintf(b, sizeof(b), "NIC%d", i + 2);
+		snprintf(b, sizeof(b), "NIC%d", i);
 		assert_string_equal(link_at(t, a, b), "PIX");
-		assert_true(fabs(path(t, GF_PATH_GPU_NIC, a, b)->gbps - 50.0) < 0.01);
+		assert_true(fabs(path(t, GF_PATH_GPU_NIC, a, b)->gb_per_s - 50.0) < 0.01);
 	}
 	assert_string_equal(t->nics[2].name, "mlx5_0");
 	assert_string_equal(t->nics[0].name, "mlx5_8");
-	assert_true(fabs(path(t, GF_PATH_GPU_GPU, "GPU0", "GPU7")->gbps - 450.0) < 0.01);
+	assert_string_equal(t->nics[0].label, "NIC8");
+	assert_string_equal(t->nics[2].label, "NIC0");
+	assert_int_equal(t->matrix.nsmi, 18);
+	assert_true(fabs(path(t, GF_PATH_GPU_GPU, "GPU0", "GPU7")->gb_per_s - 450.0) < 0.01);
 	assert_int_equal(path(t, GF_PATH_GPU_GPU, "GPU0", "GPU7")->limit, GF_LIMIT_NVLINK);
-	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU3")->gbps - 63.0) < 0.05);
+	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU3")->gb_per_s - 63.0) < 0.05);
 	/* Minors are not the index here. */
 	assert_int_equal(t->gpus[2].minor, 3);
 	assert_int_equal(t->gpus[3].minor, 2);
 	assert_int_equal(t->gpus[2].minor_source, GF_SRC_NVML);
 	/* NVML's PCIe answers agree with the tree. */
 	assert_null(finding(t, "topo.nvml-pcie-mismatch", NULL));
-	assert_int_equal(gf_report_problem_count(t), 0);
+	assert_int_equal(gf_topo_finding_count(t, GF_SEV_WARN), 0);
 	gf_topo_free(t);
 }
 
@@ -186,11 +217,11 @@ static void l40s_two_two_four(void **state)
 		assert_int_equal(t->gpus[i].nvlinks_active, 0);
 	/* Seed 002: GPU to its NIC, PCIe Gen4 x16 32 GB/s and a 200 Gb/s port
 	 * (25 GB/s): the port is the limit. */
-	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU0")->gbps - 31.5) < 0.05);
-	assert_true(fabs(path(t, GF_PATH_GPU_NIC, "GPU0", "NIC2")->gbps - 25.0) < 0.01);
+	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU0")->gb_per_s - 31.5) < 0.05);
+	assert_true(fabs(path(t, GF_PATH_GPU_NIC, "GPU0", "NIC2")->gb_per_s - 25.0) < 0.01);
 	assert_int_equal(path(t, GF_PATH_GPU_NIC, "GPU0", "NIC2")->limit, GF_LIMIT_NIC);
-	assert_true(fabs(path(t, GF_PATH_GPU_GPU, "GPU0", "GPU1")->gbps - 31.5) < 0.05);
-	assert_int_equal(gf_report_problem_count(t), 0);
+	assert_true(fabs(path(t, GF_PATH_GPU_GPU, "GPU0", "GPU1")->gb_per_s - 31.5) < 0.05);
+	assert_int_equal(gf_topo_finding_count(t, GF_SEV_WARN), 0);
 	gf_topo_free(t);
 }
 
@@ -219,12 +250,29 @@ static void h200_vm_recording(void **state)
 		assert_int_equal(t->gpus[i].numa_source, GF_SRC_NVML);
 		assert_string_equal(t->gpus[i].name, "NVIDIA H200");
 	}
+	/* nvidia-smi shows no NIC column here (virtio, no RDMA device): the
+	 * matrix is the 4 GPUs; eth0 is among the other devices. */
+	assert_int_equal(t->matrix.nsmi, 4);
+	assert_int_equal(t->nnics, 1);
+	assert_string_equal(t->nics[0].label, "eth0");
+	assert_string_equal(t->matrix.dev[4].name, "eth0");
+	/* eth0 is virtio: no line rate, no PCIe link attributes.  The path has
+	 * no figure (it was the GPU's 63 GB/s), and the GPU's own does. */
+	for (int i = 0; i < 4; i++) {
+		const struct gf_path *p;
+
+		snprintf(a, sizeof(a), "GPU%d", i);
+		p = path(t, GF_PATH_GPU_NIC, a, "eth0");
+		assert_int_equal(p->limit, GF_LIMIT_UNKNOWN);
+		assert_true(p->gb_per_s == 0);
+		assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, a)->gb_per_s - 63.0) < 0.05);
+	}
 	/* The switches are not on this VM's PCI bus. */
 	assert_true(t->nvswitch);
 	assert_int_equal(t->nvswitches, 0);
 	/* Without NVML: node 0 because the machine has one node, a fact. */
 	{
-		struct gf_topo_options o = { .root = t_fixture_root("h200x4-vm"), .nvml = GF_NVML_OFF };
+		struct gf_topo_options o = TOPO_OPTS(.root = t_fixture_root("h200x4-vm"), .nvml = GF_NVML_OFF);
 		struct gf_topo *u;
 
 		assert_int_equal(gf_topo_discover(&o, &u), 0);
@@ -258,7 +306,7 @@ static void ci_machine(void **state)
 static void locality_override(void **state)
 {
 	struct gf_topo *t = load("dual-8gpu-pcie-switch", "0000:9b:00.0=0; 0000:b7-bb=0");
-	struct gf_topo_options bad = { .root = t_fixture_root("ci-vm"), .pci_locality = "0000:9b=zero" };
+	struct gf_topo_options bad = TOPO_OPTS(.root = t_fixture_root("ci-vm"), .pci_locality = "0000:9b=zero");
 	struct gf_topo *u = NULL;
 
 	(void)state;
@@ -300,7 +348,7 @@ static void find_gpu_by_any_name(void **state)
 static void hidden_locality(void **state)
 {
 	char *dir = t_mkdtemp(), cmd[2 * PATH_MAX];
-	struct gf_topo_options o = { .root = dir };
+	struct gf_topo_options o = TOPO_OPTS(.root = dir);
 	struct gf_topo *t;
 
 	(void)state;
@@ -320,7 +368,7 @@ static void hidden_locality(void **state)
 	assert_int_equal(t->gpus[0].numa_node, -1);
 	assert_int_equal(t->gpus[0].numa_source, GF_SRC_UNKNOWN);
 	assert_non_null(finding(t, "topo.gpu-numa-unknown", "GPU0"));
-	assert_true(gf_report_problem_count(t) >= 8);
+	assert_true(gf_topo_finding_count(t, GF_SEV_WARN) >= 8);
 	gf_topo_free(t);
 	t_rmtree(dir);
 	free(dir);
@@ -330,7 +378,7 @@ static void hidden_locality(void **state)
 static void cgroup_v2_walks_up(void **state)
 {
 	char *dir = t_mkdtemp();
-	struct gf_topo_options o = { .root = dir };
+	struct gf_topo_options o = TOPO_OPTS(.root = dir);
 	struct gf_topo *t;
 
 	(void)state;
@@ -356,7 +404,7 @@ static void cgroup_v2_walks_up(void **state)
 static void cgroup_v1_container(void **state)
 {
 	char *dir = t_mkdtemp();
-	struct gf_topo_options o = { .root = dir };
+	struct gf_topo_options o = TOPO_OPTS(.root = dir);
 	struct gf_topo *t;
 
 	(void)state;
@@ -375,7 +423,7 @@ static void cgroup_v1_container(void **state)
 static void mig_instances(void **state)
 {
 	char *dir = t_mkdtemp(), path[PATH_MAX];
-	struct gf_topo_options o = { .root = dir };
+	struct gf_topo_options o = TOPO_OPTS(.root = dir);
 	struct gf_nvml_facts *f;
 	struct gf_topo *t;
 
@@ -428,7 +476,7 @@ static bool warned(const struct gf_topo *t, const char *needle)
 static void usb_netdev_is_not_a_nic(void **state)
 {
 	char *dir = copy_of("ci-vm");
-	struct gf_topo_options o = { .root = dir };
+	struct gf_topo_options o = TOPO_OPTS(.root = dir);
 	const char *usb = "sys/devices/pci0000:00/0000:00:14.0";
 	char rel[512];
 	struct gf_topo *t;
@@ -460,7 +508,7 @@ static void usb_netdev_is_not_a_nic(void **state)
 static void numa_online_bounded(void **state)
 {
 	char *dir = copy_of("dual-8gpu-pcie-switch");
-	struct gf_topo_options o = { .root = dir };
+	struct gf_topo_options o = TOPO_OPTS(.root = dir);
 	struct gf_topo *t;
 
 	(void)state;
@@ -483,7 +531,7 @@ static void numa_online_bounded(void **state)
 static void nvlinks_down(void **state)
 {
 	char *dir = copy_of("hgx-h100-8gpu"), path[PATH_MAX];
-	struct gf_topo_options o = { .root = dir };
+	struct gf_topo_options o = TOPO_OPTS(.root = dir);
 	struct gf_nvml_facts *f;
 	struct gf_topo *t;
 
@@ -512,13 +560,13 @@ static void nvlinks_down(void **state)
 static void slow_drive_limits_path(void **state)
 {
 	char *dir = copy_of("dual-8gpu-pcie-switch");
-	struct gf_topo_options o = { .root = dir };
+	struct gf_topo_options o = TOPO_OPTS(.root = dir);
 	struct gf_topo *t;
 
 	(void)state;
 	t_write(dir, "sys/devices/pci0000:3a/0000:3a:05.0/0000:3f:00.0/current_link_speed", "8.0 GT/s PCIe\n");
 	assert_int_equal(gf_topo_discover(&o, &t), 0);
-	assert_true(fabs(path(t, GF_PATH_GPU_NVME, "GPU2", "NVME0")->gbps - 3.94) < 0.01);
+	assert_true(fabs(path(t, GF_PATH_GPU_NVME, "GPU2", "NVME0")->gb_per_s - 3.94) < 0.01);
 	assert_non_null(finding(t, "topo.pcie-speed-degraded", "NVME0"));
 	gf_topo_free(t);
 	t_rmtree(dir);
@@ -534,7 +582,7 @@ static void port_type_from_config_space(void **state)
 {
 	const char *rp = "sys/devices/pci0000:15/0000:15:01.0";
 	char *dir = copy_of("dual-8gpu-pcie-switch"), rel[256];
-	struct gf_topo_options o = { .root = dir };
+	struct gf_topo_options o = TOPO_OPTS(.root = dir);
 	unsigned char cfg[256];
 	struct gf_topo *t;
 
@@ -555,17 +603,17 @@ static void port_type_from_config_space(void **state)
 			assert_int_equal(t->pci[i].pcie_type, 4);
 		else if (!strcmp(t->pci[i].bdf, "0000:16:00.0"))
 			assert_int_equal(t->pci[i].pcie_type, -1);	/* no config file */
-	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU0")->gbps - 31.5) < 0.05);
+	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU0")->gb_per_s - 31.5) < 0.05);
 	gf_topo_free(t);
 	cfg[0x42] = 0x52;		/* type 5: switch upstream port (faces up) */
 	t_write_bytes(dir, rel, cfg, sizeof(cfg));
 	assert_int_equal(gf_topo_discover(&o, &t), 0);
-	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU0")->gbps - 7.88) < 0.05);
+	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU0")->gb_per_s - 7.88) < 0.05);
 	gf_topo_free(t);
 	/* Garbage config space: unknown type, the tree's rule applies. */
 	t_write(dir, rel, "\x01garbage");
 	assert_int_equal(gf_topo_discover(&o, &t), 0);
-	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU0")->gbps - 31.5) < 0.05);
+	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU0")->gb_per_s - 31.5) < 0.05);
 	gf_topo_free(t);
 	t_rmtree(dir);
 	free(dir);
@@ -584,13 +632,104 @@ static void locality_override_to_missing_node(void **state)
 
 static void nvml_require(void **state)
 {
-	struct gf_topo_options o = { .root = t_fixture_root("dual-8gpu-pcie-switch"), .nvml = GF_NVML_REQUIRE };
+	struct gf_topo_options o = TOPO_OPTS(.root = t_fixture_root("dual-8gpu-pcie-switch"), .nvml = GF_NVML_REQUIRE);
 	struct gf_topo *t = NULL;
 
 	(void)state;
 	assert_int_equal(gf_topo_discover(&o, &t), -ENOSYS);
 	assert_null(t);
 	assert_non_null(strstr(gf_last_error(), "no nvml.json"));
+}
+
+/* The report of the 8-GPU HGX: GPUs with the same paths in one group, each
+ * GPU's own NIC listed, every line within 100 columns (it was 171). */
+static void report_groups_gpus(void **state)
+{
+	struct gf_topo *t = load("hgx-h100-8gpu", NULL);
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int lines = 0;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(gf_report_print(t, f, 0), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "\n  GPU0-3  host memory   node 0"));
+	assert_non_null(strstr(buf, "\n  GPU4-7  host memory   node 1"));
+	assert_non_null(strstr(buf, "mlx5_0-3"));
+	assert_non_null(strstr(buf, "mlx5_4-7"));
+	assert_null(strstr(buf, "GPU5 <-> "));	/* the per-GPU rows are topo's */
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save), lines++)
+		assert_in_range(strlen(line), 0, 100);
+	assert_in_range(lines, 1, 45);
+	free(buf);
+	gf_topo_free(t);
+
+	/* No GPU: said once, at the top. */
+	t = load("ci-vm", NULL);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(gf_report_print(t, f, 0), 0);
+	fclose(f);
+	{
+		const char *top = "== gpufeed report ==\n\nNo NVIDIA GPU found";
+
+		assert_true(!strncmp(buf, top, strlen(top)));
+	}
+	free(buf);
+	gf_topo_free(t);
+}
+
+/* NCCL_IB_HCA's answer: the RDMA device nearest each GPU. */
+static void nearest_nic(void **state)
+{
+	struct gf_topo *t = load("dual-8gpu-pcie-switch", NULL);
+
+	(void)state;
+	for (int i = 0; i < 8; i++) {
+		int n = gf_topo_nearest_nic(t, i);
+
+		assert_true(n >= 0);
+		/* PIX on GPU0,1 (GPU4,5); NODE beats SYS for GPU2,3 (6,7); never eno1/2. */
+		assert_string_equal(t->nics[n].rdma, i < 4 ? "mlx5_0" : "mlx5_1");
+	}
+	assert_int_equal(gf_topo_nearest_nic(t, 8), -EINVAL);
+	gf_topo_free(t);
+	t = load("h200x4-vm", NULL);
+	assert_int_equal(gf_topo_nearest_nic(t, 0), -ENODEV);
+	assert_non_null(strstr(gf_last_error(), "no RDMA NIC"));
+	gf_topo_free(t);
+}
+
+/* Escape sequences in machine strings never reach a terminal. */
+static void sanitize_text(void **state)
+{
+	char s[] = "a\033[31mb\tc\nd\x7f\xc2\x9b[2J\x9b" "1m\xc3\xa9";
+
+	(void)state;
+	gf_sanitize_text(s);
+	/* ESC, DEL, C1 as UTF-8 and a lone C1 byte go; tab, newline, é stay. */
+	assert_string_equal(s, "a?[31mb\tc\nd???[2J?1m\xc3\xa9");
+}
+
+/* gf_topo_options carries its size: a struct zeroed by hand is refused with
+ * a message naming the initializer; GF_TOPO_OPTS_INIT works as is. */
+static void topo_options_versioned(void **state)
+{
+	struct gf_topo_options zeroed = { 0 }, o = GF_TOPO_OPTS_INIT;
+	struct gf_topo *t = (struct gf_topo *)&o;
+
+	(void)state;
+	zeroed.root = t_fixture_root("ci-vm");
+	assert_int_equal(gf_topo_discover(&zeroed, &t), -EINVAL);
+	assert_null(t);
+	assert_non_null(strstr(gf_last_error(), "GF_TOPO_OPTS_INIT"));
+	assert_int_equal(o.nvml, GF_NVML_AUTO);
+	o.root = t_fixture_root("ci-vm");
+	assert_int_equal(gf_topo_discover(&o, &t), 0);
+	assert_int_equal(t->ngpus, 0);
+	gf_topo_free(t);
+	assert_int_equal(gf_topo_discover(&o, NULL), -EINVAL);
 }
 
 int main(void)
@@ -614,6 +753,10 @@ int main(void)
 		cmocka_unit_test(port_type_from_config_space),
 		cmocka_unit_test(locality_override_to_missing_node),
 		cmocka_unit_test(nvml_require),
+		cmocka_unit_test(report_groups_gpus),
+		cmocka_unit_test(nearest_nic),
+		cmocka_unit_test(sanitize_text),
+		cmocka_unit_test(topo_options_versioned),
 	};
 
 	return cmocka_run_group_tests_name("topo", tests, NULL, NULL);
