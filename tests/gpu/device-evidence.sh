@@ -35,11 +35,28 @@ step "gpufeed topo / report / record"
 "$gf" report > "$OUT/report.txt"; echo "report rc=$?"
 cat "$OUT/report.txt"
 rm -rf /tmp/rec && "$gf" record /tmp/rec; echo "record rc=$?"
-tar czf "$OUT/recording.tar.gz" -C /tmp rec && ls -la "$OUT/recording.tar.gz"
+"$gf" record "$OUT/recording.tar.gz"; echo "record FILE.tar.gz rc=$?"; ls -la "$OUT/recording.tar.gz"
 
-step "replay equals live"
+step "replay equals live (directory and archive)"
+strip() { grep -v '"source"\|"generated_at"' "$1"; }
 "$gf" topo --json --root /tmp/rec > /tmp/replay.json
-diff <(grep -v '"source"' "$OUT/topo.json") <(grep -v '"source"' /tmp/replay.json) && echo "replay == live"
+diff <(strip "$OUT/topo.json") <(strip /tmp/replay.json) && echo "replay == live"
+"$gf" topo --json --root "$OUT/recording.tar.gz" > /tmp/replay-tgz.json
+diff <(strip "$OUT/topo.json") <(strip /tmp/replay-tgz.json) && echo "replay of the .tar.gz == live"
+
+step "the matrix alone vs nvidia-smi topo -m (tab-separated rows, escapes removed)"
+"$gf" topo --matrix > "$OUT/topo-matrix.txt"; echo "topo --matrix rc=$?"
+sed 's/\x1b\[[0-9;]*m//g' "$OUT/nvidia-smi-topo-m.txt" | grep -P '^(GPU|NIC)[0-9]+\t' > /tmp/smi-rows
+grep -P '^(GPU|NIC)[0-9]+\t' "$OUT/topo-matrix.txt" > /tmp/gf-rows
+if diff /tmp/smi-rows /tmp/gf-rows; then echo "matrix rows: identical to nvidia-smi's, byte for byte"; else echo "matrix rows: DIFFER"; fi
+awk -F'\t' '/^GPU[0-9]/ { print $1 ": " NF " tab-separated fields" }' "$OUT/topo-matrix.txt"
+"$gf" topo --gpu 0; echo "topo --gpu 0 rc=$?"
+"$gf" topo --nearest-nic 0; echo "topo --nearest-nic 0 rc=$? (4: no RDMA NIC up)"
+
+step "the vendor loader: a library that is not NVML, and none"
+GPUFEED_NVML_LIBRARY=libm.so.6 "$gf" topo --nvml=require >/dev/null; echo "libm as NVML rc=$? (4 wanted)"
+GPUFEED_NVML_LIBRARY=/nonexistent.so "$gf" topo --nvml=require >/dev/null; echo "absent NVML rc=$? (4 wanted)"
+"$gf" topo --nvml=require >/dev/null; echo "real NVML rc=$? (0 wanted)"
 
 step "gpufeed topo vs nvidia-smi topo -m"
 python3 tests/gpu/compare_topo.py "$OUT/topo.json" "$OUT/nvidia-smi-topo-m.txt" | tee "$OUT/compare.txt"
