@@ -367,15 +367,15 @@ parse_fio() {
 }
 
 # parse_gf BASE: fills R_* from BASE.json (gpufeed --json stdout); 1 if unusable.
-# GB/s is bytes / seconds / 1e9 (gpufeed's own gbps is rounded to 3 decimals).
+# GB/s is bytes / seconds / 1e9 (gpufeed's own gb_per_s is rounded to 3 decimals).
 parse_gf() {
 	local base=$1 line
 	line=$(jq -r '
 		def n(x): if x == null then "NA" else x end;
-		[ .gbps, .iops, n(.lat_p50_us), n(.lat_p99_us), .bytes, .seconds, n(.cpu_s_per_gb) ]
+		[ .gb_per_s, .iops, n(.lat_p50_us), n(.lat_p99_us), .bytes, .seconds, n(.cpu_s_per_gb) ]
 		| if (.[0] | type) != "number" or (.[1] | type) != "number"
 		     or (.[4] | type) != "number" or (.[5] | type) != "number"
-		  then error("missing gbps/iops/bytes/seconds") else . end
+		  then error("missing gb_per_s/iops/bytes/seconds") else . end
 		| map(tostring) | join(" ")' "$base.json" 2>/dev/null) || return 1
 	read -r R_GBPS R_IOPS R_P50 R_P99 R_BYTES R_SECS R_CPUGB_IN <<<"$line"
 	R_BYTES=$(awk -v b="$R_BYTES" 'BEGIN { printf "%.0f", b }')
@@ -456,7 +456,7 @@ run_gf() {
 	gf_cmd "$pat" "$qd" "$sq" "$secs"
 	timed "$base" "$base.json" "${CMD[@]}"
 	((T_RC == 0)) || tool_fail gpufeed "$base" "exit status $T_RC"
-	parse_gf "$base" || tool_fail gpufeed "$base" "no usable JSON on stdout (want numbers gbps, iops, bytes > 0, seconds)"
+	parse_gf "$base" || tool_fail gpufeed "$base" "no usable JSON on stdout (want numbers gb_per_s, iops, bytes > 0, seconds)"
 	local bad
 	bad=$(gf_check "$base" "$sq")
 	if [[ -n $bad ]]; then
@@ -521,8 +521,8 @@ disk_info() {
 	echo "fio extra options: ${fio_extra:-none}"
 } >"$wd/command.txt"
 
-echo "pattern,sqpoll,iodepth,gbps,iops,p50_us,p99_us,cpu_user_s,cpu_sys_s,cpu_s_per_gb_outside,cpu_s_per_gb_inside,ok" >"$wd/tuning.csv"
-echo "pattern,tool,run,gbps,iops,p50_us,p99_us,cpu_user_s,cpu_sys_s,cpu_s_per_gb_outside,cpu_s_per_gb_inside,bytes,seconds,wall_s" >"$wd/raw.csv"
+echo "pattern,sqpoll,iodepth,gb_per_s,iops,p50_us,p99_us,cpu_user_s,cpu_sys_s,cpu_s_per_gb_outside,cpu_s_per_gb_inside,ok" >"$wd/tuning.csv"
+echo "pattern,tool,run,gb_per_s,iops,p50_us,p99_us,cpu_user_s,cpu_sys_s,cpu_s_per_gb_outside,cpu_s_per_gb_inside,bytes,seconds,wall_s" >"$wd/raw.csv"
 : >"$wd/summary.txt"
 : >"$wd/runs.log"
 scratch=$(mktemp -d "$wd/.scratch.XXXXXX")
@@ -560,7 +560,7 @@ overall=PASS
 
 do_pattern() {
 	local pat=$1 thr_key thr_name
-	if [[ $pat == seq ]]; then thr_key=gbps thr_name="GB/s"; else thr_key=iops thr_name=IOPS; fi
+	if [[ $pat == seq ]]; then thr_key=gb_per_s thr_name="GB/s"; else thr_key=iops thr_name=IOPS; fi
 
 	# Tuning.
 	log "[$pat] tuning fio: sqpoll {$sqpolls} x iodepth {${P_QDS[$pat]}}, ${tune_dur}s each"
@@ -576,7 +576,7 @@ do_pattern() {
 					"$sq" "$qd" "$R_GBPS" "$R_IOPS" "$(na0 "$R_P50")" "$(na0 "$R_P99")" "$R_CPUGB_OUT" "$(na0 "$R_CPUGB_IN")")")
 				log "${tune_lines[-1]# }"
 				local thr
-				if [[ $thr_key == gbps ]]; then thr=$R_GBPS; else thr=$R_IOPS; fi
+				if [[ $thr_key == gb_per_s ]]; then thr=$R_GBPS; else thr=$R_IOPS; fi
 				if awk -v a="$thr" -v b="$best_thr" 'BEGIN { exit !(a > b) }'; then
 					best_thr=$thr best_qd=$qd best_sq=$sq best_cpu=$R_CPUGB_OUT
 				fi
@@ -596,7 +596,7 @@ do_pattern() {
 	say "fio tuning (io_uring, direct, fixedbufs, registerfiles, numjobs=1, ${tune_dur}s each):"
 	local l
 	for l in "${tune_lines[@]}"; do say "$l"; done
-	say "chosen (best fio $thr_name): bs=${P_GBS[$pat]} qd=$best_qd threads=1 direct sqpoll=$( ((best_sq)) && echo on || echo off)${fio_extra:+  fio extra: $fio_extra}  ($(awk -v t="$best_thr" -v k="$thr_key" -v c="$best_cpu" 'BEGIN { if (k == "gbps") printf "%.3f GB/s", t; else printf "%.0f IOPS", t; printf ", cpu %.4f s/GB outside", c }'))"
+	say "chosen (best fio $thr_name): bs=${P_GBS[$pat]} qd=$best_qd threads=1 direct sqpoll=$( ((best_sq)) && echo on || echo off)${fio_extra:+  fio extra: $fio_extra}  ($(awk -v t="$best_thr" -v k="$thr_key" -v c="$best_cpu" 'BEGIN { if (k == "gb_per_s") printf "%.3f GB/s", t; else printf "%.0f IOPS", t; printf ", cpu %.4f s/GB outside", c }'))"
 	fio_cmd "$pat" "$best_qd" "$best_sq" "$dur" "$wd/fio-$pat-RUN.json"
 	say "fio:     $(printf '%q ' "${CMD[@]}")"
 	gf_cmd "$pat" "$best_qd" "$best_sq" "$dur"
@@ -641,7 +641,7 @@ do_pattern() {
 				$3, t, $4, $5, f($6, "%.1f"), f($7, "%.1f"), $8, $9, $10, f($11, "%.4f"))
 		}
 		function stats(t, name,   k, a, m, cnt, fields, i, key, out) {
-			# columns: gbps iops p50 p99 user sys cpu_out cpu_in
+			# columns: gb_per_s iops p50 p99 user sys cpu_out cpu_in
 			split("gb io p50 p99 us sy co ci", fields, " ")
 			out = ""
 			for (i = 1; i <= 8; i++) {

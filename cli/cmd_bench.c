@@ -52,11 +52,11 @@ static void on_progress(const struct gf_bench_progress *pr, void *ctx)
 	if (g->tty) {
 		fprintf(stderr, "\r[%u/%u] %s %s bs=%zu %s  %.1f/%.1f s  %.3f GB/s  elapsed %.0f s  ETA %.0f s   ",
 			g->i + 1, g->n, gf_bench_mode_name(p->mode), gf_bench_cache_name(p->cache), p->bs, eng,
-			pr->elapsed_s, p->duration_s, pr->gbps_now, now - g->t0, eta);
+			pr->elapsed_s, p->duration_s, pr->gb_per_s_now, now - g->t0, eta);
 	} else {
 		fprintf(stderr, "gpufeed bench io: [%u/%u] %s %s bs=%zu %s: %.1f of %.1f s, %.3f GB/s now; "
 			"elapsed %.0f s, ETA %.0f s\n", g->i + 1, g->n, gf_bench_mode_name(p->mode),
-			gf_bench_cache_name(p->cache), p->bs, eng, pr->elapsed_s, p->duration_s, pr->gbps_now,
+			gf_bench_cache_name(p->cache), p->bs, eng, pr->elapsed_s, p->duration_s, pr->gb_per_s_now,
 			now - g->t0, eta);
 		g->last_status = now;
 	}

@@ -10,7 +10,7 @@ trap 'rm -f "$F"' EXIT
 "$fio" --name=lay --filename="$F" --size=8G --rw=write --bs=1M --direct=1 --ioengine=io_uring \
 	--iodepth=16 --output=/dev/null || exit 3
 echo "max_segments $(cat /sys/block/vda/queue/max_segments 2>/dev/null) thp $(cat /sys/kernel/mm/transparent_hugepage/enabled)"
-echo "run sqpoll qd tool gbps"
+echo "run sqpoll qd tool gb_per_s"
 for i in 1 2 3 4; do
 	for sq in 0 1; do
 		for qd in 8 64; do
@@ -23,7 +23,7 @@ for i in 1 2 3 4; do
 				bin=$old; [ $t = new ] && bin=$new
 				"$bin" bench io "$F" --mode seqread --bs 1M --qd $qd --direct "${extra[@]}" --duration 5 \
 					--json >/tmp/ab-gf.json
-				echo "$i $sq $qd $t $(jq '.gbps' /tmp/ab-gf.json)"
+				echo "$i $sq $qd $t $(jq '.gb_per_s' /tmp/ab-gf.json)"
 			done
 		done
 	done

@@ -63,7 +63,7 @@ struct gf_bench_result {
 					 * writes, flushed) their slice again */
 	uint64_t bytes, ios;
 	double seconds;
-	double gbps, iops;		/* GB/s = 1e9 bytes per second */
+	double gb_per_s, iops;		/* GB/s = 1e9 bytes per second */
 	double lat_mean_us, lat_p50_us, lat_p99_us, lat_p999_us, lat_max_us;
 	double cpu_user_s, cpu_sys_s, cpu_s_per_gb;
 	double interval_s;		/* samples[] are GB/s over this interval */
@@ -76,7 +76,7 @@ struct gf_bench_progress {
 	const struct gf_bench_point *point;
 	double elapsed_s;		/* since the point's I/O started */
 	uint64_t bytes;			/* completed so far */
-	double gbps_now;		/* over the last report's interval */
+	double gb_per_s_now;		/* over the last report's interval */
 };
 
 struct gf_bench_io_opts {
@@ -116,7 +116,7 @@ struct gf_bench_target {
 	/* Machine summary from the model. */
 	char hostname[65], kernel[96];
 	int ncpus, nnodes;
-	unsigned long long mem_bytes;
+	unsigned long long memory_bytes;
 };
 
 struct gf_bench_io;

@@ -52,7 +52,7 @@ static void put_point(json_t *o, const struct gf_bench_result *r)
 	json_object_set_new(o, "bytes", json_integer((json_int_t)r->bytes));
 	json_object_set_new(o, "ios", json_integer((json_int_t)r->ios));
 	json_object_set_new(o, "seconds", jnum(r->seconds));
-	json_object_set_new(o, "gbps", jnum(r->gbps));
+	json_object_set_new(o, "gb_per_s", jnum(r->gb_per_s));
 	json_object_set_new(o, "iops", jnum(r->iops));
 	json_object_set_new(o, "lat_mean_us", jnum(r->lat_mean_us));
 	json_object_set_new(o, "lat_p50_us", jnum(r->lat_p50_us));
@@ -66,7 +66,7 @@ static void put_point(json_t *o, const struct gf_bench_result *r)
 	/* nsamples may come from the caller: never past the array. */
 	for (unsigned i = 0; i < r->nsamples && i < GF_LAT_SAMPLES_MAX; i++)
 		json_array_append_new(samples, jnum(r->samples[i]));
-	json_object_set_new(o, "samples_gbps", samples);
+	json_object_set_new(o, "samples_gb_per_s", samples);
 }
 
 static json_t *target_json(const struct gf_bench_target *t)
@@ -94,7 +94,7 @@ static json_t *target_json(const struct gf_bench_target *t)
 	json_object_set_new(m, "kernel", gf_jstr(t->kernel));
 	json_object_set_new(m, "cpus", json_integer(t->ncpus));
 	json_object_set_new(m, "numa_nodes", json_integer(t->nnodes));
-	json_object_set_new(m, "mem_bytes", json_integer((json_int_t)t->mem_bytes));
+	json_object_set_new(m, "memory_bytes", json_integer((json_int_t)t->memory_bytes));
 	json_object_set_new(o, "machine", m);
 	return o;
 }
@@ -181,7 +181,7 @@ int gf_bench_io_print(const struct gf_bench_target *t, const struct gf_bench_res
 			continue;
 		}
 		fprintf(f, "%-9s %-8s %5s %-9s %8.3f %10.0f %10.1f %10.1f %10.3f %s\n",
-			gf_bench_mode_name(x->p.mode), cache_label(&x->p), bs, eng, x->gbps, x->iops,
+			gf_bench_mode_name(x->p.mode), cache_label(&x->p), bs, eng, x->gb_per_s, x->iops,
 			x->lat_p50_us, x->lat_p99_us, x->cpu_s_per_gb,
 			x->p.cache == GF_CACHE_DIRECT && !x->direct_used ? "(buffered: see note)" : "");
 	}

@@ -423,7 +423,7 @@ static void report_progress(struct run *r, unsigned started)
 		for (unsigned s = 0; s < r->nslices; s++)
 			pr.bytes += atomic_load_explicit(&r->slices[s], memory_order_relaxed);
 		pr.elapsed_s = (double)(now - r->t0) / 1e9;
-		pr.gbps_now = now > last_ns ? (double)(pr.bytes - last_bytes) / (double)(now - last_ns) : 0;
+		pr.gb_per_s_now = now > last_ns ? (double)(pr.bytes - last_bytes) / (double)(now - last_ns) : 0;
 		last_bytes = pr.bytes;
 		last_ns = now;
 		r->b->opts.progress(&pr, r->b->opts.progress_ctx);
@@ -490,8 +490,8 @@ int gf_bench_io_run(struct gf_bench_io *b, const struct gf_bench_point *p, struc
 		uint64_t want = span, warmed = 0, unit = (uint64_t)p->bs * p->threads;
 
 		/* Only what fits in memory can be warm. */
-		if (b->target.mem_bytes && want > b->target.mem_bytes / 2)
-			want = b->target.mem_bytes / 2 / unit * unit;
+		if (b->target.memory_bytes && want > b->target.memory_bytes / 2)
+			want = b->target.memory_bytes / 2 / unit * unit;
 		/* The warm-up gets the point's duration, no more: a large file
 		 * or device is warmed in part, and the point reads that part. */
 		rc = gf_bench__warm_cache(b, want, dur_ns, &warmed);
@@ -596,7 +596,7 @@ int gf_bench_io_run(struct gf_bench_io *b, const struct gf_bench_point *p, struc
 	}
 	res->seconds = t_end > r.t0 ? (double)(t_end - r.t0) / 1e9 : 0;
 	if (res->seconds > 0) {
-		res->gbps = (double)res->bytes / res->seconds / 1e9;
+		res->gb_per_s = (double)res->bytes / res->seconds / 1e9;
 		res->iops = (double)res->ios / res->seconds;
 	}
 	res->lat_mean_us = all.count ? (double)all.sum_ns / (double)all.count / 1e3 : 0;

@@ -56,7 +56,7 @@ static int from_model(struct gf_bench_io *b)
 	gf_strlcpy(t->kernel, topo->machine.kernel, sizeof(t->kernel));
 	t->ncpus = (int)gf_cpuset_count(&topo->cpus.online);
 	t->nnodes = topo->numa.nnodes;
-	t->mem_bytes = topo->machine.memory_bytes;
+	t->memory_bytes = topo->machine.memory_bytes;
 	for (int i = 0; i < topo->nblocks; i++) {
 		const struct gf_block *blk = &topo->blocks[i];
 		if (strcmp(blk->name, t->device))

@@ -57,13 +57,13 @@ expect_jq "$TMP/point.json" '(.gpufeed_version | type) == "string" and (.generat
 	"tool version and a timestamp"
 expect_jq "$TMP/point.json" '.span_bytes == 16777216 and .redrops == 0 and .target.direct_align > 0' \
 	"span, re-drops and the O_DIRECT alignment"
-expect_jq "$TMP/point.json" '.gbps > 0 and .iops > 0 and .lat_p50_us > 0 and .lat_p99_us >= .lat_p50_us' \
-	"gbps, iops, p50 <= p99"
+expect_jq "$TMP/point.json" '.gb_per_s > 0 and .iops > 0 and .lat_p50_us > 0 and .lat_p99_us >= .lat_p50_us' \
+	"gb_per_s, iops, p50 <= p99"
 expect_jq "$TMP/point.json" '(.cpu_s_per_gb | type) == "number" and .bytes == .ios * 4096' "cpu_s_per_gb; bytes = ios x bs"
 expect_jq "$TMP/point.json" '.mode == "randread" and .bs == 4096 and .qd == 8 and .direct and .engine == "uring"' \
 	"the point echoes its settings"
 expect_jq "$TMP/point.json" '.points | length == 1' "points[] holds the one point"
-expect_jq "$TMP/point.json" '(.samples_gbps | type) == "array" and .machine.cpus > 0' "raw samples and machine summary"
+expect_jq "$TMP/point.json" '(.samples_gb_per_s | type) == "array" and .machine.cpus > 0' "raw samples and machine summary"
 expect_jq "$TMP/point.json" '.target.created and .target.size == 16777216' "the file was created at --size"
 [ ! -e "$TMP/r.bin" ] && ok "the created file is removed" || not_ok "$TMP/r.bin left behind"
 
@@ -87,7 +87,7 @@ expect_jq "$out" '.engine_used == "psync" and .threads == 2 and .iops > 0' "psyn
 head -c 4194304 /dev/urandom >"$TMP/data.bin"
 sum=$(md5sum <"$TMP/data.bin")
 expect_rc 0 "read an existing file" gf bench io "$TMP/data.bin" --mode seqread --bs 1M --duration 0.2 --json
-expect_jq "$out" '.target.created == false and .gbps > 0' "existing file read in place"
+expect_jq "$out" '.target.created == false and .gb_per_s > 0' "existing file read in place"
 expect_rc 3 "write an existing file without --force" gf bench io "$TMP/data.bin" --mode seqwrite --duration 0.2
 expect_grep "$err" "--force" "the refusal names --force"
 [ "$(md5sum <"$TMP/data.bin")" = "$sum" ] && ok "refused write left the data intact" || not_ok "data changed"
@@ -191,7 +191,7 @@ cold_point() {	# NAME FIELD ARGS...: $moved = device bytes read/written meanwhil
 dev=$(gf bench io "$DISK/c.bin" --mode seqread --direct --duration 0.1 --size 4M --json | jq -r .target.device)
 if [ -n "$dev" ] && [ -r "/sys/block/$dev/stat" ] && [ "$(stat -f -c %T "$DISK")" != tmpfs ]; then
 	cold_point "cold seqread of a file smaller than the point reads" 3 --mode seqread --bs 1M --engine psync
-	bytes=$(jq .bytes "$out"); cold_gbps=$(jq .gbps "$out")
+	bytes=$(jq .bytes "$out"); cold_gbps=$(jq .gb_per_s "$out")
 	[ "$moved" -ge $(( bytes * 9 / 10 )) ] && ok "cold seqread: the disk read $moved bytes for $bytes counted" ||
 		not_ok "cold seqread counted $bytes bytes but the disk read $moved: cached pages were re-read"
 	expect_jq "$out" '.redrops > 0 and .span_bytes == 33554432' "it re-dropped its slice between passes"
@@ -206,7 +206,7 @@ if [ -n "$dev" ] && [ -r "/sys/block/$dev/stat" ] && [ "$(stat -f -c %T "$DISK")
 	# Readahead keeps a few requests in flight: compare with O_DIRECT at depth 8.
 	expect_rc 0 "the same file with O_DIRECT" gf bench io "$DISK/c.bin" --mode seqread --bs 1M --qd 8 \
 		--direct --size 32M --duration 1 --json
-	direct_gbps=$(jq .gbps "$out")
+	direct_gbps=$(jq .gb_per_s "$out")
 	awk -v c="$cold_gbps" -v d="$direct_gbps" 'BEGIN { exit !(c <= 3 * d) }' &&
 		ok "cold buffered ($cold_gbps GB/s) is not far above O_DIRECT ($direct_gbps GB/s)" ||
 		not_ok "cold buffered $cold_gbps GB/s is far above O_DIRECT $direct_gbps GB/s: not cold"
