@@ -65,7 +65,7 @@ int gf_discover_numa(struct gf_ctx *c)
 	char buf[8192];
 	int ret;
 
-	ret = gf_read_opt_cpulist(c, NODE_DIR "/online", &online);
+	ret = gf_read_opt_nodelist(c, NODE_DIR "/online", &online);
 	if (ret == -EBADMSG)
 		return ret;	/* the message names the file */
 	if (!ret) {

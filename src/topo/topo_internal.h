@@ -62,8 +62,16 @@ int gf_finding(struct gf_topo *t, enum gf_severity sev, const char *id, const ch
 int gf_read_opt(struct gf_ctx *c, const char *path, char **data, size_t *len);
 int gf_read_opt_ll(struct gf_ctx *c, const char *path, long long *v);
 int gf_read_opt_str(struct gf_ctx *c, const char *path, char *buf, size_t size);
-/* A cpulist file; malformed → warning and -EINVAL. */
+/* The longest CPU list the kernel writes for GF_CPUSET_MAX CPUs is
+ * "0,2,4,...,8190" (19,924 bytes): longer list files are refused unparsed. */
+#define GF_CPULIST_MAX_TEXT (32 << 10)
+/* A CPU list file; malformed, too long, or (once the CPUs are known)
+ * naming CPUs that are not possible here → warning, empty set, -EBADMSG. */
 int gf_read_opt_cpulist(struct gf_ctx *c, const char *path, struct gf_cpuset *s);
+/* The same for a list of NUMA node ids (node/online). */
+int gf_read_opt_nodelist(struct gf_ctx *c, const char *path, struct gf_cpuset *s);
+/* A set for a message: its list form, cut to fit with "..." */
+void gf_cpuset_format_short(const struct gf_cpuset *s, char *buf, size_t size);
 
 /* Grow *arr (of *n elements of size sz) by one zeroed element. */
 void *gf_push(void *arr_ptr, int *n, size_t sz);
