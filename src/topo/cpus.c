@@ -106,8 +106,12 @@ static void read_packages(struct gf_ctx *c)
 		if (gf_cpuset_isset(&covered, (unsigned)cpu->id))
 			continue;
 		snprintf(path, sizeof(path), CPU_DIR "/cpu%d/topology/physical_package_id", cpu->id);
-		if (gf_read_opt_ll(c, path, &id) || id < 0 || id >= GF_CPUSET_MAX)
+		if (gf_read_opt_ll(c, path, &id)) {
 			id = -1;
+		} else if (id < -1 || id >= GF_CPUSET_MAX) {	/* -1: firmware does not say */
+			gf_warn(c, "%s%s: %lld is not a package id: taken as unknown", c->fs.root, path, id);
+			id = -1;
+		}
 		snprintf(path, sizeof(path), CPU_DIR "/cpu%d/topology/package_cpus_list", cpu->id);
 		if (gf_read_opt_cpulist(c, path, &pkg)) {
 			/* Kernels before 5.7 call it core_siblings_list. */

@@ -1,12 +1,17 @@
 /* NICs: PCI network functions with their netdevs and RDMA devices (line
  * rate, state, link layer); interfaces without a device are listed apart. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/strutil.h"
 #include "topo/topo_internal.h"
+
+/* 10 Tb/s: no port comes near (800 Gb/s is the fastest sold); a larger
+ * rate is a broken attribute, not a fast NIC. */
+#define GF_MAX_LINE_MBPS 10000000LL
 
 static struct gf_nic *nic_for_pci(struct gf_topo *t, int pci)
 {
@@ -88,8 +93,14 @@ static int discover_netdevs(struct gf_ctx *c)
 			gf_strlcpy(nic->link_layer, "InfiniBand", sizeof(nic->link_layer));
 		/* Reading speed of a down link fails with EINVAL: unknown. */
 		snprintf(attr, sizeof(attr), "%s/speed", path);
-		if (gf_read_opt_ll(c, attr, &speed) == 0 && speed > 0 && speed > nic->speed_mbps)
-			nic->speed_mbps = speed;
+		if (gf_read_opt_ll(c, attr, &speed) == 0) {
+			/* -1 (or 0 on some drivers): the link is down. */
+			if (speed < -1 || speed > GF_MAX_LINE_MBPS)
+				gf_warn(c, "%s%s: %lld is not a line rate in Mb/s: taken as unknown", c->fs.root, attr,
+					speed);
+			else if (speed > nic->speed_mbps)
+				nic->speed_mbps = speed;
+		}
 		if (!nic->state[0])
 			gf_strlcpy(nic->state, state, sizeof(nic->state));
 	}
@@ -100,12 +111,12 @@ oom:
 	return gf_error(-ENOMEM, "out of memory");
 }
 
-/* "400 Gb/sec (4X NDR)" -> 400000 Mb/s. */
+/* "400 Gb/sec (4X NDR)" -> 400000 Mb/s; -1 when it is not a rate. */
 static long long parse_ib_rate(const char *s)
 {
 	double gb;
 
-	if (sscanf(s, "%lf Gb/sec", &gb) == 1 && gb > 0)
+	if (sscanf(s, "%lf Gb/sec", &gb) == 1 && isfinite(gb) && gb > 0 && gb * 1000.0 <= GF_MAX_LINE_MBPS)
 		return (long long)(gb * 1000.0 + 0.5);
 	return -1;
 }

@@ -65,7 +65,19 @@ static enum gf_pci_kind classify(const struct gf_pci_dev *d)
 	return GF_PCI_OTHER;
 }
 
-/* "16.0 GT/s PCIe" -> 16.0; "Unknown" -> 0 silently; garbage -> warning. */
+/* The rates PCIe defines (Gen1 to Gen7), in GT/s. */
+static bool pcie_rate(double v)
+{
+	static const double rates[] = { 2.5, 5.0, 8.0, 16.0, 32.0, 64.0, 128.0 };
+
+	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++)
+		if (v == rates[i])
+			return true;
+	return false;
+}
+
+/* "16.0 GT/s PCIe" -> 16.0; "Unknown" -> 0 silently; anything else,
+ * "nan GT/s" and rates PCIe does not have included -> warning, 0. */
 static double read_speed(struct gf_ctx *c, const char *dir, const char *attr)
 {
 	char path[512], buf[64];
@@ -77,8 +89,11 @@ static double read_speed(struct gf_ctx *c, const char *dir, const char *attr)
 		return 0;
 	if (gf_starts_with(buf, "Unknown"))
 		return 0;
-	if (sscanf(buf, "%lf GT/s%n", &v, &n) != 1 || n == 0 || v <= 0 || v > 1024) {
-		gf_warn(c, "%s%s: not a link speed: '%s'", c->fs.root, path, buf);
+	/* Plain decimal only: strtod would also take "nan", "inf" and hex. */
+	if (!isdigit((unsigned char)buf[0]) || !gf_starts_with(buf + strspn(buf, "0123456789."), " GT/s") ||
+	    sscanf(buf, "%lf GT/s%n", &v, &n) != 1 || n == 0 || !pcie_rate(v) ||
+	    (buf[n] && strcmp(buf + n, " PCIe"))) {
+		gf_warn(c, "%s%s: not a PCIe link speed: '%s'", c->fs.root, path, buf);
 		return 0;
 	}
 	return v;
@@ -92,8 +107,9 @@ static int read_width(struct gf_ctx *c, const char *dir, const char *attr)
 	snprintf(path, sizeof(path), "%s/%s", dir, attr);
 	if (gf_read_opt_ll(c, path, &w))
 		return 0;
-	if (w < 0 || w > 32) {
-		gf_warn(c, "%s%s: not a link width: %lld", c->fs.root, path, w);
+	/* PCIe link widths; 0 is a link that is down. */
+	if (w != 0 && w != 1 && w != 2 && w != 4 && w != 8 && w != 12 && w != 16 && w != 32) {
+		gf_warn(c, "%s%s: not a PCIe link width: %lld", c->fs.root, path, w);
 		return 0;
 	}
 	return (int)w;
@@ -156,10 +172,13 @@ static void read_device(struct gf_ctx *c, struct gf_pci_dev *d)
 	d->pcie_type = d->kind == GF_PCI_BRIDGE ? read_pcie_type(c, d) : -1;
 	snprintf(path, sizeof(path), "%s/numa_node", d->path);
 	if (gf_read_opt_ll(c, path, &node) == 0) {
-		if (node >= -1 && node < GF_CPUSET_MAX)
+		/* -1: the firmware does not say.  Anything else names a node
+		 * this machine has (NUMA discovery ran before us). */
+		if (node == -1 || (node >= 0 && node < GF_CPUSET_MAX && gf_numa_index(c->t, (int)node) >= 0))
 			d->numa_node = (int)node;
 		else
-			gf_warn(c, "%s%s: not a NUMA node: %lld", c->fs.root, path, node);
+			gf_warn(c, "%s%s: %lld is not a NUMA node of this machine: taken as unknown", c->fs.root,
+				path, node);
 	}
 	snprintf(path, sizeof(path), "%s/local_cpulist", d->path);
 	if (gf_read_opt_cpulist(c, path, &d->local_cpus) == 0)
