@@ -13,10 +13,12 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <gpufeed/gpufeed.h>
 #include "core/fs.h"
 #include "core/strutil.h"
+#include "topo/topo_internal.h"
 #include "vendor/nvml_facts.h"
 
 /* Sanitizers slow everything down: time bounds apply to plain builds. */
@@ -542,6 +544,121 @@ static void nvml_links_that_are_not(void **state)
 	gf_topo_free(t);
 }
 
+
+/* ---- item 11: PCI discovery scales with the number of devices ---- */
+
+#define MANY 60000
+
+/* Device i: bus i/256, dev.fn i%256.  Function 00.0 of each bus sits on
+ * a host bridge of 16 buses; the bus's other functions sit below it. */
+static void many_addr(int i, char *bdf, size_t size)
+{
+	snprintf(bdf, size, "0000:%02x:%02x.%x", i / 256, (i % 256) >> 3, i & 7);
+}
+
+static void many_path(int i, char *path, size_t size)
+{
+	char bdf[16], top[16];
+
+	many_addr(i, bdf, sizeof(bdf));
+	many_addr(i & ~255, top, sizeof(top));
+	if (i % 256)
+		snprintf(path, size, "/sys/devices/pci0000:%02x/%s/%s", (i / 256) & ~15, top, bdf);
+	else
+		snprintf(path, size, "/sys/devices/pci0000:%02x/%s", (i / 256) & ~15, bdf);
+}
+
+/* The lookups every discovery step makes, on a model built in memory:
+ * 60,000 of each took minutes while they scanned every device. */
+static void pci_lookups_scale(void **state)
+{
+	struct gf_topo t = { 0 };
+	double t0, used;
+
+	(void)state;
+	t.pci = calloc(MANY, sizeof(*t.pci));
+	assert_non_null(t.pci);
+	t.npci = MANY;
+	for (int i = 0; i < MANY; i++) {
+		many_addr(i, t.pci[i].bdf, sizeof(t.pci[i].bdf));
+		many_path(i, t.pci[i].path, sizeof(t.pci[i].path));
+	}
+	t0 = cpu_seconds();
+	for (int i = 0; i < MANY; i++) {
+		char below[300];
+
+		assert_int_equal(gf_pci_find(&t, t.pci[i].bdf), i);
+		snprintf(below, sizeof(below), "%s/net/eth%d", t.pci[i].path, i);
+		assert_int_equal(gf_pci_for_path(&t, below), i);
+		assert_int_equal(gf_pci_for_path(&t, t.pci[i].path), i);
+	}
+	used = cpu_seconds() - t0;
+	print_message("%d finds and %d path lookups: %.3f s of CPU\n", MANY, 2 * MANY, used);
+	/* Linear scans: about 5e9 string compares.  Binary searches: 3e6. */
+	assert_true(used < (SANITIZED ? 10.0 : 2.0));
+	assert_int_equal(gf_pci_find(&t, "0000:ff:00.0"), -1);
+	assert_int_equal(gf_pci_for_path(&t, "/sys/devices/pci0000:00/0000:00:00.0x"), -1);
+	assert_int_equal(gf_pci_for_path(&t, "/sys/devices/virtual/net/lo"), -1);
+	free(t.pci);
+}
+
+static double user_seconds(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+}
+
+/* End to end: a recording of 60,000 PCI functions. */
+static void many_pci_devices(void **state)
+{
+	char *dir = t_mkdtemp(), path[PATH_MAX], rel[PATH_MAX], bdf[16];
+	struct gf_topo *t;
+	double t0, used;
+
+	(void)state;
+	t_write(dir, "sys/devices/system/cpu/online", "0-3\n");
+	for (int i = 0; i < MANY; i++) {
+		char hb[PATH_MAX], target[PATH_MAX];
+
+		snprintf(hb, sizeof(hb), "%s/sys/devices/pci0000:%02x", dir, (i / 256) & ~15);
+		if (i % 4096 == 0)
+			assert_int_equal(mkdir(hb, 0755), 0);
+		many_path(i, rel, sizeof(rel));
+		snprintf(path, sizeof(path), "%s%s", dir, rel);
+		assert_int_equal(mkdir(path, 0755), 0);
+		/* sys/bus/pci/devices/X -> ../../../devices/pci.../X */
+		snprintf(target, sizeof(target), "../../..%s", rel + strlen("/sys"));
+		many_addr(i, bdf, sizeof(bdf));
+		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s", bdf);
+		t_symlink(dir, rel, target);
+	}
+	t0 = user_seconds();
+	t = discover(dir);
+	used = user_seconds() - t0;
+	print_message("%d PCI functions: %.3f s of user CPU\n", MANY, used);
+	assert_int_equal(t->npci, MANY);
+	assert_int_equal(t->nhost_bridges, (MANY / 256 + 15) / 16);
+	for (int i = 0; i < MANY; i += 997) {
+		const struct gf_pci_dev *d = &t->pci[i];
+
+		many_addr(i, bdf, sizeof(bdf));
+		assert_string_equal(d->bdf, bdf);
+		assert_int_equal(d->parent, i % 256 ? (i & ~255) : -1);
+		assert_int_equal(d->depth, i % 256 ? 1 : 0);
+		snprintf(path, sizeof(path), "pci0000:%02x", (i / 256) & ~15);
+		assert_string_equal(t->host_bridges[d->host_bridge].name, path);
+	}
+	/* Quadratic, this was 5.5 s; the system time of opening 600,000
+	 * files is not counted. */
+	if (!SANITIZED)
+		assert_true(used < 2.0);
+	gf_topo_free(t);
+	t_rmtree(dir);
+	free(dir);
+}
+
 #define hgx_test(f) cmocka_unit_test_teardown(f, restore)
 
 int main(void)
@@ -549,6 +666,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(huge_cpulists_are_bounded),
 		cmocka_unit_test(cpulist_parse_is_linear),
+		cmocka_unit_test(pci_lookups_scale),
+		cmocka_unit_test(many_pci_devices),
 		hgx_test(link_speeds_that_are_not),
 		hgx_test(numa_node_that_does_not_exist),
 		hgx_test(cpus_that_are_not_there),
