@@ -93,6 +93,24 @@ GF_API int gf_cpuset_first(const struct gf_cpuset *s)
 	return gf_cpuset_next(s, -1);
 }
 
+/* Members lo..hi (both < GF_CPUSET_MAX) a word at a time, so that a range
+ * costs its words, not its CPUs: a list of many wide ranges stays linear
+ * in its text. */
+static void set_range(struct gf_cpuset *s, unsigned lo, unsigned hi)
+{
+	unsigned wlo = lo / 64, whi = hi / 64;
+	uint64_t first = ~0ull << (lo % 64), last = ~0ull >> (63 - hi % 64);
+
+	if (wlo == whi) {
+		s->w[wlo] |= first & last;
+		return;
+	}
+	s->w[wlo] |= first;
+	for (unsigned i = wlo + 1; i < whi; i++)
+		s->w[i] = ~0ull;
+	s->w[whi] |= last;
+}
+
 static int parse_cpu(const char **p, unsigned *out, const char *text)
 {
 	char *end;
@@ -133,8 +151,7 @@ GF_API int gf_cpuset_parse_list(struct gf_cpuset *s, const char *text)
 						text, lo, hi);
 			/* Stride form "0-15:2" is not produced by the kernel. */
 		}
-		for (unsigned c = lo; c <= hi; c++)
-			gf_cpuset_set(s, c);
+		set_range(s, lo, hi);
 		if (*p == ',') {
 			p++;
 			if (!isdigit((unsigned char)*p))

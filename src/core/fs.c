@@ -1,4 +1,5 @@
 /* Root-prefixed reads of /sys and /proc, tapped by the recorder. */
+#include <ctype.h>
 #include <dirent.h>
 #include <stdbool.h>
 #include <errno.h>
@@ -429,24 +430,26 @@ out:
 
 int gf_fs_read_str(const struct gf_fs *fs, const char *path, char *buf, size_t size)
 {
-	char *data;
+	char real[PATH_MAX], *data;
 	size_t len;
 	int ret = gf_fs_read(fs, path, &data, &len);
 
 	if (ret)
 		return ret;
-	gf_rstrip(data);
-	len = strlen(data);
-	if (len >= size) {
-		char real[PATH_MAX];
-
-		gf_fs_real(fs, path, real, sizeof(real));
-		free(data);
-		return gf_error(-EOVERFLOW, "%s: value longer than %zu bytes", real, size - 1);
-	}
-	memcpy(buf, data, len + 1);
+	/* Trailing NULs and white space go; a NUL inside would cut the value
+	 * short unseen ("1\0junk" is not 1). */
+	while (len && (data[len - 1] == '\0' || isspace((unsigned char)data[len - 1])))
+		len--;
+	data[len] = '\0';
+	gf_fs_real(fs, path, real, sizeof(real));
+	if (memchr(data, '\0', len))
+		ret = gf_error(-EBADMSG, "%s: holds a NUL byte inside its value", real);
+	else if (len >= size)
+		ret = gf_error(-EOVERFLOW, "%s: value longer than %zu bytes", real, size - 1);
+	else
+		memcpy(buf, data, len + 1);
 	free(data);
-	return 0;
+	return ret;
 }
 
 int gf_fs_read_ll(const struct gf_fs *fs, const char *path, long long *v)

@@ -3,6 +3,7 @@
  * label.  Devices with nothing behind them (loop, zram, dm, md) are kept,
  * marked virtual. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +44,12 @@ static int read_int_attr(struct gf_ctx *c, const char *dir, const char *attr)
 	long long v;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, attr);
-	if (gf_read_opt_ll(c, path, &v) || v < 0 || v > 0x7fffffff)
+	if (gf_read_opt_ll(c, path, &v))
 		return -1;
+	if (v < 0 || v > INT_MAX) {
+		gf_warn(c, "%s%s: %lld is out of range: taken as unknown", c->fs.root, path, v);
+		return -1;
+	}
 	return (int)v;
 }
 
@@ -71,8 +76,13 @@ static void read_block(struct gf_ctx *c, struct gf_block *b, const char *path)
 	long long v;
 
 	snprintf(attr, sizeof(attr), "%s/size", path);
-	if (gf_read_opt_ll(c, attr, &v) == 0 && v >= 0)
-		b->size_bytes = (unsigned long long)v * 512;
+	/* In 512-byte sectors, whatever the block size. */
+	if (gf_read_opt_ll(c, attr, &v) == 0) {
+		if (v >= 0 && v <= LLONG_MAX / 512)
+			b->size_bytes = (unsigned long long)v * 512;
+		else
+			gf_warn(c, "%s%s: %lld is not a size in sectors: taken as unknown", c->fs.root, attr, v);
+	}
 	b->removable = read_int_attr(c, path, "removable") == 1;
 	b->rotational = read_int_attr(c, path, "queue/rotational") == 1;
 	b->read_ahead_kb = read_int_attr(c, path, "queue/read_ahead_kb");

@@ -106,8 +106,12 @@ static void read_packages(struct gf_ctx *c)
 		if (gf_cpuset_isset(&covered, (unsigned)cpu->id))
 			continue;
 		snprintf(path, sizeof(path), CPU_DIR "/cpu%d/topology/physical_package_id", cpu->id);
-		if (gf_read_opt_ll(c, path, &id) || id < 0 || id >= GF_CPUSET_MAX)
+		if (gf_read_opt_ll(c, path, &id)) {
 			id = -1;
+		} else if (id < -1 || id >= GF_CPUSET_MAX) {	/* -1: firmware does not say */
+			gf_warn(c, "%s%s: %lld is not a package id: taken as unknown", c->fs.root, path, id);
+			id = -1;
+		}
 		snprintf(path, sizeof(path), CPU_DIR "/cpu%d/topology/package_cpus_list", cpu->id);
 		if (gf_read_opt_cpulist(c, path, &pkg)) {
 			/* Kernels before 5.7 call it core_siblings_list. */
@@ -243,26 +247,61 @@ static void read_cgroup(struct gf_ctx *c)
 	}
 }
 
+void gf_cpuset_format_short(const struct gf_cpuset *s, char *buf, size_t size)
+{
+	if (gf_cpuset_format_list(s, buf, size) >= size && size > 4)
+		strcpy(buf + size - 4, "...");
+}
+
+/* cpu/online: a hard error when unreadable or malformed (every Linux since
+ * 2.6 has it: no CPUs, no model). */
+static int read_online(struct gf_ctx *c, struct gf_cpuset *online)
+{
+	char real[PATH_MAX], why[512], *buf = malloc(GF_CPULIST_MAX_TEXT);
+	int ret;
+
+	if (!buf)
+		return gf_error(-ENOMEM, "out of memory");
+	gf_fs_real(&c->fs, CPU_DIR "/online", real, sizeof(real));
+	ret = gf_fs_read_str(&c->fs, CPU_DIR "/online", buf, GF_CPULIST_MAX_TEXT);
+	if (ret == -EOVERFLOW)
+		ret = gf_error(-EBADMSG, "%s: longer than any CPU list (%d bytes at most)", real,
+			       GF_CPULIST_MAX_TEXT - 1);
+	else if (!ret && !*buf)
+		ret = gf_error(-EBADMSG, "%s: empty: no CPU online", real);
+	else if (!ret && gf_cpuset_parse_list(online, buf)) {
+		gf_strlcpy(why, gf_last_error(), sizeof(why));
+		ret = gf_error(-EBADMSG, "%s: %s", real, why);
+	}
+	free(buf);
+	return ret;
+}
+
 int gf_discover_cpus(struct gf_ctx *c)
 {
 	struct gf_cpus *cp = &c->t->cpus;
+	struct gf_cpuset absent;
 	char buf[8192];
 	int ret;
 
-	ret = gf_fs_read_str(&c->fs, CPU_DIR "/online", buf, sizeof(buf));
-	if (ret)
-		return ret;	/* every Linux since 2.6 has it: no CPUs, no model */
-	if (gf_cpuset_parse_list(&cp->online, buf) || gf_cpuset_empty(&cp->online)) {
-		char real[PATH_MAX], why[512];
-
-		gf_fs_real(&c->fs, CPU_DIR "/online", real, sizeof(real));
-		if (gf_cpuset_empty(&cp->online) && !*buf)
-			return gf_error(-EBADMSG, "%s: empty: no CPU online", real);
-		gf_strlcpy(why, gf_last_error(), sizeof(why));
-		return gf_error(-EBADMSG, "%s: %s", real, why);
-	}
-	if (gf_read_opt_cpulist(c, CPU_DIR "/possible", &cp->possible))
+	if ((ret = read_online(c, &cp->online)))
+		return ret;
+	if (gf_read_opt_cpulist(c, CPU_DIR "/possible", &cp->possible) || gf_cpuset_empty(&cp->possible))
 		cp->possible = cp->online;
+	/* Online CPUs are possible ones: "0-8191" online on a machine whose
+	 * possible CPUs are 0-127 does not make 8192 CPUs. */
+	gf_cpuset_andnot(&absent, &cp->online, &cp->possible);
+	if (!gf_cpuset_empty(&absent)) {
+		char list[80], possible[80];
+
+		gf_cpuset_format_short(&absent, list, sizeof(list));
+		gf_cpuset_format_short(&cp->possible, possible, sizeof(possible));
+		gf_warn(c, "%s" CPU_DIR "/online: names CPUs %s, which are not possible here (" CPU_DIR
+			"/possible: %s): ignored", c->fs.root, list, possible);
+		gf_cpuset_and(&cp->online, &cp->online, &cp->possible);
+		if (gf_cpuset_empty(&cp->online))
+			return gf_error(-EBADMSG, "%s" CPU_DIR "/online: no possible CPU online", c->fs.root);
+	}
 	cp->ncpu = (int)gf_cpuset_count(&cp->online);
 	cp->cpu = calloc((size_t)cp->ncpu, sizeof(*cp->cpu));
 	if (!cp->cpu)

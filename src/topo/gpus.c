@@ -2,10 +2,12 @@
  * or recorded) and /proc/driver/nvidia.  The index everywhere is NVML's,
  * which is PCI bus order; without NVML we derive it the same way. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/pciaddr.h"
 #include "core/strutil.h"
 #include "topo/topo_internal.h"
 
@@ -69,6 +71,8 @@ static bool far_end_is_switch(const struct gf_ctx *c, const struct gf_nvml_link 
 
 static void fill_nvlink(struct gf_ctx *c, struct gf_gpu *g, const struct gf_nvml_gpu *f)
 {
+	if (f->links_unknown)
+		return;		/* nvlinks_active stays unknown */
 	g->nvlinks_active = 0;
 	for (int i = 0; i < f->nlinks; i++) {
 		const struct gf_nvml_link *l = &f->links[i];
@@ -136,6 +140,89 @@ static void count_switches_behind_links(struct gf_ctx *c)
 		c->t->nvswitches = nseen;
 }
 
+static int cmp_facts_pci(const void *a, const void *b)
+{
+	struct gf_pciaddr x, y;
+
+	gf_pciaddr_parse(((const struct gf_nvml_gpu *)a)->pci, &x);
+	gf_pciaddr_parse(((const struct gf_nvml_gpu *)b)->pci, &y);
+	return gf_pciaddr_cmp(&x, &y);
+}
+
+/* NVML numbers the GPUs the driver sees, 0 up, in PCI order; every one is
+ * on the PCI bus here (a container sees all of the host's in sysfs).  An
+ * index beyond them is no NVML index: then none of them is trusted, and
+ * the GPUs are numbered in PCI order, as without NVML. */
+static void check_indices(struct gf_ctx *c, const char *src)
+{
+	struct gf_nvml_facts *f = c->facts;
+	int bound = f->ngpus, bad = 0;
+
+	for (int i = 0, on_bus = 0; i < c->t->npci; i++)
+		if (c->t->pci[i].kind == GF_PCI_GPU && ++on_bus > bound)
+			bound = on_bus;
+	for (int i = 0; i < f->ngpus; i++) {
+		if (f->gpus[i].index < bound)
+			continue;
+		gf_warn(c, "%s: the GPU at %s has index %d, but there are %d GPUs: NVML's indices are ignored, GPUs are numbered in PCI order",
+			src, f->gpus[i].pci, f->gpus[i].index, bound);
+		bad++;
+	}
+	if (!bad)
+		return;
+	c->nvml_pci_order = true;
+	if (f->ngpus > 1)
+		qsort(f->gpus, (size_t)f->ngpus, sizeof(*f->gpus), cmp_facts_pci);
+	for (int i = 0; i < f->ngpus; i++)
+		f->gpus[i].index = i;
+	f->npairs = 0;		/* they name GPUs by those indices */
+}
+
+/* What NVML says, checked against this machine: a value that cannot be
+ * true here is reported and taken as unknown. */
+static void check_facts(struct gf_ctx *c)
+{
+	const char *src = gf_fs_live(&c->fs) ? "NVML" : "nvml.json";
+	char where[PATH_MAX];
+	struct gf_nvml_facts *f = c->facts;
+
+	if (!f)
+		return;
+	if (!gf_fs_live(&c->fs)) {
+		gf_fs_real(&c->fs, "/nvml.json", where, sizeof(where));
+		src = where;
+	}
+	for (int i = 0; i < f->nwarnings; i++)
+		gf_warn(c, "%s", f->warnings[i]);
+	check_indices(c, src);
+	for (int i = 0; i < f->ngpus; i++) {
+		struct gf_nvml_gpu *g = &f->gpus[i];
+		struct gf_cpuset absent;
+		char list[80];
+
+		gf_cpuset_andnot(&absent, &g->cpu_affinity, &c->t->cpus.possible);
+		if (g->cpu_affinity_known && !gf_cpuset_empty(&absent)) {
+			gf_cpuset_format_short(&absent, list, sizeof(list));
+			gf_warn(c, "%s: the GPU at %s: CPU affinity names CPUs %s, which this machine does not have: taken as unknown",
+				src, g->pci, list);
+			g->cpu_affinity_known = false;
+		}
+		for (int n = gf_cpuset_first(&g->memory_affinity); g->memory_affinity_known && n >= 0;
+		     n = gf_cpuset_next(&g->memory_affinity, n)) {
+			if (gf_numa_index(c->t, n) >= 0)
+				continue;
+			gf_warn(c, "%s: the GPU at %s: memory affinity names NUMA node %d, which this machine does not have: taken as unknown",
+				src, g->pci, n);
+			g->memory_affinity_known = false;
+		}
+		if (g->numa_node_id >= 0 && gf_numa_index(c->t, g->numa_node_id) < 0) {
+			gf_warn(c, "%s: the GPU at %s: its memory is NUMA node %d, which this machine does not have: taken as unknown",
+				src, g->pci, g->numa_node_id);
+			g->numa_node_id = -1;
+		}
+	}
+}
+
 static int cmp_gpu(const void *a, const void *b)
 {
 	const struct gf_gpu *x = a, *y = b;
@@ -148,6 +235,7 @@ int gf_discover_gpus(struct gf_ctx *c)
 	struct gf_topo *t = c->t;
 	int order = 0;
 
+	check_facts(c);
 	for (int i = 0; i < t->npci; i++) {
 		const struct gf_nvml_gpu *f;
 		struct gf_locality loc;
@@ -178,9 +266,14 @@ int gf_discover_gpus(struct gf_ctx *c)
 		g->gpu_numa_id = -1;
 		g->nvlinks_active = -1;
 		g->mig_current = g->mig_pending = -1;
-		if (f) {
+		if (f && !c->nvml_pci_order) {
 			g->index = f->index;
 			g->index_source = GF_SRC_NVML;
+		} else {
+			g->index = g->cuda_ordinal;
+			g->index_source = GF_SRC_PCI_ORDER;
+		}
+		if (f) {
 			gf_strlcpy(g->name, f->name, sizeof(g->name));
 			gf_strlcpy(g->uuid, f->uuid, sizeof(g->uuid));
 			g->memory_bytes = f->memory_bytes;
@@ -192,9 +285,6 @@ int gf_discover_gpus(struct gf_ctx *c)
 			fill_nvlink(c, g, f);
 			if (fill_mig(g, f))
 				return gf_error(-ENOMEM, "out of memory");
-		} else {
-			g->index = g->cuda_ordinal;
-			g->index_source = GF_SRC_PCI_ORDER;
 		}
 		read_proc_info(c, g);
 		gf_locality_of(c, i, f, &loc);

@@ -1,5 +1,6 @@
 /* Machine summary: host name, kernel, DMI, memory, NVIDIA driver. */
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,28 @@ static void driver_version_from_proc(const char *text, char *out, size_t size)
 	}
 }
 
+bool gf_meminfo_bytes(const char *value, unsigned long long *bytes)
+{
+	char buf[64];
+	size_t n = strcspn(value, "\n");
+	long long kb;
+
+	if (n >= sizeof(buf))
+		return false;
+	memcpy(buf, value, n);
+	buf[n] = '\0';
+	gf_rstrip(buf);
+	n = strlen(buf);
+	if (n < 3 || strcmp(buf + n - 3, " kB"))
+		return false;
+	buf[n - 3] = '\0';
+	/* JSON carries it as a signed 64-bit integer. */
+	if (gf_parse_ll(gf_strip(buf), &kb) || kb <= 0 || kb > LLONG_MAX / 1024)
+		return false;
+	*bytes = (unsigned long long)kb * 1024;
+	return true;
+}
+
 int gf_discover_machine(struct gf_ctx *c)
 {
 	struct gf_machine *m = &c->t->machine;
@@ -47,13 +70,12 @@ int gf_discover_machine(struct gf_ctx *c)
 	gf_read_opt_str(c, "/sys/class/dmi/id/sys_vendor", m->vendor, sizeof(m->vendor));
 	gf_read_opt_str(c, "/sys/class/dmi/id/product_name", m->product, sizeof(m->product));
 	if (gf_read_opt(c, "/proc/meminfo", &text, NULL) == 0) {
-		long long kb;
-
 		/* "MemTotal:       25276510 kB" */
-		if (gf_kv_find(text, "MemTotal", buf, sizeof(buf)) && sscanf(buf, "%lld kB", &kb) == 1 && kb > 0)
-			m->memory_bytes = (unsigned long long)kb * 1024;
-		else
+		if (!gf_kv_find(text, "MemTotal", buf, sizeof(buf)))
 			gf_warn(c, "%s/proc/meminfo: no MemTotal line", c->fs.root);
+		else if (!gf_meminfo_bytes(buf, &m->memory_bytes))
+			gf_warn(c, "%s/proc/meminfo: MemTotal: '%s' is not a size in kB: memory unknown", c->fs.root,
+				buf);
 		free(text);
 	}
 	if (c->facts) {

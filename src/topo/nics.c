@@ -1,6 +1,7 @@
 /* NICs: PCI network functions with their netdevs and RDMA devices (line
  * rate, state, link layer); interfaces without a device are listed apart. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,16 +9,23 @@
 #include "core/strutil.h"
 #include "topo/topo_internal.h"
 
-static struct gf_nic *nic_for_pci(struct gf_topo *t, int pci)
+/* 10 Tb/s: no port comes near (800 Gb/s is the fastest sold); a larger
+ * rate is a broken attribute, not a fast NIC. */
+#define GF_MAX_LINE_MBPS 10000000LL
+
+/* The NIC of a PCI function, made on first use.  nic_of[pci] holds its
+ * index + 1 (0: none yet), so that hosts with thousands of functions
+ * (SR-IOV) are not searched once per interface. */
+static struct gf_nic *nic_for_pci(struct gf_topo *t, int *nic_of, int pci)
 {
 	struct gf_nic *n;
 
-	for (int i = 0; i < t->nnics; i++)
-		if (t->nics[i].pci == pci)
-			return &t->nics[i];
+	if (nic_of[pci])
+		return &t->nics[nic_of[pci] - 1];
 	n = gf_push(&t->nics, &t->nnics, sizeof(*n));
 	if (!n)
 		return NULL;
+	nic_of[pci] = t->nnics;
 	n->pci = pci;
 	n->speed_mbps = -1;
 	n->numa_node = -1;
@@ -41,7 +49,7 @@ static void append_netdev(struct gf_nic *n, const char *name)
 	strcpy(n->netdevs + len, name);
 }
 
-static int discover_netdevs(struct gf_ctx *c)
+static int discover_netdevs(struct gf_ctx *c, int *nic_of)
 {
 	struct gf_topo *t = c->t;
 	char **names;
@@ -76,7 +84,7 @@ static int discover_netdevs(struct gf_ctx *c)
 			gf_strlcpy(v->state, state, sizeof(v->state));
 			continue;
 		}
-		nic = nic_for_pci(t, pci);
+		nic = nic_for_pci(t, nic_of, pci);
 		if (!nic)
 			goto oom;
 		append_netdev(nic, names[i]);
@@ -88,8 +96,14 @@ static int discover_netdevs(struct gf_ctx *c)
 			gf_strlcpy(nic->link_layer, "InfiniBand", sizeof(nic->link_layer));
 		/* Reading speed of a down link fails with EINVAL: unknown. */
 		snprintf(attr, sizeof(attr), "%s/speed", path);
-		if (gf_read_opt_ll(c, attr, &speed) == 0 && speed > 0 && speed > nic->speed_mbps)
-			nic->speed_mbps = speed;
+		if (gf_read_opt_ll(c, attr, &speed) == 0) {
+			/* -1 (or 0 on some drivers): the link is down. */
+			if (speed < -1 || speed > GF_MAX_LINE_MBPS)
+				gf_warn(c, "%s%s: %lld is not a line rate in Mb/s: taken as unknown", c->fs.root, attr,
+					speed);
+			else if (speed > nic->speed_mbps)
+				nic->speed_mbps = speed;
+		}
 		if (!nic->state[0])
 			gf_strlcpy(nic->state, state, sizeof(nic->state));
 	}
@@ -100,17 +114,17 @@ oom:
 	return gf_error(-ENOMEM, "out of memory");
 }
 
-/* "400 Gb/sec (4X NDR)" -> 400000 Mb/s. */
+/* "400 Gb/sec (4X NDR)" -> 400000 Mb/s; -1 when it is not a rate. */
 static long long parse_ib_rate(const char *s)
 {
 	double gb;
 
-	if (sscanf(s, "%lf Gb/sec", &gb) == 1 && gb > 0)
+	if (sscanf(s, "%lf Gb/sec", &gb) == 1 && isfinite(gb) && gb > 0 && gb * 1000.0 <= GF_MAX_LINE_MBPS)
 		return (long long)(gb * 1000.0 + 0.5);
 	return -1;
 }
 
-static int discover_rdma(struct gf_ctx *c)
+static int discover_rdma(struct gf_ctx *c, int *nic_of)
 {
 	struct gf_topo *t = c->t;
 	char **names;
@@ -132,7 +146,7 @@ static int discover_rdma(struct gf_ctx *c)
 		pci = gf_pci_for_path(t, path);
 		if (pci < 0 || t->pci[pci].kind != GF_PCI_NIC)
 			continue;	/* soft RDMA (rxe, siw) over a virtual netdev */
-		nic = nic_for_pci(t, pci);
+		nic = nic_for_pci(t, nic_of, pci);
 		if (!nic) {
 			gf_strv_free(names, n);
 			return gf_error(-ENOMEM, "out of memory");
@@ -177,14 +191,22 @@ static int cmp_nic(const void *a, const void *b)
 int gf_discover_nics(struct gf_ctx *c)
 {
 	struct gf_topo *t = c->t;
-	int ret;
+	int ret, *nic_of = calloc((size_t)(t->npci ? t->npci : 1), sizeof(*nic_of));
 
-	if ((ret = discover_netdevs(c)) || (ret = discover_rdma(c)))
+	if (!nic_of)
+		return gf_error(-ENOMEM, "out of memory");
+	if ((ret = discover_netdevs(c, nic_of)) || (ret = discover_rdma(c, nic_of))) {
+		free(nic_of);
 		return ret;
+	}
 	/* Network functions with no interface (unbound, vfio) still count. */
-	for (int i = 0; i < t->npci; i++)
-		if (t->pci[i].kind == GF_PCI_NIC && !nic_for_pci(t, i))
+	for (int i = 0; i < t->npci; i++) {
+		if (t->pci[i].kind == GF_PCI_NIC && !nic_for_pci(t, nic_of, i)) {
+			free(nic_of);
 			return gf_error(-ENOMEM, "out of memory");
+		}
+	}
+	free(nic_of);
 	if (t->nnics > 1)	/* pci[] is in bus order */
 		qsort(t->nics, (size_t)t->nnics, sizeof(*t->nics), cmp_nic);
 	for (int i = 0; i < t->nnics; i++) {

@@ -12,17 +12,19 @@
 static void read_node_mem(struct gf_ctx *c, struct gf_numa_node *n)
 {
 	char path[128], *text, *p;
-	long long kb;
 
 	snprintf(path, sizeof(path), NODE_DIR "/node%d/meminfo", n->id);
 	if (gf_read_opt(c, path, &text, NULL))
 		return;
 	/* "Node 0 MemTotal:       527988124 kB" */
 	p = strstr(text, "MemTotal:");
-	if (p && sscanf(p + 9, "%lld", &kb) == 1 && kb >= 0)
-		n->memory_bytes = (unsigned long long)kb * 1024;
-	else
+	if (!p) {
 		gf_warn(c, "%s%s: no 'MemTotal:' line", c->fs.root, path);
+	} else if (!gf_meminfo_bytes(p + 9, &n->memory_bytes)) {
+		p += 9 + strspn(p + 9, " \t");
+		gf_warn(c, "%s%s: MemTotal: '%.*s' is not a size in kB: memory unknown", c->fs.root, path,
+			(int)strcspn(p, "\n"), p);
+	}
 	free(text);
 }
 
@@ -65,7 +67,7 @@ int gf_discover_numa(struct gf_ctx *c)
 	char buf[8192];
 	int ret;
 
-	ret = gf_read_opt_cpulist(c, NODE_DIR "/online", &online);
+	ret = gf_read_opt_nodelist(c, NODE_DIR "/online", &online);
 	if (ret == -EBADMSG)
 		return ret;	/* the message names the file */
 	if (!ret) {

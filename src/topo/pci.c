@@ -65,7 +65,19 @@ static enum gf_pci_kind classify(const struct gf_pci_dev *d)
 	return GF_PCI_OTHER;
 }
 
-/* "16.0 GT/s PCIe" -> 16.0; "Unknown" -> 0 silently; garbage -> warning. */
+/* The rates PCIe defines (Gen1 to Gen7), in GT/s. */
+static bool pcie_rate(double v)
+{
+	static const double rates[] = { 2.5, 5.0, 8.0, 16.0, 32.0, 64.0, 128.0 };
+
+	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++)
+		if (v == rates[i])
+			return true;
+	return false;
+}
+
+/* "16.0 GT/s PCIe" -> 16.0; "Unknown" -> 0 silently; anything else,
+ * "nan GT/s" and rates PCIe does not have included -> warning, 0. */
 static double read_speed(struct gf_ctx *c, const char *dir, const char *attr)
 {
 	char path[512], buf[64];
@@ -77,8 +89,11 @@ static double read_speed(struct gf_ctx *c, const char *dir, const char *attr)
 		return 0;
 	if (gf_starts_with(buf, "Unknown"))
 		return 0;
-	if (sscanf(buf, "%lf GT/s%n", &v, &n) != 1 || n == 0 || v <= 0 || v > 1024) {
-		gf_warn(c, "%s%s: not a link speed: '%s'", c->fs.root, path, buf);
+	/* Plain decimal only: strtod would also take "nan", "inf" and hex. */
+	if (!isdigit((unsigned char)buf[0]) || !gf_starts_with(buf + strspn(buf, "0123456789."), " GT/s") ||
+	    sscanf(buf, "%lf GT/s%n", &v, &n) != 1 || n == 0 || !pcie_rate(v) ||
+	    (buf[n] && strcmp(buf + n, " PCIe"))) {
+		gf_warn(c, "%s%s: not a PCIe link speed: '%s'", c->fs.root, path, buf);
 		return 0;
 	}
 	return v;
@@ -92,8 +107,9 @@ static int read_width(struct gf_ctx *c, const char *dir, const char *attr)
 	snprintf(path, sizeof(path), "%s/%s", dir, attr);
 	if (gf_read_opt_ll(c, path, &w))
 		return 0;
-	if (w < 0 || w > 32) {
-		gf_warn(c, "%s%s: not a link width: %lld", c->fs.root, path, w);
+	/* PCIe link widths; 0 is a link that is down. */
+	if (w != 0 && w != 1 && w != 2 && w != 4 && w != 8 && w != 12 && w != 16 && w != 32) {
+		gf_warn(c, "%s%s: not a PCIe link width: %lld", c->fs.root, path, w);
 		return 0;
 	}
 	return (int)w;
@@ -156,10 +172,13 @@ static void read_device(struct gf_ctx *c, struct gf_pci_dev *d)
 	d->pcie_type = d->kind == GF_PCI_BRIDGE ? read_pcie_type(c, d) : -1;
 	snprintf(path, sizeof(path), "%s/numa_node", d->path);
 	if (gf_read_opt_ll(c, path, &node) == 0) {
-		if (node >= -1 && node < GF_CPUSET_MAX)
+		/* -1: the firmware does not say.  Anything else names a node
+		 * this machine has (NUMA discovery ran before us). */
+		if (node == -1 || (node >= 0 && node < GF_CPUSET_MAX && gf_numa_index(c->t, (int)node) >= 0))
 			d->numa_node = (int)node;
 		else
-			gf_warn(c, "%s%s: not a NUMA node: %lld", c->fs.root, path, node);
+			gf_warn(c, "%s%s: %lld is not a NUMA node of this machine: taken as unknown", c->fs.root,
+				path, node);
 	}
 	snprintf(path, sizeof(path), "%s/local_cpulist", d->path);
 	if (gf_read_opt_cpulist(c, path, &d->local_cpus) == 0)
@@ -176,37 +195,59 @@ static void read_device(struct gf_ctx *c, struct gf_pci_dev *d)
 	}
 }
 
-static int cmp_dev(const void *a, const void *b)
+/* t->pci is in address order: binary search. */
+static int find_addr(const struct gf_topo *t, const struct gf_pciaddr *a)
 {
-	struct gf_pciaddr pa, pb;
+	int lo = 0, hi = t->npci - 1;
 
-	gf_pciaddr_parse(((const struct gf_pci_dev *)a)->bdf, &pa);
-	gf_pciaddr_parse(((const struct gf_pci_dev *)b)->bdf, &pb);
-	return gf_pciaddr_cmp(&pa, &pb);
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2, c;
+		struct gf_pciaddr m;
+
+		gf_pciaddr_parse(t->pci[mid].bdf, &m);
+		c = gf_pciaddr_cmp(&m, a);
+		if (!c)
+			return mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
 }
 
 int gf_pci_find(const struct gf_topo *t, const char *bdf)
 {
-	for (int i = 0; i < t->npci; i++)
-		if (!strcmp(t->pci[i].bdf, bdf))
-			return i;
-	return -1;
+	struct gf_pciaddr a;
+
+	return gf_pciaddr_parse(bdf, &a) ? find_addr(t, &a) : -1;
 }
 
+/* Every device's directory is named after its address (discovery keeps
+ * no other), so the device a path is under is found from the path's own
+ * components, nearest first: a few binary searches, not a scan. */
 int gf_pci_for_path(const struct gf_topo *t, const char *path)
 {
-	int best = -1;
-	size_t bestlen = 0;
+	char buf[PATH_MAX];
+	size_t len = strlen(path);
 
-	for (int i = 0; i < t->npci; i++) {
-		size_t n = strlen(t->pci[i].path);
+	if (len >= sizeof(buf))
+		return -1;
+	memcpy(buf, path, len + 1);
+	while (len > 0) {
+		char *slash;
+		struct gf_pciaddr a;
+		int i;
 
-		if (n > bestlen && !strncmp(path, t->pci[i].path, n) && (path[n] == '/' || !path[n])) {
-			best = i;
-			bestlen = n;
-		}
+		buf[len] = '\0';
+		slash = strrchr(buf, '/');
+		if (!slash)
+			break;
+		if (gf_pciaddr_parse(slash + 1, &a) && (i = find_addr(t, &a)) >= 0 && !strcmp(t->pci[i].path, buf))
+			return i;
+		len = (size_t)(slash - buf);
 	}
-	return best;
+	return -1;
 }
 
 int gf_pci_common_ancestor(const struct gf_topo *t, int a, int b)
@@ -238,19 +279,67 @@ bool gf_pci_downstream_port(const struct gf_topo *t, int i)
 	return !gf_pci_downstream_port(t, d->parent);
 }
 
-static int host_bridge_index(struct gf_topo *t, const char *name)
-{
-	struct gf_host_bridge *hb;
+/* One host bridge name per device (in t->pci order) to t->host_bridges,
+ * numbered in order of first appearance: sorted, not searched. */
+struct hb_ref {
+	const char *name;
+	int dev;
+};
 
-	for (int i = 0; i < t->nhost_bridges; i++)
-		if (!strcmp(t->host_bridges[i].name, name))
-			return i;
-	hb = gf_push(&t->host_bridges, &t->nhost_bridges, sizeof(*hb));
-	if (!hb)
-		return -1;
-	gf_strlcpy(hb->name, name, sizeof(hb->name));
-	hb->numa_node = -1;
-	return t->nhost_bridges - 1;
+static int cmp_hb_ref(const void *a, const void *b)
+{
+	const struct hb_ref *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->dev > y->dev) - (x->dev < y->dev);
+}
+
+static int cmp_hb_first(const void *a, const void *b)
+{
+	const struct hb_ref *x = a, *y = b;
+
+	return (x->dev > y->dev) - (x->dev < y->dev);
+}
+
+static int number_host_bridges(struct gf_topo *t, char (*hb)[24])
+{
+	struct hb_ref *refs, *uniq;
+	int nuniq = 0;
+
+	if (!t->npci)
+		return 0;
+	refs = malloc((size_t)t->npci * sizeof(*refs));
+	uniq = malloc((size_t)t->npci * sizeof(*uniq));
+	t->host_bridges = NULL;
+	if (!refs || !uniq)
+		goto oom;
+	for (int i = 0; i < t->npci; i++)
+		refs[i] = (struct hb_ref){ hb[i], i };
+	qsort(refs, (size_t)t->npci, sizeof(*refs), cmp_hb_ref);
+	for (int i = 0; i < t->npci; i++)
+		if (!i || strcmp(refs[i].name, refs[i - 1].name))
+			uniq[nuniq++] = refs[i];	/* its first device */
+	qsort(uniq, (size_t)nuniq, sizeof(*uniq), cmp_hb_first);
+	t->host_bridges = calloc((size_t)nuniq, sizeof(*t->host_bridges));
+	if (!t->host_bridges)
+		goto oom;
+	t->nhost_bridges = nuniq;
+	for (int k = 0; k < nuniq; k++) {
+		gf_strlcpy(t->host_bridges[k].name, uniq[k].name, sizeof(t->host_bridges[k].name));
+		t->host_bridges[k].numa_node = -1;
+		t->pci[uniq[k].dev].host_bridge = k;
+	}
+	/* Every other device of a bridge follows its first in refs. */
+	for (int i = 1; i < t->npci; i++)
+		if (!strcmp(refs[i].name, refs[i - 1].name))
+			t->pci[refs[i].dev].host_bridge = t->pci[refs[i - 1].dev].host_bridge;
+	free(refs);
+	free(uniq);
+	return 0;
+oom:
+	free(refs);
+	free(uniq);
+	return gf_error(-ENOMEM, "out of memory");
 }
 
 static void link_parents(struct gf_topo *t)
@@ -277,61 +366,110 @@ static void link_parents(struct gf_topo *t)
 	}
 }
 
+/* An entry of /sys/bus/pci/devices: its address and its place in the
+ * listing (the first name of an address wins). */
+struct pci_name {
+	struct gf_pciaddr a;
+	int name;
+};
+
+static int cmp_pci_name(const void *x, const void *y)
+{
+	const struct pci_name *a = x, *b = y;
+	int c = gf_pciaddr_cmp(&a->a, &b->a);
+
+	return c ? c : (a->name > b->name) - (a->name < b->name);
+}
+
+/* The names in address order, one per address; the others are reported. */
+static struct pci_name *pci_names(struct gf_ctx *c, char **names, int n, int *count)
+{
+	struct pci_name *v = malloc((size_t)(n ? n : 1) * sizeof(*v));
+	int cnt = 0, kept = 0;
+
+	if (!v)
+		return NULL;
+	for (int i = 0; i < n; i++) {
+		if (gf_pciaddr_parse(names[i], &v[cnt].a))
+			v[cnt++].name = i;
+		else
+			gf_warn(c, "%s" PCI_DEVICES "/%s: not a PCI address", c->fs.root, names[i]);
+	}
+	if (cnt > 1)
+		qsort(v, (size_t)cnt, sizeof(*v), cmp_pci_name);
+	for (int i = 0; i < cnt; i++) {
+		if (kept && !gf_pciaddr_cmp(&v[i].a, &v[kept - 1].a)) {
+			char bdf[16];
+
+			gf_pciaddr_format(&v[i].a, bdf, sizeof(bdf));
+			gf_warn(c, "%s" PCI_DEVICES "/%s: a second name for %s, ignored", c->fs.root,
+				names[v[i].name], bdf);
+			continue;
+		}
+		v[kept++] = v[i];
+	}
+	*count = kept;
+	return v;
+}
+
 int gf_discover_pci(struct gf_ctx *c)
 {
 	struct gf_topo *t = c->t;
-	char **names;
-	int n, ret;
+	struct pci_name *order = NULL;
+	char **names, (*hb)[24] = NULL;
+	int n, ndev = 0, ret = 0;
 
 	ret = gf_fs_list(&c->fs, PCI_DEVICES, &names, &n);
 	if (ret)
 		return 0;	/* no PCI bus (some containers, non-PCI arm boards) */
-	t->pci = calloc((size_t)(n ? n : 1), sizeof(*t->pci));
-	if (!t->pci) {
-		gf_strv_free(names, n);
-		return gf_error(-ENOMEM, "out of memory");
+	order = pci_names(c, names, n, &ndev);
+	t->pci = calloc((size_t)(ndev ? ndev : 1), sizeof(*t->pci));
+	hb = calloc((size_t)(ndev ? ndev : 1), sizeof(*hb));
+	if (!order || !t->pci || !hb) {
+		ret = gf_error(-ENOMEM, "out of memory");
+		goto out;
 	}
-	for (int i = 0; i < n; i++) {
+	/* In address order, so t->pci needs no sorting. */
+	for (int k = 0; k < ndev; k++) {
 		struct gf_pci_dev *d = &t->pci[t->npci];
-		char link[PATH_MAX], hb[24];
+		const char *name = names[order[k].name], *base;
+		char link[PATH_MAX];
+		struct gf_pciaddr own;
 
-		if (!gf_pci_normalize(names[i], d->bdf, sizeof(d->bdf))) {
-			gf_warn(c, "%s" PCI_DEVICES "/%s: not a PCI address", c->fs.root, names[i]);
-			continue;
-		}
-		if (gf_pci_find(t, d->bdf) >= 0) {
-			gf_warn(c, "%s" PCI_DEVICES "/%s: a second name for %s, ignored", c->fs.root, names[i],
-				d->bdf);
-			continue;
-		}
-		snprintf(link, sizeof(link), PCI_DEVICES "/%s", names[i]);
+		gf_pciaddr_format(&order[k].a, d->bdf, sizeof(d->bdf));
+		snprintf(link, sizeof(link), PCI_DEVICES "/%s", name);
 		if (gf_fs_resolve(&c->fs, link, d->path, sizeof(d->path))) {
 			gf_warn_last(c);
 			continue;
 		}
-		if (!host_bridge_of(d->path, hb, sizeof(hb))) {
+		if (!host_bridge_of(d->path, hb[t->npci], sizeof(hb[0]))) {
 			gf_warn(c, "%s%s: resolves to %s, not under /sys/devices/pciDDDD:BB", c->fs.root,
 				link, d->path);
 			continue;
 		}
-		d->host_bridge = host_bridge_index(t, hb);
-		if (d->host_bridge < 0) {
-			gf_strv_free(names, n);
-			return gf_error(-ENOMEM, "out of memory");
+		/* sysfs names a device's directory after its address; lookups
+		 * by path (gf_pci_for_path) rely on it. */
+		base = strrchr(d->path, '/') + 1;
+		if (!gf_pciaddr_parse(base, &own) || gf_pciaddr_cmp(&own, &order[k].a)) {
+			gf_warn(c, "%s%s: resolves to %s, a directory not named after %s: ignored", c->fs.root,
+				link, d->path, d->bdf);
+			continue;
 		}
 		read_device(c, d);
 		t->npci++;
 	}
-	gf_strv_free(names, n);
-	/* Sorting moves entries; host_bridge indices stay valid. */
-	if (t->npci > 1)
-		qsort(t->pci, (size_t)t->npci, sizeof(*t->pci), cmp_dev);
+	if ((ret = number_host_bridges(t, hb)))
+		goto out;
 	link_parents(t);
 	for (int i = 0; i < t->npci; i++) {
-		struct gf_host_bridge *hb = &t->host_bridges[t->pci[i].host_bridge];
+		struct gf_host_bridge *h = &t->host_bridges[t->pci[i].host_bridge];
 
-		if (hb->numa_node < 0 && t->pci[i].numa_node >= 0)
-			hb->numa_node = t->pci[i].numa_node;
+		if (h->numa_node < 0 && t->pci[i].numa_node >= 0)
+			h->numa_node = t->pci[i].numa_node;
 	}
-	return 0;
+out:
+	gf_strv_free(names, n);
+	free(order);
+	free(hb);
+	return ret;
 }

@@ -171,24 +171,63 @@ int gf_read_opt_str(struct gf_ctx *c, const char *path, char *buf, size_t size)
 	return ret;
 }
 
-int gf_read_opt_cpulist(struct gf_ctx *c, const char *path, struct gf_cpuset *s)
+/* A CPU or node list file: at most GF_CPULIST_MAX_TEXT bytes (a longer
+ * file is no kernel list, and parsing it is work nobody asked for). */
+static int read_list(struct gf_ctx *c, const char *path, struct gf_cpuset *s)
 {
-	char *data;
-	int ret = gf_read_opt(c, path, &data, NULL);
+	char real[PATH_MAX], msg[512], *buf;
+	int ret;
 
-	if (ret)
-		return ret;
-	ret = gf_cpuset_parse_list(s, gf_rstrip(data));
-	if (ret) {
-		char real[PATH_MAX], msg[512];
-
-		gf_fs_real(&c->fs, path, real, sizeof(real));
+	gf_cpuset_zero(s);
+	buf = malloc(GF_CPULIST_MAX_TEXT);
+	if (!buf)
+		return gf_error(-ENOMEM, "out of memory");
+	gf_fs_real(&c->fs, path, real, sizeof(real));
+	ret = gf_fs_read_str(&c->fs, path, buf, GF_CPULIST_MAX_TEXT);
+	if (ret == -EOVERFLOW) {
+		ret = gf_error(-EBADMSG, "%s: longer than any CPU list (%d bytes at most): ignored", real,
+			       GF_CPULIST_MAX_TEXT - 1);
+		gf_warn_last(c);
+	} else if (ret) {
+		if (!no_value(ret))
+			gf_warn_last(c);
+	} else if ((ret = gf_cpuset_parse_list(s, buf))) {
 		gf_strlcpy(msg, gf_last_error(), sizeof(msg));
 		ret = gf_error(-EBADMSG, "%s: %s", real, msg);
 		gf_warn_last(c);
 	}
-	free(data);
+	free(buf);
+	if (ret)
+		gf_cpuset_zero(s);
 	return ret;
+}
+
+int gf_read_opt_nodelist(struct gf_ctx *c, const char *path, struct gf_cpuset *s)
+{
+	return read_list(c, path, s);
+}
+
+int gf_read_opt_cpulist(struct gf_ctx *c, const char *path, struct gf_cpuset *s)
+{
+	const struct gf_cpus *cp = &c->t->cpus;
+	struct gf_cpuset absent;
+	char real[PATH_MAX], list[80], possible[80];
+	int ret = read_list(c, path, s);
+
+	/* Once the machine's CPUs are known, a list naming others is wrong. */
+	if (ret || !cp->ncpu)
+		return ret;
+	gf_cpuset_andnot(&absent, s, &cp->possible);
+	if (gf_cpuset_empty(&absent))
+		return 0;
+	gf_fs_real(&c->fs, path, real, sizeof(real));
+	gf_cpuset_format_short(&absent, list, sizeof(list));
+	gf_cpuset_format_short(&cp->possible, possible, sizeof(possible));
+	gf_error(-EBADMSG, "%s: names CPUs %s, which this machine does not have (possible CPUs: %s): ignored",
+		 real, list, possible);
+	gf_warn_last(c);
+	gf_cpuset_zero(s);
+	return -EBADMSG;
 }
 
 int gf_numa_index(const struct gf_topo *t, int node)

@@ -25,6 +25,7 @@ struct gf_ctx {
 	struct gf_locality_rule rules[GF_MAX_LOCALITY_RULES];
 	int nrules;
 	char *self_status;		/* /proc/self/status, shared by cpus and numa */
+	bool nvml_pci_order;		/* NVML's indices not believable: PCI order */
 };
 
 /* Parse "SPEC=NODE;..." (SPEC: 0000:3b:00.0, 0000:3b or 0000:80-ff);
@@ -62,8 +63,20 @@ int gf_finding(struct gf_topo *t, enum gf_severity sev, const char *id, const ch
 int gf_read_opt(struct gf_ctx *c, const char *path, char **data, size_t *len);
 int gf_read_opt_ll(struct gf_ctx *c, const char *path, long long *v);
 int gf_read_opt_str(struct gf_ctx *c, const char *path, char *buf, size_t size);
-/* A cpulist file; malformed → warning and -EINVAL. */
+/* The longest CPU list the kernel writes for GF_CPUSET_MAX CPUs is
+ * "0,2,4,...,8190" (19,924 bytes): longer list files are refused unparsed. */
+#define GF_CPULIST_MAX_TEXT (32 << 10)
+/* A CPU list file; malformed, too long, or (once the CPUs are known)
+ * naming CPUs that are not possible here → warning, empty set, -EBADMSG. */
 int gf_read_opt_cpulist(struct gf_ctx *c, const char *path, struct gf_cpuset *s);
+/* The same for a list of NUMA node ids (node/online). */
+int gf_read_opt_nodelist(struct gf_ctx *c, const char *path, struct gf_cpuset *s);
+/* A set for a message: its list form, cut to fit with "..." */
+void gf_cpuset_format_short(const struct gf_cpuset *s, char *buf, size_t size);
+
+/* The value of a meminfo MemTotal line ("527988124 kB") in bytes; false
+ * when it is not that, or does not fit a signed 64-bit byte count. */
+bool gf_meminfo_bytes(const char *value, unsigned long long *bytes);
 
 /* Grow *arr (of *n elements of size sz) by one zeroed element. */
 void *gf_push(void *arr_ptr, int *n, size_t sz);

@@ -10,6 +10,14 @@
 
 #define GF_NVML_FACTS_SCHEMA "gpufeed-nvml-facts/1"
 
+/* More GPUs than any one machine has: nvml.json listing more is refused. */
+#define GF_NVML_MAX_GPUS 1024
+/* NVML_NVLINK_MAX_LINKS: no GPU has more. */
+#define GF_NVML_MAX_LINKS 18
+/* NVML's NVLink version enum (1 = 1.0 ... 7 = 5.0, 8 = 6.0) with room for
+ * what comes next; larger values are not versions. */
+#define GF_NVLINK_VERSION_MAX 15
+
 struct gf_nvml_link {
 	int link;
 	bool active;
@@ -39,6 +47,7 @@ struct gf_nvml_gpu {
 	int pcie_cur_gen, pcie_cur_width, pcie_max_gen, pcie_max_width;
 	struct gf_nvml_link *links;
 	int nlinks;
+	bool links_unknown;		/* the list was not believable: no links */
 	int mig_current, mig_pending;
 	struct gf_nvml_mig *mig;
 	int nmig;
@@ -71,6 +80,10 @@ struct gf_nvml_facts {
 	int ngpus;
 	struct gf_nvml_pair *pairs;
 	int npairs;
+	/* Values of nvml.json that cannot be true, each taken as unknown:
+	 * "<file>: <key>: <value> ...".  Discovery repeats them as warnings. */
+	char **warnings;
+	int nwarnings;
 };
 
 enum gf_nvml_detail {

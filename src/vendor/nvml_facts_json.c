@@ -1,5 +1,6 @@
 /* nvml.json: the NVML facts of a recording (schema gpufeed-nvml-facts/1). */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,9 @@ void gf_nvml_facts_free(struct gf_nvml_facts *f)
 	}
 	free(f->gpus);
 	free(f->pairs);
+	for (int i = 0; i < f->nwarnings; i++)
+		free(f->warnings[i]);
+	free(f->warnings);
 	free(f);
 }
 
@@ -174,6 +178,62 @@ int gf_nvml_facts_save(const struct gf_nvml_facts *f, const char *path)
 
 /* ---- reading ---- */
 
+/* A value that parses but cannot be true: kept as a warning (memory
+ * permitting), and the caller takes the value as unknown. */
+GF_PRINTF(2, 3) static void facts_warn(struct gf_nvml_facts *f, const char *fmt, ...)
+{
+	char *msg = NULL, **nw;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	if (!msg)
+		return;
+	nw = realloc(f->warnings, (size_t)(f->nwarnings + 1) * sizeof(*nw));
+	if (!nw) {
+		free(msg);
+		return;
+	}
+	f->warnings = nw;
+	f->warnings[f->nwarnings++] = msg;
+}
+
+/* An optional integer that must lie in [lo, hi] (or be `unknown`): out of
+ * range, it is reported and left at `unknown`. */
+static void jr_int_range(struct gf_jr *jr, struct gf_nvml_facts *f, json_t *o, const char *where,
+			 const char *key, int *out, int lo, int hi, int unknown)
+{
+	int v;
+
+	if (!gf_jr_int(jr, o, where, key, &v))
+		return;
+	if (v == unknown || (v >= lo && v <= hi)) {
+		*out = v;
+		return;
+	}
+	facts_warn(f, "%s: %s%s%s: %d is out of range (%d to %d): taken as unknown", jr->file, where,
+		   *where ? "." : "", key, v, lo, hi);
+	*out = unknown;
+}
+
+/* A PCIe link width as NVML reports it. */
+static void jr_width(struct gf_jr *jr, struct gf_nvml_facts *f, json_t *o, const char *where,
+		     const char *key, int *out)
+{
+	int v;
+
+	if (!gf_jr_int(jr, o, where, key, &v))
+		return;
+	if (v == -1 || v == 0 || v == 1 || v == 2 || v == 4 || v == 8 || v == 12 || v == 16 || v == 32) {
+		*out = v;
+		return;
+	}
+	facts_warn(f, "%s: %s.%s: %d is not a PCIe link width: taken as unknown", jr->file, where, key, v);
+	*out = -1;
+}
+
 static void jr_cpuset(struct gf_jr *jr, json_t *o, const char *where, const char *key,
 		      struct gf_cpuset *s, bool *known)
 {
@@ -202,12 +262,19 @@ static void jr_pci(struct gf_jr *jr, json_t *o, const char *where, const char *k
 				   jr->file, where, key, buf);
 }
 
-static void read_links(struct gf_jr *jr, json_t *arr, const char *where, struct gf_nvml_gpu *g)
+static void read_links(struct gf_jr *jr, struct gf_nvml_facts *f, json_t *arr, const char *where,
+		       struct gf_nvml_gpu *g)
 {
 	size_t n = json_array_size(arr);
 
 	if (!n)
 		return;
+	if (n > GF_NVML_MAX_LINKS) {
+		facts_warn(f, "%s: %s.nvlinks: %zu links, more than NVML's %d: the GPU's NVLinks are taken as unknown",
+			   jr->file, where, n, GF_NVML_MAX_LINKS);
+		g->links_unknown = true;
+		return;
+	}
 	g->links = calloc(n, sizeof(*g->links));
 	if (!g->links) {
 		jr->err = gf_error(-ENOMEM, "%s: out of memory", jr->file);
@@ -222,10 +289,16 @@ static void read_links(struct gf_jr *jr, json_t *arr, const char *where, struct 
 		snprintf(w, sizeof(w), "%s.nvlinks[%zu]", where, i);
 		l->link = (int)i;
 		gf_strlcpy(l->remote_type, "unknown", sizeof(l->remote_type));
-		gf_jr_int(jr, lj, w, "link", &l->link);
+		jr_int_range(jr, f, lj, w, "link", &l->link, 0, GF_NVML_MAX_LINKS - 1, (int)i);
 		gf_jr_bool(jr, lj, w, "active", &active);
 		l->active = active;
-		gf_jr_int(jr, lj, w, "version", &l->version);
+		/* 0 is NVML's "invalid", which the writer leaves out. */
+		if (gf_jr_int(jr, lj, w, "version", &l->version) &&
+		    (l->version < 1 || l->version > GF_NVLINK_VERSION_MAX)) {
+			facts_warn(f, "%s: %s.version: %d is not an NVLink version (1 to %d): taken as unknown",
+				   jr->file, w, l->version, GF_NVLINK_VERSION_MAX);
+			l->version = 0;
+		}
 		gf_jr_str(jr, lj, w, "remote_type", l->remote_type, sizeof(l->remote_type));
 		jr_pci(jr, lj, w, "remote_pci", l->remote_pci, sizeof(l->remote_pci));
 		if (!jr->err && !json_is_object(lj))
@@ -267,7 +340,7 @@ static void read_mig(struct gf_jr *jr, json_t *mj, const char *where, struct gf_
 	}
 }
 
-static void read_gpu(struct gf_jr *jr, json_t *gj, int pos, struct gf_nvml_gpu *g)
+static void read_gpu(struct gf_jr *jr, struct gf_nvml_facts *f, json_t *gj, int pos, struct gf_nvml_gpu *g)
 {
 	char w[32];
 	json_t *o;
@@ -297,22 +370,28 @@ static void read_gpu(struct gf_jr *jr, json_t *gj, int pos, struct gf_nvml_gpu *
 				   jr->file, w);
 	gf_jr_str(jr, gj, w, "name", g->name, sizeof(g->name));
 	gf_jr_str(jr, gj, w, "uuid", g->uuid, sizeof(g->uuid));
-	gf_jr_int(jr, gj, w, "minor", &g->minor);
-	if (gf_jr_ll(jr, gj, w, "memory_total_bytes", &mem) && mem > 0)
-		g->memory_bytes = (unsigned long long)mem;
-	gf_jr_int(jr, gj, w, "numa_node_id", &g->numa_node_id);
+	/* /dev/nvidia0 to /dev/nvidia254 (255 is nvidiactl). */
+	jr_int_range(jr, f, gj, w, "minor", &g->minor, 0, 254, -1);
+	if (gf_jr_ll(jr, gj, w, "memory_total_bytes", &mem)) {
+		if (mem > 0)
+			g->memory_bytes = (unsigned long long)mem;
+		else
+			facts_warn(f, "%s: %s.memory_total_bytes: %lld is not a memory size: taken as unknown",
+				   jr->file, w, mem);
+	}
+	jr_int_range(jr, f, gj, w, "numa_node_id", &g->numa_node_id, 0, GF_CPUSET_MAX - 1, -1);
 	jr_cpuset(jr, gj, w, "cpu_affinity", &g->cpu_affinity, &g->cpu_affinity_known);
 	jr_cpuset(jr, gj, w, "memory_affinity", &g->memory_affinity, &g->memory_affinity_known);
 	if ((o = gf_jr_object(jr, gj, w, "pcie"))) {
 		char wp[48];
 
 		snprintf(wp, sizeof(wp), "%s.pcie", w);
-		gf_jr_int(jr, o, wp, "cur_gen", &g->pcie_cur_gen);
-		gf_jr_int(jr, o, wp, "cur_width", &g->pcie_cur_width);
-		gf_jr_int(jr, o, wp, "max_gen", &g->pcie_max_gen);
-		gf_jr_int(jr, o, wp, "max_width", &g->pcie_max_width);
+		jr_int_range(jr, f, o, wp, "cur_gen", &g->pcie_cur_gen, 1, 7, -1);
+		jr_width(jr, f, o, wp, "cur_width", &g->pcie_cur_width);
+		jr_int_range(jr, f, o, wp, "max_gen", &g->pcie_max_gen, 1, 7, -1);
+		jr_width(jr, f, o, wp, "max_width", &g->pcie_max_width);
 	}
-	read_links(jr, gf_jr_array(jr, gj, w, "nvlinks"), w, g);
+	read_links(jr, f, gf_jr_array(jr, gj, w, "nvlinks"), w, g);
 	if ((o = gf_jr_object(jr, gj, w, "mig")))
 		read_mig(jr, o, w, g);
 	gf_jr_bool(jr, gj, w, "persistence_mode", &g->persistence_mode);
@@ -372,6 +451,42 @@ static void read_pairs(struct gf_jr *jr, json_t *arr, struct gf_nvml_facts *f)
 		if (!jr->err && (p->a < 0 || p->b < 0))
 			jr->err = gf_error(-EBADMSG, "%s: %s: needs GPU indices a and b", jr->file, w);
 	}
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* A pair naming an index no GPU has answers nothing: reported, dropped. */
+static void drop_stray_pairs(struct gf_jr *jr, struct gf_nvml_facts *f)
+{
+	int kept = 0, *idx;
+
+	if (jr->err || !f->npairs)
+		return;
+	idx = malloc((size_t)(f->ngpus ? f->ngpus : 1) * sizeof(*idx));
+	if (!idx) {
+		jr->err = gf_error(-ENOMEM, "%s: out of memory", jr->file);
+		return;
+	}
+	for (int k = 0; k < f->ngpus; k++)
+		idx[k] = f->gpus[k].index;
+	qsort(idx, (size_t)f->ngpus, sizeof(*idx), cmp_int);
+	for (int i = 0; i < f->npairs; i++) {
+		const struct gf_nvml_pair *p = &f->pairs[i];
+
+		if (p->a != p->b && bsearch(&p->a, idx, (size_t)f->ngpus, sizeof(*idx), cmp_int) &&
+		    bsearch(&p->b, idx, (size_t)f->ngpus, sizeof(*idx), cmp_int))
+			f->pairs[kept++] = *p;
+		else
+			facts_warn(f, "%s: pairs[%d]: GPUs %d and %d are not two of the GPUs listed: ignored",
+				   jr->file, i, p->a, p->b);
+	}
+	f->npairs = kept;
+	free(idx);
 }
 
 int gf_nvml_facts_load(const char *path, struct gf_nvml_facts **out)
@@ -439,8 +554,15 @@ int gf_nvml_facts_parse(const char *data, size_t len, const char *path, struct g
 	}
 	gf_jr_str(&jr, root, "", "nvml_version", f->nvml_version, sizeof(f->nvml_version));
 	gf_jr_str(&jr, root, "", "driver_version", f->driver_version, sizeof(f->driver_version));
-	gf_jr_int(&jr, root, "", "cuda_driver_version", &f->cuda_driver_version);
+	/* 1000 * major + 10 * minor: CUDA 2.0 (2000) onwards. */
+	jr_int_range(&jr, f, root, "", "cuda_driver_version", &f->cuda_driver_version, 2000, 999999, 0);
 	gpus = gf_jr_array(&jr, root, "", "gpus");
+	/* The checks below compare GPUs pairwise. */
+	if (json_array_size(gpus) > GF_NVML_MAX_GPUS) {
+		jr.err = gf_error(-EBADMSG, "%s: gpus: %zu GPUs, more than the %d gpufeed takes from one machine",
+				  path, json_array_size(gpus), GF_NVML_MAX_GPUS);
+		goto out;
+	}
 	if (gpus && json_array_size(gpus)) {
 		f->gpus = calloc(json_array_size(gpus), sizeof(*f->gpus));
 		if (!f->gpus) {
@@ -448,7 +570,7 @@ int gf_nvml_facts_parse(const char *data, size_t len, const char *path, struct g
 			goto out;
 		}
 		for (size_t i = 0; i < json_array_size(gpus) && !jr.err; i++)
-			read_gpu(&jr, json_array_get(gpus, i), (int)i, &f->gpus[f->ngpus++]);
+			read_gpu(&jr, f, json_array_get(gpus, i), (int)i, &f->gpus[f->ngpus++]);
 	}
 	/* One GPU per index and per PCI address, or the model would lose or
 	 * double one silently. */
@@ -465,6 +587,7 @@ int gf_nvml_facts_parse(const char *data, size_t len, const char *path, struct g
 		}
 	}
 	read_pairs(&jr, gf_jr_array(&jr, root, "", "pairs"), f);
+	drop_stray_pairs(&jr, f);
 out:
 	json_decref(root);
 	if (jr.err) {

@@ -27,6 +27,26 @@ static void list_roundtrip(void **state)
 	assert_string_equal(buf, "");
 }
 
+/* Ranges are set a word at a time: every edge of a 64-bit word. */
+static void list_ranges_at_word_edges(void **state)
+{
+	static const char *lists[] = { "0", "63", "64", "63-64", "0-63", "64-127", "1-62", "60-130",
+				       "8191", "0-8191", "8128-8191", "3-4", "5,70-200,8000-8190" };
+	struct gf_cpuset s;
+	char buf[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		assert_int_equal(gf_cpuset_parse_list(&s, lists[i]), 0);
+		gf_cpuset_format_list(&s, buf, sizeof(buf));
+		assert_string_equal(buf, lists[i]);
+	}
+	assert_int_equal(gf_cpuset_parse_list(&s, "60-130"), 0);
+	assert_int_equal(gf_cpuset_count(&s), 71);
+	assert_false(gf_cpuset_isset(&s, 59));
+	assert_false(gf_cpuset_isset(&s, 131));
+}
+
 static void list_errors(void **state)
 {
 	struct gf_cpuset s;
@@ -100,6 +120,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(list_roundtrip),
+		cmocka_unit_test(list_ranges_at_word_edges),
 		cmocka_unit_test(list_errors),
 		cmocka_unit_test(mask_parse),
 		cmocka_unit_test(set_algebra),
