@@ -61,6 +61,7 @@ int gf_cli_discover(const struct gf_cli *cli, struct gf_topo **t);
 
 int gf_cmd_topo(int argc, char **argv);
 int gf_cmd_report(int argc, char **argv);
+int gf_cmd_check(int argc, char **argv);
 int gf_cmd_record(int argc, char **argv);
 int gf_cmd_bench(int argc, char **argv);
 

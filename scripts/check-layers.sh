@@ -21,7 +21,8 @@ vendor: core
 topo: core vendor
 io: core
 bench: core io topo
-report: core topo
+audit: core vendor topo
+report: core topo audit
 '
 # What a subsystem offers the others ("*": every header).  A header not
 # listed is private to its subsystem.
@@ -31,6 +32,7 @@ vendor: nvml_facts.h
 topo: render.h
 io: engine.h file.h
 bench:
+audit:
 report:
 '
 

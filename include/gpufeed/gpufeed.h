@@ -21,6 +21,7 @@
 #include <gpufeed/topo.h>
 #include <gpufeed/record.h>
 #include <gpufeed/report.h>
+#include <gpufeed/audit.h>
 #include <gpufeed/buf.h>
 #include <gpufeed/io.h>
 #include <gpufeed/bench.h>

@@ -60,6 +60,27 @@ static const struct {
 	{ "/etc/systemd/logind.conf", 0 },
 	{ "/etc/default/irqbalance", 0 },
 	{ "/etc/sysconfig/irqbalance", 0 },
+	{ "/.dockerenv", 0 },
+	{ "/run/.containerenv", 0 },
+	{ "/proc/1/cgroup", 0 },
+	{ "/proc/self/cgroup", 0 },
+
+	/* ---- memory and CPU checks (checks_memory.c, checks_cpu.c) ---- */
+
+
+	/* ---- IRQ and storage checks (checks_irq.c, checks_storage.c) ---- */
+
+
+	/* ---- network and PCIe checks (checks_network.c, checks_pcie.c) ---- */
+
+
+	/* ---- GPU checks (checks_gpu.c) ---- */
+
+
+	/* ---- container and NCCL checks (checks_container.c, checks_nccl.c) ---- */
+
+
+	/* ---- end of the check blocks ---- */
 };
 
 /* Per online CPU: frequency governor and driver. */

@@ -88,7 +88,7 @@ run "$GPUFEED" report --help
 expect_grep "$out" "^  1  findings" "report --help lists exit 1"
 expect_grep "$out" "with --strict" "and when"
 run "$GPUFEED" --help
-expect_grep "$out" "^  1  findings.*(report, topo)" "gpufeed --help says which commands return 1"
+expect_grep "$out" "^  1  findings.*(report, topo, check)" "gpufeed --help says which commands return 1"
 # docs/exit-codes.md holds the binary's per-command table.
 "$GPUFEED" help --exit-table >"$TMP/table"
 sed -n '/^| command | returns |/,/^$/p' "$SRC/docs/exit-codes.md" | sed '/^$/d' >"$TMP/doc-table"
@@ -100,11 +100,13 @@ else
 fi
 
 # 5. -o FILE: written atomically.
+export SOURCE_DATE_EPOCH=1800000000	# the two documents carry the same time
 expect_rc 0 "topo -o FILE" "$GPUFEED" topo --root "$DUAL" --json -o "$TMP/t.json"
 [ ! -s "$out" ] && ok "-o: nothing on standard output" || not_ok "-o: standard output has $(wc -c <"$out") bytes"
 expect_jq "$TMP/t.json" '.schema | startswith("gpufeed-topo/")' "-o: FILE holds the document"
 "$GPUFEED" topo --root "$DUAL" --json >"$TMP/t-stdout.json"
 cmp -s "$TMP/t.json" "$TMP/t-stdout.json" && ok "-o: FILE equals what stdout gets" || not_ok "-o: FILE differs from stdout"
+unset SOURCE_DATE_EPOCH
 [ "$(umask 022; "$GPUFEED" topo --root "$CI" -o "$TMP/m.txt"; stat -c %a "$TMP/m.txt")" = 644 ] &&
 	ok "-o: FILE gets the mode a shell redirection gives (umask)" || not_ok "-o: FILE mode $(stat -c %a "$TMP/m.txt")"
 expect_rc 1 "report --strict -o FILE with findings exits 1" "$GPUFEED" report --root "$DUAL" --strict -o "$TMP/r.txt"

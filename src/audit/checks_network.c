@@ -1,0 +1,6 @@
+/* network checks (shared/research/host-audit-tuning.md §7). */
+#include "audit/audit_internal.h"
+
+const struct gf_check_def gf_checks_network[] = {
+	GF_CHECK_END,
+};

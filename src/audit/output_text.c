@@ -1,0 +1,119 @@
+/* Human output of a check run: grouped by category, problems first within
+ * each, passes and na only with GF_AUDIT_PRINT_ALL; colour only when asked
+ * (the CLI asks on a terminal). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "audit/audit_internal.h"
+#include "audit/catalog.h"
+
+static const char *status_color(enum gf_check_status s)
+{
+	switch (s) {
+	case GF_CHECK_FAIL:
+	case GF_CHECK_ERROR: return "\033[31m";
+	case GF_CHECK_WARN: return "\033[33m";
+	case GF_CHECK_NEEDS_ROOT: return "\033[35m";
+	case GF_CHECK_PASS: return "\033[32m";
+	default: return "\033[2m";
+	}
+}
+
+static bool shown(const struct gf_check_result *r, unsigned flags)
+{
+	return (flags & GF_AUDIT_PRINT_ALL) || (r->status != GF_CHECK_PASS && r->status != GF_CHECK_NA);
+}
+
+static void print_one(const struct gf_check_result *r, FILE *f, bool color)
+{
+	char head[160];
+
+	snprintf(head, sizeof(head), "%s%s%s", r->check->id, r->subject[0] ? " " : "", r->subject);
+	fprintf(f, "  %s%-10s%s %s: %s\n", color ? status_color(r->status) : "", gf_check_status_name(r->status),
+		color ? "\033[0m" : "", head, r->check->title);
+	if (r->observed[0] || r->expected[0])
+		fprintf(f, "             observed %s%s%s\n", r->observed[0] ? r->observed : "-",
+			r->expected[0] ? ", expected " : "", r->expected);
+	if (r->note[0])
+		fprintf(f, "             %s\n", r->note);
+	if (r->status == GF_CHECK_PASS || r->status == GF_CHECK_NA)
+		return;
+	if (r->source[0])
+		fprintf(f, "             read %s\n", r->source);
+	fprintf(f, "             why: %s\n", r->check->why);
+	if (r->fix[0])
+		fprintf(f, "             fix%s: %s\n", r->fix_class == GF_FIX_SAFE ? " (safe, gpufeed tune)" : "", r->fix);
+	if (r->persist[0])
+		fprintf(f, "             persist: %s\n", r->persist);
+}
+
+int gf_audit_print(const struct gf_audit *a, FILE *f, unsigned flags)
+{
+	bool color = flags & GF_AUDIT_PRINT_COLOR;
+	const char *cat = NULL;
+	static const enum gf_check_status order[] = { GF_CHECK_FAIL, GF_CHECK_ERROR,	  GF_CHECK_WARN,
+						      GF_CHECK_NEEDS_ROOT, GF_CHECK_PASS, GF_CHECK_NA };
+
+	if (!a || !f)
+		return -EINVAL;
+	fprintf(f, "gpufeed check: %s (%s), profile %s%s%s\n", a->hostname[0] ? a->hostname : "?", a->source,
+		gf_profile_name(a->profile), a->container ? ", inside a container: " : "",
+		a->container ? (a->container_kind[0] ? a->container_kind : "yes") : "");
+	if (!a->privileged)
+		fputs("not running as root: checks that need privileges say needs-root\n", f);
+	/* Categories in catalogue order; results of a category by status. */
+	for (int i = 0; i < gf_check_def_count(); i++) {
+		const char *c = gf_check_def_at(i)->info.category;
+		bool any = false;
+
+		if (cat && !strcmp(cat, c))
+			continue;
+		cat = c;
+		for (int j = 0; j < a->nresults && !any; j++)
+			any = !strcmp(a->results[j].check->category, c) && shown(&a->results[j], flags);
+		if (!any)
+			continue;
+		fprintf(f, "\n%s\n", gf_check_category_title(c));
+		for (size_t o = 0; o < sizeof(order) / sizeof(order[0]); o++)
+			for (int j = 0; j < a->nresults; j++) {
+				const struct gf_check_result *r = &a->results[j];
+
+				if (!strcmp(r->check->category, c) && r->status == order[o] && shown(r, flags))
+					print_one(r, f, color);
+			}
+	}
+	fprintf(f, "\n%d results: %d fail, %d error, %d warn, %d needs-root, %d pass, %d na%s\n", a->nresults,
+		a->counts[GF_CHECK_FAIL], a->counts[GF_CHECK_ERROR], a->counts[GF_CHECK_WARN],
+		a->counts[GF_CHECK_NEEDS_ROOT], a->counts[GF_CHECK_PASS], a->counts[GF_CHECK_NA],
+		flags & GF_AUDIT_PRINT_ALL ? "" : " (--all lists passes and na)");
+	return ferror(f) ? -EIO : 0;
+}
+
+int gf_audit_print_summary(const struct gf_audit *a, FILE *f, int max, unsigned flags)
+{
+	bool color = flags & GF_AUDIT_PRINT_COLOR;
+	int shownn = 0;
+
+	if (!a || !f)
+		return -EINVAL;
+	fprintf(f, "Audit (gpufeed check, profile %s): %d fail, %d error, %d warn, %d needs-root, %d pass, %d na\n",
+		gf_profile_name(a->profile), a->counts[GF_CHECK_FAIL], a->counts[GF_CHECK_ERROR],
+		a->counts[GF_CHECK_WARN], a->counts[GF_CHECK_NEEDS_ROOT], a->counts[GF_CHECK_PASS],
+		a->counts[GF_CHECK_NA]);
+	for (int s = GF_CHECK_FAIL; s >= GF_CHECK_WARN && shownn < max; s--)
+		for (int j = 0; j < a->nresults && shownn < max; j++) {
+			const struct gf_check_result *r = &a->results[j];
+
+			if ((int)r->status != s)
+				continue;
+			fprintf(f, "  %s%-5s%s %s%s%s: %s%s%s\n", color ? status_color(r->status) : "",
+				gf_check_status_name(r->status), color ? "\033[0m" : "", r->check->id,
+				r->subject[0] ? " " : "", r->subject, r->observed[0] ? r->observed : r->check->title,
+				r->expected[0] ? ", expected " : "", r->expected);
+			shownn++;
+		}
+	if (gf_audit_count_at_least(a, GF_CHECK_WARN) > shownn)
+		fprintf(f, "  ... %d more: gpufeed check\n", gf_audit_count_at_least(a, GF_CHECK_WARN) - shownn);
+	return ferror(f) ? -EIO : 0;
+}

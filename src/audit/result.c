@@ -1,0 +1,209 @@
+/* The helpers a check uses to read the machine and fill its results. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/strutil.h"
+#include "audit/audit_internal.h"
+
+struct gf_check_result *audit_result(struct gf_audit_ctx *c, const char *subject)
+{
+	struct gf_audit *a = c->a;
+	struct gf_check_result *r, *grown;
+
+	if ((a->nresults & (a->nresults - 1)) == 0) {	/* 0, 1, 2, 4, ...: grow */
+		size_t cap = a->nresults ? (size_t)a->nresults * 2 : 8;
+
+		grown = realloc(a->results, cap * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		a->results = grown;
+	}
+	r = &a->results[a->nresults++];
+	memset(r, 0, sizeof(*r));
+	r->check = &c->cur->info;
+	r->status = GF_CHECK_PASS;
+	gf_strlcpy(r->subject, subject ? subject : "", sizeof(r->subject));
+	return r;
+}
+
+void audit_status(struct gf_check_result *r, enum gf_check_status s)
+{
+	if (r)
+		r->status = s;
+}
+
+#define AUDIT_SETTER(name, field)                                              \
+	void name(struct gf_check_result *r, const char *fmt, ...)              \
+	{                                                                       \
+		va_list ap;                                                     \
+		if (!r)                                                         \
+			return;                                                 \
+		va_start(ap, fmt);                                              \
+		vsnprintf(r->field, sizeof(r->field), fmt, ap);                 \
+		va_end(ap);                                                     \
+	}
+AUDIT_SETTER(audit_observed, observed)
+AUDIT_SETTER(audit_expected, expected)
+AUDIT_SETTER(audit_source, source)
+AUDIT_SETTER(audit_note, note)
+AUDIT_SETTER(audit_fix, fix)
+AUDIT_SETTER(audit_persist, persist)
+
+void audit_na(struct gf_check_result *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!r)
+		return;
+	r->status = GF_CHECK_NA;
+	va_start(ap, fmt);
+	vsnprintf(r->note, sizeof(r->note), fmt, ap);
+	va_end(ap);
+}
+
+void audit_error(struct gf_check_result *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!r)
+		return;
+	r->status = GF_CHECK_ERROR;
+	va_start(ap, fmt);
+	vsnprintf(r->note, sizeof(r->note), fmt, ap);
+	va_end(ap);
+}
+
+void audit_safe_fix(struct gf_check_result *r, const char *path, const char *value, const char *persist_file,
+		    const char *persist_line)
+{
+	if (!r)
+		return;
+	r->fix_class = GF_FIX_SAFE;
+	gf_strlcpy(r->path, path, sizeof(r->path));
+	gf_strlcpy(r->value, value, sizeof(r->value));
+	gf_strlcpy(r->persist_file, persist_file ? persist_file : "", sizeof(r->persist_file));
+	gf_strlcpy(r->persist_line, persist_line ? persist_line : "", sizeof(r->persist_line));
+	if (!r->fix[0])
+		snprintf(r->fix, sizeof(r->fix), "echo %s > %s", value, path);
+	if (!r->persist[0] && persist_file && persist_line && persist_file[0])
+		snprintf(r->persist, sizeof(r->persist), "'%s' in %s", persist_line, persist_file);
+}
+
+void audit_sysctl_fix(struct gf_check_result *r, const char *key, const char *value)
+{
+	char path[256], line[256], fix[320];
+
+	snprintf(path, sizeof(path), "/proc/sys/%s", key);
+	for (char *p = path + strlen("/proc/sys/"); *p; p++)
+		if (*p == '.')
+			*p = '/';
+	snprintf(line, sizeof(line), "%s = %s", key, value);
+	snprintf(fix, sizeof(fix), strchr(value, ' ') || strchr(value, '\t') ? "sysctl -w %s='%s'" : "sysctl -w %s=%s",
+		 key, value);
+	if (r && !r->fix[0])
+		gf_strlcpy(r->fix, fix, sizeof(r->fix));
+	audit_safe_fix(r, path, value, GF_PERSIST_SYSCTL, line);
+}
+
+/* Status and note for a read that failed with err. */
+static int read_failed(struct gf_audit_ctx *c, struct gf_check_result *r, const char *path, int err)
+{
+	char real[512];
+
+	if (!r)
+		return err;
+	gf_fs_real(&c->fs, path, real, sizeof(real));
+	switch (err) {
+	case -ENOENT:
+	case -ENOTDIR:
+		audit_na(r, "%s is absent here", real);
+		break;
+	case -EACCES:
+	case -EPERM:
+		r->status = GF_CHECK_NEEDS_ROOT;
+		snprintf(r->note, sizeof(r->note), "%s: permission denied (run as root)", real);
+		break;
+	default:
+		audit_error(r, "%s", gf_last_error()[0] ? gf_last_error() : strerror(-err));
+		break;
+	}
+	return err;
+}
+
+static void default_source(struct gf_audit_ctx *c, struct gf_check_result *r, const char *path)
+{
+	(void)c;
+	if (r && !r->source[0])
+		gf_strlcpy(r->source, path, sizeof(r->source));
+}
+
+int audit_read(struct gf_audit_ctx *c, struct gf_check_result *r, const char *path, char **data, size_t *len)
+{
+	int ret;
+
+	default_source(c, r, path);
+	ret = gf_fs_read(&c->fs, path, data, len);
+	return ret ? read_failed(c, r, path, ret) : 0;
+}
+
+int audit_read_str(struct gf_audit_ctx *c, struct gf_check_result *r, const char *path, char *buf, size_t size)
+{
+	int ret;
+
+	default_source(c, r, path);
+	ret = gf_fs_read_str(&c->fs, path, buf, size);
+	return ret ? read_failed(c, r, path, ret) : 0;
+}
+
+int audit_read_ll(struct gf_audit_ctx *c, struct gf_check_result *r, const char *path, long long *v)
+{
+	int ret;
+
+	default_source(c, r, path);
+	ret = gf_fs_read_ll(&c->fs, path, v);
+	return ret ? read_failed(c, r, path, ret) : 0;
+}
+
+int audit_peek_str(struct gf_audit_ctx *c, const char *path, char *buf, size_t size)
+{
+	return gf_fs_read_str(&c->fs, path, buf, size);
+}
+
+bool audit_exists(struct gf_audit_ctx *c, const char *path)
+{
+	struct stat st;
+
+	return gf_fs_probe(&c->fs, path, &st) == 0;
+}
+
+void audit_selected(const char *text, char *out, size_t size)
+{
+	const char *open = strchr(text, '['), *close = open ? strchr(open, ']') : NULL;
+	size_t n;
+
+	if (open && close) {
+		n = (size_t)(close - open - 1);
+		text = open + 1;
+	} else {
+		text += strspn(text, " \t\n");
+		n = strcspn(text, " \t\n");
+	}
+	if (n >= size)
+		n = size - 1;
+	memcpy(out, text, n);
+	out[n] = '\0';
+}
+
+const char *audit_getenv(const struct gf_audit_ctx *c, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *const *e = c->env; *e; e++)
+		if (!strncmp(*e, name, n) && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# gpufeed check: the catalogue is documented, exit codes follow --fail-on,
+# outputs are well formed and --prom is written atomically.  Each check's
+# own behaviour is tested in tests/unit/test_audit_*.c.
+. "$(dirname "$0")/lib.sh"
+CI=$FIX/ci-vm/root
+HGX=$FIX/hgx-h100-8gpu/root
+
+# docs/checks.md is the catalogue the code has.
+"$GPUFEED" check --list --markdown >"$TMP/checks.md"
+if cmp -s "$TMP/checks.md" "$SRC/docs/checks.md"; then ok "docs/checks.md equals 'check --list --markdown'"; else
+	not_ok "docs/checks.md differs from the code: regenerate with 'gpufeed check --list --markdown >docs/checks.md'"
+	diff "$SRC/docs/checks.md" "$TMP/checks.md" | head -10 | sed 's/^/#   /'
+fi
+n_list=$("$GPUFEED" check --list | wc -l)
+n_json=$("$GPUFEED" check --list --json | jq '.checks | length')
+[ "$n_list" = "$n_json" ] && [ "$n_list" -gt 0 ] && ok "--list and --list --json agree ($n_list checks)" ||
+	not_ok "--list has $n_list lines, --json $n_json checks"
+expect_jq <("$GPUFEED" check --list --json) '[.checks[].id] | length == (unique | length)' "check ids are unique"
+
+# Usage errors.
+expect_rc 2 "--only naming no check" "$GPUFEED" check --root "$CI" --only no.such-check
+expect_rc 2 "--profile other" "$GPUFEED" check --root "$CI" --profile gaming
+expect_rc 2 "--fail-on other" "$GPUFEED" check --root "$CI" --fail-on sometimes
+expect_rc 2 "--markdown without --list" "$GPUFEED" check --markdown
+expect_rc 3 "--root that is not a recording" "$GPUFEED" check --root /no/such/dir
+
+# A warning: exit 0 by default, 1 with --fail-on warn; never with --fail-on never.
+cp -a "$CI" "$TMP/ci"
+rm -f "$TMP/ci/proc/sys/vm/swappiness"
+echo 60 >"$TMP/ci/proc/sys/vm/swappiness"
+expect_rc 0 "a warning, --fail-on fail (default)" "$GPUFEED" check --root "$TMP/ci" --only mem.swappiness
+expect_grep "$out" "warn .*mem.swappiness" "the warning is listed"
+expect_rc 1 "a warning, --fail-on warn" "$GPUFEED" check --root "$TMP/ci" --only mem.swappiness --fail-on warn
+expect_rc 0 "--fail-on never" "$GPUFEED" check --root "$TMP/ci" --only mem.swappiness --fail-on never
+expect_rc 0 "--json" "$GPUFEED" check --root "$TMP/ci" --json
+expect_jq "$out" '.schema == "gpufeed-check/1" and (.results | length) > 0' "JSON has the schema and results"
+expect_jq "$out" '[.results[] | select(.id == "mem.swappiness")][0] | .status == "warn" and .action.path == "/proc/sys/vm/swappiness" and .action.value == "10"' \
+	"the warning carries its safe fix"
+expect_jq "$out" '.counts | (.pass + .na + ."needs-root" + .warn + .error + .fail) > 0' "counts add up"
+expect_rc 0 "--all lists passes" "$GPUFEED" check --root "$HGX" --all --only memory
+expect_grep "$out" "pass .*mem.swap" "a pass is listed with --all"
+
+# --prom: the textfile, written atomically; an unwritable FILE is exit 3.
+expect_rc 0 "--prom FILE" "$GPUFEED" check --root "$TMP/ci" --prom "$TMP/gf.prom"
+expect_grep "$TMP/gf.prom" '^gpufeed_check_result{id="mem.swappiness",category="memory",subject="",status="warn",profile="training"} 1$' \
+	"the textfile holds the warning"
+expect_grep "$TMP/gf.prom" '^# TYPE gpufeed_check_results gauge$' "with TYPE lines"
+ls "$TMP" | grep -q 'gf.prom.tmp-' && not_ok "a temp file was left" || ok "no temp file left"
+expect_rc 3 "--prom in a missing directory" "$GPUFEED" check --root "$TMP/ci" --prom "$TMP/no/such/dir/x.prom"
+
+finish

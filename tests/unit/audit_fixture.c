@@ -1,0 +1,95 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "audit_fixture.h"
+
+struct afx *afx_new(const char *machine)
+{
+	struct afx *fx = calloc(1, sizeof(*fx));
+
+	assert_non_null(fx);
+	fx->dir = t_mkdtemp();
+	if (machine && machine[0]) {
+		t_copytree(t_fixture_root(machine), fx->dir);
+	} else {
+		/* The least a machine needs to be discovered. */
+		t_write(fx->dir, "sys/devices/system/cpu/online", "0\n");
+		t_write(fx->dir, "sys/devices/system/cpu/possible", "0\n");
+		t_write(fx->dir, "proc/meminfo", "MemTotal:       16384000 kB\n");
+	}
+	return fx;
+}
+
+void afx_free(struct afx *fx)
+{
+	if (!fx)
+		return;
+	gf_audit_free(fx->last);
+	t_rmtree(fx->dir);
+	free(fx->dir);
+	free(fx);
+}
+
+void afx_put(struct afx *fx, const char *path, const char *text)
+{
+	char full[4096];
+
+	while (*path == '/')
+		path++;
+	snprintf(full, sizeof(full), "%s/%s", fx->dir, path);
+	unlink(full);	/* a link in the copy is replaced, not written through */
+	t_write(fx->dir, path, text);
+}
+
+void afx_rm(struct afx *fx, const char *path)
+{
+	char full[4096];
+
+	while (*path == '/')
+		path++;
+	snprintf(full, sizeof(full), "%s/%s", fx->dir, path);
+	if (unlink(full) && errno == EISDIR)
+		t_rmtree(full);
+	else if (errno == EISDIR || errno == EPERM)
+		t_rmtree(full);
+}
+
+const struct gf_check_result *afx_run(struct afx *fx, const char *id, const char *subject)
+{
+	struct gf_audit_options o = GF_AUDIT_OPTS_INIT;
+	static const char *const no_env[] = { NULL };
+	int ret;
+
+	gf_audit_free(fx->last);
+	fx->last = NULL;
+	o.root = fx->dir;
+	o.only = id;
+	o.profile = fx->profile;
+	o.env = fx->env ? fx->env : no_env;
+	ret = gf_audit_run(&o, &fx->last);
+	if (ret)
+		fail_msg("gf_audit_run(%s) on %s: %d %s", id, fx->dir, ret, gf_last_error());
+	for (int i = 0; i < fx->last->nresults; i++) {
+		const struct gf_check_result *r = &fx->last->results[i];
+
+		if (!strcmp(r->check->id, id) && (!subject || !strcmp(r->subject, subject)))
+			return r;
+	}
+	fail_msg("%s: no result for subject '%s'", id, subject ? subject : "(any)");
+	return NULL;
+}
+
+const struct gf_check_result *afx_expect(struct afx *fx, const char *id, const char *subject,
+					 enum gf_check_status want)
+{
+	const struct gf_check_result *r = afx_run(fx, id, subject);
+
+	if (r->status != want)
+		fail_msg("%s%s%s: status %s, want %s (observed '%s', expected '%s', note '%s')", id,
+			 r->subject[0] ? " " : "", r->subject, gf_check_status_name(r->status),
+			 gf_check_status_name(want), r->observed, r->expected, r->note);
+	return r;
+}
