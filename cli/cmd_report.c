@@ -27,7 +27,8 @@ const struct gf_cmd gf_cmd_report_def = {
 		"matrix, the paths that feed each GPU with their bottleneck, and the\n"
 		"findings of the model (a GPU whose NUMA node is unknown, a link\n"
 		"running below its width or generation, a NIC faster than the PCIe behind\n"
-		"it, inactive NVLinks).\n",
+		"it, inactive NVLinks), and a summary of the host audit ('gpufeed check',\n"
+		"profile training): its counts and the worst results.\n",
 	.opts = report_opts,
 	.exits = { "", "with --strict, when the report lists a warning or an error", "", "",
 		   "--nvml=require without NVML or DIR/nvml.json" },
@@ -35,9 +36,26 @@ const struct gf_cmd gf_cmd_report_def = {
 	.run = gf_cmd_report,
 };
 
+/* The host audit on the same model; a failure costs the report its audit
+ * summary (said on stderr), not the report. */
+static struct gf_audit *run_audit(const struct gf_cli *cli, const struct gf_topo *t)
+{
+	struct gf_audit_options o = GF_AUDIT_OPTS_INIT;
+	struct gf_audit *au = NULL;
+
+	o.root = cli->topo.root;
+	o.nvml = cli->topo.nvml;
+	o.pci_locality = cli->topo.pci_locality;
+	o.topo = t;
+	if (gf_audit_run(&o, &au))
+		fprintf(stderr, "gpufeed report: the host audit did not run: %s\n", gf_last_error());
+	return au;
+}
+
 int gf_cmd_report(int argc, char **argv)
 {
 	struct gf_topo *t = NULL;
+	struct gf_audit *au;
 	struct gf_cli cli;
 	struct report_args a = { 0 };
 	int ret, serious;
@@ -48,7 +66,10 @@ int gf_cmd_report(int argc, char **argv)
 		return ret;
 	if ((ret = gf_cli_discover(&cli, &t)))
 		return ret;
-	ret = cli.json ? gf_report_write_json(t, stdout) : gf_report_print(t, stdout, cli.color ? GF_PRINT_COLOR : 0);
+	au = run_audit(&cli, t);
+	ret = cli.json ? gf_report_write_json_with_audit(t, au, stdout)
+		       : gf_report_print_with_audit(t, au, stdout, cli.color ? GF_PRINT_COLOR : 0);
+	gf_audit_free(au);
 	serious = gf_topo_finding_count(t, GF_SEV_WARN);
 	gf_topo_free(t);
 	if (ret || fflush(stdout))

@@ -32,7 +32,7 @@ vendor: nvml_facts.h
 topo: render.h
 io: engine.h file.h
 bench:
-audit:
+audit: audit_render.h
 report:
 '
 

@@ -114,12 +114,15 @@ struct gf_audit_options {
 	 * NULL-terminated).  NULL: this process's environment on the live
 	 * machine, DIR/environ in a recording (absent: none). */
 	const char *const *env;
+	/* A model already discovered from the same root (gpufeed report
+	 * passes its own), used instead of discovering again; NULL: discover. */
+	const struct gf_topo *topo;
 	/* New fields go here, at the end. */
 };
 
 #define GF_AUDIT_OPTS_INIT \
 	{ .struct_size = sizeof(struct gf_audit_options), .root = NULL, .nvml = GF_NVML_AUTO, \
-	  .pci_locality = NULL, .profile = GF_PROFILE_TRAINING, .only = NULL, .env = NULL }
+	  .pci_locality = NULL, .profile = GF_PROFILE_TRAINING, .only = NULL, .env = NULL, .topo = NULL }
 
 struct gf_audit {
 	char source[4096];		/* "this machine" or the recording */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <gpufeed/common.h>
 #include <gpufeed/topo.h>
+#include <gpufeed/audit.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -16,6 +17,10 @@ extern "C" {
  * bottlenecks, findings. */
 GF_API int gf_report_print(const struct gf_topo *t, FILE *f, unsigned flags);
 GF_API int gf_report_write_json(const struct gf_topo *t, FILE *f);
+/* The same with the host audit's summary (counts and the worst results)
+ * after the findings; a NULL audit gives what the two above give. */
+GF_API int gf_report_print_with_audit(const struct gf_topo *t, const struct gf_audit *a, FILE *f, unsigned flags);
+GF_API int gf_report_write_json_with_audit(const struct gf_topo *t, const struct gf_audit *a, FILE *f);
 
 #ifdef __cplusplus
 }

@@ -230,15 +230,18 @@ int gf_audit_run(const struct gf_audit_options *opts, struct gf_audit **out)
 	to.root = o.root;
 	to.nvml = o.nvml;
 	to.pci_locality = o.pci_locality;
-	if ((ret = gf_topo_discover(&to, &t)))
+	if (o.topo)
+		c.t = o.topo;
+	else if ((ret = gf_topo_discover(&to, &t)))
 		goto out;
+	else
+		c.t = t;
 	if ((ret = gf_fs_init(&c.fs, o.root)))
 		goto out;
-	c.t = t;
 	c.live = a->live = gf_fs_live(&c.fs);
-	gf_strlcpy(a->source, t->machine.source, sizeof(a->source));
-	gf_strlcpy(a->hostname, t->machine.hostname, sizeof(a->hostname));
-	a->gpus = t->ngpus > 0;
+	gf_strlcpy(a->source, c.t->machine.source, sizeof(a->source));
+	gf_strlcpy(a->hostname, c.t->machine.hostname, sizeof(a->hostname));
+	a->gpus = c.t->ngpus > 0;
 	if ((ret = load_nvml(&c, &o, &facts)))
 		goto out_fs;
 	c.nvml = facts;

@@ -6,6 +6,7 @@
 #include "core/json_stamp.h"
 #include "topo/render.h"
 #include "audit/audit_internal.h"
+#include "audit/audit_render.h"
 
 static json_t *str_or_null(const char *s)
 {
@@ -41,9 +42,36 @@ static json_t *result_json(const struct gf_check_result *r)
 	return o;
 }
 
+static json_t *counts_json(const struct gf_audit *a)
+{
+	json_t *counts = json_object();
+
+	for (int s = 0; s < GF_CHECK_NSTATUS; s++)
+		json_object_set_new(counts, gf_check_status_name((enum gf_check_status)s), json_integer(a->counts[s]));
+	return counts;
+}
+
+json_t *gf_audit_json_summary(const struct gf_audit *a, int max)
+{
+	json_t *o = json_object(), *worst = json_array();
+	int n = 0;
+
+	json_object_set_new(o, "schema", json_string(GF_CHECK_SCHEMA));
+	json_object_set_new(o, "profile", json_string(gf_profile_name(a->profile)));
+	json_object_set_new(o, "counts", counts_json(a));
+	for (int s = GF_CHECK_FAIL; s >= GF_CHECK_WARN && n < max; s--)
+		for (int i = 0; i < a->nresults && n < max; i++)
+			if ((int)a->results[i].status == s) {
+				json_array_append_new(worst, result_json(&a->results[i]));
+				n++;
+			}
+	json_object_set_new(o, "worst", worst);
+	return o;
+}
+
 int gf_audit_write_json(const struct gf_audit *a, FILE *f)
 {
-	json_t *root, *counts, *list;
+	json_t *root, *list;
 	int ret;
 
 	if (!a || !f)
@@ -64,10 +92,7 @@ int gf_audit_write_json(const struct gf_audit *a, FILE *f)
 	json_object_set_new(root, "privileged", json_boolean(a->privileged));
 	json_object_set_new(root, "gpus", json_boolean(a->gpus));
 	json_object_set_new(root, "worst", json_string(gf_check_status_name(gf_audit_worst(a))));
-	counts = json_object();
-	for (int s = 0; s < GF_CHECK_NSTATUS; s++)
-		json_object_set_new(counts, gf_check_status_name((enum gf_check_status)s), json_integer(a->counts[s]));
-	json_object_set_new(root, "counts", counts);
+	json_object_set_new(root, "counts", counts_json(a));
 	list = json_array();
 	for (int i = 0; i < a->nresults; i++)
 		json_array_append_new(list, result_json(&a->results[i]));

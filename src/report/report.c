@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/json_stamp.h"
 #include "core/table.h"
+#include "audit/audit_render.h"
 #include "report/report_paths.h"
 #include "topo/render.h"
 
@@ -45,7 +46,15 @@ static void print_gpu_matrix(const struct gf_topo *t, FILE *f)
 	      "NICs and drives, and the matrix as nvidia-smi prints it: gpufeed topo.\n", f);
 }
 
+/* How many of the audit's worst results the report shows. */
+#define REPORT_AUDIT_WORST 5
+
 GF_API int gf_report_print(const struct gf_topo *t, FILE *out, unsigned flags)
+{
+	return gf_report_print_with_audit(t, NULL, out, flags);
+}
+
+GF_API int gf_report_print_with_audit(const struct gf_topo *t, const struct gf_audit *a, FILE *out, unsigned flags)
 {
 	int serious, ret;
 	struct gf_text x;
@@ -76,6 +85,10 @@ GF_API int gf_report_print(const struct gf_topo *t, FILE *out, unsigned flags)
 		fprintf(f, "\nFindings: %d (%d warning%s or error%s)\n", t->nfindings, serious,
 			serious == 1 ? "" : "s", serious == 1 ? "" : "s");
 	gf_print_findings(t, f, flags & GF_PRINT_COLOR);
+	if (a) {
+		fputc('\n', f);
+		gf_audit_print_summary(a, f, REPORT_AUDIT_WORST, flags & GF_PRINT_COLOR ? GF_AUDIT_PRINT_COLOR : 0);
+	}
 	if (t->nwarnings)
 		fprintf(f, "\nInput warnings: %d (on stderr unless --quiet; in --json's \"warnings\")\n",
 			t->nwarnings);
@@ -84,8 +97,17 @@ GF_API int gf_report_print(const struct gf_topo *t, FILE *out, unsigned flags)
 
 GF_API int gf_report_write_json(const struct gf_topo *t, FILE *f)
 {
-	json_t *root = json_object(), *counts = json_object();
+	return gf_report_write_json_with_audit(t, NULL, f);
+}
 
+GF_API int gf_report_write_json_with_audit(const struct gf_topo *t, const struct gf_audit *a, FILE *f)
+{
+	json_t *root, *counts;
+
+	if (!t || !f)
+		return gf_error(-EINVAL, "gf_report_write_json: NULL argument");
+	root = json_object();
+	counts = json_object();
 	if (gf_json_stamp(root, GF_REPORT_SCHEMA)) {
 		json_decref(root);
 		json_decref(counts);
@@ -107,6 +129,8 @@ GF_API int gf_report_write_json(const struct gf_topo *t, FILE *f)
 	}
 	json_object_set_new(counts, "total", json_integer(t->nfindings));
 	json_object_set_new(root, "finding_counts", counts);
+	if (a)
+		json_object_set_new(root, "audit", gf_audit_json_summary(a, REPORT_AUDIT_WORST));
 	json_object_set_new(root, "warnings", gf_json_warnings(t));
 	return gf_json_dump(root, f);
 }

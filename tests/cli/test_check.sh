@@ -49,4 +49,11 @@ expect_grep "$TMP/gf.prom" '^# TYPE gpufeed_check_results gauge$' "with TYPE lin
 ls "$TMP" | grep -q 'gf.prom.tmp-' && not_ok "a temp file was left" || ok "no temp file left"
 expect_rc 3 "--prom in a missing directory" "$GPUFEED" check --root "$TMP/ci" --prom "$TMP/no/such/dir/x.prom"
 
+# report carries the audit's summary: counts and the worst results.
+expect_rc 0 "report with a warning" "$GPUFEED" report --root "$TMP/ci"
+expect_grep "$out" "^Audit (gpufeed check, profile training): .* 1 warn" "report's text has the audit counts"
+expect_grep "$out" "warn  mem.swappiness: 60, expected <= 10" "and the worst result"
+expect_rc 0 "report --json" "$GPUFEED" report --root "$TMP/ci" --json
+expect_jq "$out" '.audit.counts.warn == 1 and .audit.worst[0].id == "mem.swappiness"' "report's JSON has the audit summary"
+
 finish
