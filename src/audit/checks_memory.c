@@ -365,7 +365,8 @@ static void run_init_on_alloc(struct gf_audit_ctx *c)
 				 path);
 			return;
 		}
-		on = strstr(data, "\nCONFIG_INIT_ON_ALLOC_DEFAULT_ON=y") != NULL;
+		on = gf_starts_with(data, "CONFIG_INIT_ON_ALLOC_DEFAULT_ON=y") ||
+		     strstr(data, "\nCONFIG_INIT_ON_ALLOC_DEFAULT_ON=y") != NULL;
 		free(data);
 		audit_observed(r, "not on the command line; kernel default %s (CONFIG_INIT_ON_ALLOC_DEFAULT_ON)",
 			       on ? "on" : "off");
