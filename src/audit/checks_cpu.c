@@ -367,7 +367,7 @@ static void run_cstate(struct gf_audit_ctx *c)
 {
 	struct gf_check_result *r = audit_result(c, "");
 	struct idle_state st[MAX_STATES];
-	int n = idle_states(c, r, st), deep = 0;
+	int n = idle_states(c, r, st), deep = 0, ret;
 	long long limit, qos;
 	char boot[32];
 
@@ -389,8 +389,16 @@ static void run_cstate(struct gf_audit_ctx *c)
 		       c->profile == GF_PROFILE_INFERENCE ? "inference: C1 only" : "training");
 	if (!deep)
 		return;
-	if (!qos_latency(c, &qos) && qos <= limit) {
+	ret = qos_latency(c, &qos);
+	if (!ret && qos <= limit) {
 		audit_note(r, "a PM QoS request holds the latency at %lld us (/dev/cpu_dma_latency)", qos);
+		return;
+	}
+	if (ret == -EACCES || ret == -EPERM) {
+		/* TuneD may hold them off: only root can tell. */
+		audit_status(r, GF_CHECK_NEEDS_ROOT);
+		audit_note(r, "deep states are enabled; whether a PM QoS request keeps them out needs root "
+			      "(/dev/cpu_dma_latency)");
 		return;
 	}
 	audit_status(r, GF_CHECK_WARN);
