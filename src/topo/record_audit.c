@@ -66,7 +66,13 @@ static const struct {
 	{ "/proc/self/cgroup", 0 },
 
 	/* ---- memory and CPU checks (checks_memory.c, checks_cpu.c) ---- */
-
+	{ "/proc/1/comm", 0 },			/* mem.removeipc: is PID 1 systemd */
+	{ "/proc/sys/kernel/osrelease", 0 },	/* mem.init-on-alloc: /boot/config-<release> */
+	{ "/proc/sys/kernel/nmi_watchdog", 0 },
+	{ "/usr/lib/systemd/logind.conf", 0 },
+	{ "/etc/systemd/logind.conf.d", 1 },
+	{ "/run/systemd/logind.conf.d", 1 },
+	{ "/usr/lib/systemd/logind.conf.d", 1 },
 
 	/* ---- IRQ and storage checks (checks_irq.c, checks_storage.c) ---- */
 
@@ -97,6 +103,17 @@ static void copy_cpufreq(struct gf_recorder *rec, const struct gf_fs *fs, const 
 				 t->cpus.cpu[i].id, files[f]);
 			gf_rec_copy_tree(rec, fs, path, 0);
 		}
+}
+
+/* The running kernel's build config: its init_on_alloc default. */
+static void copy_kernel_config(struct gf_recorder *rec, const struct gf_fs *fs, const struct gf_topo *t)
+{
+	char path[160];
+
+	if (!t->machine.kernel[0] || strchr(t->machine.kernel, '/'))
+		return;
+	snprintf(path, sizeof(path), "/boot/config-%s", t->machine.kernel);
+	gf_rec_copy_tree(rec, fs, path, 0);
 }
 
 /* IRQ affinity (NIC/GPU interrupts on local CPUs) and each IRQ's node. */
@@ -168,6 +185,7 @@ void gf_record_audit_files(struct gf_recorder *rec, const struct gf_fs *fs, cons
 	for (size_t i = 0; i < sizeof(audit_paths) / sizeof(audit_paths[0]); i++)
 		gf_rec_copy_tree(rec, fs, audit_paths[i].path, audit_paths[i].depth);
 	copy_cpufreq(rec, fs, t);
+	copy_kernel_config(rec, fs, t);
 	copy_irqs(rec, fs);
 	copy_devices(rec, fs, t);
 }
