@@ -172,7 +172,7 @@ static bool reserved_covers(const char *list, long lo, long hi)
 
 static bool kubernetes_node(struct gf_audit_ctx *c)
 {
-	return audit_exists(c, "/var/lib/kubelet/config.yaml") || audit_exists(c, "/etc/kubernetes/manifests");
+	return audit_exists(c, "/var/lib/kubelet/config.yaml");
 }
 
 static void run_port_range(struct gf_audit_ctx *c)
