@@ -227,8 +227,14 @@ struct mtu_if {
 	char name[32];
 	const struct gf_nic *nic;
 	long long mtu;			/* -1 unread */
-	struct gf_check_result *r;
+	int ri;				/* its result's index: audit_result()
+					 * may move earlier results */
 };
+
+static struct gf_check_result *result_at(struct gf_audit_ctx *c, int ri)
+{
+	return ri >= 0 && ri < c->a->nresults ? &c->a->results[ri] : NULL;
+}
 
 /* The MTU most interfaces of `x`'s fabric (same link layer and line rate)
  * use, and how many share it. */
@@ -271,9 +277,9 @@ static int collect_mtus(struct gf_audit_ctx *c, struct mtu_if *ifs, int max)
 				continue;
 			gf_strlcpy(ifs[n].name, tok, sizeof(ifs[n].name));
 			ifs[n].nic = nic;
-			ifs[n].r = audit_result(c, tok);
+			ifs[n].ri = audit_result(c, tok) ? c->a->nresults - 1 : -1;
 			snprintf(path, sizeof(path), "/sys/class/net/%s/mtu", tok);
-			if (audit_read_ll(c, ifs[n].r, path, &ifs[n].mtu))
+			if (audit_read_ll(c, result_at(c, ifs[n].ri), path, &ifs[n].mtu))
 				ifs[n].mtu = -1;
 			n++;
 		}
@@ -281,13 +287,15 @@ static int collect_mtus(struct gf_audit_ctx *c, struct mtu_if *ifs, int max)
 	return n;
 }
 
-static void judge_mtu(struct mtu_if *ifs, int n, struct mtu_if *x)
+static void judge_mtu(struct gf_audit_ctx *c, struct mtu_if *ifs, int n, struct mtu_if *x)
 {
 	bool ib = !strcmp(x->nic->link_layer, "InfiniBand");
 	long long floor = ib ? IPOIB_MIN_MTU : ROCE_MIN_MTU, common;
-	struct gf_check_result *r = x->r;
+	struct gf_check_result *r = result_at(c, x->ri);
 	int peers;
 
+	if (!r)
+		return;
 	audit_observed(r, "%lld (%s, %s)", x->mtu, x->nic->rdma, x->nic->link_layer[0] ? x->nic->link_layer : "?");
 	audit_expected(r, ib ? ">= %lld (IPoIB over a 4K IB MTU; 65520 in connected mode), equal across the fabric"
 			     : ">= %lld (jumbo frames, 9000 customary), equal across the fabric",
@@ -328,7 +336,7 @@ static void run_mtu(struct gf_audit_ctx *c)
 	n = collect_mtus(c, ifs, (int)(sizeof(ifs) / sizeof(ifs[0])));
 	for (int i = 0; i < n; i++)
 		if (ifs[i].mtu >= 0)
-			judge_mtu(ifs, n, &ifs[i]);
+			judge_mtu(c, ifs, n, &ifs[i]);
 }
 
 /* "400 Gb/sec (4X NDR)" -> 400. */
@@ -345,7 +353,7 @@ struct ib_port {
 	char board[64];			/* board_id (else hca_type): the card's model */
 	char state[32], phys[32], rate[48];
 	double gbps;
-	struct gf_check_result *r;
+	int ri;				/* its result's index (see mtu_if) */
 };
 
 static const char *after_colon(const char *s)
@@ -358,11 +366,13 @@ static const char *after_colon(const char *s)
 	return p;
 }
 
-static void judge_port(struct ib_port *p, const struct ib_port *all, int n)
+static void judge_port(struct gf_audit_ctx *c, struct ib_port *p, const struct ib_port *all, int n)
 {
-	struct gf_check_result *r = p->r;
+	struct gf_check_result *r = result_at(c, p->ri);
 	double best = 0;
 
+	if (!r)
+		return;
 	/* The fastest active port of the same card model on the same link
 	 * layer: what this port should reach too.  (Different cards, say a
 	 * 100 Gb/s storage NIC beside 400 Gb/s compute NICs, are not compared.) */
@@ -418,16 +428,16 @@ static int collect_ports(struct gf_audit_ctx *c, struct ib_port *ports, int max)
 					p->board[0] = '\0';
 			}
 			snprintf(p->subject, sizeof(p->subject), "%s/%s", nic->rdma, names[k]);
-			p->r = audit_result(c, p->subject);
+			p->ri = audit_result(c, p->subject) ? c->a->nresults - 1 : -1;
 			snprintf(path, sizeof(path), "%s/%s/state", dir, names[k]);
-			if (audit_read_str(c, p->r, path, p->state, sizeof(p->state)))
+			if (audit_read_str(c, result_at(c, p->ri), path, p->state, sizeof(p->state)))
 				continue;
-			audit_source(p->r, "%s/%s/{state,phys_state,rate}", dir, names[k]);
+			audit_source(result_at(c, p->ri), "%s/%s/{state,phys_state,rate}", dir, names[k]);
 			snprintf(path, sizeof(path), "%s/%s/phys_state", dir, names[k]);
-			if (audit_read_str(c, p->r, path, p->phys, sizeof(p->phys)))
+			if (audit_read_str(c, result_at(c, p->ri), path, p->phys, sizeof(p->phys)))
 				continue;
 			snprintf(path, sizeof(path), "%s/%s/rate", dir, names[k]);
-			if (audit_read_str(c, p->r, path, p->rate, sizeof(p->rate)))
+			if (audit_read_str(c, result_at(c, p->ri), path, p->rate, sizeof(p->rate)))
 				continue;
 			snprintf(path, sizeof(path), "%s/%s/link_layer", dir, names[k]);
 			if (audit_peek_str(c, path, p->layer, sizeof(p->layer)))
@@ -454,7 +464,7 @@ static void run_ib_port(struct gf_audit_ctx *c)
 	}
 	n = collect_ports(c, ports, (int)(sizeof(ports) / sizeof(ports[0])));
 	for (int i = 0; i < n; i++)
-		judge_port(&ports[i], ports, n);
+		judge_port(c, &ports[i], ports, n);
 }
 
 /* /sys/module is absent only in a recording made before gpufeed copied it:
