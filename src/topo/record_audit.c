@@ -78,7 +78,8 @@ static const struct {
 
 
 	/* ---- network and PCIe checks (checks_network.c, checks_pcie.c) ---- */
-
+	{ "/etc/cufile.json", 0 },		/* GDS configured (net.nvidia-fs) */
+	{ "/var/lib/kubelet/config.yaml", 0 },	/* a Kubernetes node (net.port-range) */
 
 	/* ---- GPU checks (checks_gpu.c) ---- */
 
@@ -141,6 +142,44 @@ static void copy_irqs(struct gf_recorder *rec, const struct gf_fs *fs)
 	gf_strv_free(names, n);
 }
 
+/* Every port of every RDMA device (the model reads port 1 only), the card
+ * model that net.ib-port compares rates within, and the IOMMU group type of
+ * GPUs and NICs (pcie.iommu). */
+static void copy_netpci(struct gf_recorder *rec, const struct gf_fs *fs, const struct gf_topo *t)
+{
+	struct gf_fs plain = *fs;
+	char path[512];
+
+	plain.rec = NULL;
+	for (int i = 0; i < t->nnics; i++) {
+		char **ports;
+		int n;
+
+		if (!t->nics[i].rdma[0])
+			continue;
+		for (const char **a = (const char *[]){ "board_id", "hca_type", NULL }; *a; a++) {
+			snprintf(path, sizeof(path), "/sys/class/infiniband/%s/%s", t->nics[i].rdma, *a);
+			gf_rec_copy_tree(rec, fs, path, 0);
+		}
+		snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports", t->nics[i].rdma);
+		if (gf_fs_list(&plain, path, &ports, &n))
+			continue;
+		for (int k = 0; k < n; k++)
+			for (const char **a = (const char *[]){ "state", "phys_state", "rate", "link_layer", NULL }; *a;
+			     a++) {
+				snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%s/%s", t->nics[i].rdma,
+					 ports[k], *a);
+				gf_rec_copy_tree(rec, fs, path, 0);
+			}
+		gf_strv_free(ports, n);
+	}
+	for (int i = 0; i < t->npci; i++)
+		if (t->pci[i].kind == GF_PCI_GPU || t->pci[i].kind == GF_PCI_NIC) {
+			snprintf(path, sizeof(path), "%s/iommu_group/type", t->pci[i].path);
+			gf_rec_copy_tree(rec, fs, path, 0);
+		}
+}
+
 /* Queue settings of every disk, and our cgroup's limits. */
 static void copy_devices(struct gf_recorder *rec, const struct gf_fs *fs, const struct gf_topo *t)
 {
@@ -178,6 +217,7 @@ static void copy_devices(struct gf_recorder *rec, const struct gf_fs *fs, const 
 			 strcmp(t->cpus.cgroup_path, "/") ? t->cpus.cgroup_path : "");
 		gf_rec_copy_tree(rec, fs, path, 1);
 	}
+	copy_netpci(rec, fs, t);
 }
 
 void gf_record_audit_files(struct gf_recorder *rec, const struct gf_fs *fs, const struct gf_topo *t)
