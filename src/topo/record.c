@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -60,6 +61,77 @@ static json_t *dev_nodes(void)
 	return arr;
 }
 
+/* The environment variables the audit's NCCL/CUDA checks read, and nothing
+ * else: a recording is sent with bug reports, and the environment holds
+ * secrets.  A name that looks like a secret (NVIDIA_API_KEY, ...) is left
+ * out even under a kept prefix. */
+static bool env_kept(const char *name, size_t n)
+{
+	static const char *const prefixes[] = { "NCCL_", "CUDA_", "NVIDIA_" };
+	static const char *const names[] = { "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_NO_CUDA_MEMORY_CACHING",
+					     "TORCH_DISTRIBUTED_DEBUG", "OMP_NUM_THREADS", "LD_LIBRARY_PATH" };
+	static const char *const secret[] = { "KEY", "TOKEN", "SECRET", "PASSW", "CREDENTIAL" };
+	char buf[256];
+	bool kept = false;
+
+	if (!n || n >= sizeof(buf))
+		return false;
+	memcpy(buf, name, n);
+	buf[n] = '\0';
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		kept |= gf_starts_with(buf, prefixes[i]);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		kept |= !strcmp(buf, names[i]);
+	for (size_t i = 0; kept && i < sizeof(secret) / sizeof(secret[0]); i++)
+		kept = !strstr(buf, secret[i]);
+	return kept;
+}
+
+static json_t *environ_kept(void)
+{
+	extern char **environ;
+	json_t *obj = json_object();
+
+	for (char **e = environ; obj && e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		char name[256];
+
+		if (!eq || !env_kept(*e, (size_t)(eq - *e)))
+			continue;
+		memcpy(name, *e, (size_t)(eq - *e));
+		name[eq - *e] = '\0';
+		json_object_set_new(obj, name, gf_jstr(eq + 1));
+	}
+	return obj;
+}
+
+/* Soft and hard limit, -1 for unlimited: the audit's ctr.memlock and
+ * ctr.nofile read them from here on a recording. */
+static json_t *rlimit_json(int resource)
+{
+	struct rlimit rl;
+
+	if (getrlimit(resource, &rl))
+		return json_null();
+	return json_pack("{s:I,s:I}", "soft", rl.rlim_cur == RLIM_INFINITY ? (json_int_t)-1 : (json_int_t)rl.rlim_cur,
+			 "hard", rl.rlim_max == RLIM_INFINITY ? (json_int_t)-1 : (json_int_t)rl.rlim_max);
+}
+
+/* What the recording process itself was: its euid (the audit's needs-root
+ * logic), the kept environment and its resource limits. */
+static void manifest_process(json_t *m)
+{
+	json_t *rl = json_object();
+
+	json_object_set_new(m, "euid", json_integer((json_int_t)geteuid()));
+	json_object_set_new(m, "environ", environ_kept());
+	if (rl) {
+		json_object_set_new(rl, "memlock", rlimit_json(RLIMIT_MEMLOCK));
+		json_object_set_new(rl, "nofile", rlimit_json(RLIMIT_NOFILE));
+		json_object_set_new(m, "rlimits", rl);
+	}
+}
+
 static int dump_cb(FILE *f, void *arg)
 {
 	if (json_dumpf(arg, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER))
@@ -95,6 +167,7 @@ static int write_manifest(const char *tmp, const struct gf_fs *src, const struct
 		if (statvfs("/dev/shm", &sv) == 0)
 			json_object_set_new(m, "dev_shm_bytes",
 					    json_integer((json_int_t)((unsigned long long)sv.f_blocks * sv.f_frsize)));
+		manifest_process(m);
 	}
 	snprintf(path, sizeof(path), "%s/" GF_RECORD_MANIFEST, tmp);
 	ret = gf_atomic_write(path, dump_cb, m);

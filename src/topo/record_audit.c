@@ -85,6 +85,8 @@ static const struct {
 
 
 	/* ---- container and NCCL checks (checks_container.c, checks_nccl.c) ---- */
+	{ "/var/run/nvidia-topologyd/virtualTopology.xml", 0 },
+	{ "/proc/self/status", 0 },
 
 
 	/* ---- end of the check blocks ---- */
@@ -220,6 +222,56 @@ static void copy_devices(struct gf_recorder *rec, const struct gf_fs *fs, const 
 	copy_netpci(rec, fs, t);
 }
 
+/* Container and NCCL checks: the memory and pids limit files of our cgroup
+ * and its ancestors (v1: each controller's own hierarchy), and the files
+ * NCCL_CONF_FILE / NCCL_TOPO_FILE name (live only: the variables are this
+ * process's). */
+static void copy_ctr_nccl(struct gf_recorder *rec, const struct gf_fs *fs)
+{
+	static const char *const files[] = { "memory.max", "memory.high", "memory.limit_in_bytes", "pids.max",
+					     "cgroup.controllers", "cgroup.clone_children" };
+	char *data = NULL, *save = NULL, path[600];
+	size_t len;
+
+	for (const char **v = (const char *[]){ "NCCL_CONF_FILE", "NCCL_TOPO_FILE", NULL }; gf_fs_live(fs) && *v; v++)
+		if (getenv(*v) && getenv(*v)[0] == '/')
+			gf_rec_copy_tree(rec, fs, getenv(*v), 0);
+	if (gf_fs_read(fs, "/proc/self/cgroup", &data, &len))
+		return;
+	for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL, cg[400], base[64];
+
+		if (!c2)
+			continue;
+		*c2 = '\0';
+		if (!strcmp(c1 + 1, ""))
+			snprintf(base, sizeof(base), "/sys/fs/cgroup");
+		else if (!strcmp(c1 + 1, "memory") || !strcmp(c1 + 1, "pids"))
+			snprintf(base, sizeof(base), "/sys/fs/cgroup/%s", c1 + 1);
+		else
+			continue;
+		gf_strlcpy(cg, c2 + 1, sizeof(cg));
+		for (;;) {
+			for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+				snprintf(path, sizeof(path), "%s%s/%s", base, strcmp(cg, "/") ? cg : "", files[f]);
+				gf_rec_copy_tree(rec, fs, path, 0);
+			}
+			char *slash = strrchr(cg, '/');
+			if (!slash || slash == cg)
+				break;
+			*slash = '\0';
+		}
+		if (strcmp(cg, "/")) {
+			gf_strlcpy(cg, "/", sizeof(cg));
+			for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+				snprintf(path, sizeof(path), "%s/%s", base, files[f]);
+				gf_rec_copy_tree(rec, fs, path, 0);
+			}
+		}
+	}
+	free(data);
+}
+
 void gf_record_audit_files(struct gf_recorder *rec, const struct gf_fs *fs, const struct gf_topo *t)
 {
 	for (size_t i = 0; i < sizeof(audit_paths) / sizeof(audit_paths[0]); i++)
@@ -228,4 +280,5 @@ void gf_record_audit_files(struct gf_recorder *rec, const struct gf_fs *fs, cons
 	copy_kernel_config(rec, fs, t);
 	copy_irqs(rec, fs);
 	copy_devices(rec, fs, t);
+	copy_ctr_nccl(rec, fs);
 }

@@ -12,6 +12,17 @@ strip() { jq 'del(.machine.source, .machine.nvml_note, .generated_at)' "$1"; }
 expect_rc 0 "record this machine" "$GPUFEED" record "$TMP/live"
 expect_grep "$out" "Recorded" "summary line"
 [ -f "$TMP/live/gpufeed-recording.json" ] && ok "manifest written" || not_ok "no manifest"
+# The process facts the audit reads (ctr.memlock, nccl.*), and only the kept variables.
+M=$TMP/live/gpufeed-recording.json
+[ "$(jq '.euid' "$M")" = "$(id -u)" ] && ok "manifest: euid" || not_ok "manifest: euid $(jq .euid "$M")"
+want_ml=$(ulimit -S -l); [ "$want_ml" = unlimited ] && want_ml=-1 || want_ml=$((want_ml * 1024))
+[ "$(jq '.rlimits.memlock.soft' "$M")" = "$want_ml" ] && ok "manifest: rlimits.memlock" || not_ok "manifest: memlock $(jq -c .rlimits "$M")"
+want_nf=$(ulimit -S -n); [ "$want_nf" = unlimited ] && want_nf=-1
+[ "$(jq '.rlimits.nofile.soft' "$M")" = "$want_nf" ] && ok "manifest: rlimits.nofile" || not_ok "manifest: nofile $(jq -c .rlimits "$M")"
+NCCL_IB_HCA='=mlx5_0' NVIDIA_API_KEY=hunter2 HOME_SECRET=x "$GPUFEED" record "$TMP/envrec" >/dev/null 2>&1
+[ "$(jq -r '.environ.NCCL_IB_HCA' "$TMP/envrec/gpufeed-recording.json")" = "=mlx5_0" ] && ok "manifest: NCCL_* kept" || not_ok "manifest: NCCL_IB_HCA not kept"
+jq -e '.environ | has("NVIDIA_API_KEY") or has("HOME_SECRET") or has("PATH") or has("HOME")' "$TMP/envrec/gpufeed-recording.json" >/dev/null \
+	&& not_ok "manifest: a secret or an unread variable was kept" || ok "manifest: secrets and other variables left out"
 [ -L "$TMP/live/proc/self" ] && ok "/proc/self kept as a link" || not_ok "/proc/self is not a link"
 [ -n "$(find "$TMP/live/sys/bus/pci/devices" -maxdepth 1 -type l)" ] && ok "sysfs links kept" || not_ok "no PCI links recorded"
 "$GPUFEED" topo --json >"$TMP/a.json" 2>/dev/null
