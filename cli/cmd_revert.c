@@ -14,6 +14,11 @@ static const struct gf_opt revert_opts[] = {
 	GF_OPT_STRING(0, "state-dir", "DIR", struct revert_args, o.state_dir,
 		      "the journal's directory, as given to tune"),
 	GF_OPT_COMMON("root", NULL),
+	GF_OPT_COMMON("output", NULL),
+	GF_OPT_COMMON("color", "accepted, as by every command; this output has\n"
+			       "no colour"),
+	GF_OPT_COMMON("quiet", "print only what was left undone or failed, and\n"
+			       "the summary, not each change"),
 	GF_OPTS_STANDARD,
 	GF_OPT_END(),
 };
@@ -32,9 +37,8 @@ const struct gf_cmd gf_cmd_revert_def = {
 		"machine boots with: revert then says so and removes the persistent files.\n"
 		"Without a journal there is nothing to do (exit 0).\n",
 	.opts = revert_opts,
-	.exits = { "", "something was left alone (changed by someone else since tune: run with --force) or "
-		   "could not be restored; the journal is kept", "",
-		   "the journal could not be read or removed, another tune or revert holds the lock", NULL },
+	.exits = { "", "a value changed by someone else since tune (--force) or not restored", "",
+		   "the journal not read or removed; another tune or revert holds the lock", NULL },
 	.footer = "The journal and what revert does after a reboot: docs/tune.md.\n",
 	.run = gf_cmd_revert,
 };

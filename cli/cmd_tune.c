@@ -37,6 +37,11 @@ static const struct gf_opt tune_opts[] = {
 		      "keep the journal in DIR (default /var/lib/gpufeed,\n"
 		      "under --root DIR with a recording)"),
 	GF_OPTS_MODEL,
+	GF_OPT_COMMON("output", NULL),
+	GF_OPT_COMMON("color", "accepted, as by every command; this output has\n"
+			       "no colour"),
+	GF_OPT_COMMON("quiet", "print only what was left undone or failed, and\n"
+			       "the summary, not each change"),
 	GF_OPTS_STANDARD,
 	GF_OPT_END(),
 };
@@ -56,10 +61,9 @@ const struct gf_cmd gf_cmd_tune_def = {
 		"the journal's directory).  With --root DIR every read and write stays\n"
 		"inside the recording DIR.\n",
 	.opts = tune_opts,
-	.exits = { "", "a fix was not applied: the write failed or did not take, or --only named a check "
-		   "without a safe fix", "",
-		   "the journal could not be written or read, another tune or revert holds the lock, a recording "
-		   "that is not one", "--nvml=require without NVML or DIR/nvml.json" },
+	.exits = { "", "a fix not applied: refused, or --only named one without a safe fix", "",
+		   "the journal not written or read; another tune or revert holds the lock",
+		   "--nvml=require without NVML or DIR/nvml.json" },
 	.footer = "Safety classes, the journal and --persist: docs/tune.md.  Undo: gpufeed revert.\n",
 	.run = gf_cmd_tune,
 };
@@ -69,7 +73,7 @@ int gf_cli_tune_finish(struct gf_cli *cli, struct gf_tune_report *rep, int ret)
 {
 	int code = GF_EXIT_OK;
 
-	if (rep && gf_tune_print(rep, stdout) && !ret)
+	if (rep && gf_tune_print(rep, stdout, cli->quiet) && !ret)
 		ret = -EIO;
 	if (fflush(stdout) && !ret)
 		ret = -EIO;

@@ -103,8 +103,9 @@ GF_API int gf_tune_revert(const struct gf_tune_options *opts, struct gf_tune_rep
 GF_API void gf_tune_report_free(struct gf_tune_report *r);
 /* Items at an action that leaves something undone. */
 GF_API int gf_tune_undone(const struct gf_tune_report *r);
-/* Human text: one line per item, then a summary. */
-GF_API int gf_tune_print(const struct gf_tune_report *r, FILE *f);
+/* Human text: one line per item (only_undone: only those left undone),
+ * then a summary. */
+GF_API int gf_tune_print(const struct gf_tune_report *r, FILE *f, bool only_undone);
 
 #ifdef __cplusplus
 }

@@ -135,10 +135,13 @@ static int journal_open(struct tune_state *s)
 	s->jfd = openat(s->dirfd, GF_TUNE_JOURNAL, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (s->jfd < 0)
 		return gf_error_errno(-errno, s->journal);
+	/* A crash may have left it empty, or with a torn header. */
+	if ((ret = cut_torn_tail(s)))
+		return ret;
 	if (fstat(s->jfd, &st))
 		return gf_error_errno(-errno, s->journal);
 	if (st.st_size > 0)
-		return cut_torn_tail(s);
+		return 0;
 	if ((ret = tune_step("journal header")) || (ret = write_all(s->jfd, header, sizeof(header) - 1, s->journal)))
 		return ret;
 	if ((ret = tune_step("fsync journal")) || (fsync(s->jfd) && (ret = gf_error_errno(-errno, s->journal))))
@@ -214,6 +217,8 @@ static int parse(const struct tune_state *s, char *text, struct jrec **recs, int
 	*recs = NULL;
 	*n = 0;
 	nl = strchr(line, '\n');
+	if (!nl && strlen(line) < sizeof(GF_TUNE_JOURNAL_SCHEMA) && !strncmp(line, GF_TUNE_JOURNAL_SCHEMA, strlen(line)))
+		return 0;	/* empty, or a torn header: a crash before the first record */
 	if (!nl || strncmp(line, GF_TUNE_JOURNAL_SCHEMA "\n", (size_t)(nl - line) + 1))
 		return gf_error(-EBADMSG, "%s: not a %s journal", s->journal, GF_TUNE_JOURNAL_SCHEMA);
 	for (line = nl + 1; (nl = strchr(line, '\n')); line = nl + 1) {

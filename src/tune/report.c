@@ -100,12 +100,13 @@ static void print_item(const struct gf_tune_item *it, FILE *f)
 	fputc('\n', f);
 }
 
-int gf_tune_print(const struct gf_tune_report *r, FILE *f)
+int gf_tune_print(const struct gf_tune_report *r, FILE *f, bool only_undone)
 {
 	int undone = gf_tune_undone(r);
 
 	for (int i = 0; i < r->nitems; i++)
-		print_item(&r->items[i], f);
+		if (!only_undone || gf_tune_action_undone(r->items[i].action))
+			print_item(&r->items[i], f);
 	if (r->revert)
 		fprintf(f, "%d restored, %d already original, %d left alone%s\n",
 			r->counts[GF_TUNE_RESTORED] + r->counts[GF_TUNE_FORCED], r->counts[GF_TUNE_UNCHANGED],
