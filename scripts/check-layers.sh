@@ -22,6 +22,7 @@ topo: core vendor
 io: core
 bench: core io topo
 audit: core vendor topo
+tune: core vendor topo audit
 report: core topo audit
 '
 # What a subsystem offers the others ("*": every header).  A header not
@@ -33,6 +34,7 @@ topo: render.h
 io: engine.h file.h
 bench:
 audit: audit_render.h
+tune:
 report:
 '
 

@@ -23,6 +23,7 @@ enum gf_env_var {
 	GF_ENV_NO_COLOR = 4,		/* NO_COLOR */
 	GF_ENV_SOURCE_DATE_EPOCH = 5,	/* SOURCE_DATE_EPOCH */
 	GF_ENV_TMPDIR = 6,		/* TMPDIR */
+	GF_ENV_TUNE_FAULT = 7,		/* GPUFEED_TUNE_FAULT */
 };
 
 enum gf_env_type {

@@ -22,6 +22,7 @@
 #include <gpufeed/record.h>
 #include <gpufeed/report.h>
 #include <gpufeed/audit.h>
+#include <gpufeed/tune.h>
 #include <gpufeed/buf.h>
 #include <gpufeed/io.h>
 #include <gpufeed/bench.h>

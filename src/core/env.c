@@ -32,11 +32,14 @@ static const struct gf_env_info registry[] = {
 	[GF_ENV_TMPDIR] = {
 		"TMPDIR", GF_ENV_PATH, "/tmp", "core",
 		"Where a --root FILE.tar.gz is unpacked when /dev/shm is not writable", 0, 0 },
+	[GF_ENV_TUNE_FAULT] = {
+		"GPUFEED_TUNE_FAULT", GF_ENV_STRING, "no faults", "tune",
+		"Stop tune/revert at its Nth journal step, for tests: N (fail) or N:kill (SIGKILL itself)", 0, 0 },
 };
 
 #define NVARS ((int)(sizeof(registry) / sizeof(registry[0])))
 /* The last id has a row: ids and rows cannot drift apart. */
-_Static_assert(NVARS == GF_ENV_TMPDIR + 1, "every gf_env_var needs a registry row");
+_Static_assert(NVARS == GF_ENV_TUNE_FAULT + 1, "every gf_env_var needs a registry row");
 
 GF_API int gf_env_count(void)
 {

@@ -312,6 +312,11 @@ static int fs_open(const struct gf_fs *fs, const char *path, int flags)
 	return open_in_root(fs->rootfd, rel, flags);
 }
 
+int gf_fs_open(const struct gf_fs *fs, const char *path, int flags)
+{
+	return fs_open(fs, path, flags);
+}
+
 /* Absent is ENOENT or ENOTDIR (a component is a file); anything else is a
  * real failure that must not pass for "no such attribute". */
 static bool absent(int err)

@@ -46,6 +46,11 @@ void gf_fs_real(const struct gf_fs *fs, const char *path, char *buf, size_t size
 /* Where `path` is on disk: dir + path (for code that opens it itself). */
 void gf_fs_src(const struct gf_fs *fs, const char *path, char *buf, size_t size);
 
+/* open() of a machine path for code that writes (gpufeed tune): as is on
+ * this machine, resolved inside the root for a recording, so no "..", or
+ * symlink leaves it.  The fd, or -1 with errno. */
+int gf_fs_open(const struct gf_fs *fs, const char *path, int flags);
+
 /* Whole file, NUL-terminated; caller frees *data.  Absent = -ENOENT. */
 int gf_fs_read(const struct gf_fs *fs, const char *path, char **data, size_t *len);
 /* Whole file into buf with trailing white space removed; -EOVERFLOW if longer. */

@@ -1,0 +1,292 @@
+/* gf_tune_run: the audit's safe fixes, each journalled before it is made. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/opts.h"
+#include "core/strutil.h"
+#include "tune/fault.h"
+#include "tune/tune_internal.h"
+
+struct run {
+	struct tune_state s;
+	struct gf_tune_options o;
+	struct gf_tune_report *rep;
+	struct jrec *recs;		/* the journal as it was: earlier tunes */
+	int nrecs;
+};
+
+static bool journal_has(const struct run *x, enum jrec_kind kind, const char *path)
+{
+	for (int i = 0; i < x->nrecs; i++)
+		if (x->recs[i].kind == kind && !strcmp(x->recs[i].path, path))
+			return true;
+	return false;
+}
+
+static int add_rec(struct run *x, const struct jrec *r)
+{
+	struct jrec *nr;
+	int ret;
+
+	if ((ret = journal_add(&x->s, r)))
+		return ret;
+	/* Remembered (paths only) so that a second entry for the path is known. */
+	if (!(nr = realloc(x->recs, sizeof(*nr) * (size_t)(x->nrecs + 1))))
+		return gf_error(-ENOMEM, "out of memory");
+	x->recs = nr;
+	nr[x->nrecs] = *r;
+	nr[x->nrecs].raw = NULL;
+	nr[x->nrecs++].rawlen = 0;
+	return 0;
+}
+
+/* Adds the result's line to its persistent file (tune --persist). */
+static int persist_one(struct run *x, const struct gf_check_result *r)
+{
+	struct gf_tune_item *it;
+	struct jrec rec = { .kind = J_FILE };
+	char *cur = NULL, *next = NULL;
+	size_t len;
+	bool exists;
+	int ret;
+
+	if (!r->persist_file[0] || !r->persist_line[0])
+		return 0;
+	it = report_add(x->rep, GF_TUNE_APPLIED, true, r->check->id, r->subject, r->persist_file);
+	if (!it)
+		return gf_error(-ENOMEM, "out of memory");
+	gf_strlcpy(it->value, r->persist_line, sizeof(it->value));
+	if (!persist_path_ok(r->persist_file)) {
+		x->rep->counts[it->action]--;
+		x->rep->counts[it->action = GF_TUNE_FAILED]++;
+		report_note(it, "not a gpufeed file under /etc: not written");
+		return 0;
+	}
+	if ((ret = persist_read(&x->s, r->persist_file, &cur, &len, &exists)))
+		return ret;
+	if (!(next = persist_add_line(cur, exists, r->persist_line))) {
+		free(cur);
+		return gf_error(-ENOMEM, "out of memory");
+	}
+	if (exists && !strcmp(next, cur)) {
+		x->rep->counts[it->action]--;
+		x->rep->counts[it->action = GF_TUNE_ALREADY]++;
+	} else if (x->o.dry_run) {
+		x->rep->counts[it->action]--;
+		x->rep->counts[it->action = GF_TUNE_WOULD_APPLY]++;
+	} else {
+		ret = 0;
+		/* The file as it was before any tune: kept from the first one. */
+		if (!journal_has(x, J_FILE, r->persist_file)) {
+			gf_strlcpy(rec.path, r->persist_file, sizeof(rec.path));
+			rec.existed = exists;
+			rec.raw = cur;
+			rec.rawlen = len;
+			ret = add_rec(x, &rec);
+		}
+		if (!ret) {
+			rec = (struct jrec){ .kind = J_LINE, .raw = next, .rawlen = strlen(next) };
+			gf_strlcpy(rec.path, r->persist_file, sizeof(rec.path));
+			gf_strlcpy(rec.val, r->persist_line, sizeof(rec.val));
+			ret = add_rec(x, &rec);
+		}
+		if (!ret)
+			ret = persist_write(&x->s, r->persist_file, next, strlen(next), true);
+		if (!ret) {
+			rec = (struct jrec){ .kind = J_WROTE };
+			gf_strlcpy(rec.path, r->persist_file, sizeof(rec.path));
+			ret = add_rec(x, &rec);
+		}
+	}
+	free(cur);
+	free(next);
+	return ret;
+}
+
+static void set_action(struct run *x, struct gf_tune_item *it, enum gf_tune_action a)
+{
+	x->rep->counts[it->action]--;
+	x->rep->counts[it->action = a]++;
+}
+
+/* Journal, write, read back, journal done.  A write the kernel refuses is
+ * an item that failed; a journal that cannot be written stops the run. */
+static int apply_one(struct run *x, const struct gf_check_result *r)
+{
+	struct gf_tune_item *it = report_add(x->rep, GF_TUNE_APPLIED, false, r->check->id, r->subject, r->path);
+	struct jrec rec = { .kind = J_SET };
+	char *cur = NULL, *after = NULL;
+	size_t len;
+	int ret;
+
+	if (!it)
+		return gf_error(-ENOMEM, "out of memory");
+	gf_strlcpy(it->value, r->value, sizeof(it->value));
+	if (!value_path_ok(r->path)) {
+		set_action(x, it, GF_TUNE_FAILED);
+		report_note(it, "not a sysfs or procfs path: not written");
+		return 0;
+	}
+	if ((ret = value_read(&x->s, r->path, &cur, &len))) {
+		set_action(x, it, GF_TUNE_FAILED);
+		report_note(it, "%s", gf_last_error());
+		return 0;
+	}
+	value_meaning(cur, it->old, sizeof(it->old));
+	if (value_same(cur, r->value)) {
+		set_action(x, it, GF_TUNE_ALREADY);
+	} else if (x->o.dry_run) {
+		set_action(x, it, GF_TUNE_WOULD_APPLY);
+	} else {
+		/* A second tune keeps the first original: revert reads the first
+		 * entry's old value, the later ones only say what was written. */
+		gf_strlcpy(rec.id, r->check->id, sizeof(rec.id));
+		gf_strlcpy(rec.path, r->path, sizeof(rec.path));
+		gf_strlcpy(rec.old, it->old, sizeof(rec.old));
+		gf_strlcpy(rec.val, r->value, sizeof(rec.val));
+		rec.raw = cur;
+		rec.rawlen = len;
+		if ((ret = add_rec(x, &rec)))
+			goto out;
+		if ((ret = tune_step("write value")))
+			goto out;
+		if (value_write(&x->s, r->path, r->value, cur) || value_read(&x->s, r->path, &after, &len)) {
+			set_action(x, it, GF_TUNE_FAILED);
+			report_note(it, "%s", gf_last_error());
+			goto out;
+		}
+		if (!value_same(after, r->value)) {
+			set_action(x, it, GF_TUNE_FAILED);
+			value_meaning(after, rec.val, sizeof(rec.val));
+			report_note(it, "wrote '%s' but it reads '%s': the kernel did not take it", r->value, rec.val);
+			goto out;
+		}
+		rec = (struct jrec){ .kind = J_DONE };
+		gf_strlcpy(rec.path, r->path, sizeof(rec.path));
+		gf_strlcpy(rec.val, r->value, sizeof(rec.val));
+		if ((ret = add_rec(x, &rec)))
+			goto out;
+	}
+	if (x->o.persist)
+		ret = persist_one(x, r);
+out:
+	free(cur);
+	free(after);
+	return ret;
+}
+
+static void advise(struct run *x, const struct gf_check_result *r)
+{
+	/* Named with --only: asked for, and it cannot be done here. */
+	enum gf_tune_action a = x->o.only ? GF_TUNE_MANUAL : GF_TUNE_ADVICE;
+	struct gf_tune_item *it = report_add(x->rep, a, false, r->check->id, r->subject, "");
+
+	if (r->status == GF_CHECK_NEEDS_ROOT || r->status == GF_CHECK_ERROR)
+		report_note(it, "not checked (%s): %s", gf_check_status_name(r->status), r->note);
+	else if (r->fix[0])
+		report_note(it, "%s%s%s%s", a == GF_TUNE_MANUAL ? "no safe fix, not applied automatically; do it by hand: "
+								 : "advice: ",
+			    r->fix, r->persist[0] ? "; persist: " : "", r->persist);
+	else
+		report_note(it, "%s: no fix known (%s)", gf_check_status_name(r->status), r->observed);
+}
+
+static int apply_all(struct run *x, const struct gf_audit *a)
+{
+	int ret = 0;
+
+	for (int i = 0; i < a->nresults && !ret; i++) {
+		const struct gf_check_result *r = &a->results[i];
+
+		if (x->o.except && select_listed(x->o.except, r->check))
+			continue;
+		if (r->status == GF_CHECK_NA)
+			continue;
+		if (r->status == GF_CHECK_PASS) {
+			/* Named with --only and already right: say so. */
+			if (x->o.only) {
+				struct gf_tune_item *it = report_add(x->rep, GF_TUNE_ALREADY, false, r->check->id,
+								     r->subject, r->path);
+
+				report_note(it, "passes: %s", r->observed);
+			}
+			continue;
+		}
+		if (r->fix_class == GF_FIX_SAFE)
+			ret = apply_one(x, r);
+		else
+			advise(x, r);
+	}
+	return ret;
+}
+
+static int check_options(struct gf_tune_options *o, const struct gf_tune_options *opts, const char *what)
+{
+	int ret;
+
+	if (opts) {
+		if ((ret = gf_opts_check(opts->struct_size, sizeof(*o), what, "GF_TUNE_OPTS_INIT")))
+			return ret;
+		gf_opts_copy(o, sizeof(*o), opts, opts->struct_size);
+	}
+	if (o->only && (ret = select_check(o->only, "--only")))
+		return ret;
+	if (o->except && (ret = select_check(o->except, "--except")))
+		return ret;
+	if (o->state_dir && !*o->state_dir)
+		return gf_error(-EINVAL, "%s: an empty state directory", what);
+	return 0;
+}
+
+int tune_options(struct gf_tune_options *o, const struct gf_tune_options *opts, const char *what)
+{
+	struct gf_tune_options d = GF_TUNE_OPTS_INIT;
+
+	*o = d;
+	return check_options(o, opts, what);
+}
+
+int gf_tune_run(const struct gf_tune_options *opts, struct gf_tune_report **out)
+{
+	struct gf_audit_options ao = GF_AUDIT_OPTS_INIT;
+	struct run x = { 0 };
+	struct gf_audit *a = NULL;
+	int ret;
+
+	if (!out)
+		return gf_error(-EINVAL, "gf_tune_run: out is NULL");
+	*out = NULL;
+	if ((ret = tune_options(&x.o, opts, "gf_tune_run")) || (ret = tune_fault_begin()))
+		return ret;
+	ao.root = x.o.root;
+	ao.nvml = x.o.nvml;
+	ao.pci_locality = x.o.pci_locality;
+	ao.profile = x.o.profile;
+	ao.only = x.o.only;
+	if ((ret = gf_audit_run(&ao, &a)))
+		return ret;
+	if (!(x.rep = report_new(false, x.o.dry_run))) {
+		gf_audit_free(a);
+		return gf_error(-ENOMEM, "out of memory");
+	}
+	if ((ret = tune_state_open(&x.s, &x.o, true, !x.o.dry_run)))
+		goto out;
+	if (!x.o.dry_run) {
+		ret = journal_load(&x.s, &x.recs, &x.nrecs);
+		if (ret && ret != -ENOENT)
+			goto close;
+		tune_state_durability(&x.s, x.rep->note, sizeof(x.rep->note));
+	}
+	ret = apply_all(&x, a);
+	if (x.s.jfd >= 0 || x.nrecs)
+		gf_strlcpy(x.rep->journal, x.s.journal, sizeof(x.rep->journal));
+close:
+	tune_state_close(&x.s);
+out:
+	journal_free(x.recs, x.nrecs);
+	gf_audit_free(a);
+	*out = x.rep;
+	return ret;
+}

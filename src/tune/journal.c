@@ -1,0 +1,350 @@
+/* The journal: one record a line, fields separated by tabs, synced before
+ * the change it announces is made (docs/tune.md, "The journal"). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "core/strutil.h"
+#include "tune/fault.h"
+#include "tune/tune_internal.h"
+
+static const char *const kinds[] = { "set", "done", "dir", "file", "line", "wrote" };
+/* Fields after the kind, per kind. */
+static const int nfields[] = { 5, 2, 1, 3, 3, 1 };
+
+#define JOURNAL_MAX (64u << 20)
+
+/* Tabs, newlines and backslashes escaped, so a field is one token. */
+static void put_escaped(FILE *f, const char *s)
+{
+	fputc('\t', f);
+	for (; *s; s++) {
+		switch (*s) {
+		case '\t': fputs("\\t", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\\': fputs("\\\\", f); break;
+		default: fputc(*s, f); break;
+		}
+	}
+}
+
+static int unescape(char *s)
+{
+	char *w = s;
+
+	for (; *s; s++) {
+		if (*s != '\\') {
+			*w++ = *s;
+			continue;
+		}
+		switch (*++s) {
+		case 't': *w++ = '\t'; break;
+		case 'n': *w++ = '\n'; break;
+		case 'r': *w++ = '\r'; break;
+		case '\\': *w++ = '\\'; break;
+		default: return -EBADMSG;
+		}
+	}
+	*w = '\0';
+	return 0;
+}
+
+/* The record as one line, in a malloc'ed buffer. */
+static char *format(const struct jrec *r, size_t *len)
+{
+	char *buf = NULL, *hex = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	if (!f)
+		return NULL;
+	fputs(kinds[r->kind], f);
+	if (r->kind == J_SET)
+		put_escaped(f, r->id);
+	put_escaped(f, r->path);
+	if (r->kind == J_SET)
+		put_escaped(f, r->old);
+	if (r->kind == J_SET || r->kind == J_DONE || r->kind == J_LINE)
+		put_escaped(f, r->val);
+	if (r->kind == J_FILE)
+		put_escaped(f, r->existed ? "1" : "0");
+	if (r->kind == J_SET || r->kind == J_FILE || r->kind == J_LINE) {
+		hex = hex_encode(r->raw ? r->raw : "", r->raw ? r->rawlen : 0);
+		put_escaped(f, hex ? hex : "");
+	}
+	fputc('\n', f);
+	if (fclose(f) || !hex != !(r->kind == J_SET || r->kind == J_FILE || r->kind == J_LINE)) {
+		free(hex);
+		free(buf);
+		return NULL;
+	}
+	free(hex);
+	return buf;
+}
+
+static int write_all(int fd, const char *p, size_t n, const char *what)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return gf_error_errno(w < 0 ? -errno : -EIO, what);
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* A torn last line (a crash mid-append) is cut off before appending. */
+static int cut_torn_tail(struct tune_state *s)
+{
+	struct stat st;
+	off_t end;
+	char c;
+
+	if (fstat(s->jfd, &st))
+		return gf_error_errno(-errno, s->journal);
+	for (end = st.st_size; end > 0; end--) {
+		if (pread(s->jfd, &c, 1, end - 1) != 1)
+			return gf_error_errno(-EIO, s->journal);
+		if (c == '\n')
+			break;
+	}
+	if (end != st.st_size && (ftruncate(s->jfd, end) || fsync(s->jfd)))
+		return gf_error_errno(-errno, s->journal);
+	return 0;
+}
+
+/* Opens the journal for appending; a new one gets its header, synced with
+ * its directory entry. */
+static int journal_open(struct tune_state *s)
+{
+	static const char header[] = GF_TUNE_JOURNAL_SCHEMA "\n";
+	int ret;
+	struct stat st;
+
+	if (s->jfd >= 0)
+		return 0;
+	s->jfd = openat(s->dirfd, GF_TUNE_JOURNAL, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (s->jfd < 0)
+		return gf_error_errno(-errno, s->journal);
+	/* A crash may have left it empty, or with a torn header. */
+	if ((ret = cut_torn_tail(s)))
+		return ret;
+	if (fstat(s->jfd, &st))
+		return gf_error_errno(-errno, s->journal);
+	if (st.st_size > 0)
+		return 0;
+	if ((ret = tune_step("journal header")) || (ret = write_all(s->jfd, header, sizeof(header) - 1, s->journal)))
+		return ret;
+	if ((ret = tune_step("fsync journal")) || (fsync(s->jfd) && (ret = gf_error_errno(-errno, s->journal))))
+		return ret;
+	if ((ret = tune_step("fsync journal directory")) || (fsync(s->dirfd) && (ret = gf_error_errno(-errno, s->dir))))
+		return ret;
+	return 0;
+}
+
+int journal_add(struct tune_state *s, const struct jrec *r)
+{
+	size_t len;
+	char *line;
+	int ret;
+
+	if ((ret = journal_open(s)))
+		return ret;
+	if (!(line = format(r, &len)))
+		return gf_error(-ENOMEM, "out of memory");
+	ret = tune_step("journal append");
+	if (!ret)
+		ret = write_all(s->jfd, line, len, s->journal);
+	free(line);
+	if (!ret && !(ret = tune_step("fsync journal")) && fsync(s->jfd))
+		ret = gf_error_errno(-errno, s->journal);
+	return ret;
+}
+
+static int parse_line(char *line, struct jrec *r)
+{
+	char *field[6];
+	int n = 0, k;
+
+	memset(r, 0, sizeof(*r));
+	for (char *p = line; p && n < 6; n++) {
+		field[n] = p;
+		p = strchr(p, '\t');
+		if (p)
+			*p++ = '\0';
+	}
+	for (k = 0; k < (int)(sizeof(kinds) / sizeof(kinds[0])); k++)
+		if (!strcmp(field[0], kinds[k]))
+			break;
+	if (k == (int)(sizeof(kinds) / sizeof(kinds[0])) || n != nfields[k] + 1)
+		return -EBADMSG;
+	for (int i = 1; i < n; i++)
+		if (unescape(field[i]))
+			return -EBADMSG;
+	r->kind = (enum jrec_kind)k;
+	n = 1;
+	if (r->kind == J_SET)
+		gf_strlcpy(r->id, field[n++], sizeof(r->id));
+	gf_strlcpy(r->path, field[n++], sizeof(r->path));
+	if (r->kind == J_SET)
+		gf_strlcpy(r->old, field[n++], sizeof(r->old));
+	if (r->kind == J_SET || r->kind == J_DONE || r->kind == J_LINE)
+		gf_strlcpy(r->val, field[n++], sizeof(r->val));
+	if (r->kind == J_FILE) {
+		if (strcmp(field[n], "0") && strcmp(field[n], "1"))
+			return -EBADMSG;
+		r->existed = field[n++][0] == '1';
+	}
+	if (r->kind == J_SET || r->kind == J_FILE || r->kind == J_LINE)
+		return hex_decode(field[n], &r->raw, &r->rawlen);
+	return 0;
+}
+
+static int parse(const struct tune_state *s, char *text, struct jrec **recs, int *n)
+{
+	char *line = text, *nl;
+	int cap = 0, lineno = 1;
+
+	*recs = NULL;
+	*n = 0;
+	nl = strchr(line, '\n');
+	if (!nl && strlen(line) < sizeof(GF_TUNE_JOURNAL_SCHEMA) && !strncmp(line, GF_TUNE_JOURNAL_SCHEMA, strlen(line)))
+		return 0;	/* empty, or a torn header: a crash before the first record */
+	if (!nl || strncmp(line, GF_TUNE_JOURNAL_SCHEMA "\n", (size_t)(nl - line) + 1))
+		return gf_error(-EBADMSG, "%s: not a %s journal", s->journal, GF_TUNE_JOURNAL_SCHEMA);
+	for (line = nl + 1; (nl = strchr(line, '\n')); line = nl + 1) {
+		*nl = '\0';
+		lineno++;
+		if (*n == cap) {
+			struct jrec *nr = realloc(*recs, sizeof(**recs) * (size_t)(cap = cap ? cap * 2 : 16));
+
+			if (!nr)
+				return gf_error(-ENOMEM, "out of memory");
+			*recs = nr;
+		}
+		if (parse_line(line, &(*recs)[*n])) {
+			free((*recs)[*n].raw);
+			return gf_error(-EBADMSG, "%s: line %d is not a journal record", s->journal, lineno);
+		}
+		(*n)++;
+	}
+	return 0;
+}
+
+int journal_load(struct tune_state *s, struct jrec **recs, int *n)
+{
+	struct stat st;
+	char *text;
+	ssize_t got;
+	int fd, ret;
+
+	*recs = NULL;
+	*n = 0;
+	fd = openat(s->dirfd, GF_TUNE_JOURNAL, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ENOENT : gf_error_errno(-errno, s->journal);
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (size_t)st.st_size > JOURNAL_MAX) {
+		close(fd);
+		return gf_error(-EBADMSG, "%s: not a regular file of at most %u bytes", s->journal, JOURNAL_MAX);
+	}
+	if (!(text = malloc((size_t)st.st_size + 1))) {
+		close(fd);
+		return gf_error(-ENOMEM, "out of memory");
+	}
+	got = pread(fd, text, (size_t)st.st_size, 0);
+	close(fd);
+	if (got != st.st_size) {
+		free(text);
+		return gf_error_errno(got < 0 ? -errno : -EIO, s->journal);
+	}
+	text[got] = '\0';
+	if (strlen(text) != (size_t)got)
+		ret = gf_error(-EBADMSG, "%s: holds a NUL byte", s->journal);
+	else
+		ret = parse(s, text, recs, n);
+	free(text);
+	if (ret) {
+		journal_free(*recs, *n);
+		*recs = NULL;
+		*n = 0;
+	}
+	return ret;
+}
+
+void journal_free(struct jrec *recs, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(recs[i].raw);
+	free(recs);
+}
+
+int journal_remove(struct tune_state *s)
+{
+	int ret;
+
+	if (s->jfd >= 0) {
+		close(s->jfd);
+		s->jfd = -1;
+	}
+	if ((ret = tune_step("remove journal")))
+		return ret;
+	if (unlinkat(s->dirfd, GF_TUNE_JOURNAL, 0) && errno != ENOENT)
+		return gf_error_errno(-errno, s->journal);
+	if ((ret = tune_step("fsync journal directory")) || (fsync(s->dirfd) && (ret = gf_error_errno(-errno, s->dir))))
+		return ret;
+	return 0;
+}
+
+char *hex_encode(const char *data, size_t len)
+{
+	static const char digits[] = "0123456789abcdef";
+	char *out = malloc(len * 2 + 1);
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < len; i++) {
+		out[2 * i] = digits[(unsigned char)data[i] >> 4];
+		out[2 * i + 1] = digits[(unsigned char)data[i] & 15];
+	}
+	out[len * 2] = '\0';
+	return out;
+}
+
+static int nibble(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int hex_decode(const char *hex, char **data, size_t *len)
+{
+	size_t n = strlen(hex);
+
+	*data = NULL;
+	*len = 0;
+	if (n % 2)
+		return -EBADMSG;
+	if (!(*data = malloc(n / 2 + 1)))
+		return -ENOMEM;
+	for (size_t i = 0; i < n / 2; i++) {
+		int hi = nibble(hex[2 * i]), lo = nibble(hex[2 * i + 1]);
+
+		if (hi < 0 || lo < 0) {
+			free(*data);
+			*data = NULL;
+			return -EBADMSG;
+		}
+		(*data)[i] = (char)(hi << 4 | lo);
+	}
+	(*data)[n / 2] = '\0';
+	*len = n / 2;
+	return 0;
+}

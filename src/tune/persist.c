@@ -1,0 +1,234 @@
+/* gpufeed's own persistent files under /etc (sysctl.d, udev rules,
+ * tmpfiles.d, modprobe.d, modules-load.d): lines added by tune --persist,
+ * written whole (temp, fsync, rename) so a crash leaves the old file or
+ * the new one, never half of it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "core/strutil.h"
+#include "tune/fault.h"
+#include "tune/tune_internal.h"
+
+#define PERSIST_HEADER "# Written by 'gpufeed tune --persist'; 'gpufeed revert' removes what it added.\n"
+
+/* Only files under /etc that name gpufeed: never a file someone else owns. */
+bool persist_path_ok(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	return gf_starts_with(path, "/etc/") && !strstr(path, "/..") && base && strstr(base, "gpufeed");
+}
+
+int persist_read(const struct tune_state *s, const char *path, char **data, size_t *len, bool *exists)
+{
+	int ret = gf_fs_read(&s->fs, path, data, len);
+
+	*exists = ret == 0;
+	if (ret == -ENOENT || ret == -ENOTDIR) {
+		*data = strdup("");
+		*len = 0;
+		return *data ? 0 : gf_error(-ENOMEM, "out of memory");
+	}
+	return ret;
+}
+
+static bool has_line(const char *contents, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *p = contents; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, line, n) && (p[n] == '\n' || !p[n]))
+			return true;
+	return false;
+}
+
+char *persist_add_line(const char *contents, bool exists, const char *line)
+{
+	size_t n = strlen(contents);
+	char *out;
+
+	if (has_line(contents, line))
+		return strdup(contents);
+	if (!(out = malloc(n + strlen(line) + sizeof(PERSIST_HEADER) + 3)))
+		return NULL;
+	sprintf(out, "%s%s%s%s\n", exists ? contents : PERSIST_HEADER, exists && n && contents[n - 1] != '\n' ? "\n" : "",
+		exists ? "" : contents, line);
+	return out;
+}
+
+char *persist_drop_line(const char *contents, const char *line)
+{
+	size_t n = strlen(line);
+	char *out = strdup(contents);
+
+	for (char *p = out; out && p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, line, n) && (p[n] == '\n' || !p[n])) {
+			memmove(p, p + n + (p[n] == '\n'), strlen(p + n + (p[n] == '\n')) + 1);
+			break;
+		}
+	return out;
+}
+
+/* The directory of path, opened inside the root; its parents made first,
+ * each one journalled before it is made (revert removes it when empty). */
+static int open_parent(struct tune_state *s, const char *path, bool journal, char *base, size_t size)
+{
+	char dir[256], walk[256], sofar[256] = "", *rest = walk, *name;
+	const char *slash = strrchr(path, '/');
+	int ret, fd;
+
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	gf_strlcpy(walk, dir, sizeof(walk));	/* gf_path_next cuts it up */
+	gf_strlcpy(base, slash + 1, size);
+	while ((name = gf_path_next(&rest))) {
+		snprintf(sofar + strlen(sofar), sizeof(sofar) - strlen(sofar), "/%s", name);
+		if (gf_fs_is_dir(&s->fs, sofar))
+			continue;
+		if (journal) {
+			struct jrec r = { .kind = J_DIR };
+
+			gf_strlcpy(r.path, sofar, sizeof(r.path));
+			if ((ret = journal_add(s, &r)))
+				return ret;
+		}
+		if ((ret = tune_step("mkdir")))
+			return ret;
+		*strrchr(sofar, '/') = '\0';
+		fd = gf_fs_open(&s->fs, sofar[0] ? sofar : "/", O_RDONLY | O_DIRECTORY);
+		ret = fd < 0 || (mkdirat(fd, name, 0755) && errno != EEXIST) ? -errno : 0;
+		if (fd >= 0)
+			close(fd);
+		snprintf(sofar + strlen(sofar), sizeof(sofar) - strlen(sofar), "/%s", name);
+		if (ret) {
+			char real[PATH_MAX];
+
+			gf_fs_real(&s->fs, sofar, real, sizeof(real));
+			return gf_error_errno(ret, real);
+		}
+	}
+	fd = gf_fs_open(&s->fs, dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY);
+	if (fd < 0) {
+		char real[PATH_MAX];
+
+		gf_fs_real(&s->fs, dir, real, sizeof(real));
+		return gf_error_errno(-errno, real);
+	}
+	return fd;
+}
+
+static int write_tmp(int dirfd, const char *tmp, const char *data, size_t len)
+{
+	int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (len && !ret) {
+		ssize_t w = write(fd, data, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			ret = w < 0 ? -errno : -EIO;
+		else {
+			data += w;
+			len -= (size_t)w;
+		}
+	}
+	if (!ret && (ret = tune_step("fsync persistent file")) == 0 && fsync(fd))
+		ret = -errno;
+	if (close(fd) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+int persist_write(struct tune_state *s, const char *path, const char *data, size_t len, bool journal)
+{
+	char base[256], tmp[300], real[PATH_MAX];
+	int dirfd, ret;
+
+	gf_fs_real(&s->fs, path, real, sizeof(real));
+	if ((dirfd = open_parent(s, path, journal, base, sizeof(base))) < 0)
+		return dirfd;
+	snprintf(tmp, sizeof(tmp), ".%s.gpufeed-tmp", base);
+	unlinkat(dirfd, tmp, 0);	/* left by a crash: ours, by its name */
+	if ((ret = tune_step("write persistent file")))
+		goto out;
+	if ((ret = write_tmp(dirfd, tmp, data, len))) {
+		unlinkat(dirfd, tmp, 0);
+		if (!gf_tune_fault_fired)
+			ret = gf_error_errno(ret, real);
+		goto out;
+	}
+	/* rename replaces a symlink planted at the name, never follows it. */
+	if ((ret = tune_step("rename persistent file")))
+		goto out;
+	if (renameat(dirfd, tmp, dirfd, base)) {
+		ret = gf_error_errno(-errno, real);
+		unlinkat(dirfd, tmp, 0);
+		goto out;
+	}
+	if ((ret = tune_step("fsync persistent directory")) == 0 && fsync(dirfd))
+		ret = gf_error_errno(-errno, real);
+out:
+	close(dirfd);
+	return ret;
+}
+
+int persist_unlink(struct tune_state *s, const char *path)
+{
+	char base[256], real[PATH_MAX];
+	int dirfd, ret;
+
+	gf_fs_real(&s->fs, path, real, sizeof(real));
+	if ((dirfd = open_parent(s, path, false, base, sizeof(base))) < 0)
+		return dirfd;
+	ret = tune_step("unlink persistent file");
+	if (!ret && unlinkat(dirfd, base, 0) && errno != ENOENT)
+		ret = gf_error_errno(-errno, real);
+	if (!ret && (ret = tune_step("fsync persistent directory")) == 0 && fsync(dirfd))
+		ret = gf_error_errno(-errno, real);
+	close(dirfd);
+	return ret;
+}
+
+int persist_rmdir(struct tune_state *s, const char *path)
+{
+	char base[256], parent[256], real[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int fd, ret = 0;
+
+	if (!slash || !slash[1])
+		return 0;
+	snprintf(parent, sizeof(parent), "%.*s", (int)(slash - path), path);
+	gf_strlcpy(base, slash + 1, sizeof(base));
+	gf_fs_real(&s->fs, path, real, sizeof(real));
+	fd = gf_fs_open(&s->fs, parent[0] ? parent : "/", O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : gf_error_errno(-errno, real);
+	if (unlinkat(fd, base, AT_REMOVEDIR) && errno != ENOENT && errno != ENOTEMPTY && errno != EEXIST)
+		ret = gf_error_errno(-errno, real);
+	close(fd);
+	return ret;
+}
+
+int persist_drop_tmp(struct tune_state *s, const char *path)
+{
+	char parent[256], tmp[300];
+	const char *slash = strrchr(path, '/');
+	int fd;
+
+	snprintf(parent, sizeof(parent), "%.*s", (int)(slash - path), path);
+	snprintf(tmp, sizeof(tmp), ".%s.gpufeed-tmp", slash + 1);
+	fd = gf_fs_open(&s->fs, parent[0] ? parent : "/", O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return 0;
+	unlinkat(fd, tmp, 0);
+	close(fd);
+	return 0;
+}

@@ -1,0 +1,136 @@
+/* Runtime values: sysfs/procfs files read and written through the root. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "core/strutil.h"
+#include "tune/tune_internal.h"
+
+/* Only kernel tunables: a safe fix never writes anywhere else. */
+bool value_path_ok(const char *path)
+{
+	return (gf_starts_with(path, "/proc/sys/") || gf_starts_with(path, "/sys/")) && !strstr(path, "/..");
+}
+
+void value_meaning(const char *text, char *out, size_t size)
+{
+	const char *open = strchr(text, '['), *close = open ? strchr(open, ']') : NULL;
+	size_t n = 0;
+
+	if (!size)
+		return;
+	if (open && close) {
+		/* A choice file: the selected word is what a write takes. */
+		n = (size_t)(close - open - 1) < size - 1 ? (size_t)(close - open - 1) : size - 1;
+		memcpy(out, open + 1, n);
+		out[n] = '\0';
+		return;
+	}
+	for (const char *p = text; *p && n + 1 < size; p++) {
+		bool space = *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r';
+
+		if (!space)
+			out[n++] = *p;
+		else if (n && out[n - 1] != ' ')
+			out[n++] = ' ';
+	}
+	if (n && out[n - 1] == ' ')
+		n--;
+	out[n] = '\0';
+}
+
+bool value_same(const char *a, const char *b)
+{
+	char ma[256], mb[256];
+
+	value_meaning(a, ma, sizeof(ma));
+	value_meaning(b, mb, sizeof(mb));
+	return !strcmp(ma, mb);
+}
+
+int value_read(const struct tune_state *s, const char *path, char **raw, size_t *len)
+{
+	return gf_fs_read(&s->fs, path, raw, len);
+}
+
+static int write_fd(const struct tune_state *s, const char *path, const char *data, size_t len, int flags)
+{
+	char real[PATH_MAX];
+	int fd, err = 0;
+	ssize_t w;
+
+	gf_fs_real(&s->fs, path, real, sizeof(real));
+	fd = gf_fs_open(&s->fs, path, flags | O_NOFOLLOW);
+	if (fd < 0)
+		return gf_error_errno(-errno, real);
+	/* One write(2): a kernel tunable takes the whole value at once. */
+	w = write(fd, data, len);
+	if (w < 0)
+		err = -errno;
+	else if ((size_t)w != len)
+		err = -EIO;
+	if (close(fd) && !err)
+		err = -errno;
+	return err ? gf_error_errno(err, real) : 0;
+}
+
+/* What a kernel file reads after `value` is written: a choice file moves
+ * its brackets, any other shows the value and a newline. */
+static char *as_kernel_shows(const char *cur, const char *value)
+{
+	const char *open = strchr(cur, '['), *close = open ? strchr(open, ']') : NULL;
+	size_t vlen = strlen(value), cap = strlen(cur) + vlen + 4;
+	char *out = malloc(cap), *w = out;
+	bool found = false;
+
+	if (!out)
+		return NULL;
+	if (open && close) {
+		for (const char *p = cur; *p;) {
+			size_t sp = strspn(p, " \t\n"), wl;
+			const char *word = p + sp;
+
+			memcpy(w, p, sp);
+			w += sp;
+			if (!*word)
+				break;
+			wl = strcspn(word, " \t\n");
+			bool sel = word[0] == '[' && wl >= 2 && word[wl - 1] == ']';
+			const char *bare = sel ? word + 1 : word;
+			size_t bl = sel ? wl - 2 : wl;
+			bool pick = bl == vlen && !strncmp(bare, value, vlen);
+
+			found |= pick;
+			w += sprintf(w, pick ? "[%.*s]" : "%.*s", (int)bl, bare);
+			p = word + wl;
+		}
+		*w = '\0';
+		if (found)
+			return out;
+	}
+	snprintf(out, cap, "%s\n", value);
+	return out;
+}
+
+int value_write(const struct tune_state *s, const char *path, const char *value, const char *cur)
+{
+	char *shown;
+	int ret;
+
+	if (gf_fs_live(&s->fs))
+		return write_fd(s, path, value, strlen(value), O_WRONLY);
+	if (!(shown = as_kernel_shows(cur ? cur : "", value)))
+		return gf_error(-ENOMEM, "out of memory");
+	ret = write_fd(s, path, shown, strlen(shown), O_WRONLY | O_TRUNC);
+	free(shown);
+	return ret;
+}
+
+int value_write_raw(const struct tune_state *s, const char *path, const char *raw, size_t len)
+{
+	return write_fd(s, path, raw, len, O_WRONLY | O_TRUNC);
+}

@@ -1,0 +1,470 @@
+/* gpufeed tune and revert on recordings: tune then revert gives back every
+ * byte; a crash at any journal step (the fault seam) leaves a state revert
+ * restores; a second tune keeps the first originals; a value changed by
+ * someone else is left alone without --force; the lock refuses a second
+ * run; nothing is written outside the root. */
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "audit_fixture.h"
+#include <gpufeed/tune.h>
+#include "tune/fault.h"
+#include "tune/tune_internal.h"
+
+/* ---- a checksum of every file and link of a tree (directories aside:
+ * revert leaves the empty state directory) ---- */
+static unsigned long long tree_sum;
+static size_t tree_base;
+
+static void mix(const void *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		tree_sum = (tree_sum ^ ((const unsigned char *)p)[i]) * 1099511628211ULL;
+}
+
+static int visit(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)ftw;
+	if (flag == FTW_SL) {
+		char target[4096];
+		ssize_t n = readlink(path, target, sizeof(target));
+
+		mix(path + tree_base, strlen(path + tree_base) + 1);
+		mix(target, n > 0 ? (size_t)n : 0);
+	} else if (flag == FTW_F && S_ISREG(st->st_mode)) {
+		char *text = t_read(path);
+
+		mix(path + tree_base, strlen(path + tree_base) + 1);
+		mix("F", 1);
+		if (text)
+			mix(text, strlen(text));
+		free(text);
+	}
+	return 0;
+}
+
+static unsigned long long checksum(const char *dir)
+{
+	tree_sum = 14695981039346656037ULL;
+	tree_base = strlen(dir);
+	assert_int_equal(nftw(dir, visit, 32, FTW_PHYS), 0);
+	return tree_sum;
+}
+
+/* A ci-vm copy with vm.swappiness planted at 60 (mem.swappiness: warn,
+ * safe fix 10). */
+static struct afx *bad_machine(void)
+{
+	struct afx *fx = afx_new("ci-vm");
+
+	afx_put(fx, "/proc/sys/vm/swappiness", "60\n");
+	return fx;
+}
+
+static char *machine_file(struct afx *fx, const char *path)
+{
+	char real[4096];
+
+	snprintf(real, sizeof(real), "%s%s", fx->dir, path);
+	return t_read(real);
+}
+
+static int tune(struct afx *fx, bool persist, struct gf_tune_report **rep)
+{
+	struct gf_tune_options o = GF_TUNE_OPTS_INIT;
+
+	o.root = fx->dir;
+	o.nvml = GF_NVML_OFF;
+	o.persist = persist;
+	o.only = "mem.swappiness";
+	return gf_tune_run(&o, rep);
+}
+
+static int revert(struct afx *fx, bool force, struct gf_tune_report **rep)
+{
+	struct gf_tune_options o = GF_TUNE_OPTS_INIT;
+
+	o.root = fx->dir;
+	o.force = force;
+	return gf_tune_revert(&o, rep);
+}
+
+static void assert_file(struct afx *fx, const char *path, const char *want)
+{
+	char *got = machine_file(fx, path);
+
+	if (!want) {
+		assert_null(got);
+		return;
+	}
+	assert_non_null(got);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_tune_then_revert_restores_every_byte(void **state)
+{
+	struct afx *fx = bad_machine();
+	struct gf_tune_report *rep = NULL;
+	unsigned long long before = checksum(fx->dir);
+
+	(void)state;
+	assert_int_equal(tune(fx, true, &rep), 0);
+	assert_int_equal(rep->counts[GF_TUNE_APPLIED], 2);	/* the value and its sysctl.d line */
+	assert_int_equal(gf_tune_undone(rep), 0);
+	gf_tune_report_free(rep);
+	assert_file(fx, "/proc/sys/vm/swappiness", "10\n");
+	assert_file(fx, "/etc/sysctl.d/90-gpufeed.conf",
+		    "# Written by 'gpufeed tune --persist'; 'gpufeed revert' removes what it added.\n"
+		    "vm.swappiness = 10\n");
+	/* The audit now passes. */
+	afx_expect(fx, "mem.swappiness", NULL, GF_CHECK_PASS);
+	assert_true(checksum(fx->dir) != before);
+
+	assert_int_equal(revert(fx, false, &rep), 0);
+	assert_int_equal(rep->counts[GF_TUNE_RESTORED], 2);
+	gf_tune_report_free(rep);
+	assert_true(checksum(fx->dir) == before);
+	assert_file(fx, "/var/lib/gpufeed/tune.journal", NULL);
+	/* A second revert has nothing to do. */
+	assert_int_equal(revert(fx, false, &rep), 0);
+	assert_int_equal(rep->nitems, 0);
+	gf_tune_report_free(rep);
+	afx_free(fx);
+}
+
+static void test_persist_into_an_existing_file(void **state)
+{
+	struct afx *fx = bad_machine();
+	struct gf_tune_report *rep = NULL;
+	unsigned long long before;
+
+	(void)state;
+	afx_put(fx, "/etc/sysctl.d/90-gpufeed.conf", "net.core.somaxconn = 4096");	/* no newline */
+	before = checksum(fx->dir);
+	assert_int_equal(tune(fx, true, &rep), 0);
+	gf_tune_report_free(rep);
+	assert_file(fx, "/etc/sysctl.d/90-gpufeed.conf", "net.core.somaxconn = 4096\nvm.swappiness = 10\n");
+	assert_int_equal(revert(fx, false, &rep), 0);
+	gf_tune_report_free(rep);
+	assert_true(checksum(fx->dir) == before);
+	afx_free(fx);
+}
+
+static void test_dry_run_writes_nothing(void **state)
+{
+	struct afx *fx = bad_machine();
+	struct gf_tune_options o = GF_TUNE_OPTS_INIT;
+	struct gf_tune_report *rep = NULL;
+	unsigned long long before = checksum(fx->dir);
+	struct stat st;
+	char dir[4096];
+
+	(void)state;
+	o.root = fx->dir;
+	o.nvml = GF_NVML_OFF;
+	o.dry_run = o.persist = true;
+	assert_int_equal(gf_tune_run(&o, &rep), 0);
+	assert_int_equal(rep->counts[GF_TUNE_WOULD_APPLY], 2);
+	assert_string_equal(rep->items[0].old, "60");
+	assert_string_equal(rep->items[0].value, "10");
+	assert_string_equal(rep->items[0].path, "/proc/sys/vm/swappiness");
+	gf_tune_report_free(rep);
+	assert_true(checksum(fx->dir) == before);
+	snprintf(dir, sizeof(dir), "%s/var/lib/gpufeed", fx->dir);
+	assert_int_not_equal(stat(dir, &st), 0);
+	afx_free(fx);
+}
+
+/* A crash at each durable step of tune (journal appends, fsyncs, the value
+ * write, the persistent file's write, rename, directory sync), then revert:
+ * every byte back.  Then the same for a crash in revert itself. */
+static void test_crash_at_every_tune_step(void **state)
+{
+	unsigned steps = 0;
+
+	(void)state;
+	for (unsigned n = 1;; n++) {
+		struct afx *fx = bad_machine();
+		struct gf_tune_report *rep = NULL;
+		unsigned long long before = checksum(fx->dir);
+		int ret;
+
+		gf_tune_fault = (struct gf_tune_fault){ .step = n };
+		ret = tune(fx, true, &rep);
+		gf_tune_report_free(rep);
+		gf_tune_fault.step = 0;
+		if (!gf_tune_fault_fired) {
+			assert_int_equal(ret, 0);
+			steps = n - 1;
+			afx_free(fx);
+			break;
+		}
+		assert_int_equal(ret, -EIO);
+		assert_int_equal(revert(fx, false, &rep), 0);
+		if (gf_tune_undone(rep))
+			fail_msg("step %u: revert left %d undone", n, gf_tune_undone(rep));
+		gf_tune_report_free(rep);
+		if (checksum(fx->dir) != before)
+			fail_msg("crash at tune step %u: revert did not restore every byte", n);
+		afx_free(fx);
+	}
+	/* header, its syncs, set, done, file, line, dir, mkdir, write, ... */
+	assert_true(steps >= 15);
+}
+
+static void test_crash_at_every_revert_step(void **state)
+{
+	(void)state;
+	for (unsigned n = 1;; n++) {
+		struct afx *fx = bad_machine();
+		struct gf_tune_report *rep = NULL;
+		unsigned long long before = checksum(fx->dir);
+		int ret;
+
+		assert_int_equal(tune(fx, true, &rep), 0);
+		gf_tune_report_free(rep);
+		gf_tune_fault = (struct gf_tune_fault){ .step = n };
+		ret = revert(fx, false, &rep);
+		gf_tune_report_free(rep);
+		gf_tune_fault.step = 0;
+		if (!gf_tune_fault_fired) {
+			assert_int_equal(ret, 0);
+			assert_true(n > 3);
+			afx_free(fx);
+			break;
+		}
+		assert_int_equal(ret, -EIO);
+		assert_int_equal(revert(fx, false, &rep), 0);
+		assert_int_equal(gf_tune_undone(rep), 0);
+		gf_tune_report_free(rep);
+		if (checksum(fx->dir) != before)
+			fail_msg("crash at revert step %u: a second revert did not restore every byte", n);
+		afx_free(fx);
+	}
+}
+
+static void test_second_tune_keeps_first_original(void **state)
+{
+	struct afx *fx = bad_machine();
+	struct gf_tune_report *rep = NULL;
+
+	(void)state;
+	assert_int_equal(tune(fx, false, &rep), 0);
+	gf_tune_report_free(rep);
+	afx_put(fx, "/proc/sys/vm/swappiness", "40\n");	/* someone, between two tunes */
+	assert_int_equal(tune(fx, false, &rep), 0);
+	assert_int_equal(rep->counts[GF_TUNE_APPLIED], 1);
+	assert_string_equal(rep->items[0].old, "40");
+	gf_tune_report_free(rep);
+	assert_file(fx, "/proc/sys/vm/swappiness", "10\n");
+	assert_int_equal(revert(fx, false, &rep), 0);
+	assert_int_equal(rep->nitems, 1);
+	assert_string_equal(rep->items[0].value, "60");
+	gf_tune_report_free(rep);
+	assert_file(fx, "/proc/sys/vm/swappiness", "60\n");
+	afx_free(fx);
+}
+
+static void test_changed_by_someone_else(void **state)
+{
+	struct afx *fx = bad_machine();
+	struct gf_tune_report *rep = NULL;
+	char journal[4096];
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(tune(fx, true, &rep), 0);
+	gf_tune_report_free(rep);
+	afx_put(fx, "/proc/sys/vm/swappiness", "30\n");
+	afx_put(fx, "/etc/sysctl.d/90-gpufeed.conf", "vm.swappiness = 10\nkernel.foo = 1\n");
+	assert_int_equal(revert(fx, false, &rep), 0);
+	assert_int_equal(rep->counts[GF_TUNE_CHANGED], 2);
+	assert_int_equal(gf_tune_undone(rep), 2);
+	assert_non_null(strstr(rep->items[1].note, "someone else"));
+	gf_tune_report_free(rep);
+	assert_file(fx, "/proc/sys/vm/swappiness", "30\n");
+	snprintf(journal, sizeof(journal), "%s/var/lib/gpufeed/tune.journal", fx->dir);
+	assert_int_equal(stat(journal, &st), 0);	/* kept for --force */
+
+	assert_int_equal(revert(fx, true, &rep), 0);
+	assert_int_equal(rep->counts[GF_TUNE_FORCED], 2);
+	assert_int_equal(gf_tune_undone(rep), 0);
+	gf_tune_report_free(rep);
+	assert_file(fx, "/proc/sys/vm/swappiness", "60\n");
+	assert_file(fx, "/etc/sysctl.d/90-gpufeed.conf", "kernel.foo = 1\n");	/* only tune's line went */
+	assert_int_not_equal(stat(journal, &st), 0);
+	afx_free(fx);
+}
+
+static void test_lock_refuses_a_second_run(void **state)
+{
+	struct afx *fx = bad_machine();
+	struct gf_tune_report *rep = NULL;
+	char dir[4096];
+	int fd;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/var/lib/gpufeed", fx->dir);
+	t_write(fx->dir, "var/lib/gpufeed/.keep", "");
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);	/* a tune running elsewhere */
+	assert_int_equal(tune(fx, false, &rep), -EBUSY);
+	assert_non_null(strstr(gf_last_error(), "another gpufeed tune or revert"));
+	gf_tune_report_free(rep);
+	assert_int_equal(revert(fx, false, &rep), -EBUSY);
+	gf_tune_report_free(rep);
+	assert_file(fx, "/proc/sys/vm/swappiness", "60\n");
+	close(fd);
+	assert_int_equal(tune(fx, false, &rep), 0);
+	gf_tune_report_free(rep);
+	afx_free(fx);
+}
+
+/* A state directory that is a symlink out of the recording resolves inside
+ * it: nothing is written outside. */
+static void test_nothing_written_outside_the_root(void **state)
+{
+	struct afx *fx = bad_machine();
+	struct gf_tune_report *rep = NULL;
+	char *outside = t_mkdtemp(), path[4096];
+	struct stat st;
+
+	(void)state;
+	t_symlink(fx->dir, "var/lib/gpufeed", outside);
+	t_symlink(fx->dir, "etc/sysctl.d", outside);
+	/* The link's target does not exist inside the root: refused. */
+	assert_int_equal(tune(fx, true, &rep), -ENOENT);
+	gf_tune_report_free(rep);
+	snprintf(path, sizeof(path), "%s/tune.journal", outside);
+	assert_int_not_equal(stat(path, &st), 0);
+	/* It does: everything goes there. */
+	snprintf(path, sizeof(path), "%s/.keep", outside + 1);
+	t_write(fx->dir, path, "");
+	assert_int_equal(tune(fx, true, &rep), 0);
+	gf_tune_report_free(rep);
+	snprintf(path, sizeof(path), "%s/tune.journal", outside);
+	assert_int_not_equal(stat(path, &st), 0);
+	snprintf(path, sizeof(path), "%s/90-gpufeed.conf", outside);
+	assert_int_not_equal(stat(path, &st), 0);
+	snprintf(path, sizeof(path), "%s%s/tune.journal", fx->dir, outside);
+	assert_int_equal(stat(path, &st), 0);	/* the link resolved inside the root */
+	assert_int_equal(revert(fx, false, &rep), 0);
+	assert_int_equal(gf_tune_undone(rep), 0);
+	gf_tune_report_free(rep);
+	t_rmtree(outside);
+	free(outside);
+	afx_free(fx);
+}
+
+/* --only naming a check without a safe fix: said, not done (exit 1). */
+static void test_only_an_advice_check(void **state)
+{
+	struct afx *fx = bad_machine();
+	struct gf_tune_options o = GF_TUNE_OPTS_INIT;
+	struct gf_tune_report *rep = NULL;
+
+	(void)state;
+	afx_put(fx, "/proc/swaps", "Filename Type Size Used Priority\n/swapfile file 1024 0 -2\n");
+	o.root = fx->dir;
+	o.nvml = GF_NVML_OFF;
+	o.only = "mem.swap";
+	assert_int_equal(gf_tune_run(&o, &rep), 0);
+	assert_int_equal(rep->counts[GF_TUNE_MANUAL], 1);
+	assert_non_null(strstr(rep->items[0].note, "swapoff"));
+	gf_tune_report_free(rep);
+	/* By default it is advice, and the safe one is applied. */
+	o.only = NULL;
+	o.except = "mem.swappiness";
+	assert_int_equal(gf_tune_run(&o, &rep), 0);
+	assert_int_equal(rep->counts[GF_TUNE_APPLIED], 0);
+	assert_true(rep->counts[GF_TUNE_ADVICE] >= 1);
+	assert_int_equal(gf_tune_undone(rep), 0);
+	gf_tune_report_free(rep);
+	o.only = "no.such-check";
+	assert_int_equal(gf_tune_run(&o, &rep), -EINVAL);
+	afx_free(fx);
+}
+
+/* Values in their write form, and a recording's file written as the kernel
+ * would show it. */
+static void test_write_forms(void **state)
+{
+	struct afx *fx = afx_new("ci-vm");
+	struct gf_tune_options o = GF_TUNE_OPTS_INIT;
+	struct tune_state s;
+	char out[64];
+
+	(void)state;
+	value_meaning("always [madvise] never\n", out, sizeof(out));
+	assert_string_equal(out, "madvise");
+	value_meaning("4096\t131072\t6291456\n", out, sizeof(out));
+	assert_string_equal(out, "4096 131072 6291456");
+	assert_true(value_same("4096 131072 6291456", "4096\t131072\t6291456\n"));
+	assert_false(value_path_ok("/etc/passwd"));
+	assert_false(value_path_ok("/proc/sys/../../etc/passwd"));
+	assert_true(persist_path_ok("/etc/sysctl.d/90-gpufeed.conf"));
+	assert_false(persist_path_ok("/etc/sysctl.conf"));
+	afx_put(fx, "/sys/kernel/mm/transparent_hugepage/enabled", "always [madvise] never\n");
+	o.root = fx->dir;
+	assert_int_equal(tune_state_open(&s, &o, false, false), 0);
+	assert_int_equal(value_write(&s, "/sys/kernel/mm/transparent_hugepage/enabled", "never",
+				     "always [madvise] never\n"), 0);
+	tune_state_close(&s);
+	assert_file(fx, "/sys/kernel/mm/transparent_hugepage/enabled", "always madvise [never]\n");
+	afx_free(fx);
+}
+
+/* A crash mid-append leaves a torn last line: not a record, cut off. */
+static void test_torn_journal_line(void **state)
+{
+	struct afx *fx = bad_machine();
+	struct gf_tune_report *rep = NULL;
+	char path[4096];
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(tune(fx, false, &rep), 0);
+	gf_tune_report_free(rep);
+	snprintf(path, sizeof(path), "%s/var/lib/gpufeed/tune.journal", fx->dir);
+	assert_non_null(f = fopen(path, "a"));
+	fputs("set\tmem.x\t/proc/sys/vm/dirty", f);
+	fclose(f);
+	assert_int_equal(revert(fx, false, &rep), 0);
+	assert_int_equal(gf_tune_undone(rep), 0);
+	gf_tune_report_free(rep);
+	assert_file(fx, "/proc/sys/vm/swappiness", "60\n");
+	/* A malformed complete line is an error, not skipped. */
+	t_write(fx->dir, "var/lib/gpufeed/tune.journal", GF_TUNE_JOURNAL_SCHEMA "\nbogus\n");
+	assert_int_equal(revert(fx, false, &rep), -EBADMSG);
+	gf_tune_report_free(rep);
+	afx_free(fx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tune_then_revert_restores_every_byte),
+		cmocka_unit_test(test_persist_into_an_existing_file),
+		cmocka_unit_test(test_dry_run_writes_nothing),
+		cmocka_unit_test(test_crash_at_every_tune_step),
+		cmocka_unit_test(test_crash_at_every_revert_step),
+		cmocka_unit_test(test_second_tune_keeps_first_original),
+		cmocka_unit_test(test_changed_by_someone_else),
+		cmocka_unit_test(test_lock_refuses_a_second_run),
+		cmocka_unit_test(test_nothing_written_outside_the_root),
+		cmocka_unit_test(test_only_an_advice_check),
+		cmocka_unit_test(test_write_forms),
+		cmocka_unit_test(test_torn_journal_line),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
