@@ -69,7 +69,9 @@ static const struct {
 
 
 	/* ---- IRQ and storage checks (checks_irq.c, checks_storage.c) ---- */
-
+	/* The mark that process names were looked at (irq.balance); the
+	 * irqbalance process itself is copied by copy_irqs. */
+	{ "/proc/1/comm", 0 },
 
 	/* ---- network and PCIe checks (checks_network.c, checks_pcie.c) ---- */
 
@@ -99,6 +101,27 @@ static void copy_cpufreq(struct gf_recorder *rec, const struct gf_fs *fs, const 
 		}
 }
 
+/* irq.balance sees irqbalance by its process name: only that process's
+ * comm is copied, not the machine's process list. */
+static void copy_irqbalance(struct gf_recorder *rec, const struct gf_fs *fs)
+{
+	struct gf_fs plain = *fs;
+	char **names, comm[32], path[64];
+	int n;
+
+	plain.rec = NULL;
+	if (gf_fs_list(&plain, "/proc", &names, &n))
+		return;
+	for (int i = 0; i < n; i++) {
+		if (names[i][0] < '0' || names[i][0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", names[i]);
+		if (!gf_fs_read_str(&plain, path, comm, sizeof(comm)) && !strcmp(comm, "irqbalance"))
+			gf_rec_copy_tree(rec, fs, path, 0);
+	}
+	gf_strv_free(names, n);
+}
+
 /* IRQ affinity (NIC/GPU interrupts on local CPUs) and each IRQ's node. */
 static void copy_irqs(struct gf_recorder *rec, const struct gf_fs *fs)
 {
@@ -122,6 +145,7 @@ static void copy_irqs(struct gf_recorder *rec, const struct gf_fs *fs)
 		}
 	}
 	gf_strv_free(names, n);
+	copy_irqbalance(rec, fs);
 }
 
 /* Queue settings of every disk, and our cgroup's limits. */
@@ -132,6 +156,9 @@ static void copy_devices(struct gf_recorder *rec, const struct gf_fs *fs, const 
 	for (int i = 0; i < t->nblocks; i++) {
 		snprintf(path, sizeof(path), "/sys/class/block/%s/queue", t->blocks[i].name);
 		gf_rec_copy_tree(rec, fs, path, 1);
+		/* The hardware queue depth storage.nr-requests compares with. */
+		snprintf(path, sizeof(path), "/sys/class/block/%s/mq/0/nr_tags", t->blocks[i].name);
+		gf_rec_copy_tree(rec, fs, path, 0);
 	}
 	for (int i = 0; i < t->nnics; i++) {
 		char *save = NULL, nd[128];
