@@ -87,7 +87,7 @@ struct irq_tally {
 	int n, off, full;		/* IRQs read, served off the node, mask = all online CPUs */
 	int err;			/* first read failure */
 	char err_path[128];
-	struct gf_cpuset masks;		/* union of the masks */
+	struct gf_cpuset masks;		/* union of the masks narrower than all CPUs */
 	char examples[160];		/* "IRQ 140 on 3; ..." (first three off the node) */
 };
 
@@ -104,9 +104,10 @@ static void tally_irq(struct gf_audit_ctx *c, const char *irq, const struct gf_c
 		return;
 	}
 	s->n++;
-	gf_cpuset_or(&s->masks, &s->masks, &mask);
 	if (gf_cpuset_equal(&mask, &c->t->cpus.online))
 		s->full++;
+	else
+		gf_cpuset_or(&s->masks, &s->masks, &mask);
 	gf_cpuset_andnot(&outside, &served, local);
 	if (gf_cpuset_empty(&outside))
 		return;
@@ -140,8 +141,8 @@ static int tally_device(struct gf_audit_ctx *c, const struct gf_pci_dev *p, cons
 
 /* NVMe queues (managed IRQs) are spread over every CPU on purpose: a
  * CPU's I/O completes on its own queue's vector, so a vector on the far
- * node serves that node's submitters.  Seen as: the masks cover all online
- * CPUs while at most one vector (the admin queue) spans them all. */
+ * node serves that node's submitters.  Seen as: the narrower masks cover
+ * all online CPUs, and at most one vector (the admin queue) spans them all. */
 static bool spread_queues(const struct gf_audit_ctx *c, const struct irq_tally *s)
 {
 	struct gf_cpuset missing;
