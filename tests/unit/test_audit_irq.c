@@ -13,6 +13,39 @@
 #define NODE0 "0-55,112-167"
 #define NODE1 "56-111,168-223"
 
+/* One copy of the (large) two-node machine for every test; each test
+ * starts from reset_hgx(), which removes what the tests plant. */
+static struct afx *hgx;
+
+static struct afx *reset_hgx(void)
+{
+	static const char *const planted[] = {
+		"/sys/bus/pci/devices/0000:1b:00.0/msi_irqs", "/sys/bus/pci/devices/0000:1c:00.0/msi_irqs",
+		"/sys/bus/pci/devices/0000:01:00.0/msi_irqs", "/sys/bus/pci/devices/0000:81:00.0/msi_irqs",
+		"/proc/irq", "/proc/1", "/proc/900", "/etc/default/irqbalance", "/etc/sysconfig/irqbalance",
+		"/sys/devices/system/cpu/isolated", "/sys/devices/system/cpu/nohz_full", NULL
+	};
+
+	for (int i = 0; planted[i]; i++)
+		afx_rm(hgx, planted[i]);
+	hgx->profile = GF_PROFILE_TRAINING;
+	return hgx;
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	hgx = afx_new("hgx-h100-8gpu");
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	afx_free(hgx);
+	return 0;
+}
+
 /* IRQ `irq` of PCI device `bdf`, allowed on `mask`, delivered to `eff`
  * (NULL: no effective_affinity_list, as on older kernels). */
 static void plant_irq(struct afx *fx, const char *bdf, int irq, const char *mask, const char *eff)
@@ -37,7 +70,7 @@ static void plant_irq(struct afx *fx, const char *bdf, int irq, const char *mask
 
 static void test_gpu_local(void **state)
 {
-	struct afx *fx = afx_new("hgx-h100-8gpu");
+	struct afx *fx = reset_hgx();
 	const struct gf_check_result *r;
 
 	(void)state;
@@ -57,7 +90,6 @@ static void test_gpu_local(void **state)
 	afx_expect(fx, "irq.gpu-local", "GPU0", GF_CHECK_NA);
 	/* No MSI interrupts listed at all. */
 	afx_expect(fx, "irq.gpu-local", "GPU1", GF_CHECK_NA);
-	afx_free(fx);
 }
 
 static void test_gpu_local_na(void **state)
@@ -77,7 +109,7 @@ static void test_gpu_local_na(void **state)
 
 static void test_nic_local(void **state)
 {
-	struct afx *fx = afx_new("hgx-h100-8gpu");
+	struct afx *fx = reset_hgx();
 	const struct gf_check_result *r;
 
 	(void)state;
@@ -89,7 +121,6 @@ static void test_nic_local(void **state)
 	r = afx_expect(fx, "irq.nic-local", "NIC0", GF_CHECK_WARN);
 	assert_non_null(strstr(r->observed, "1 of 2"));
 	assert_non_null(strstr(r->expected, NODE0));
-	afx_free(fx);
 	fx = afx_new("ci-vm");
 	afx_expect(fx, "irq.nic-local", "", GF_CHECK_NA);
 	afx_free(fx);
@@ -103,17 +134,16 @@ static void test_nic_local_needs_root(void **state)
 	(void)state;
 	if (geteuid() == 0)
 		skip();	/* root reads a mode-000 file */
-	fx = afx_new("hgx-h100-8gpu");
+	fx = reset_hgx();
 	plant_irq(fx, "0000:1c:00.0", 150, NODE0, NULL);
 	snprintf(path, sizeof(path), "%s/proc/irq/150/smp_affinity_list", fx->dir);
 	assert_int_equal(chmod(path, 0), 0);
 	afx_expect(fx, "irq.nic-local", "NIC0", GF_CHECK_NEEDS_ROOT);
-	afx_free(fx);
 }
 
 static void test_nvme_local(void **state)
 {
-	struct afx *fx = afx_new("hgx-h100-8gpu");
+	struct afx *fx = reset_hgx();
 	const struct gf_check_result *r;
 
 	(void)state;
@@ -135,12 +165,11 @@ static void test_nvme_local(void **state)
 	/* Local queues pass. */
 	plant_irq(fx, "0000:01:00.0", 210, NODE0, "7");
 	afx_expect(fx, "irq.nvme-local", "nvme0n1", GF_CHECK_PASS);
-	afx_free(fx);
 }
 
 static void test_isolation(void **state)
 {
-	struct afx *fx = afx_new("hgx-h100-8gpu");
+	struct afx *fx = reset_hgx();
 	const struct gf_check_result *r;
 
 	(void)state;
@@ -176,7 +205,6 @@ static void test_isolation(void **state)
 	/* ... unless irqbalance is not running: its list then does nothing. */
 	afx_rm(fx, "/proc/900");
 	afx_expect(fx, "irq.isolation", "", GF_CHECK_PASS);
-	afx_free(fx);
 }
 
 static void test_balance(void **state)
@@ -194,7 +222,7 @@ static void test_balance(void **state)
 	assert_non_null(strstr(r->observed, "pid 777"));
 	afx_free(fx);
 
-	fx = afx_new("hgx-h100-8gpu");
+	fx = reset_hgx();
 	afx_put(fx, "/proc/1/comm", "systemd\n");
 	/* Two nodes, irqbalance off, a NIC IRQ left on every CPU: neither. */
 	plant_irq(fx, "0000:1c:00.0", 150, "0-223", "100");
@@ -202,7 +230,6 @@ static void test_balance(void **state)
 	assert_non_null(strstr(r->observed, "1 of 1"));
 	plant_irq(fx, "0000:1c:00.0", 150, NODE0, "4");
 	afx_expect(fx, "irq.balance", "", GF_CHECK_PASS);
-	afx_free(fx);
 }
 
 int main(void)
@@ -216,5 +243,5 @@ int main(void)
 		cmocka_unit_test(test_isolation),
 		cmocka_unit_test(test_balance),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

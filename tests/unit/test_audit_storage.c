@@ -8,9 +8,33 @@
 
 #define Q0 "/sys/class/block/nvme0n1/queue/"
 
+/* One copy of the (large) GPU machine for every test; each test writes
+ * every queue file it relies on. */
+static struct afx *hgx;
+
+static struct afx *shared_hgx(void)
+{
+	hgx->profile = GF_PROFILE_TRAINING;
+	return hgx;
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	hgx = afx_new("hgx-h100-8gpu");
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	afx_free(hgx);
+	return 0;
+}
+
 static void test_scheduler(void **state)
 {
-	struct afx *fx = afx_new("hgx-h100-8gpu");
+	struct afx *fx = shared_hgx();
 	const struct gf_check_result *r;
 
 	(void)state;
@@ -25,7 +49,6 @@ static void test_scheduler(void **state)
 	assert_non_null(strstr(r->persist_line, "KERNEL==\"nvme[0-9]*n[0-9]*\", ATTR{queue/scheduler}=\"none\""));
 	afx_rm(fx, Q0 "scheduler");
 	afx_expect(fx, "storage.nvme-scheduler", "nvme0n1", GF_CHECK_NA);
-	afx_free(fx);
 
 	/* A virtio disk: the host schedules, the guest should not. */
 	fx = afx_new("ci-vm");
@@ -47,7 +70,7 @@ static void test_scheduler(void **state)
 
 static void test_read_ahead(void **state)
 {
-	struct afx *fx = afx_new("hgx-h100-8gpu");
+	struct afx *fx = shared_hgx();
 	const struct gf_check_result *r;
 
 	(void)state;
@@ -66,12 +89,11 @@ static void test_read_ahead(void **state)
 	afx_expect(fx, "storage.read-ahead", "nvme0n1", GF_CHECK_PASS);
 	afx_put(fx, Q0 "read_ahead_kb", "many\n");
 	afx_expect(fx, "storage.read-ahead", "nvme0n1", GF_CHECK_ERROR);
-	afx_free(fx);
 }
 
 static void test_max_sectors(void **state)
 {
-	struct afx *fx = afx_new("hgx-h100-8gpu");
+	struct afx *fx = shared_hgx();
 	const struct gf_check_result *r;
 
 	(void)state;
@@ -86,7 +108,6 @@ static void test_max_sectors(void **state)
 	afx_put(fx, Q0 "max_hw_sectors_kb", "128\n");
 	afx_put(fx, Q0 "max_sectors_kb", "128\n");
 	afx_expect(fx, "storage.max-sectors", "nvme0n1", GF_CHECK_PASS);
-	afx_free(fx);
 	fx = afx_new("ci-vm");
 	afx_expect(fx, "storage.max-sectors", "", GF_CHECK_NA);
 	afx_free(fx);
@@ -94,7 +115,7 @@ static void test_max_sectors(void **state)
 
 static void test_nr_requests(void **state)
 {
-	struct afx *fx = afx_new("hgx-h100-8gpu");
+	struct afx *fx = shared_hgx();
 	const struct gf_check_result *r;
 
 	(void)state;
@@ -112,7 +133,6 @@ static void test_nr_requests(void **state)
 	afx_put(fx, Q0 "scheduler", "[none] mq-deadline\n");
 	afx_rm(fx, "/sys/class/block/nvme0n1/mq/0/nr_tags");
 	afx_expect(fx, "storage.nr-requests", "nvme0n1", GF_CHECK_NA);
-	afx_free(fx);
 }
 
 #define ROOT_LINE "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n"
@@ -221,5 +241,5 @@ int main(void)
 		cmocka_unit_test(test_nfs),
 		cmocka_unit_test(test_dev_shm),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
