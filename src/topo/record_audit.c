@@ -75,7 +75,9 @@ static const struct {
 	{ "/usr/lib/systemd/logind.conf.d", 1 },
 
 	/* ---- IRQ and storage checks (checks_irq.c, checks_storage.c) ---- */
-
+	/* The mark that process names were looked at (irq.balance); the
+	 * irqbalance process itself is copied by copy_irqs. */
+	{ "/proc/1/comm", 0 },
 
 	/* ---- network and PCIe checks (checks_network.c, checks_pcie.c) ---- */
 	{ "/etc/cufile.json", 0 },		/* GDS configured (net.nvidia-fs) */
@@ -119,6 +121,39 @@ static void copy_kernel_config(struct gf_recorder *rec, const struct gf_fs *fs, 
 	gf_rec_copy_tree(rec, fs, path, 0);
 }
 
+/* Checks see daemons by their process names (irq.balance: irqbalance; the
+ * GPU checks: the MPS control daemon, Fabric Manager, nvidia-persistenced):
+ * only those processes' comm files are copied, not the process list.  comm
+ * holds 15 characters: the names are cut as the kernel cuts them. */
+static const char *const daemons[] = { "irqbalance", "nvidia-cuda-mps", "nv-fabricmanage", "nvidia-persiste", NULL };
+
+static bool is_daemon(const char *comm)
+{
+	for (const char *const *d = daemons; *d; d++)
+		if (!strncmp(comm, *d, strlen(*d)))
+			return true;
+	return false;
+}
+
+static void copy_daemons(struct gf_recorder *rec, const struct gf_fs *fs)
+{
+	struct gf_fs plain = *fs;
+	char **names, comm[32], path[64];
+	int n;
+
+	plain.rec = NULL;
+	if (gf_fs_list(&plain, "/proc", &names, &n))
+		return;
+	for (int i = 0; i < n; i++) {
+		if (names[i][0] < '0' || names[i][0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", names[i]);
+		if (!gf_fs_read_str(&plain, path, comm, sizeof(comm)) && is_daemon(comm))
+			gf_rec_copy_tree(rec, fs, path, 0);
+	}
+	gf_strv_free(names, n);
+}
+
 /* IRQ affinity (NIC/GPU interrupts on local CPUs) and each IRQ's node. */
 static void copy_irqs(struct gf_recorder *rec, const struct gf_fs *fs)
 {
@@ -142,6 +177,7 @@ static void copy_irqs(struct gf_recorder *rec, const struct gf_fs *fs)
 		}
 	}
 	gf_strv_free(names, n);
+	copy_daemons(rec, fs);
 }
 
 /* Every port of every RDMA device (the model reads port 1 only), the card
@@ -190,6 +226,9 @@ static void copy_devices(struct gf_recorder *rec, const struct gf_fs *fs, const 
 	for (int i = 0; i < t->nblocks; i++) {
 		snprintf(path, sizeof(path), "/sys/class/block/%s/queue", t->blocks[i].name);
 		gf_rec_copy_tree(rec, fs, path, 1);
+		/* The hardware queue depth storage.nr-requests compares with. */
+		snprintf(path, sizeof(path), "/sys/class/block/%s/mq/0/nr_tags", t->blocks[i].name);
+		gf_rec_copy_tree(rec, fs, path, 0);
 	}
 	for (int i = 0; i < t->nnics; i++) {
 		char *save = NULL, nd[128];
