@@ -194,35 +194,6 @@ static void run_memlock(struct gf_audit_ctx *c)
 	r->fix_class = GF_FIX_ADVICE;
 }
 
-/* DataLoader workers share batches through file descriptors (PyTorch's
- * file_descriptor sharing strategy keeps one per tensor in flight) and NCCL
- * opens sockets per peer: the default soft limit of 1024 ends a run with
- * "Too many open files". */
-#define NOFILE_MIN 65536
-static void run_nofile(struct gf_audit_ctx *c)
-{
-	struct gf_check_result *r = audit_result(c, "");
-	long long soft, hard;
-
-	if (get_limit(c, r, RLIMIT_NOFILE, &soft, &hard))
-		return;
-	char s[24], h[24];
-
-	snprintf(s, sizeof(s), soft < 0 ? "unlimited" : "%lld", soft);
-	snprintf(h, sizeof(h), hard < 0 ? "unlimited" : "%lld", hard);
-	audit_observed(r, "soft %s, hard %s", s, h);
-	audit_expected(r, ">= %d", NOFILE_MIN);
-	if (soft == -1 || soft >= NOFILE_MIN)
-		return;
-	audit_status(r, GF_CHECK_WARN);
-	audit_fix(r, hard == -1 || hard >= NOFILE_MIN ? "ulimit -n %d (the hard limit allows it)"
-						      : "docker run --ulimit nofile=%d:%d",
-		  NOFILE_MIN, NOFILE_MIN);
-	audit_persist(r, "/etc/security/limits.d/90-gpufeed.conf: '* - nofile %d'; systemd: LimitNOFILE=%d",
-		      NOFILE_MIN, NOFILE_MIN);
-	r->fix_class = GF_FIX_ADVICE;
-}
-
 /* ---- cpuset and memory nodes against the GPUs (cross-layer) ---- */
 
 static void cpuset_source(struct gf_audit_ctx *c, struct gf_check_result *r)
@@ -679,12 +650,6 @@ const struct gf_check_def gf_checks_container[] = {
 	    "unlimited (fail otherwise)", "unlimited (warn otherwise)",
 	    "ulimit -l unlimited; docker --ulimit memlock=-1; limits.d / LimitMEMLOCK=infinity", GF_CHECK_NEEDS_GPU },
 	  run_memlock },
-	{ { "ctr.nofile", "container", "RLIMIT_NOFILE leaves room for loaders and NCCL",
-	    "PyTorch multiprocessing docs (file_descriptor sharing strategy: 'Too many open files'); seed 001",
-	    "getrlimit(RLIMIT_NOFILE) live; recording: manifest rlimits.nofile, else /proc/self/limits",
-	    ">= 65536 soft", ">= 65536 soft", "ulimit -n 65536; docker --ulimit nofile=65536:65536; limits.d",
-	    GF_CHECK_NEEDS_GPU },
-	  run_nofile },
 	{ { "ctr.cpuset-gpu", "container", "the job's CPUs include its GPUs' local CPUs",
 	    "seed 000 ch. 3 (NUMA-local feeding); Kubernetes topology manager; host-audit-tuning §7 CGRP.LIMITS",
 	    "/proc/self/status Cpus_allowed_list & cgroup cpuset.cpus.effective vs each GPU's local_cpulist",

@@ -53,26 +53,6 @@ static void test_memlock(void **state)
 	afx_free(fx);
 }
 
-static void test_nofile(void **state)
-{
-	struct afx *fx = afx_new(HGX);
-	const struct gf_check_result *r;
-
-	(void)state;
-	manifest(fx, "\"rlimits\": {\"nofile\": {\"soft\": 1024, \"hard\": 1048576}}");
-	r = afx_expect(fx, "ctr.nofile", "", GF_CHECK_WARN);
-	assert_string_equal(r->observed, "soft 1024, hard 1048576");
-	assert_non_null(strstr(r->fix, "ulimit -n 65536"));
-	manifest(fx, "\"rlimits\": {\"nofile\": {\"soft\": 1024, \"hard\": 4096}}");
-	r = afx_expect(fx, "ctr.nofile", "", GF_CHECK_WARN);
-	assert_non_null(strstr(r->fix, "--ulimit nofile"));
-	manifest(fx, "\"rlimits\": {\"nofile\": {\"soft\": 1048576, \"hard\": 1048576}}");
-	afx_expect(fx, "ctr.nofile", "", GF_CHECK_PASS);
-	manifest(fx, "\"rlimits\": {\"nofile\": {\"soft\": -1, \"hard\": -1}}");
-	afx_expect(fx, "ctr.nofile", "", GF_CHECK_PASS);
-	afx_free(fx);
-}
-
 static void status(struct afx *fx, const char *cpus, const char *mems)
 {
 	char text[256];
@@ -248,7 +228,7 @@ static void test_rdma_devices(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_memlock),	     cmocka_unit_test(test_nofile),
+		cmocka_unit_test(test_memlock),	     
 		cmocka_unit_test(test_cpuset_gpu),   cmocka_unit_test(test_mems_gpu),
 		cmocka_unit_test(test_memory_limit), cmocka_unit_test(test_pids_limit),
 		cmocka_unit_test(test_proc_sys),     cmocka_unit_test(test_rdma_devices),
