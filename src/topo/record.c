@@ -19,6 +19,7 @@
 #include "core/atomic.h"
 #include "core/json_read.h"
 #include "core/json_stamp.h"
+#include "core/log.h"
 #include "core/opts.h"
 #include "core/recorder.h"
 #include "core/rmtree.h"
@@ -153,6 +154,8 @@ static int load_source_facts(const struct gf_fs *fs, const struct gf_record_opti
 		if (ret)
 			snprintf(st->nvml_note, sizeof(st->nvml_note), "the source recording has no nvml.json");
 	}
+	if (st->nvml_note[0])	/* the manifest keeps it too */
+		GF_INFO(GF_LOG_VENDOR, "%s", st->nvml_note);
 	if (ret && opts->nvml == GF_NVML_REQUIRE)
 		return gf_error(-ENOSYS, "%s", st->nvml_note);
 	return 0;
@@ -210,6 +213,7 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 		return ret;
 	if (!mkdtemp(tmp)) {
 		ret = gf_error_errno(-errno, dir);
+		gf_warn_fini(&c);
 		gf_fs_fini(&c.fs);
 		return ret;
 	}
@@ -288,6 +292,7 @@ out:
 	gf_topo_free(t);
 	gf_topo_free(c.t);
 	gf_nvml_facts_free(c.facts);
+	gf_warn_fini(&c);
 	gf_fs_fini(&c.fs);
 	free(rec);
 	return ret;
