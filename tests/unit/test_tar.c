@@ -1,6 +1,7 @@
 /* .tar.gz recordings: the writer's output reads back the same, and the
  * reader refuses malformed, truncated and hostile archives, naming them. */
 #include "helpers.h"
+#include "t_child.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -271,37 +272,31 @@ static void round_trip(void **state)
 	free(d);
 }
 
+/* In a child: unpack, say where, and die as kill -9 does. */
+static int unpack_and_die(void *archive, int wfd)
+{
+	struct gf_fs fs;
+
+	if (gf_fs_init(&fs, archive) || write(wfd, fs.unpacked, strlen(fs.unpacked)) < 0)
+		return 1;
+	raise(SIGKILL);		/* no gf_fs_fini */
+	return 1;
+}
+
 /* --root FILE.tar.gz killed with -9 leaves its unpacked copy behind; the
  * next one to unpack removes it, and leaves a live process's alone. */
 static void killed_unpack_is_cleaned(void **state)
 {
 	char *d = t_mkdtemp(), src[PATH_MAX], archive[PATH_MAX], left[PATH_MAX] = "", live[PATH_MAX];
 	struct gf_fs fs;
-	int pfd[2], status;
-	ssize_t n;
-	pid_t pid;
+	int status;
 
 	(void)state;
 	snprintf(src, sizeof(src), "%s/src", d);
 	t_write(src, "sys/devices/system/cpu/online", "0\n");
 	snprintf(archive, sizeof(archive), "%s/rec.tar.gz", d);
 	assert_int_equal(gf_tar_write(src, "rec", archive, NULL, NULL), 0);
-	assert_int_equal(pipe(pfd), 0);
-	fflush(NULL);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		close(pfd[0]);
-		if (gf_fs_init(&fs, archive) || write(pfd[1], fs.unpacked, strlen(fs.unpacked)) < 0)
-			_exit(1);
-		raise(SIGKILL);		/* no gf_fs_fini */
-	}
-	close(pfd[1]);
-	n = read(pfd[0], left, sizeof(left) - 1);
-	close(pfd[0]);
-	assert_true(n > 0);
-	left[n] = '\0';
-	assert_int_equal(waitpid(pid, &status, 0), pid);
+	status = t_fork_collect(unpack_and_die, archive, left, sizeof(left));
 	assert_true(WIFSIGNALED(status));
 	assert_non_null(strstr(left, "/gpufeed-unpack-"));
 	assert_int_equal(access(left, F_OK), 0);	/* left behind */
