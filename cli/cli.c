@@ -65,6 +65,19 @@ int gf_cli_discover(const struct gf_cli *cli, struct gf_topo **t)
 	return 0;
 }
 
+/* The end of topo and report, after printing t (ret: how that went):
+ * frees t; the exit code, 1 under --strict (strict) when findings of
+ * severity warning or error were made. */
+int gf_cli_model_done(const struct gf_cli *cli, struct gf_topo *t, int ret, bool strict)
+{
+	int serious = gf_topo_finding_count(t, GF_SEV_WARN);
+
+	gf_topo_free(t);
+	if (ret || fflush(stdout))
+		return gf_cli_fail(cli, ret ? ret : -EIO);
+	return strict && serious ? GF_EXIT_FINDINGS : GF_EXIT_OK;
+}
+
 int gf_cli_parse(struct gf_cli *cli, const struct gf_cmd *cmd, int argc, char **argv, void *ctx)
 {
 	int ret = gf_opt_parse(cli, cmd, argc, argv, ctx);

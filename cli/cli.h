@@ -58,6 +58,7 @@ int gf_cli_usage(const struct gf_cli *cli, const char *fmt, ...) __attribute__((
 void gf_cli_print_warnings(const struct gf_cli *cli, const struct gf_topo *t);
 /* Discovery with the CLI's options and error reporting. */
 int gf_cli_discover(const struct gf_cli *cli, struct gf_topo **t);
+int gf_cli_model_done(const struct gf_cli *cli, struct gf_topo *t, int ret, bool strict);
 
 int gf_cmd_topo(int argc, char **argv);
 int gf_cmd_report(int argc, char **argv);

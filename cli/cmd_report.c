@@ -58,7 +58,7 @@ int gf_cmd_report(int argc, char **argv)
 	struct gf_audit *au;
 	struct gf_cli cli;
 	struct report_args a = { 0 };
-	int ret, serious;
+	int ret;
 
 	gf_cli_init(&cli, "report");
 	if ((ret = gf_cli_parse(&cli, &gf_cmd_report_def, argc, argv, &a)) >= 0 ||
@@ -70,9 +70,5 @@ int gf_cmd_report(int argc, char **argv)
 	ret = cli.json ? gf_report_write_json_with_audit(t, au, stdout)
 		       : gf_report_print_with_audit(t, au, stdout, cli.color ? GF_PRINT_COLOR : 0);
 	gf_audit_free(au);
-	serious = gf_topo_finding_count(t, GF_SEV_WARN);
-	gf_topo_free(t);
-	if (ret || fflush(stdout))
-		return gf_cli_fail(&cli, ret ? ret : -EIO);
-	return a.strict && serious ? GF_EXIT_FINDINGS : GF_EXIT_OK;
+	return gf_cli_model_done(&cli, t, ret, a.strict);
 }

@@ -99,7 +99,7 @@ int gf_cmd_topo(int argc, char **argv)
 	struct topo_what what = { WHAT_ALL, NULL, false };
 	struct gf_topo *t = NULL;
 	struct gf_cli cli;
-	int ret, gpu = -1, serious;
+	int ret, gpu = -1;
 
 	gf_cli_init(&cli, "topo");
 	if ((ret = gf_cli_parse(&cli, &gf_cmd_topo_def, argc, argv, &what)) >= 0 ||
@@ -116,10 +116,5 @@ int gf_cmd_topo(int argc, char **argv)
 		gf_topo_free(t);
 		return gf_cli_usage(&cli, "%s", gf_last_error());
 	}
-	ret = show(&cli, t, &what, gpu);
-	serious = gf_topo_finding_count(t, GF_SEV_WARN);
-	gf_topo_free(t);
-	if (ret || fflush(stdout))
-		return gf_cli_fail(&cli, ret ? ret : -EIO);
-	return what.strict && serious ? GF_EXIT_FINDINGS : GF_EXIT_OK;
+	return gf_cli_model_done(&cli, t, show(&cli, t, &what, gpu), what.strict);
 }

@@ -22,6 +22,7 @@
 #include "bench/io_bench.h"
 #include "core/affinity.h"
 #include "core/error.h"
+#include "core/log.h"
 #include "core/strutil.h"
 #include "io/engine.h"
 
@@ -504,6 +505,10 @@ int gf_bench_io_run(struct gf_bench_io *b, const struct gf_bench_point *p, struc
 					 "%llu MiB, what was read into the cache first (%s)",
 					 (unsigned long long)(got >> 20), (unsigned long long)(span >> 20),
 					 want < span ? "half of memory" : "the warm-up is limited to the point's duration");
+			/* res->note stays for the JSON "note"; the job notes are
+			 * logged by the layer that made them (io/file, engine, buf). */
+			if (got < span)
+				GF_INFO(GF_LOG_BENCH, "%s", res->note);
 			span = got ? got : unit;
 		}
 	} else {

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <linux/openat2.h>
 #include <sys/syscall.h>
 #include <stdatomic.h>
@@ -24,17 +25,79 @@
 /* /proc/cpuinfo of a 400-thread host is ~1 MiB; nothing we read is larger. */
 #define GF_FS_MAX_FILE (16u << 20)
 
+/* Unpacked archives are "gpufeed-unpack-<pid namespace>-<pid>-XXXXXX":
+ * gf_fs_fini removes its own, and the next unpack removes those of
+ * processes that are gone (killed before they could), in this pid
+ * namespace only (a shared /tmp may hold another's live ones). */
+#define UNPACK_PREFIX "gpufeed-unpack-"
+
+static unsigned long pid_namespace(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) ? 0 : (unsigned long)st.st_ino;
+}
+
+/* The pid in a name of ours from namespace ns, or 0. */
+static pid_t unpack_owner(const char *name, unsigned long ns)
+{
+	char *end;
+	unsigned long n;
+	long pid;
+
+	if (strncmp(name, UNPACK_PREFIX, strlen(UNPACK_PREFIX)))
+		return 0;
+	name += strlen(UNPACK_PREFIX);
+	n = strtoul(name, &end, 10);
+	if (end == name || *end != '-' || n != ns)
+		return 0;
+	name = end + 1;
+	pid = strtol(name, &end, 10);
+	if (end == name || *end != '-' || pid <= 0 || pid > INT_MAX)
+		return 0;
+	return (pid_t)pid;
+}
+
+static void remove_stale_unpacks(const char *base, unsigned long ns)
+{
+	DIR *d = opendir(base);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		pid_t pid = unpack_owner(de->d_name, ns);
+		char path[PATH_MAX];
+		struct stat st;
+
+		/* EPERM: alive, someone else's. */
+		if (!pid || pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", base, de->d_name);
+		if (lstat(path, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		gf_rmtree(path);	/* best effort: a failure leaves it for the next one */
+	}
+	closedir(d);
+}
+
 /* A private directory for an unpacked archive: tmpfs when there is one
  * (a recording is thousands of small files), else $TMPDIR. */
 static int make_unpack_dir(char *buf, size_t size)
 {
 	const char *tmpdir = gf_env_str(GF_ENV_TMPDIR);
 	const char *bases[] = { "/dev/shm", tmpdir && *tmpdir ? tmpdir : "/tmp" };
+	unsigned long ns = pid_namespace();
+	char msg[1024];
 
+	gf_strlcpy(msg, gf_last_error(), sizeof(msg));
+	for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++)
+		remove_stale_unpacks(bases[i], ns);
+	gf_error(0, "%s", msg);		/* what cleaning said is no news */
 	for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
 		if (access(bases[i], W_OK | X_OK))
 			continue;
-		snprintf(buf, size, "%s/gpufeed-root-XXXXXX", bases[i]);
+		snprintf(buf, size, "%s/" UNPACK_PREFIX "%lu-%ld-XXXXXX", bases[i], ns, (long)getpid());
 		if (mkdtemp(buf))
 			return 0;
 	}

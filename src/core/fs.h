@@ -34,7 +34,8 @@ struct gf_fs {
 
 /* root NULL or "" = this machine; a directory; or a .tar.gz (or .tar) made
  * by 'gpufeed record', unpacked into a private temp dir (under /dev/shm when
- * writable, else $TMPDIR) that gf_fs_fini removes.  -ENOENT/-ENOTDIR/
+ * writable, else $TMPDIR) that gf_fs_fini removes; one left by a process
+ * killed before that is removed by the next unpack.  -ENOENT/-ENOTDIR/
  * -ENAMETOOLONG/-EBADMSG with a message.  Release with gf_fs_fini (copies
  * of the struct share the fd and the temp dir). */
 int gf_fs_init(struct gf_fs *fs, const char *root);

@@ -2,7 +2,9 @@
  * staging halves (one filling while the other is written), keep dirty page
  * cache bounded, then fdatasync, drop the cache and rename into place.
  * A crash leaves the old file, or none, under the final name; never half
- * of a new one. */
+ * of a new one.  The rename replaces only what was there at open (the
+ * same file, or nothing): a file another process moved onto the path
+ * meanwhile is left in place and the commit fails. */
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -14,6 +16,7 @@
 
 #include "core/error.h"
 #include "core/opts.h"
+#include "io/ckpt_hook.h"
 #include "io/engine.h"
 
 /* The first release's struct gf_ckpt_opts ends with keep_cache. */
@@ -35,7 +38,13 @@ struct gf_ckpt {
 	uint64_t wb_start;		/* bounded dirty: start of the window not yet started */
 	uint64_t prev_lo, prev_len;	/* window whose writeback was started */
 	int err;
+	bool had_target;		/* path existed at open: the file below */
+	dev_t target_dev;
+	ino_t target_ino;
 };
+
+void (*gf_ckpt_before_swap)(const char *path);
+bool gf_ckpt_no_rename_flags;
 
 static char *half(struct gf_ckpt *c, int i)
 {
@@ -151,6 +160,20 @@ int gf_ckpt_open(struct gf_io *io, const char *path, const struct gf_ckpt_opts *
 		free(c);
 		return gf_error(-ENOMEM, "checkpoint: out of memory");
 	}
+	{
+		struct stat st;
+
+		/* What the commit may replace: this file, or nothing. */
+		c->had_target = lstat(path, &st) == 0;
+		if (!c->had_target && errno != ENOENT) {
+			rc = gf_error(-errno, "%s: %s", path, strerror(errno));
+			free(c->tmp);
+			c->tmp = NULL;
+			goto fail;
+		}
+		c->target_dev = c->had_target ? st.st_dev : 0;
+		c->target_ino = c->had_target ? st.st_ino : 0;
+	}
 	fd = mkostemp(c->tmp, O_CLOEXEC);
 	if (fd < 0) {
 		rc = gf_error(-errno, "%s: creating a temp file beside it: %s", path, strerror(errno));
@@ -225,6 +248,90 @@ static int sync_dir(const char *path)
 	return rc;
 }
 
+static int rename_flags(const char *from, const char *to, unsigned flags)
+{
+	if (gf_ckpt_no_rename_flags) {
+		errno = EINVAL;
+		return -1;
+	}
+	return renameat2(AT_FDCWD, from, AT_FDCWD, to, flags);
+}
+
+static bool is_target(const struct gf_ckpt *c, const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && st.st_dev == c->target_dev && st.st_ino == c->target_ino;
+}
+
+static int appeared(const struct gf_ckpt *c)
+{
+	return gf_error(-EEXIST, "%s: another file was put there while the checkpoint was written: not "
+			"replacing it, checkpoint not saved", c->path);
+}
+
+/* Nothing was at path at open: nothing may be replaced now.  Without
+ * RENAME_NOREPLACE, link() never replaces either. */
+static int move_into_new(struct gf_ckpt *c)
+{
+	if (rename_flags(c->tmp, c->path, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno == EEXIST)
+		return appeared(c);
+	if (errno != EINVAL && errno != ENOSYS)
+		return gf_error(-errno, "%s: renaming %s into place: %s", c->path, c->tmp, strerror(errno));
+	if (link(c->tmp, c->path) == 0)
+		return unlink(c->tmp) ? gf_error(-errno, "%s: %s", c->tmp, strerror(errno)) : 0;
+	if (errno == EEXIST)
+		return appeared(c);
+	/* No hard links either (vfat): check, then rename; a window remains. */
+	if (access(c->path, F_OK) == 0 || errno != ENOENT)
+		return appeared(c);
+	if (rename(c->tmp, c->path))
+		return gf_error(-errno, "%s: renaming %s into place: %s", c->path, c->tmp, strerror(errno));
+	return 0;
+}
+
+/* path held the file seen at open: swap, look at what came out, and swap
+ * back unless it is that file. */
+static int move_over(struct gf_ckpt *c)
+{
+	if (rename_flags(c->tmp, c->path, RENAME_EXCHANGE)) {
+		if (errno == ENOENT)		/* removed meanwhile: fine */
+			return move_into_new(c);
+		if (errno != EINVAL && errno != ENOSYS)
+			return gf_error(-errno, "%s: renaming %s into place: %s", c->path, c->tmp, strerror(errno));
+		/* No flags: check, then rename over it; a window remains. */
+		if (!is_target(c, c->path))
+			return access(c->path, F_OK) && errno == ENOENT ? move_into_new(c) : appeared(c);
+		if (rename(c->tmp, c->path))
+			return gf_error(-errno, "%s: renaming %s into place: %s", c->path, c->tmp, strerror(errno));
+		return 0;
+	}
+	if (is_target(c, c->tmp))		/* the old checkpoint, now at tmp */
+		return unlink(c->tmp) ? gf_error(-errno, "%s: %s", c->tmp, strerror(errno)) : 0;
+	if (rename_flags(c->tmp, c->path, RENAME_EXCHANGE)) {
+		int rc = gf_error(-EEXIST, "%s: another file was put there while the checkpoint was written, "
+				  "and putting it back failed (%s): it is now %s", c->path, strerror(errno), c->tmp);
+
+		free(c->tmp);
+		c->tmp = NULL;			/* someone's file: keep it */
+		return rc;
+	}
+	return appeared(c);
+}
+
+static int swap_into_place(struct gf_ckpt *c)
+{
+	int rc = c->had_target ? move_over(c) : move_into_new(c);
+
+	if (!rc) {
+		free(c->tmp);
+		c->tmp = NULL;	/* nothing to remove any more */
+	}
+	return rc;
+}
+
 int gf_ckpt_commit(struct gf_ckpt *c)
 {
 	struct gf_io_req sync = { .op = GF_IO_FSYNC };
@@ -265,13 +372,12 @@ int gf_ckpt_commit(struct gf_ckpt *c)
 	}
 	if (!rc && !c->o.keep_cache)
 		posix_fadvise(gf_file_fd(c->f), 0, 0, POSIX_FADV_DONTNEED);
-	if (!rc && rename(c->tmp, c->path))
-		rc = gf_error(-errno, "%s: renaming %s into place: %s", c->path, c->tmp, strerror(errno));
-	if (!rc) {
-		free(c->tmp);
-		c->tmp = NULL;	/* nothing to remove any more */
+	if (!rc && gf_ckpt_before_swap)
+		gf_ckpt_before_swap(c->path);
+	if (!rc)
+		rc = swap_into_place(c);
+	if (!rc)
 		rc = sync_dir(c->path);
-	}
 	if (rc)
 		fail(c, rc);
 	gf_ckpt_abort(c);

@@ -130,7 +130,9 @@ int gf_discover_blocks(struct gf_ctx *c)
 			continue;
 		}
 		snprintf(attr, sizeof(attr), "%s/partition", path);
-		if (gf_fs_exists(&c->fs, attr))
+		/* A partition is not a device of its own; one we cannot tell
+		 * about is left out too, with the warning gf_probe gave. */
+		if (gf_probe(c, attr, NULL))
 			continue;
 		pci = gf_pci_for_path(t, path);
 		if (pci < 0 && strstr(path, "/nvme-subsystem/"))

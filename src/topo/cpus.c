@@ -217,8 +217,8 @@ static void read_cgroup(struct gf_ctx *c)
 		return;
 	/* A v2 line exists on hybrid hosts too; only a mounted unified
 	 * hierarchy counts. */
-	if (version == 2 && !gf_fs_exists(&c->fs, "/sys/fs/cgroup/cgroup.controllers"))
-		return;
+	if (version == 2 && gf_probe(c, "/sys/fs/cgroup/cgroup.controllers", NULL) != 1)
+		return;	/* not mounted, or not readable: warned */
 	cp->cgroup_version = version;
 	gf_strlcpy(cp->cgroup_path, rel, sizeof(cp->cgroup_path));
 	for (;;) {

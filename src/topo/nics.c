@@ -227,7 +227,7 @@ int gf_discover_nics(struct gf_ctx *c)
 			gf_strlcpy(n->state, t->pci[n->pci].driver[0] ? "no interface" : "no driver",
 				   sizeof(n->state));
 		snprintf(path, sizeof(path), "%s/physfn", t->pci[n->pci].path);
-		n->virtual_function = gf_fs_exists(&c->fs, path);
+		n->virtual_function = gf_probe(c, path, NULL) == 1;	/* else warned */
 		gf_locality_of(c, n->pci, NULL, &loc);
 		n->numa_node = loc.node;
 		n->numa_source = loc.node_source;

@@ -74,9 +74,14 @@ int gf_discover_numa(struct gf_ctx *c)
 		/* Only nodes that exist: "0-8191" must not make 8192 of them. */
 		for (int id = gf_cpuset_first(&online); id >= 0; id = gf_cpuset_next(&online, id)) {
 			char dir[64];
+			struct stat st;
+			int found;
 
 			snprintf(dir, sizeof(dir), NODE_DIR "/node%d", id);
-			if (!gf_fs_is_dir(&c->fs, dir)) {
+			/* One we cannot look at stays (the kernel listed it),
+			 * with gf_probe's warning. */
+			found = gf_probe(c, dir, &st);
+			if (found == 0 || (found == 1 && !S_ISDIR(st.st_mode))) {
 				gf_warn(c, "%s" NODE_DIR "/online: lists node %d, which has no node%d directory",
 					c->fs.root, id, id);
 				gf_cpuset_clear(&online, (unsigned)id);

@@ -20,6 +20,7 @@
 #include "core/atomic.h"
 #include "core/json_read.h"
 #include "core/json_stamp.h"
+#include "core/log.h"
 #include "core/opts.h"
 #include "core/recorder.h"
 #include "core/rmtree.h"
@@ -29,6 +30,11 @@
 #include "topo/record_hook.h"
 #include "topo/record_place.h"
 #include "topo/topo_internal.h"
+
+struct gf_bytes {
+	char *data;
+	size_t len;
+};
 
 #define GF_RECORDING_SCHEMA "gpufeed-recording/2"
 #define GF_RECORD_SUMMARY_SCHEMA "gpufeed-record/2"
@@ -203,14 +209,33 @@ static int place_archive(const char *tmp, const char *path, void *arg)
 	return gf_place_move(arg, tmp);
 }
 
+/* A recording's nvml.json, as read: its bytes (kept to be copied as they
+ * are) and the facts parsed from them (a malformed file is an error). */
+static int read_source_facts(const struct gf_fs *fs, struct gf_nvml_facts **facts, struct gf_bytes *raw)
+{
+	char real[PATH_MAX];
+	int ret = gf_fs_read(fs, "/nvml.json", &raw->data, &raw->len);
+
+	if (ret)
+		return ret;
+	gf_fs_real(fs, "/nvml.json", real, sizeof(real));
+	ret = gf_nvml_facts_parse(raw->data, raw->len, real, facts);
+	if (ret) {
+		free(raw->data);
+		raw->data = NULL;
+	}
+	return ret;
+}
+
 static int load_source_facts(const struct gf_fs *fs, const struct gf_record_options *opts,
-			     struct gf_nvml_facts **facts, struct gf_record_stats *st)
+			     struct gf_nvml_facts **facts, struct gf_bytes *raw, struct gf_record_stats *st)
 {
 	int ret;
 
 	*facts = NULL;
 	if (opts->nvml == GF_NVML_OFF) {
 		gf_strlcpy(st->nvml_note, "NVML not used (--nvml=off)", sizeof(st->nvml_note));
+		GF_INFO(GF_LOG_VENDOR, "%s", st->nvml_note);
 		return 0;
 	}
 	if (gf_fs_live(fs)) {
@@ -220,15 +245,34 @@ static int load_source_facts(const struct gf_fs *fs, const struct gf_record_opti
 		if (ret)
 			snprintf(st->nvml_note, sizeof(st->nvml_note), "NVML not available: %s", why);
 	} else {
-		ret = gf_nvml_facts_read(fs, facts);
+		ret = read_source_facts(fs, facts, raw);
 		if (ret && ret != -ENOENT)
 			return ret;
 		if (ret)
 			snprintf(st->nvml_note, sizeof(st->nvml_note), "the source recording has no nvml.json");
 	}
+	if (st->nvml_note[0])	/* the manifest keeps it too */
+		GF_INFO(GF_LOG_VENDOR, "%s", st->nvml_note);
 	if (ret && opts->nvml == GF_NVML_REQUIRE)
 		return gf_error(-ENOSYS, "%s", st->nvml_note);
 	return 0;
+}
+
+static int write_bytes(FILE *f, void *arg)
+{
+	const struct gf_bytes *b = arg;
+
+	return fwrite(b->data, 1, b->len, f) == b->len ? 0 : -EIO;
+}
+
+/* nvml.json: what NVML answered, or a source recording's file byte for
+ * byte (a recording replays what the machine said; discovery's reading of
+ * it, unknowns included, is done again at replay). */
+static int save_facts(const struct gf_nvml_facts *facts, struct gf_bytes *raw, const char *path)
+{
+	if (raw->data)
+		return gf_atomic_write(path, write_bytes, raw);
+	return gf_nvml_facts_save(facts, path);
 }
 
 static void pass_warnings(const struct gf_topo *t, const struct gf_record_options *opts)
@@ -249,6 +293,7 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 	struct gf_record_stats st = { 0 };
 	struct gf_recorder *rec = NULL;
 	struct gf_ctx c = { 0 };
+	struct gf_bytes raw_facts = { NULL, 0 };
 	struct gf_topo *t = NULL;
 	char dir[PATH_MAX], tmp[PATH_MAX + 16];
 	struct gf_place place = { .target = dir };
@@ -283,6 +328,7 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 		return ret;
 	if (!mkdtemp(tmp)) {
 		ret = gf_error_errno(-errno, dir);
+		gf_warn_fini(&c);
 		gf_fs_fini(&c.fs);
 		return ret;
 	}
@@ -296,7 +342,7 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 	if ((ret = gf_rec_init(rec, tmp)))
 		goto out;
 	rec->cancel = opts->cancel;
-	if ((ret = load_source_facts(&c.fs, opts, &c.facts, &st)))
+	if ((ret = load_source_facts(&c.fs, opts, &c.facts, &raw_facts, &st)))
 		goto out;
 	st.nvml = c.facts != NULL;
 	c.t->machine.nvml = st.nvml;
@@ -322,7 +368,7 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 		char path[PATH_MAX + 32];
 
 		snprintf(path, sizeof(path), "%s/" GF_RECORD_NVML_FILE, tmp);
-		if ((ret = gf_nvml_facts_save(c.facts, path)))
+		if ((ret = save_facts(c.facts, &raw_facts, path)))
 			goto out;
 	}
 	if ((ret = write_manifest(tmp, &c.fs, t, rec, &st)))
@@ -361,6 +407,8 @@ out:
 	gf_topo_free(t);
 	gf_topo_free(c.t);
 	gf_nvml_facts_free(c.facts);
+	free(raw_facts.data);
+	gf_warn_fini(&c);
 	gf_fs_fini(&c.fs);
 	free(rec);
 	return ret;

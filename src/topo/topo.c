@@ -10,6 +10,7 @@
 
 #include <gpufeed/env.h>
 #include <gpufeed/gpufeed.h>
+#include "core/log.h"
 #include "core/opts.h"
 #include "core/pciaddr.h"
 #include "core/strutil.h"
@@ -67,10 +68,59 @@ void *gf_push(void *arr_ptr, int *n, size_t sz)
 	return na;
 }
 
+/* FNV-1a: the warnings are short texts. */
+static size_t warn_hash(const char *s)
+{
+	size_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* The slot of msg in the table: its own, or the empty one where it goes. */
+static size_t warn_find(const struct gf_ctx *c, const char *msg)
+{
+	size_t i = warn_hash(msg) & (c->warn_cap - 1);
+
+	while (c->warn_slot[i] && strcmp(c->t->warnings[c->warn_slot[i] - 1], msg))
+		i = (i + 1) & (c->warn_cap - 1);
+	return i;
+}
+
+/* Keeps the table at most half full, so that a lookup stays short. */
+static int warn_grow(struct gf_ctx *c)
+{
+	size_t need = (size_t)c->t->nwarnings + 1, cap = 64;
+	int *slot;
+
+	if (need <= c->warn_cap / 2)
+		return 0;
+	while (need > cap / 2)
+		cap *= 2;
+	slot = calloc(cap, sizeof(*slot));
+	if (!slot)
+		return -ENOMEM;
+	free(c->warn_slot);
+	c->warn_slot = slot;
+	c->warn_cap = cap;
+	for (int w = 0; w < c->t->nwarnings; w++)	/* warnings kept before: all distinct */
+		c->warn_slot[warn_find(c, c->t->warnings[w])] = w + 1;
+	return 0;
+}
+
+void gf_warn_fini(struct gf_ctx *c)
+{
+	free(c->warn_slot);
+	c->warn_slot = NULL;
+	c->warn_cap = 0;
+}
+
 void gf_warn(struct gf_ctx *c, const char *fmt, ...)
 {
 	struct gf_topo *t = c->t;
 	char **slot;
+	size_t at;
 	va_list ap;
 	char *msg = NULL;
 
@@ -82,11 +132,14 @@ void gf_warn(struct gf_ctx *c, const char *fmt, ...)
 		return;
 	gf_sanitize_text(msg);	/* it may quote a file's content; it reaches a terminal */
 	/* The same file can be read twice (shared helpers); say it once. */
-	for (int i = 0; i < t->nwarnings; i++) {
-		if (!strcmp(t->warnings[i], msg)) {
-			free(msg);
-			return;
-		}
+	if (warn_grow(c)) {
+		free(msg);
+		return;
+	}
+	at = warn_find(c, msg);
+	if (c->warn_slot[at]) {
+		free(msg);
+		return;
 	}
 	slot = gf_push(&t->warnings, &t->nwarnings, sizeof(*slot));
 	if (!slot) {
@@ -94,11 +147,25 @@ void gf_warn(struct gf_ctx *c, const char *fmt, ...)
 		return;
 	}
 	*slot = msg;
+	c->warn_slot[at] = t->nwarnings;
 }
 
 void gf_warn_last(struct gf_ctx *c)
 {
 	gf_warn(c, "%s", gf_last_error());
+}
+
+int gf_probe(struct gf_ctx *c, const char *path, struct stat *st)
+{
+	struct stat local;
+	int ret = gf_fs_probe(&c->fs, path, st ? st : &local);
+
+	if (ret == 0)
+		return 1;
+	if (ret == -ENOENT)
+		return 0;
+	gf_warn_last(c);
+	return ret;
 }
 
 int gf_finding(struct gf_topo *t, enum gf_severity sev, const char *id, const char *subject,
@@ -137,11 +204,12 @@ int gf_nvml_facts_read(const struct gf_fs *fs, struct gf_nvml_facts **facts)
 /* Errors that mean "the kernel has no value here", not bad input.  sysfs
  * answers EINVAL, EIO, ENODEV or EOPNOTSUPP for attributes a device does
  * not implement (the speed of a link that is down).  Permission errors are
- * not among them: they are reported. */
+ * not among them: they are reported.  Nor is EAGAIN: fs has retried it
+ * already, so one that still comes back is a read that failed. */
 static bool no_value(int err)
 {
 	return err == -ENOENT || err == -ENODEV || err == -ENXIO || err == -EINVAL ||
-	       err == -EOPNOTSUPP || err == -ENOTDIR || err == -EIO || err == -EAGAIN || err == -EBUSY;
+	       err == -EOPNOTSUPP || err == -ENOTDIR || err == -EIO || err == -EBUSY;
 }
 
 int gf_read_opt(struct gf_ctx *c, const char *path, char **data, size_t *len)
@@ -246,6 +314,7 @@ static int load_facts(struct gf_ctx *c, enum gf_nvml_mode mode)
 
 	if (mode == GF_NVML_OFF) {
 		gf_strlcpy(t->machine.nvml_note, "NVML not used (--nvml=off)", sizeof(t->machine.nvml_note));
+		GF_INFO(GF_LOG_VENDOR, "%s", t->machine.nvml_note);
 		return 0;
 	}
 	if (gf_fs_live(&c->fs)) {
@@ -259,6 +328,9 @@ static int load_facts(struct gf_ctx *c, enum gf_nvml_mode mode)
 	}
 	if (ret) {
 		snprintf(t->machine.nvml_note, sizeof(t->machine.nvml_note), "NVML not available: %s", why);
+		/* machine.nvml_note keeps it for the JSON field; the channel says it
+		 * when it happens, as every other diagnostic. */
+		GF_INFO(GF_LOG_VENDOR, "%s", t->machine.nvml_note);
 		if (mode == GF_NVML_REQUIRE)
 			return gf_error(-ENOSYS, "%s", t->machine.nvml_note);
 		return 0;
@@ -280,6 +352,7 @@ int gf_topo_discover_ctx(struct gf_ctx *c, struct gf_topo **out)
 		ret = steps[i](c);
 	free(c->self_status);
 	c->self_status = NULL;
+	gf_warn_fini(c);
 	if (ret) {
 		gf_topo_free(c->t);
 		c->t = NULL;
@@ -313,6 +386,7 @@ GF_API int gf_topo_discover(const struct gf_topo_options *opts, struct gf_topo *
 		return ret;
 	c.t = calloc(1, sizeof(*c.t));
 	if (!c.t) {
+		gf_warn_fini(&c);
 		gf_fs_fini(&c.fs);
 		return gf_error(-ENOMEM, "out of memory");
 	}
@@ -322,6 +396,7 @@ GF_API int gf_topo_discover(const struct gf_topo_options *opts, struct gf_topo *
 		ret = gf_locality_parse(&c, gf_env_str(GF_ENV_PCI_LOCALITY), gf_env_name(GF_ENV_PCI_LOCALITY));
 	if (ret) {
 		gf_topo_free(c.t);
+		gf_warn_fini(&c);
 		gf_fs_fini(&c.fs);
 		return ret;
 	}
@@ -330,11 +405,13 @@ GF_API int gf_topo_discover(const struct gf_topo_options *opts, struct gf_topo *
 	ret = load_facts(&c, o.nvml);
 	if (ret) {
 		gf_topo_free(c.t);
+		gf_warn_fini(&c);
 		gf_fs_fini(&c.fs);
 		return ret;
 	}
 	ret = gf_topo_discover_ctx(&c, out);
 	gf_nvml_facts_free(c.facts);
+	gf_warn_fini(&c);
 	gf_fs_fini(&c.fs);
 	return ret;
 }

@@ -3,6 +3,8 @@
 #ifndef GF_TOPO_INTERNAL_H
 #define GF_TOPO_INTERNAL_H
 
+#include <sys/stat.h>
+
 #include <gpufeed/topo.h>
 #include "core/error.h"
 #include "core/fs.h"
@@ -26,6 +28,10 @@ struct gf_ctx {
 	int nrules;
 	char *self_status;		/* /proc/self/status, shared by cpus and numa */
 	bool nvml_pci_order;		/* NVML's indices not believable: PCI order */
+	/* Which warnings t->warnings holds (gf_warn says each once): an open
+	 * addressing table of indices + 1 into it, 0 = empty slot. */
+	int *warn_slot;
+	size_t warn_cap;		/* a power of two, or 0 */
 };
 
 /* Parse "SPEC=NODE;..." (SPEC: 0000:3b:00.0, 0000:3b or 0000:80-ff);
@@ -53,8 +59,15 @@ int gf_topo_discover_ctx(struct gf_ctx *c, struct gf_topo **out);
 
 /* A warning about malformed or unreadable input, kept in t->warnings. */
 void gf_warn(struct gf_ctx *c, const char *fmt, ...) GF_PRINTF(2, 3);
+/* Frees what gf_warn keeps to say each warning once (the warnings stay in
+ * t->warnings); gf_topo_discover_ctx calls it. */
+void gf_warn_fini(struct gf_ctx *c);
 /* The last error message as a warning (after a failed fs read). */
 void gf_warn_last(struct gf_ctx *c);
+/* Does path exist?  1 yes (*st filled; st may be NULL), 0 absent (ENOENT,
+ * ENOTDIR), else a warning naming the file and -errno: a file that cannot
+ * be looked at (EACCES, ELOOP, EIO) is not taken as absent. */
+int gf_probe(struct gf_ctx *c, const char *path, struct stat *st);
 int gf_finding(struct gf_topo *t, enum gf_severity sev, const char *id, const char *subject,
 	       const char *fmt, ...) GF_PRINTF(5, 6);
 

@@ -365,7 +365,11 @@ static void print_blocks(const struct gf_topo *t, FILE *f)
 			nvirt++;
 			continue;
 		}
-		gf_fmt_bytes(b->size_bytes, size, sizeof(size));
+		/* 0 is how the model says "unknown" for sizes (topo.h). */
+		if (b->size_bytes)
+			gf_fmt_bytes(b->size_bytes, size, sizeof(size));
+		else
+			gf_strlcpy(size, "unknown", sizeof(size));
 		gf_table_add(&tb, "%s%s%s%s", b->name, b->label[0] ? " (" : "", b->label, b->label[0] ? ")" : "");
 		gf_table_add(&tb, "%s", b->model[0] ? b->model : "-");
 		gf_table_add(&tb, "%s", size);

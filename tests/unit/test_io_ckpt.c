@@ -3,6 +3,7 @@
  * mode, no temp file left; abort, write and fsync errors keep the old
  * file; both back ends, on disk, tmpfs and ramfs. */
 #include "test_io_util.h"
+#include "io/ckpt_hook.h"
 
 #include <dirent.h>
 #include <sys/mman.h>
@@ -261,6 +262,63 @@ static void dirty_bounded(struct t_fs *fs)
 }
 T_FS_TESTS(dirty_bounded);
 
+/* What another process does while a checkpoint is written: put its own
+ * file at the target path (renamed over it, or new where there was none). */
+static const char *race_dir;
+
+static void someone_moves_a_file_there(const char *path)
+{
+	char other[PATH_MAX];
+
+	t_write(race_dir, "theirs.tmp", "precious");
+	snprintf(other, sizeof(other), "%s/theirs.tmp", race_dir);
+	if (rename(other, path))
+		fail_msg("rename %s: %s", path, strerror(errno));
+}
+
+/* The final swap replaces only the file that was there at open (or
+ * nothing): a file moved onto the path meanwhile stays, the commit says
+ * so, and no temp file is left; with and without the rename flags. */
+static void moved_onto_target(struct t_fs *fs)
+{
+	uint8_t data[5000];
+	struct gf_io *io;
+
+	t_fill(data, sizeof(data), 0, 21);
+	race_dir = fs->base;
+	T_FOR_EACH_BACKEND(fs, io, "checkpoint swap race", 0, 0, 0) {
+		for (int flags = 0; flags < 2; flags++) {
+			const char *path = t_path(fs, "ck.bin");
+			struct gf_ckpt_opts o = GF_CKPT_OPTS_INIT;
+
+			gf_ckpt_no_rename_flags = flags == 0;
+			/* The path existed at open: an old checkpoint. */
+			t_write(fs->base, "ck.bin", "old");
+			gf_ckpt_before_swap = someone_moves_a_file_there;
+			assert_int_equal(gf_io_write_file_atomic(io, path, data, sizeof(data), &o), -EEXIST);
+			assert_true(t_contains(gf_last_error(), "ck.bin"));
+			t_check_kept(fs, "ck.bin", "precious");
+			/* The path was free at open. */
+			assert_int_equal(unlink(path), 0);
+			assert_int_equal(gf_io_write_file_atomic(io, path, data, sizeof(data), &o), -EEXIST);
+			t_check_kept(fs, "ck.bin", "precious");
+			/* Nobody in the way: the old file is replaced, as always. */
+			gf_ckpt_before_swap = NULL;
+			assert_int_equal(gf_io_write_file_atomic(io, path, data, sizeof(data), &o), 0);
+			check_ckpt(fs, "ck.bin", sizeof(data), 21, 0644);
+			assert_int_equal(t_count_names(fs->base, "theirs"), 0);
+			assert_int_equal(unlink(path), 0);
+			assert_int_equal(gf_io_write_file_atomic(io, path, data, sizeof(data), &o), 0);
+			check_ckpt(fs, "ck.bin", sizeof(data), 21, 0644);
+			/* Over the checkpoint just made: replaced. */
+			assert_int_equal(gf_io_write_file_atomic(io, path, data, sizeof(data), &o), 0);
+		}
+		gf_ckpt_no_rename_flags = false;
+		assert_int_equal(gf_io_close(io, GF_IO_DRAIN), 0);
+	}
+}
+T_FS_TESTS(moved_onto_target);
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -268,6 +326,7 @@ int main(void)
 		T_FS_CASES(failures),
 		T_FS_CASES(direct_refused),
 		T_FS_CASES(dirty_bounded),
+		T_FS_CASES(moved_onto_target),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,6 +14,7 @@
 #define GF_TEST_IO_UTIL_H
 
 #include "helpers.h"
+#include "t_child.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -341,34 +342,29 @@ static inline void t_log_start(void)
 
 /* ---- forked children ---- */
 
+struct t_child_fn {
+	const char *(*fn)(void *);
+	void *arg;
+};
+
+static inline int t_child_run(void *arg, int wfd)
+{
+	const struct t_child_fn *c = arg;
+	const char *err = c->fn(c->arg);
+
+	if (err && write(wfd, err, strlen(err)) < 0)
+		return 2;
+	return err ? 1 : 0;
+}
+
 /* Runs fn in a child; fn returns NULL when all went well, else what went
  * wrong, which fails the case here. */
 static inline void t_in_child(const char *(*fn)(void *), void *arg)
 {
-	char msg[512] = "";
-	int pfd[2], status = 0;
-	ssize_t n, got = 0;
-	pid_t pid;
+	struct t_child_fn c = { fn, arg };
+	char msg[512];
+	int status = t_fork_collect(t_child_run, &c, msg, sizeof(msg));
 
-	assert_int_equal(pipe(pfd), 0);
-	fflush(NULL);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		const char *err;
-
-		close(pfd[0]);
-		err = fn(arg);
-		if (err && write(pfd[1], err, strlen(err)) < 0)
-			_exit(2);
-		_exit(err ? 1 : 0);
-	}
-	close(pfd[1]);
-	while ((n = read(pfd[0], msg + got, sizeof(msg) - 1 - (size_t)got)) > 0)
-		got += n;
-	close(pfd[0]);
-	msg[got] = '\0';
-	assert_int_equal(waitpid(pid, &status, 0), pid);
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		print_message("child: %s (status 0x%x)\n", msg[0] ? msg : "died", status);
 		fail();

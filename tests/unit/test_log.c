@@ -2,6 +2,7 @@
  * subsystem, gf_log_parse, GPUFEED_LOG), the callback, silence by
  * default, and a callback that logs itself. */
 #include "helpers.h"
+#include "t_child.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -103,35 +104,31 @@ static void reentrant(void **state)
 	assert_int_equal(calls, 2);
 }
 
+struct env_child {
+	const char *spec, *what;
+};
+
+static int exec_env_child(void *arg, int wfd)
+{
+	const struct env_child *e = arg;
+
+	dup2(wfd, 2);
+	if (e->spec)
+		setenv("GPUFEED_LOG", e->spec, 1);
+	else
+		unsetenv("GPUFEED_LOG");
+	execl("/proc/self/exe", "test_log", "env-child", e->what, (char *)NULL);
+	return 127;
+}
+
 /* Runs this binary as "env-child" with GPUFEED_LOG=spec; returns its
  * stderr. */
 static char *run_env_child(const char *spec, const char *what)
 {
 	static char out[2048];
-	int pfd[2], status;
-	ssize_t n, len = 0;
-	pid_t pid;
+	struct env_child e = { spec, what };
+	int status = t_fork_collect(exec_env_child, &e, out, sizeof(out));
 
-	assert_int_equal(pipe(pfd), 0);
-	fflush(NULL);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(pfd[1], 2);
-		close(pfd[0]);
-		if (spec)
-			setenv("GPUFEED_LOG", spec, 1);
-		else
-			unsetenv("GPUFEED_LOG");
-		execl("/proc/self/exe", "test_log", "env-child", what, (char *)NULL);
-		_exit(127);
-	}
-	close(pfd[1]);
-	while ((n = read(pfd[0], out + len, sizeof(out) - 1 - (size_t)len)) > 0)
-		len += n;
-	close(pfd[0]);
-	out[len] = '\0';
-	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	return out;
 }

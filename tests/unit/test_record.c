@@ -305,6 +305,45 @@ static void summary_json(void **state)
 	assert_int_equal(gf_record_write_json(NULL, "x", &st), -EINVAL);
 }
 
+/* A recording of a recording keeps the source's nvml.json byte for byte:
+ * a value discovery takes as unknown (an index beyond the GPUs there are),
+ * a key this version does not know and the source's layout all stay, so
+ * the copy replays what the machine said.  It used to be parsed and
+ * written again. */
+static void nvml_facts_kept_as_read(void **state)
+{
+	char *src = t_mkdtemp(), *dir = t_mkdtemp(), target[PATH_MAX + 16], path[PATH_MAX + 32];
+	char *facts, *marked, *copy;
+	struct gf_record_options o = GF_RECORD_OPTS_INIT;
+	const char *at;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/nvml.json", t_fixture_root("hgx-h100-8gpu"));
+	facts = t_read(path);
+	assert_non_null(facts);
+	at = strstr(facts, "\"index\": 3,");
+	assert_non_null(at);
+	assert_true(asprintf(&marked, "{\"from_a_newer_gpufeed\": [1, 2],\n%.*s\"index\": 5000,%s", (int)(at - facts - 1),
+			     facts + 1, at + strlen("\"index\": 3,")) > 0);
+	t_write(src, "nvml.json", marked);
+	t_write(src, "sys/devices/system/cpu/online", "0\n");
+	t_write(src, "sys/devices/system/cpu/cpu0/topology/core_id", "0\n");
+	o.root = src;
+	snprintf(target, sizeof(target), "%s/rec", dir);
+	assert_int_equal(gf_record(target, &o, NULL), 0);
+	snprintf(path, sizeof(path), "%s/nvml.json", target);
+	copy = t_read(path);
+	assert_non_null(copy);
+	assert_string_equal(copy, marked);
+	free(copy);
+	free(marked);
+	free(facts);
+	t_rmtree(src);
+	t_rmtree(dir);
+	free(src);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -319,6 +358,7 @@ int main(void)
 		cmocka_unit_test(races_without_rename_flags),
 		cmocka_unit_test(options_are_versioned),
 		cmocka_unit_test(summary_json),
+		cmocka_unit_test(nvml_facts_kept_as_read),
 	};
 
 	return cmocka_run_group_tests_name("record", tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /* .tar.gz recordings: the writer's output reads back the same, and the
  * reader refuses malformed, truncated and hostile archives, naming them. */
 #include "helpers.h"
+#include "t_child.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -10,6 +11,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include "core/fs.h"
 #include "core/tar.h"
 #include <gpufeed/error.h>
 
@@ -268,10 +272,57 @@ static void round_trip(void **state)
 	free(d);
 }
 
+/* In a child: unpack, say where, and die as kill -9 does. */
+static int unpack_and_die(void *archive, int wfd)
+{
+	struct gf_fs fs;
+
+	if (gf_fs_init(&fs, archive) || write(wfd, fs.unpacked, strlen(fs.unpacked)) < 0)
+		return 1;
+	raise(SIGKILL);		/* no gf_fs_fini */
+	return 1;
+}
+
+/* --root FILE.tar.gz killed with -9 leaves its unpacked copy behind; the
+ * next one to unpack removes it, and leaves a live process's alone. */
+static void killed_unpack_is_cleaned(void **state)
+{
+	char *d = t_mkdtemp(), src[PATH_MAX], archive[PATH_MAX], left[PATH_MAX] = "", live[PATH_MAX];
+	struct gf_fs fs;
+	int status;
+
+	(void)state;
+	snprintf(src, sizeof(src), "%s/src", d);
+	t_write(src, "sys/devices/system/cpu/online", "0\n");
+	snprintf(archive, sizeof(archive), "%s/rec.tar.gz", d);
+	assert_int_equal(gf_tar_write(src, "rec", archive, NULL, NULL), 0);
+	status = t_fork_collect(unpack_and_die, archive, left, sizeof(left));
+	assert_true(WIFSIGNALED(status));
+	assert_non_null(strstr(left, "/gpufeed-unpack-"));
+	assert_int_equal(access(left, F_OK), 0);	/* left behind */
+	/* A live process's copy (pid 1 is always alive) is not touched. */
+	snprintf(live, sizeof(live), "%.*s", (int)(strrchr(left, '/') - left), left);
+	{
+		char *name = strrchr(left, '/') + 1, *pidpart = strchr(name + strlen("gpufeed-unpack-"), '-') + 1;
+
+		snprintf(live + strlen(live), sizeof(live) - strlen(live), "/%.*s1-test", (int)(pidpart - name), name);
+	}
+	assert_int_equal(mkdir(live, 0700), 0);
+	assert_int_equal(gf_fs_init(&fs, archive), 0);
+	assert_int_equal(access(left, F_OK), -1);	/* the dead one's is gone */
+	assert_int_equal(access(live, F_OK), 0);
+	assert_int_equal(access(fs.unpacked, F_OK), 0);
+	gf_fs_fini(&fs);
+	assert_int_equal(rmdir(live), 0);
+	t_rmtree(d);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(round_trip),
+		cmocka_unit_test(killed_unpack_is_cleaned),
 		cmocka_unit_test(hostile_archives),
 		cmocka_unit_test(damaged_gzip),
 	};
