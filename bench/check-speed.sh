@@ -7,7 +7,9 @@
 #   - live: `gpufeed check --nvml=off`, N runs.  NVML's own start-up (100 ms
 #     and more on a GPU machine: bench/results/README.md, issue 2) is left out
 #     on purpose: it is the driver's time, not the audit's;
-#   - the floor: `gpufeed --version`, N runs (process start and exit).
+#   - the floor: `gpufeed --version`, N runs (process start and exit), and
+#     per recording `gpufeed topo --root REC` (the same discovery without
+#     the checks), measured right after its check.
 # Each command runs once as a discarded warm-up, then N times; the wall time
 # of a run is bash's $EPOCHREALTIME around it (no fork for the clock), output
 # to /dev/null (text output: what a user runs).  Exit 1 (findings) is normal.
@@ -86,6 +88,8 @@ for r in "${recs[@]}"; do
 	# Named by the machine (FIXTURES/NAME/root -> NAME): paths differ per checkout.
 	name=$(basename "$(dirname "$r")")
 	measure "gpufeed check --root $name" "$gf" check --root "$r"
+	# The same discovery without the checks: what the checks add is the difference.
+	measure "gpufeed topo --root $name (reference)" "$gf" topo --root "$r"
 done
 
 load=$(cut -d' ' -f1-3 /proc/loadavg)
