@@ -12,6 +12,7 @@
 #include "core/strutil.h"
 #include "audit/audit_internal.h"
 #include "audit/catalog.h"
+#include "topo/render.h"
 
 extern char **environ;
 
@@ -197,6 +198,16 @@ static void run_one(struct gf_audit_ctx *c, const struct gf_check_def *d)
 	d->run(c);
 	if (c->a->nresults == before && (r = audit_result(c, "")))
 		audit_na(r, "nothing to check here");
+	/* What a check copied from the machine (a recording's values, an
+	 * interface name) never reaches a terminal as escape sequences. */
+	for (int i = before; i < c->a->nresults; i++) {
+		r = &c->a->results[i];
+		gf_sanitize_text(r->subject);
+		gf_sanitize_text(r->observed);
+		gf_sanitize_text(r->expected);
+		gf_sanitize_text(r->note);
+		gf_sanitize_text(r->source);
+	}
 }
 
 int gf_audit_run(const struct gf_audit_options *opts, struct gf_audit **out)

@@ -90,6 +90,24 @@ int gf_audit_print(const struct gf_audit *a, FILE *f, unsigned flags)
 	return ferror(f) ? -EIO : 0;
 }
 
+/* One line of the summary, cut to SUMMARY_WIDTH columns (report's screen
+ * is 100 wide; `gpufeed check` shows the whole result). */
+#define SUMMARY_WIDTH 100
+static void summary_line(FILE *f, const struct gf_check_result *r, bool color)
+{
+	char text[900];
+	int n;
+
+	n = snprintf(text, sizeof(text), "%s%s%s: %s%s%s", r->check->id, r->subject[0] ? " " : "", r->subject,
+		     r->observed[0] ? r->observed : r->check->title, r->expected[0] ? ", expected " : "",
+		     r->expected);
+	/* "  " + status (5) + " " = 8 columns before the text. */
+	if (n > SUMMARY_WIDTH - 8)
+		memcpy(text + SUMMARY_WIDTH - 8 - 3, "...", 4);
+	fprintf(f, "  %s%-5s%s %s\n", color ? status_color(r->status) : "", gf_check_status_name(r->status),
+		color ? "\033[0m" : "", text);
+}
+
 int gf_audit_print_summary(const struct gf_audit *a, FILE *f, int max, unsigned flags)
 {
 	bool color = flags & GF_AUDIT_PRINT_COLOR;
@@ -107,10 +125,7 @@ int gf_audit_print_summary(const struct gf_audit *a, FILE *f, int max, unsigned 
 
 			if ((int)r->status != s)
 				continue;
-			fprintf(f, "  %s%-5s%s %s%s%s: %s%s%s\n", color ? status_color(r->status) : "",
-				gf_check_status_name(r->status), color ? "\033[0m" : "", r->check->id,
-				r->subject[0] ? " " : "", r->subject, r->observed[0] ? r->observed : r->check->title,
-				r->expected[0] ? ", expected " : "", r->expected);
+			summary_line(f, r, color);
 			shownn++;
 		}
 	if (gf_audit_count_at_least(a, GF_CHECK_WARN) > shownn)

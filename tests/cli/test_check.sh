@@ -51,9 +51,9 @@ expect_rc 3 "--prom in a missing directory" "$GPUFEED" check --root "$TMP/ci" --
 
 # report carries the audit's summary: counts and the worst results.
 expect_rc 0 "report with a warning" "$GPUFEED" report --root "$TMP/ci"
-expect_grep "$out" "^Audit (gpufeed check, profile training): .* 1 warn" "report's text has the audit counts"
-expect_grep "$out" "warn  mem.swappiness: 60, expected <= 10" "and the worst result"
+expect_grep "$out" "^Audit (gpufeed check, profile training): 0 fail, 0 error, [1-9][0-9]* warn" "report's text has the audit counts"
+expect_grep "$out" "^  warn  [a-z]*\\.[a-z-]*" "and the worst results"
 expect_rc 0 "report --json" "$GPUFEED" report --root "$TMP/ci" --json
-expect_jq "$out" '.audit.counts.warn == 1 and .audit.worst[0].id == "mem.swappiness"' "report's JSON has the audit summary"
+expect_jq "$out" '.audit.counts.warn >= 1 and (.audit.worst | length) >= 1 and .audit.worst[0].status == "warn"' "report's JSON has the audit summary"
 
 finish
