@@ -56,7 +56,9 @@ struct gf_audit_ctx {
 };
 
 /* A new result of the running check for `subject` ("" = the host), status
- * pass until set; NULL only when out of memory (the helpers accept NULL). */
+ * pass until set; NULL only when out of memory (the helpers accept NULL).
+ * The results array grows: a pointer returned earlier is invalid after the
+ * next call (keep an index, or finish one result before adding another). */
 struct gf_check_result *audit_result(struct gf_audit_ctx *c, const char *subject);
 void audit_status(struct gf_check_result *r, enum gf_check_status s);
 void audit_observed(struct gf_check_result *r, const char *fmt, ...) GF_PRINTF(2, 3);
