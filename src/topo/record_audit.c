@@ -1,6 +1,7 @@
 /* Files the host audit (check/tune, a later issue) reads, recorded now so a
  * recording made once serves every later feature.  Sources: the checklist in
  * shared/research/host-audit-tuning.md §7.  Missing paths are skipped. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,7 +76,8 @@ static const struct {
 
 
 	/* ---- GPU checks (checks_gpu.c) ---- */
-
+	{ "/usr/local/cuda/version.json", 0 },
+	{ "/usr/local/cuda/version.txt", 0 },
 
 	/* ---- container and NCCL checks (checks_container.c, checks_nccl.c) ---- */
 
@@ -163,6 +165,65 @@ static void copy_devices(struct gf_recorder *rec, const struct gf_fs *fs, const 
 	}
 }
 
+/* gpu.mps and gpu.fabric-manager look for daemons by comm; init's comm is
+ * kept as the mark that the process list was recorded.  Only the daemons
+ * the checks name are kept, not every process of the machine. */
+static void copy_gpu_daemons(struct gf_recorder *rec, const struct gf_fs *fs)
+{
+	static const char *const daemons[] = { "nvidia-cuda-mps", "nv-fabricmanage", "nvidia-persiste", NULL };
+	struct gf_fs plain = *fs;
+	char **names, path[64], comm[32];
+	int n;
+
+	plain.rec = NULL;
+	gf_rec_copy_tree(rec, fs, "/proc/1/comm", 0);
+	if (gf_fs_list(&plain, "/proc", &names, &n))
+		return;
+	for (int i = 0; i < n; i++) {
+		if (names[i][0] < '0' || names[i][0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", names[i]);
+		if (gf_fs_read_str(&plain, path, comm, sizeof(comm)))
+			continue;
+		for (int d = 0; daemons[d]; d++)
+			if (gf_starts_with(comm, daemons[d]))
+				gf_rec_copy_tree(rec, fs, path, 0);
+	}
+	gf_strv_free(names, n);
+}
+
+/* gpu.driver-cuda reads the CUDA runtime's version from libcudart's file
+ * names: keep the names (links as links, files empty), never the
+ * libraries themselves. */
+static void copy_cuda_names(struct gf_recorder *rec, const struct gf_fs *fs)
+{
+	static const struct {
+		const char *dir, *prefix;
+	} libs[] = { { "/usr/local/cuda/lib64", "libcudart.so." }, { "/usr/lib/x86_64-linux-gnu", "libcudart.so." },
+		     { "/usr/lib/aarch64-linux-gnu", "libcudart.so." }, { "/usr/lib64", "libcudart.so." },
+		     { "/usr/local/cuda/compat", "libcuda.so." } };
+	struct gf_fs plain = *fs;
+
+	plain.rec = NULL;
+	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
+		char **names, path[512], target[512];
+		int n;
+
+		if (gf_fs_list(&plain, libs[i].dir, &names, &n))
+			continue;
+		for (int j = 0; j < n; j++) {
+			if (!gf_starts_with(names[j], libs[i].prefix))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", libs[i].dir, names[j]);
+			if (gf_fs_readlink(&plain, path, target, sizeof(target)) != -EINVAL)
+				gf_rec_dir(rec, fs, libs[i].dir, &names[j], 1);
+			else
+				gf_rec_file(rec, fs, path, "", 0);
+		}
+		gf_strv_free(names, n);
+	}
+}
+
 void gf_record_audit_files(struct gf_recorder *rec, const struct gf_fs *fs, const struct gf_topo *t)
 {
 	for (size_t i = 0; i < sizeof(audit_paths) / sizeof(audit_paths[0]); i++)
@@ -170,4 +231,6 @@ void gf_record_audit_files(struct gf_recorder *rec, const struct gf_fs *fs, cons
 	copy_cpufreq(rec, fs, t);
 	copy_irqs(rec, fs);
 	copy_devices(rec, fs, t);
+	copy_gpu_daemons(rec, fs);
+	copy_cuda_names(rec, fs);
 }
