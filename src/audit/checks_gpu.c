@@ -236,7 +236,8 @@ static void run_persistence(struct gf_audit_ctx *c)
 
 	if (!need_nvml(c))
 		return;
-	procs = count_procs(c, "nvidia-persiste", &daemons) == 0;
+	/* Inside a container the host's daemon cannot be seen. */
+	procs = !c->container && count_procs(c, "nvidia-persiste", &daemons) == 0;
 	for (int i = 0; i < c->nvml->ngpus; i++) {
 		const struct gf_nvml_gpu *g = &c->nvml->gpus[i];
 		struct gf_check_result *r = gpu_result(c, g, "nvmlDeviceGetPersistenceMode", "persistence_mode");
@@ -573,14 +574,17 @@ static void rt_from_env(struct gf_audit_ctx *c, struct cuda_rt *rt)
 
 static void rt_from_toolkit(struct gf_audit_ctx *c, struct cuda_rt *rt)
 {
-	char buf[4096];
+	char buf[256], *data = NULL;
+	size_t len;
 	json_t *root;
 
-	if (audit_peek_str(c, "/usr/local/cuda/version.json", buf, sizeof(buf)) == 0 &&
-	    (root = json_loads(buf, 0, NULL))) {
-		rt_from_text(rt, json_string_value(json_object_get(json_object_get(root, "cuda"), "version")),
-			     "/usr/local/cuda/version.json");
+	/* version.json lists every component: several kB. */
+	if (gf_fs_read(&c->fs, "/usr/local/cuda/version.json", &data, &len) == 0) {
+		if ((root = json_loadb(data, len, 0, NULL)))
+			rt_from_text(rt, json_string_value(json_object_get(json_object_get(root, "cuda"), "version")),
+				     "/usr/local/cuda/version.json");
 		json_decref(root);
+		free(data);
 	}
 	/* Toolkits before 11.1: "CUDA Version 11.0.228". */
 	if (audit_peek_str(c, "/usr/local/cuda/version.txt", buf, sizeof(buf)) == 0 &&

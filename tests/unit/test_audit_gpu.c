@@ -380,6 +380,16 @@ static void test_driver_cuda(void **state)
 	afx_put(fx, "/usr/local/cuda/version.json", "{\"cuda\": {\"version\": \"12.4.1\"}}\n");
 	r = afx_expect(fx, "gpu.driver-cuda", "", GF_CHECK_WARN);
 	assert_non_null(strstr(r->note, "CUDA 12.2"));
+	/* A real version.json lists every component: several kB. */
+	{
+		char big[8192];
+		int n = snprintf(big, sizeof(big), "{\"cuda\": {\"version\": \"12.2.140\"}, \"pad\": \"");
+
+		memset(big + n, 'x', 6000);
+		snprintf(big + n + 6000, sizeof(big) - n - 6000, "\"}\n");
+		afx_put(fx, "/usr/local/cuda/version.json", big);
+		afx_expect(fx, "gpu.driver-cuda", "", GF_CHECK_PASS);
+	}
 	afx_rm(fx, "/usr/local/cuda/version.json");
 	/* The runtime library's name: 13.x needs 580. */
 	afx_put(fx, "/usr/lib/x86_64-linux-gnu/libcudart.so.12.1.105", "");
