@@ -1,6 +1,7 @@
 /* Files the host audit (check/tune, a later issue) reads, recorded now so a
  * recording made once serves every later feature.  Sources: the checklist in
  * shared/research/host-audit-tuning.md §7.  Missing paths are skipped. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,7 +85,8 @@ static const struct {
 	{ "/var/lib/kubelet/config.yaml", 0 },	/* a Kubernetes node (net.port-range) */
 
 	/* ---- GPU checks (checks_gpu.c) ---- */
-
+	{ "/usr/local/cuda/version.json", 0 },
+	{ "/usr/local/cuda/version.txt", 0 },
 
 	/* ---- container and NCCL checks (checks_container.c, checks_nccl.c) ---- */
 	{ "/var/run/nvidia-topologyd/virtualTopology.xml", 0 },
@@ -311,6 +313,38 @@ static void copy_ctr_nccl(struct gf_recorder *rec, const struct gf_fs *fs)
 	free(data);
 }
 
+/* gpu.driver-cuda reads the CUDA runtime's version from libcudart's file
+ * names: keep the names (links as links, files empty), never the
+ * libraries themselves. */
+static void copy_cuda_names(struct gf_recorder *rec, const struct gf_fs *fs)
+{
+	static const struct {
+		const char *dir, *prefix;
+	} libs[] = { { "/usr/local/cuda/lib64", "libcudart.so." }, { "/usr/lib/x86_64-linux-gnu", "libcudart.so." },
+		     { "/usr/lib/aarch64-linux-gnu", "libcudart.so." }, { "/usr/lib64", "libcudart.so." },
+		     { "/usr/local/cuda/compat", "libcuda.so." } };
+	struct gf_fs plain = *fs;
+
+	plain.rec = NULL;
+	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
+		char **names, path[512], target[512];
+		int n;
+
+		if (gf_fs_list(&plain, libs[i].dir, &names, &n))
+			continue;
+		for (int j = 0; j < n; j++) {
+			if (!gf_starts_with(names[j], libs[i].prefix))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", libs[i].dir, names[j]);
+			if (gf_fs_readlink(&plain, path, target, sizeof(target)) != -EINVAL)
+				gf_rec_dir(rec, fs, libs[i].dir, &names[j], 1);
+			else
+				gf_rec_file(rec, fs, path, "", 0);
+		}
+		gf_strv_free(names, n);
+	}
+}
+
 void gf_record_audit_files(struct gf_recorder *rec, const struct gf_fs *fs, const struct gf_topo *t)
 {
 	for (size_t i = 0; i < sizeof(audit_paths) / sizeof(audit_paths[0]); i++)
@@ -320,4 +354,5 @@ void gf_record_audit_files(struct gf_recorder *rec, const struct gf_fs *fs, cons
 	copy_irqs(rec, fs);
 	copy_devices(rec, fs, t);
 	copy_ctr_nccl(rec, fs);
+	copy_cuda_names(rec, fs);
 }
