@@ -833,17 +833,10 @@ static void run_env(struct gf_audit_ctx *c)
 			append(found, sizeof(found), kv);
 			append(unset, sizeof(unset), cuda_env[i]);
 		}
-	/* Not in DCGM's list, the commonest leftover of all: every kernel
-	 * launch waits for the previous one. */
-	if ((v = audit_getenv(c, "CUDA_LAUNCH_BLOCKING")) && strcmp(v, "0") && v[0] && ++n) {
-		char kv[160];
-
-		snprintf(kv, sizeof(kv), "CUDA_LAUNCH_BLOCKING=%s", v);
-		append(found, sizeof(found), kv);
-		append(unset, sizeof(unset), "CUDA_LAUNCH_BLOCKING");
-	}
+	/* CUDA_LAUNCH_BLOCKING and the PyTorch debugging switches are
+	 * nccl.cuda-debug's: one value, one check. */
 	audit_observed(r, n ? "%s" : "none set", found);
-	audit_expected(r, "none of DCGM's performance-limiting CUDA variables, CUDA_LAUNCH_BLOCKING unset or 0");
+	audit_expected(r, "none of DCGM's performance-limiting CUDA variables");
 	if (n) {
 		audit_status(r, GF_CHECK_WARN);
 		advice(r, unset, "remove them from the job's environment, profile scripts, units and images");
@@ -930,7 +923,7 @@ const struct gf_check_def gf_checks_gpu[] = {
 	  run_nvlink },
 	{ { "gpu.env", "gpu", "no performance-limiting CUDA variable is set",
 	    "DCGM software plugin \"Environmental Variables\" (nvvs Software.cpp)",
-	    "the environment: CUDA_INJECTION64_PATH, CUDA_PROFILE, CUDA_LAUNCH_BLOCKING, ...", "unset", "unset",
+	    "the environment: CUDA_INJECTION64_PATH, CUDA_PROFILE, CUDA_AUTO_BOOST, ... (DCGM's list)", "unset", "unset",
 	    "unset them in the job's environment", GF_CHECK_NEEDS_GPU },
 	  run_env },
 	GF_CHECK_END,

@@ -75,7 +75,9 @@ static bool env_kept(const char *name, size_t n)
 {
 	static const char *const prefixes[] = { "NCCL_", "CUDA_", "NVIDIA_" };
 	static const char *const names[] = { "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_NO_CUDA_MEMORY_CACHING",
-					     "TORCH_DISTRIBUTED_DEBUG", "OMP_NUM_THREADS", "LD_LIBRARY_PATH" };
+					     "TORCH_DISTRIBUTED_DEBUG", "OMP_NUM_THREADS", "LD_LIBRARY_PATH",
+					     /* gpu.env: DCGM's list beyond CUDA_* */
+					     "NSIGHT_CUDA_DEBUGGER", "COMPUTE_PROFILE", "OPENCL_PROFILE" };
 	static const char *const secret[] = { "KEY", "TOKEN", "SECRET", "PASSW", "CREDENTIAL" };
 	char buf[256];
 	bool kept = false;

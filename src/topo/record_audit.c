@@ -179,7 +179,6 @@ static void copy_irqs(struct gf_recorder *rec, const struct gf_fs *fs)
 		}
 	}
 	gf_strv_free(names, n);
-	copy_daemons(rec, fs);
 }
 
 /* Every port of every RDMA device (the model reads port 1 only), the card
@@ -352,6 +351,7 @@ void gf_record_audit_files(struct gf_recorder *rec, const struct gf_fs *fs, cons
 	copy_cpufreq(rec, fs, t);
 	copy_kernel_config(rec, fs, t);
 	copy_irqs(rec, fs);
+	copy_daemons(rec, fs);
 	copy_devices(rec, fs, t);
 	copy_ctr_nccl(rec, fs);
 	copy_cuda_names(rec, fs);
