@@ -570,12 +570,23 @@ static void run_nvidia_fs(struct gf_audit_ctx *c)
 	struct gf_check_result *r = audit_result(c, "");
 	const char *env = audit_getenv(c, "CUFILE_ENV_PATH_JSON");
 	const char *conf = env && env[0] ? env : "/etc/cufile.json";
-	bool configured = audit_exists(c, conf), shared = nvme_shares_switch(c->t);
+	bool configured = audit_exists(c, conf), shared = nvme_shares_switch(c->t), nvme = false;
+
+	for (int i = 0; i < c->t->nblocks; i++)
+		nvme |= c->t->blocks[i].nvme;
 
 	audit_source(r, "/sys/module/nvidia_fs, %s, the PCIe tree", conf);
 	audit_expected(r, "nvidia_fs loaded where GDS is configured or NVMe shares a switch with a GPU");
 	if (!configured && !shared) {
 		audit_na(r, "no GDS configuration (%s) and no NVMe drive under a GPU's PCIe switch", conf);
+		return;
+	}
+	/* cuFile's packages install cufile.json with the CUDA toolkit: without
+	 * a local NVMe drive there is no GDS hardware here (a VM's virtio disk,
+	 * network storage without GDS support). */
+	if (!nvme) {
+		audit_na(r, "no NVMe drive here: GPUDirect Storage has no local drive to read (%s is cuFile's default "
+			 "configuration)", conf);
 		return;
 	}
 	if (!modules_known(c, r))
@@ -586,7 +597,9 @@ static void run_nvidia_fs(struct gf_audit_ctx *c)
 	}
 	audit_observed(r, "nvidia_fs not loaded; %s%s", configured ? "GDS configured" : "",
 		       shared ? (configured ? ", NVMe under a GPU's switch" : "NVMe under a GPU's switch") : "");
-	audit_status(r, configured ? GF_CHECK_FAIL : GF_CHECK_WARN);
+	/* Configured and wired for it (NVMe under a GPU's switch): GDS is
+	 * meant to run and silently does not.  One without the other: a warn. */
+	audit_status(r, configured && shared ? GF_CHECK_FAIL : GF_CHECK_WARN);
 	audit_note(r, configured ? "cuFile runs in compatibility mode: reads bounce through host memory"
 				 : "GPUDirect Storage could read these drives straight into GPU memory (if you use cuFile)");
 	audit_fix(r, "modprobe nvidia-fs");

@@ -232,11 +232,20 @@ static void test_nvidia_fs(void **state)
 	afx_expect(fx, "net.nvidia-fs", "", GF_CHECK_NA);
 	afx_put(fx, "/etc/cufile.json", "{ \"properties\": {} }\n");
 	afx_put(fx, "/sys/module/nvidia/parameters/NVreg_EnableGpuFirmware", "18\n");
-	r = afx_expect(fx, "net.nvidia-fs", "", GF_CHECK_FAIL);
+	/* Configured, but its NVMe drives are not under a GPU's switch: warn. */
+	r = afx_expect(fx, "net.nvidia-fs", "", GF_CHECK_WARN);
 	assert_string_equal(r->fix, "modprobe nvidia-fs");
 	assert_int_equal(r->fix_class, GF_FIX_ADVICE);
 	afx_put(fx, "/sys/module/nvidia_fs/refcnt", "0\n");
 	afx_expect(fx, "net.nvidia-fs", "", GF_CHECK_PASS);
+	afx_free(fx);
+
+	/* A GPU VM with cuFile's default cufile.json and a virtio disk (the lent
+	 * H100s): no GDS hardware, na, not a failure. */
+	fx = afx_new("h200x4-vm");
+	afx_put(fx, "/etc/cufile.json", "{ \"properties\": {} }\n");
+	r = afx_expect(fx, "net.nvidia-fs", "", GF_CHECK_NA);
+	assert_non_null(strstr(r->note, "no NVMe drive"));
 	afx_free(fx);
 
 	fx = afx_new("ci-vm");
