@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Golden outputs: `topo`, `topo --json` and `report` of every fixture machine
+# Golden outputs: `topo`, `topo --json`, `report` and `check --all` of every fixture machine
 # must equal tests/fixtures/machines/<name>/expected/*.  The recording's
 # absolute path (its root.tar.gz) is written as ROOT.  Regenerate after a deliberate change
 # with GPUFEED_REGEN=1 (then read the diff before committing it).  The
@@ -13,7 +13,7 @@ for dir in "$FIX"/*/; do
 	# Read from the archive itself (as a user's --root FILE.tar.gz).
 	root=$(realpath "$SRC/tests/fixtures/machines/$name/root.tar.gz" 2>/dev/null) || continue
 	mkdir -p "$dir/expected"
-	for variant in "topo:topo.txt" "topo --json:topo.json" "report:report.txt"; do
+	for variant in "topo:topo.txt" "topo --json:topo.json" "report:report.txt" "check --all --fail-on never:check.txt"; do
 		args=${variant%%:*} file=${variant#*:}
 		# shellcheck disable=SC2086
 		"$GPUFEED" $args --root "$root" --color=never >"$TMP/raw" 2>"$TMP/stderr"
