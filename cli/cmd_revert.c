@@ -14,11 +14,7 @@ static const struct gf_opt revert_opts[] = {
 	GF_OPT_STRING(0, "state-dir", "DIR", struct revert_args, o.state_dir,
 		      "the journal's directory, as given to tune"),
 	GF_OPT_COMMON("root", NULL),
-	GF_OPT_COMMON("output", NULL),
-	GF_OPT_COMMON("color", "accepted, as by every command; this output has\n"
-			       "no colour"),
-	GF_OPT_COMMON("quiet", "print only what was left undone or failed, and\n"
-			       "the summary, not each change"),
+	GF_OPTS_CHANGE_OUTPUT,
 	GF_OPTS_STANDARD,
 	GF_OPT_END(),
 };

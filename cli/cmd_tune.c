@@ -37,11 +37,7 @@ static const struct gf_opt tune_opts[] = {
 		      "keep the journal in DIR (default /var/lib/gpufeed,\n"
 		      "under --root DIR with a recording)"),
 	GF_OPTS_MODEL,
-	GF_OPT_COMMON("output", NULL),
-	GF_OPT_COMMON("color", "accepted, as by every command; this output has\n"
-			       "no colour"),
-	GF_OPT_COMMON("quiet", "print only what was left undone or failed, and\n"
-			       "the summary, not each change"),
+	GF_OPTS_CHANGE_OUTPUT,
 	GF_OPTS_STANDARD,
 	GF_OPT_END(),
 };

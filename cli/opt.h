@@ -58,6 +58,12 @@ struct gf_opt {
 	GF_OPT_COMMON("json", NULL), GF_OPT_COMMON("output", NULL), GF_OPT_COMMON("color", NULL), \
 	GF_OPT_COMMON("quiet", NULL)
 #define GF_OPTS_STANDARD GF_OPT_COMMON("help", NULL), GF_OPT_COMMON("version", NULL)
+/* The output of the commands that change the machine (tune, revert): a list
+ * of changes, no colour, --quiet keeps what was left undone. */
+#define GF_OPTS_CHANGE_OUTPUT \
+	GF_OPT_COMMON("output", NULL), \
+	GF_OPT_COMMON("color", "accepted, as by every command; this output has\nno colour"), \
+	GF_OPT_COMMON("quiet", "print only what was left undone or failed, and\nthe summary, not each change")
 
 enum { GF_NEXIT = 5 };
 

@@ -11,6 +11,7 @@
 
 #include "core/strutil.h"
 #include "audit/audit_internal.h"
+#include "topo/render.h"
 
 #define AER_CORRECTABLE_MAX 100		/* since boot; more: a marginal link replaying */
 #define PCI_EXT_CAP_ACS 0x000d
@@ -126,27 +127,6 @@ static long long aer_total(const char *text)
 	return sum;
 }
 
-static const char *dev_label(const struct gf_topo *t, int pci, char *buf, size_t size)
-{
-	for (int i = 0; i < t->ngpus; i++)
-		if (t->gpus[i].pci == pci) {
-			snprintf(buf, size, "GPU%d", t->gpus[i].index);
-			return buf;
-		}
-	for (int i = 0; i < t->nnics; i++)
-		if (t->nics[i].pci == pci) {
-			snprintf(buf, size, "%s", t->nics[i].label);
-			return buf;
-		}
-	for (int i = 0; i < t->nblocks; i++)
-		if (t->blocks[i].pci == pci && t->blocks[i].label[0]) {
-			snprintf(buf, size, "%s", t->blocks[i].label);
-			return buf;
-		}
-	snprintf(buf, size, "%s", t->pci[pci].bdf);
-	return buf;
-}
-
 /* 0 read, 1 absent (no AER), <0 another failure (status set on r). */
 static int read_aer(struct gf_audit_ctx *c, struct gf_check_result *r, const char *dir, const char *name,
 		    long long *v)
@@ -189,7 +169,7 @@ static void run_aer(struct gf_audit_ctx *c)
 			if (!audit_exists(c, path))
 				continue;	/* no AER on this device: nothing to report */
 		}
-		r = audit_result(c, dev_label(c->t, i, name, sizeof(name)));
+		r = audit_result(c, gf_pci_dev_name(c->t, i, name, sizeof(name)));
 		seen++;
 		audit_source(r, "%s/aer_dev_{correctable,fatal,nonfatal}", d->path);
 		if ((a = read_aer(c, r, d->path, "aer_dev_correctable", &cor)) < 0 ||

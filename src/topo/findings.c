@@ -5,9 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topo/render.h"
 #include "topo/topo_internal.h"
 
-static const char *dev_name(const struct gf_topo *t, int pci, char *buf, size_t size)
+const char *gf_pci_dev_name(const struct gf_topo *t, int pci, char *buf, size_t size)
 {
 	for (int i = 0; i < t->ngpus; i++)
 		if (t->gpus[i].pci == pci) {
@@ -59,7 +60,7 @@ static void link_findings(struct gf_topo *t)
 		 * its child reports, so say it once, from the child. */
 		if (!rel[i] || gf_pci_downstream_port(t, i))
 			continue;
-		dev_name(t, i, name, sizeof(name));
+		gf_pci_dev_name(t, i, name, sizeof(name));
 		/* What the link can do is the lesser of its two ends. */
 		port = d->parent >= 0 ? &t->pci[d->parent].link : NULL;
 		cap_width = l->max_width;

@@ -28,6 +28,9 @@ void gf_print_summary(const struct gf_topo *t, FILE *f);
 const char *gf_matrix_dev_desc(const struct gf_topo *t, int i, char *buf, size_t size);
 /* A path's figure in text: "31.5", "unknown" or "down". */
 const char *gf_path_rate_text(const struct gf_path *p, char *buf, size_t size);
+/* The name a PCI device goes by in the matrix ("GPU3", "NIC0", "NVME1"),
+ * else its address. */
+const char *gf_pci_dev_name(const struct gf_topo *t, int pci, char *buf, size_t size);
 /* Control characters of machine strings made harmless ('?'), in place. */
 void gf_sanitize_text(char *s);
 /* Text output built in memory, sanitized as a whole when closed onto out. */

@@ -4,6 +4,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <limits.h>
+#include <gpufeed/record.h>
+
 #include "audit_fixture.h"
 
 struct afx *afx_new(const char *machine)
@@ -92,4 +95,28 @@ const struct gf_check_result *afx_expect(struct afx *fx, const char *id, const c
 			 r->subject[0] ? " " : "", r->subject, gf_check_status_name(r->status),
 			 gf_check_status_name(want), r->observed, r->expected, r->note);
 	return r;
+}
+
+void afx_record_keeps(struct afx *fx, const char *const *ids, size_t n, enum gf_check_status want)
+{
+	struct gf_record_options o = GF_RECORD_OPTS_INIT;
+	struct afx rec = { .profile = fx->profile, .env = fx->env };
+	char *top = t_mkdtemp(), target[PATH_MAX];
+
+	snprintf(target, sizeof(target), "%s/rec", top);
+	o.root = fx->dir;
+	o.nvml = GF_NVML_OFF;
+	assert_int_equal(gf_record(target, &o, NULL), 0);
+	rec.dir = target;
+	for (size_t i = 0; i < n; i++) {
+		enum gf_check_status got = afx_run(fx, ids[i], "")->status;
+
+		if (got != want)
+			fail_msg("%s: %s on the planted machine, want %s", ids[i], gf_check_status_name(got),
+				 gf_check_status_name(want));
+		afx_expect(&rec, ids[i], "", want);
+	}
+	gf_audit_free(rec.last);
+	t_rmtree(top);
+	free(top);
 }

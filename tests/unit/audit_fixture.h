@@ -33,4 +33,9 @@ const struct gf_check_result *afx_run(struct afx *fx, const char *id, const char
 const struct gf_check_result *afx_expect(struct afx *fx, const char *id, const char *subject,
 					 enum gf_check_status want);
 
+/* Records the copy with gpufeed record (NVML off) and asserts that every
+ * check of ids[] gives `want` on both the copy and the recording: what the
+ * checks read is what record copies. */
+void afx_record_keeps(struct afx *fx, const char *const *ids, size_t n, enum gf_check_status want);
+
 #endif
