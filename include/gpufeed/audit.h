@@ -52,6 +52,10 @@ enum gf_fix_class {
 	GF_FIX_SAFE,		/* runtime, reversible, no reboot, no GPU state, no
 				 * service restart: a write of `value` to `path` */
 	GF_FIX_ADVICE,		/* printed for a person (reboot, service, GPU state) */
+	GF_FIX_NAMED,		/* a runtime write of `value` to `path` like a safe fix,
+				 * but one that may disturb something (the network, a
+				 * consumer of the value): tune applies it only when its
+				 * check is named with --only ID, else it is advice */
 };
 GF_API const char *gf_fix_class_name(enum gf_fix_class c);
 
@@ -92,7 +96,8 @@ struct gf_check_result {
 	char note[256];		/* why this status (na, error, needs-root: the reason) */
 	char fix[320];		/* runtime command, "" when none */
 	char persist[320];	/* what makes it survive a reboot, "" when none */
-	/* What `gpufeed tune` may do.  GF_FIX_SAFE: write `value` to the
+	/* What `gpufeed tune` may do.  GF_FIX_SAFE (and GF_FIX_NAMED when
+	 * named with --only): write `value` to the
 	 * machine path `path` (sysfs/procfs), and with --persist add
 	 * `persist_line` to `persist_file` (a gpufeed-owned file under /etc). */
 	enum gf_fix_class fix_class;

@@ -52,7 +52,7 @@ int gf_profile_parse(const char *word, enum gf_profile *out)
 
 const char *gf_fix_class_name(enum gf_fix_class c)
 {
-	return c == GF_FIX_SAFE ? "safe" : c == GF_FIX_ADVICE ? "advice" : "none";
+	return c == GF_FIX_SAFE ? "safe" : c == GF_FIX_ADVICE ? "advice" : c == GF_FIX_NAMED ? "named" : "none";
 }
 
 /* --only: every token names a check id or a category. */

@@ -76,6 +76,9 @@ void audit_error(struct gf_check_result *r, const char *fmt, ...) GF_PRINTF(2, 3
  * fills fix/persist text when they are empty. */
 void audit_safe_fix(struct gf_check_result *r, const char *path, const char *value, const char *persist_file,
 		    const char *persist_line);
+/* A write tune applies only when the check is named with --only ID
+ * (GF_FIX_NAMED): runtime and reversible, but it may disturb (an MTU). */
+void audit_named_fix(struct gf_check_result *r, const char *path, const char *value);
 /* The same for a sysctl ("vm.swappiness", "10"): /proc/sys/vm/swappiness,
  * /etc/sysctl.d/90-gpufeed.conf. */
 void audit_sysctl_fix(struct gf_check_result *r, const char *key, const char *value);

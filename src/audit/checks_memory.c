@@ -412,7 +412,7 @@ static void run_hugetlb(struct gf_audit_ctx *c)
 {
 	struct gf_check_result *r = audit_result(c, "");
 	char **names = NULL, obs[256] = "", unused[256] = "";
-	int n = 0, ret;
+	int n = 0, ret, nunused = 0;
 	unsigned long long lost = 0;
 
 	audit_source(r, HUGE_DIR);
@@ -441,6 +441,7 @@ static void run_hugetlb(struct gf_audit_ctx *c)
 			o = strlen(unused);
 			snprintf(unused + o, sizeof(unused) - o, "%s%s", o ? ", " : "", names[i]);
 			lost += (unsigned long long)p.nr * (unsigned long long)p.kb * KIB;
+			nunused++;
 		}
 	}
 	audit_observed(r, "%s", obs[0] ? obs : "no huge pages reserved");
@@ -451,6 +452,15 @@ static void run_hugetlb(struct gf_audit_ctx *c)
 		audit_fix(r, "echo 0 > " HUGE_DIR "/<pool>/nr_hugepages (if no service needs them)");
 		audit_persist(r, "remove vm.nr_hugepages from /etc/sysctl.d and hugepages= from the kernel command line");
 		r->fix_class = GF_FIX_ADVICE;
+		/* One pool: tune can free it when asked by name (a service
+		 * started later may have wanted it: never by default). */
+		if (nunused == 1) {
+			char path[256];
+
+			snprintf(path, sizeof(path), HUGE_DIR "/%s/nr_hugepages", unused);
+			r->fix[0] = '\0';
+			audit_named_fix(r, path, "0");
+		}
 	}
 out:
 	gf_strv_free(names, n);

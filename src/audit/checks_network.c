@@ -287,6 +287,18 @@ static int collect_mtus(struct gf_audit_ctx *c, struct mtu_if *ifs, int max)
 	return n;
 }
 
+/* The MTU is a sysfs write tune can undo, but it changes the network (the
+ * switch and the peers must agree): tune applies it only when net.mtu is
+ * named with --only. */
+static void named_mtu(struct gf_check_result *r, const struct mtu_if *x, long long mtu)
+{
+	char path[160], value[24];
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/mtu", x->name);
+	snprintf(value, sizeof(value), "%lld", mtu);
+	audit_named_fix(r, path, value);
+}
+
 static void judge_mtu(struct gf_audit_ctx *c, struct mtu_if *ifs, int n, struct mtu_if *x)
 {
 	bool ib = !strcmp(x->nic->link_layer, "InfiniBand");
@@ -309,12 +321,14 @@ static void judge_mtu(struct gf_audit_ctx *c, struct mtu_if *ifs, int n, struct 
 				 : "RoCE falls back to a 1024/2048-byte path MTU and TCP to small frames");
 		audit_fix(r, "ip link set dev %s mtu %d (changes the network: coordinate with the switch)", x->name,
 			  ib ? 4092 : 9000);
+		named_mtu(r, x, ib ? 4092 : 9000);
 	} else if (common > 0 && x->mtu != common && peers > 1) {
 		audit_status(r, GF_CHECK_WARN);
 		audit_note(r, "%d other interface(s) of this fabric use %lld: mismatched MTUs drop or fragment traffic",
 			   peers, common);
 		audit_fix(r, "ip link set dev %s mtu %lld (changes the network: coordinate with the switch)", x->name,
 			  common);
+		named_mtu(r, x, common);
 	} else {
 		r->fix_class = GF_FIX_NONE;
 		r->persist[0] = '\0';
@@ -654,7 +668,8 @@ const struct gf_check_def gf_checks_network[] = {
 	    "seed 002 (RoCE, InfiniBand); host-audit-tuning.md §7 NET.MTU (sichek gap list)",
 	    "/sys/class/net/IF/mtu of every RDMA-backed interface",
 	    "RoCE >= 4200 (9000 customary), IPoIB >= 4092; one MTU per fabric", "same as training",
-	    "ip link set dev IF mtu 9000 and persist it in netplan/NM, matching the switch (advice)", 0 },
+	    "ip link set dev IF mtu 9000 and persist it in netplan/NM, matching the switch (gpufeed tune "
+	    "--only net.mtu applies it)", 0 },
 	  run_mtu },
 	{ { "net.ib-port", "network", "every RDMA port is ACTIVE and LinkUp at its fabric's rate",
 	    "seed 002 (InfiniBand/RoCE for NCCL); NHC check_hw_ib; Azure ND health checks",

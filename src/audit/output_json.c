@@ -30,7 +30,7 @@ static json_t *result_json(const struct gf_check_result *r)
 	json_object_set_new(o, "fix", str_or_null(r->fix));
 	json_object_set_new(o, "persist", str_or_null(r->persist));
 	json_object_set_new(o, "fix_class", json_string(gf_fix_class_name(r->fix_class)));
-	if (r->fix_class == GF_FIX_SAFE) {
+	if (r->fix_class == GF_FIX_SAFE || r->fix_class == GF_FIX_NAMED) {
 		json_t *act = json_object();
 
 		json_object_set_new(act, "path", json_string(r->path));

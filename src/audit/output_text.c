@@ -43,7 +43,10 @@ static void print_one(const struct gf_check_result *r, FILE *f, bool color)
 		fprintf(f, "             read %s\n", r->source);
 	fprintf(f, "             why: %s\n", r->check->why);
 	if (r->fix[0])
-		fprintf(f, "             fix%s: %s\n", r->fix_class == GF_FIX_SAFE ? " (safe, gpufeed tune)" : "", r->fix);
+		fprintf(f, "             fix%s%s%s: %s\n",
+			r->fix_class == GF_FIX_SAFE ? " (safe, gpufeed tune)"
+			: r->fix_class == GF_FIX_NAMED ? " (gpufeed tune --only " : "",
+			r->fix_class == GF_FIX_NAMED ? r->check->id : "", r->fix_class == GF_FIX_NAMED ? ")" : "", r->fix);
 	if (r->persist[0])
 		fprintf(f, "             persist: %s\n", r->persist);
 }

@@ -93,6 +93,18 @@ void audit_safe_fix(struct gf_check_result *r, const char *path, const char *val
 		snprintf(r->persist, sizeof(r->persist), "'%s' in %s", persist_line, persist_file);
 }
 
+void audit_named_fix(struct gf_check_result *r, const char *path, const char *value)
+{
+	if (!r)
+		return;
+	r->fix_class = GF_FIX_NAMED;
+	gf_strlcpy(r->path, path, sizeof(r->path));
+	gf_strlcpy(r->value, value, sizeof(r->value));
+	r->persist_file[0] = r->persist_line[0] = '\0';
+	if (!r->fix[0])
+		snprintf(r->fix, sizeof(r->fix), "echo %s > %s", value, path);
+}
+
 void audit_sysctl_fix(struct gf_check_result *r, const char *key, const char *value)
 {
 	char path[256], line[256], fix[320];

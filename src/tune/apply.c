@@ -185,6 +185,9 @@ static void advise(struct run *x, const struct gf_check_result *r)
 
 	if (r->status == GF_CHECK_NEEDS_ROOT || r->status == GF_CHECK_ERROR)
 		report_note(it, "not checked (%s): %s", gf_check_status_name(r->status), r->note);
+	else if (r->fix_class == GF_FIX_NAMED)
+		report_note(it, "advice: %s (gpufeed tune --only %s applies it)%s%s", r->fix, r->check->id,
+			    r->persist[0] ? "; persist: " : "", r->persist);
 	else if (r->fix[0])
 		report_note(it, "%s%s%s%s", a == GF_TUNE_MANUAL ? "no safe fix, not applied automatically; do it by hand: "
 								 : "advice: ",
@@ -214,7 +217,10 @@ static int apply_all(struct run *x, const struct gf_audit *a)
 			}
 			continue;
 		}
-		if (r->fix_class == GF_FIX_SAFE)
+		/* A safe fix by default; a named one only when its check id
+		 * (not its category) is in --only: the person asked for it. */
+		if (r->fix_class == GF_FIX_SAFE ||
+		    (r->fix_class == GF_FIX_NAMED && x->o.only && select_names_id(x->o.only, r->check)))
 			ret = apply_one(x, r);
 		else
 			advise(x, r);

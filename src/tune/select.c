@@ -41,3 +41,15 @@ bool select_listed(const char *list, const struct gf_check_info *c)
 	}
 	return false;
 }
+
+bool select_names_id(const char *list, const struct gf_check_info *c)
+{
+	for (const char *p = list; p && *p;) {
+		size_t n = strcspn(p, ",");
+
+		if (token_is(p, n, c->id))
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
+}

@@ -97,6 +97,8 @@ int persist_rmdir(struct tune_state *s, const char *path);
 /* --only / --except: names every token is a check id or a category. */
 int select_check(const char *list, const char *what);
 bool select_listed(const char *list, const struct gf_check_info *c);
+/* Does the list name the check by its id (a category is not enough)? */
+bool select_names_id(const char *list, const struct gf_check_info *c);
 
 /* The caller's options over the defaults, checked (apply.c). */
 int tune_options(struct gf_tune_options *o, const struct gf_tune_options *opts, const char *what);

@@ -232,6 +232,10 @@ static void test_hugetlb(void **state)
 	afx_put(fx, "/sys/kernel/mm/hugepages/hugepages-1048576kB/resv_hugepages", "0\n");
 	r = afx_expect(fx, "mem.hugetlb", "", GF_CHECK_WARN);
 	assert_non_null(strstr(r->note, "4.0 GiB"));
+	/* One unused pool: tune frees it only when mem.hugetlb is named. */
+	assert_int_equal(r->fix_class, GF_FIX_NAMED);
+	assert_string_equal(r->path, "/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages");
+	assert_string_equal(r->value, "0");
 	/* Reserved by a mapping: in use. */
 	afx_put(fx, "/sys/kernel/mm/hugepages/hugepages-1048576kB/resv_hugepages", "2\n");
 	afx_expect(fx, "mem.hugetlb", "", GF_CHECK_PASS);

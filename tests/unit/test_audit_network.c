@@ -129,7 +129,10 @@ static void test_mtu(void **state)
 	afx_expect(fx, "net.mtu", "ens21f0np0", GF_CHECK_PASS);	/* RoCE 9000 */
 	afx_put(fx, "/sys/class/net/ens21f0np0/mtu", "1500\n");
 	r = afx_expect(fx, "net.mtu", "ens21f0np0", GF_CHECK_WARN);
-	assert_int_equal(r->fix_class, GF_FIX_ADVICE);	/* changes the network: never tune's */
+	/* Changes the network: tune applies it only when net.mtu is named. */
+	assert_int_equal(r->fix_class, GF_FIX_NAMED);
+	assert_string_equal(r->path, "/sys/class/net/ens21f0np0/mtu");
+	assert_string_equal(r->value, "9000");
 	assert_non_null(strstr(r->fix, "ip link set dev ens21f0np0 mtu 9000"));
 	afx_put(fx, "/sys/class/net/ib3/mtu", "2044\n");
 	afx_expect(fx, "net.mtu", "ib3", GF_CHECK_WARN);

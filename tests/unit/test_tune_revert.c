@@ -462,6 +462,44 @@ static void test_torn_journal_line(void **state)
 	afx_free(fx);
 }
 
+/* A named fix (an MTU: it changes the network) is advice until its check is
+ * named by id with --only; then it is applied and journalled like a safe
+ * one, and revert gives the old value back. */
+static void test_named_fix_only_when_named(void **state)
+{
+	struct afx *fx = afx_new("hgx-h100-8gpu");
+	struct gf_tune_options o = GF_TUNE_OPTS_INIT;
+	struct gf_tune_report *rep = NULL;
+	const char *mtu = "/sys/class/net/ens21f0np0/mtu";
+	bool advised = false;
+
+	(void)state;
+	afx_put(fx, mtu, "1500\n");
+	o.root = fx->dir;
+	o.nvml = GF_NVML_OFF;
+	o.only = "network";		/* the category is not enough */
+	assert_int_equal(gf_tune_run(&o, &rep), 0);
+	for (int i = 0; i < rep->nitems; i++)
+		if (!strcmp(rep->items[i].id, "net.mtu") && rep->items[i].action != GF_TUNE_APPLIED &&
+		    strstr(rep->items[i].note, "--only net.mtu"))
+			advised = true;
+	assert_true(advised);
+	gf_tune_report_free(rep);
+	assert_file(fx, mtu, "1500\n");
+	assert_int_equal(revert(fx, false, &rep), 0);
+	gf_tune_report_free(rep);
+
+	o.only = "net.mtu";
+	assert_int_equal(gf_tune_run(&o, &rep), 0);
+	assert_int_equal(rep->counts[GF_TUNE_APPLIED], 1);
+	gf_tune_report_free(rep);
+	assert_file(fx, mtu, "9000\n");
+	assert_int_equal(revert(fx, false, &rep), 0);
+	gf_tune_report_free(rep);
+	assert_file(fx, mtu, "1500\n");
+	afx_free(fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -475,6 +513,7 @@ int main(void)
 		cmocka_unit_test(test_lock_refuses_a_second_run),
 		cmocka_unit_test(test_nothing_written_outside_the_root),
 		cmocka_unit_test(test_only_an_advice_check),
+		cmocka_unit_test(test_named_fix_only_when_named),
 		cmocka_unit_test(test_write_forms),
 		cmocka_unit_test(test_torn_journal_line),
 	};
