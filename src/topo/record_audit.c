@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/fs.h"
 #include "core/recorder.h"
@@ -262,6 +263,18 @@ static void copy_devices(struct gf_recorder *rec, const struct gf_fs *fs, const 
 	copy_netpci(rec, fs, t);
 }
 
+/* A variable of the environment the audit examines (NCCL's, not one of
+ * gpufeed's own settings, which go through the registry in core/env.c). */
+static const char *audited_env(const char *name)
+{
+	size_t n = strlen(name);
+
+	for (char **e = environ; e && *e; e++)
+		if (!strncmp(*e, name, n) && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}
+
 /* Container and NCCL checks: the memory and pids limit files of our cgroup
  * and its ancestors (v1: each controller's own hierarchy), and the files
  * NCCL_CONF_FILE / NCCL_TOPO_FILE name (live only: the variables are this
@@ -273,9 +286,12 @@ static void copy_ctr_nccl(struct gf_recorder *rec, const struct gf_fs *fs)
 	char *data = NULL, *save = NULL, path[600];
 	size_t len;
 
-	for (const char **v = (const char *[]){ "NCCL_CONF_FILE", "NCCL_TOPO_FILE", NULL }; gf_fs_live(fs) && *v; v++)
-		if (getenv(*v) && getenv(*v)[0] == '/')
-			gf_rec_copy_tree(rec, fs, getenv(*v), 0);
+	for (const char **v = (const char *[]){ "NCCL_CONF_FILE", "NCCL_TOPO_FILE", NULL }; gf_fs_live(fs) && *v; v++) {
+		const char *file = audited_env(*v);
+
+		if (file && file[0] == '/')
+			gf_rec_copy_tree(rec, fs, file, 0);
+	}
 	if (gf_fs_read(fs, "/proc/self/cgroup", &data, &len))
 		return;
 	for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
