@@ -105,6 +105,13 @@ bool audit_exists(struct gf_audit_ctx *c, const char *path);
  * takes, which `tune` journals. */
 void audit_selected(const char *text, char *out, size_t size);
 
+/* Processes named `name` (their /proc/PID/comm, which the kernel cuts to
+ * 15 characters; `prefix`: a comm that starts with name counts too): how
+ * many, and the first one's pid in *pid (may be NULL).  -ENOENT when
+ * process names cannot be seen (a recording without /proc/1/comm, the
+ * mark `gpufeed record` leaves when it looked; hidepid). */
+int audit_processes(struct gf_audit_ctx *c, const char *name, bool prefix, long *pid);
+
 /* The environment (c->env): the value of NAME or NULL. */
 const char *audit_getenv(const struct gf_audit_ctx *c, const char *name);
 

@@ -55,26 +55,10 @@ static void advice(struct gf_check_result *r, const char *fix, const char *persi
  * /proc/1/comm (record keeps init's comm as the marker). */
 static int count_procs(struct gf_audit_ctx *c, const char *prefix, int *n)
 {
-	char **names;
-	int nn, ret;
+	int ret = audit_processes(c, prefix, true, NULL);
 
-	*n = 0;
-	if (!audit_exists(c, "/proc/1/comm"))
-		return -ENOENT;
-	if ((ret = gf_fs_list(&c->fs, "/proc", &names, &nn)))
-		return ret;
-	for (int i = 0; i < nn; i++) {
-		char path[64], comm[32];
-
-		if (names[i][0] < '0' || names[i][0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/comm", names[i]);
-		/* A process that exits between the listing and the read is gone. */
-		if (audit_peek_str(c, path, comm, sizeof(comm)) == 0 && gf_starts_with(comm, prefix))
-			(*n)++;
-	}
-	gf_strv_free(names, nn);
-	return 0;
+	*n = ret > 0 ? ret : 0;
+	return ret < 0 ? ret : 0;
 }
 
 /* ---- gpu.nouveau ---- */

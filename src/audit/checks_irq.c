@@ -277,23 +277,9 @@ static void run_nvme_local(struct gf_audit_ctx *c)
  * that it looked; hidepid). */
 static int irqbalance_running(struct gf_audit_ctx *c, long *pid)
 {
-	char **names, comm[32], path[64];
-	int n, found = 0;
+	int n = audit_processes(c, "irqbalance", false, pid);
 
-	*pid = 0;
-	if (!audit_exists(c, "/proc/1/comm") || gf_fs_list(&c->fs, "/proc", &names, &n))
-		return -1;
-	for (int i = 0; i < n && !found; i++) {
-		if (!numeric(names[i]))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/comm", names[i]);
-		if (!audit_peek_str(c, path, comm, sizeof(comm)) && !strcmp(comm, "irqbalance")) {
-			found = 1;
-			*pid = strtol(names[i], NULL, 10);
-		}
-	}
-	gf_strv_free(names, n);
-	return found;
+	return n < 0 ? -1 : n > 0;
 }
 
 struct irqbalance_conf {

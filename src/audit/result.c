@@ -210,6 +210,32 @@ void audit_selected(const char *text, char *out, size_t size)
 	out[n] = '\0';
 }
 
+int audit_processes(struct gf_audit_ctx *c, const char *name, bool prefix, long *pid)
+{
+	char **names;
+	int nn, n = 0;
+
+	if (pid)
+		*pid = 0;
+	if (!audit_exists(c, "/proc/1/comm") || gf_fs_list(&c->fs, "/proc", &names, &nn))
+		return -ENOENT;
+	for (int i = 0; i < nn; i++) {
+		char path[64], comm[32];
+
+		if (names[i][0] < '0' || names[i][0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", names[i]);
+		/* A process that exits between the listing and the read is gone. */
+		if (audit_peek_str(c, path, comm, sizeof(comm)) ||
+		    (prefix ? !gf_starts_with(comm, name) : strcmp(comm, name) != 0))
+			continue;
+		if (!n++ && pid)
+			*pid = strtol(names[i], NULL, 10);
+	}
+	gf_strv_free(names, nn);
+	return n;
+}
+
 const char *audit_getenv(const struct gf_audit_ctx *c, const char *name)
 {
 	size_t n = strlen(name);
