@@ -24,6 +24,11 @@ bench: core io topo
 audit: core vendor topo
 tune: core vendor topo audit
 report: core topo audit
+bind: core topo
+launch: core
+verify: core topo
+place: core topo
+emit: core topo
 '
 # What a subsystem offers the others ("*": every header).  A header not
 # listed is private to its subsystem.
@@ -36,6 +41,11 @@ bench:
 audit: audit_render.h
 tune:
 report:
+bind:
+launch:
+verify:
+place:
+emit:
 '
 
 fail=0

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages gpufeed needs, only those missing.
 #   scripts/install-deps.sh build    compiler, make, jansson, liburing, zlib
-#   scripts/install-deps.sh test     + clang, cmocka, jq (the test suite)
+#   scripts/install-deps.sh test     + clang, cmocka, jq, python3-yaml (YAML
+#                                      outputs parsed by a real parser), numactl
 #   scripts/install-deps.sh bench    + fio (bench/compare-fio.sh; Debian 12 has fio 3.33)
 # Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
 build=(build-essential pkg-config libjansson-dev liburing-dev zlib1g-dev)
-test=(clang libcmocka-dev jq)
+test=(clang libcmocka-dev jq python3-yaml numactl)
 bench=(fio)
 
 case ${1:-build} in

@@ -27,6 +27,7 @@
 #include <gpufeed/io.h>
 #include <gpufeed/bench.h>
 #include <gpufeed/env.h>
+#include <gpufeed/bind.h>
 
 #ifdef __cplusplus
 extern "C" {

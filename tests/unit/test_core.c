@@ -10,6 +10,7 @@
 
 #include "core/atomic.h"
 #include "core/pciaddr.h"
+#include "core/quote.h"
 #include "core/strutil.h"
 
 static void pci_addresses(void **state)
@@ -112,6 +113,31 @@ static void atomic_write(void **state)
 	free(dir);
 }
 
+/* What each quoter writes, for the strings that break naive emitters. */
+static char *quoted(int (*q)(FILE *, const char *), const char *s)
+{
+	static char buf[256];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	assert_non_null(f);
+	assert_int_equal(q(f, s), 0);
+	fclose(f);
+	return buf;
+}
+
+static void quoting(void **state)
+{
+	(void)state;
+	assert_string_equal(quoted(gf_shell_quote, "--cpuset-cpus=0-3,8"), "--cpuset-cpus=0-3,8");
+	assert_string_equal(quoted(gf_shell_quote, "device=0,1"), "device=0,1");
+	assert_string_equal(quoted(gf_shell_quote, "\"device=0,1\""), "'\"device=0,1\"'");
+	assert_string_equal(quoted(gf_shell_quote, "it's"), "'it'\\''s'");
+	assert_string_equal(quoted(gf_shell_quote, ""), "''");
+	assert_string_equal(quoted(gf_shell_quote, "a b"), "'a b'");
+	assert_string_equal(quoted(gf_yaml_quote, "0-3"), "\"0-3\"");
+	assert_string_equal(quoted(gf_yaml_quote, "a\"b\\c\n"), "\"a\\\"b\\\\c\\x0a\"");
+	assert_string_equal(quoted(gf_xml_escape, "<a & 'b'>\""), "&lt;a &amp; &apos;b&apos;&gt;&quot;");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -119,6 +145,7 @@ int main(void)
 		cmocka_unit_test(key_values),
 		cmocka_unit_test(integers),
 		cmocka_unit_test(atomic_write),
+		cmocka_unit_test(quoting),
 	};
 
 	return cmocka_run_group_tests_name("core", tests, NULL, NULL);
