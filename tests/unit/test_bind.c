@@ -89,7 +89,7 @@ static void hgx_modes(void **state)
 	expect(t, "7", GF_BIND_CPU_EXCLUSIVE, NULL, "98-111,210-223", "1", 14);
 	/* One GPU per node, two nodes: both nodes' memory, union of CPUs. */
 	expect(t, "0,4", GF_BIND_CPU_NODE, NULL, "0-223", "0-1", 112);
-	/* By UUID prefix and PCI address as well (GPU 5 is at 0000:c3:00.0). */
+	/* By PCI address as well (GPU 5 is at 0000:c3:00.0). */
 	expect(t, "0000:c3:00.0", GF_BIND_CPU_EXCLUSIVE, NULL, "70-83,182-195", "1", 14);
 	gf_topo_free(t);
 }
