@@ -72,7 +72,7 @@ const struct gf_cmd gf_cmd_verify_def = {
 		"the model from DIR; --model DIR takes the model from DIR and the process\n"
 		"from this machine.\n",
 	.opts = verify_opts,
-	.exits = { "every thread and page is local to the GPUs (or the machine has one NUMA node)",
+	.exits = { "all local: every thread and page is next to the GPUs (or one NUMA node)",
 		   "a finding of severity warning or error: a mismatch", "",
 		   "no such process, its files unreadable (another user's: needs root), a\n"
 		   "malformed /proc file",

@@ -197,14 +197,16 @@ static int judge_memory(struct gf_verify *v, double max_pct, const char *gpus)
 	struct gf_cpuset pn, extra;
 	char nodes[64];
 	const char *pol = v->policy;
+	int ret;
 
 	gf_cpuset_format_list(&v->local_nodes, nodes, sizeof(nodes));
-	if (v->off_node_pct > max_pct)
-		return verify_add_finding(v, v->off_node_pct > 50 ? GF_SEV_ERROR : GF_SEV_WARN, "verify.pages-remote",
+	if (v->off_node_pct > max_pct &&
+	    (ret = verify_add_finding(v, v->off_node_pct > 50 ? GF_SEV_ERROR : GF_SEV_WARN, "verify.pages-remote",
 					  "memory", "%.1f%% of the %s pages (%.1f of %.1f MiB) are off node %s of %s "
 					  "(more than %g%%)", v->off_node_pct, v->private_bytes ? "private" : "resident",
 					  (double)total * v->off_node_pct / 100.0 / 1048576.0, (double)total / 1048576.0,
-					  nodes, gpus, max_pct);
+					  nodes, gpus, max_pct)))
+		return ret;
 	if (!pol[0])
 		return 0;
 	if (!policy_nodes(pol, &pn))
