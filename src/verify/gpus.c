@@ -157,6 +157,32 @@ static int add_open(struct gf_verify *v, const struct gf_fs *fs, int minor, bool
 	return 0;
 }
 
+/* Open GPUs that CUDA_VISIBLE_DEVICES leaves out: CUDA cannot compute on
+ * them in this process, so NVML (NCCL's topology queries, a monitoring
+ * thread) opened them.  They are said (info) and left out of the
+ * comparison when an open GPU is visible (unless --gpu asked for them); when none is, they are all there
+ * is to compare with, and the mismatch is a warning. */
+static int drop_invisible(struct gf_verify *v)
+{
+	int kept = 0, ret = 0, any_visible = 0;
+
+	for (int i = 0; i < v->ngpus; i++)
+		any_visible |= v->gpus[i].open && v->gpus[i].visible == 1;
+	for (int i = 0; i < v->ngpus && !ret; i++) {
+		const struct gf_verify_gpu *g = &v->gpus[i];
+
+		if (g->open && g->visible == 0)
+			ret = verify_add_finding(v, any_visible ? GF_SEV_INFO : GF_SEV_WARN, "verify.gpu-not-visible",
+						 "GPU", "GPU%d (/dev/nvidia%d) is open but not in CUDA_VISIBLE_DEVICES=%s%s",
+						 v->topo->gpus[g->gpu].index, v->topo->gpus[g->gpu].minor, v->cuda_visible,
+						 any_visible && g->source == GF_VERIFY_GPU_OPEN ? " (NVML's, not compared)" : "");
+		if (!(g->open && g->visible == 0 && any_visible && g->source == GF_VERIFY_GPU_OPEN))
+			v->gpus[kept++] = *g;
+	}
+	v->ngpus = kept;
+	return ret;
+}
+
 int verify_pick_gpus(struct gf_verify *v, const struct gf_fs *fs, const char *list, const int *minors, int nminors)
 {
 	int ret = 0;
@@ -169,5 +195,7 @@ int verify_pick_gpus(struct gf_verify *v, const struct gf_fs *fs, const char *li
 		return ret;
 	for (int i = 0; i < v->ngpus; i++)
 		v->gpus[i].visible = 0;
-	return each_entry(v, v->cuda_visible, visible, unresolved);
+	if ((ret = each_entry(v, v->cuda_visible, visible, unresolved)))
+		return ret;
+	return drop_invisible(v);
 }

@@ -237,29 +237,13 @@ static int judge_mems_allowed(struct gf_verify *v, const char *gpus)
 				  nodes);
 }
 
-static int judge_visible(struct gf_verify *v)
-{
-	int ret = 0;
-
-	for (int i = 0; i < v->ngpus && !ret; i++) {
-		const struct gf_verify_gpu *g = &v->gpus[i];
-		int index = v->topo->gpus[g->gpu].index;
-
-		if (g->open && g->visible == 0)
-			ret = verify_add_finding(v, GF_SEV_WARN, "verify.gpu-not-visible", "GPU",
-						 "GPU%d (/dev/nvidia%d) is open but not in CUDA_VISIBLE_DEVICES=%s", index,
-						 v->topo->gpus[g->gpu].minor, v->cuda_visible);
-	}
-	return ret;
-}
-
 int verify_judge(struct gf_verify *v, double max_off_node_pct)
 {
 	char gpus[256];
 	int ret;
 
 	v->single_node = v->topo->numa.nnodes <= 1;
-	if ((ret = judge_visible(v)) || (ret = local_sets(v)) || (ret = count_threads(v)))
+	if ((ret = local_sets(v)) || (ret = count_threads(v)))
 		return ret;
 	count_memory(v);
 	if (!v->ngpus)

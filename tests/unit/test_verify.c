@@ -271,10 +271,25 @@ static void open_not_visible(void **state)
 				       .numa_maps = MAPS_NODE0, .fds = { "/dev/nvidia2", "/dev/nvidia5" },
 				       .cuda_visible = cvd });
 	v = verify(hgx, 5050, NULL, 0);
+	/* GPU3 is open and visible: GPU5 is NVML's, said but not compared. */
 	assert_non_null(f = finding(v, "verify.gpu-not-visible"));
+	assert_int_equal(f->severity, GF_SEV_INFO);
 	assert_non_null(strstr(f->message, "GPU5 (/dev/nvidia5)"));
-	assert_non_null(finding(v, "verify.gpus-split"));	/* GPU3 node 0, GPU5 node 1 */
-	assert_int_equal(v->ngpus, 2);
+	assert_null(finding(v, "verify.gpus-split"));
+	assert_int_equal(v->ngpus, 1);
+	assert_int_equal(v->topo->gpus[v->gpus[0].gpu].index, 3);
+	assert_int_equal(gf_verify_finding_count(v, GF_SEV_WARN), 0);
+	gf_verify_free(v);
+
+	/* Only GPU5 open, GPU3 visible: compared with GPU5, and a warning. */
+	put_proc(hgx, &(struct fproc){ .pid = 5052, .cpus = "56-111", .threads = { { 5052, "t", 60 } },
+				       .numa_maps = "7f00 bind:1 anon=10 N1=10 kernelpagesize_kB=4\n",
+				       .fds = { "/dev/nvidia5" }, .cuda_visible = cvd });
+	v = verify(hgx, 5052, NULL, 0);
+	assert_int_equal(finding(v, "verify.gpu-not-visible")->severity, GF_SEV_WARN);
+	assert_int_equal(v->ngpus, 1);
+	assert_int_equal(v->topo->gpus[v->gpus[0].gpu].index, 5);
+	assert_int_equal(gf_verify_finding_count(v, GF_SEV_WARN), 1);
 	gf_verify_free(v);
 
 	/* None open: CUDA_VISIBLE_DEVICES names the GPUs compared with. */
