@@ -33,6 +33,6 @@ int plan_write_text(const struct gf_topo *t, const struct gf_plan *p, FILE *f)
 	fprintf(f, "why\n");
 	for (int i = 0; i < p->nreason; i++)
 		fprintf(f, "  %s\n", p->reason[i]);
-	fprintf(f, "selected in %.3f ms (%llu sets scored)\n", p->select_ms, p->sets_scored);
+	fprintf(f, "selected in %.3f ms (%llu complete sets scored)\n", p->select_ms, p->sets_scored);
 	return ferror(f) ? gf_error(-EIO, "writing the plan failed") : 0;
 }
