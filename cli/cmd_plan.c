@@ -81,7 +81,7 @@ const struct gf_cmd gf_cmd_plan_def = {
 	.opts = plan_opts,
 	.exits = { "", "fewer GPUs are free than --gpus asks", "", "a recording that is not one",
 		   "the model has no NVIDIA GPU; --nvml=require without NVML" },
-	.footer = "Scoring: docs/plan.md.  JSON schema: docs/json-plan.md (\"schema\": \"" GF_PLAN_SCHEMA "\").\n",
+	.footer = "Scoring: docs/plan.md.  JSON schema: docs/json-plan.md\n(\"schema\": \"" GF_PLAN_SCHEMA "\").\n",
 	.run = gf_cmd_plan,
 };
 
