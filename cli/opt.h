@@ -88,6 +88,7 @@ extern const struct gf_cmd gf_cmd_check_def, gf_cmd_topo_def, gf_cmd_report_def,
 	gf_cmd_bench_io_def, gf_cmd_tune_def, gf_cmd_revert_def;
 extern const struct gf_cmd gf_cmd_run_def;
 extern const struct gf_cmd gf_cmd_verify_def;
+extern const struct gf_cmd gf_cmd_plan_def;
 
 /* The common options (opt_common.c) and the meaning of each exit code. */
 const struct gf_opt *gf_opt_common(const char *long_name);

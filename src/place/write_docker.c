@@ -1,0 +1,101 @@
+/* The plan as a docker run line and as shell exports.  Every value goes
+ * through gf_shell_quote: GPU names, UUIDs and image names come from the
+ * machine or the user. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/quote.h"
+#include "place/place_internal.h"
+
+static int done(FILE *f)
+{
+	return ferror(f) ? gf_error(-EIO, "writing the plan failed") : 0;
+}
+
+/* "--flag VALUE" with VALUE quoted. */
+static void flag(FILE *f, const char *name, const char *value)
+{
+	fprintf(f, " %s ", name);
+	gf_shell_quote(f, value);
+}
+
+int plan_write_docker(const struct gf_topo *t, const struct gf_plan *p, const struct gf_plan_write_options *o,
+		      FILE *f)
+{
+	char list[1024], buf[1100], rails[512];
+
+	plan_index_list(t, p->gpu, p->n, list, sizeof(list));
+	/* The inner quotes keep docker's CSV parser from splitting the list
+	 * at its commas: --gpus '"device=0,1"'. */
+	snprintf(buf, sizeof(buf), "\"device=%s\"", list);
+	fprintf(f, "docker run --rm -it");
+	flag(f, "--gpus", buf);
+	gf_cpuset_format_list(&p->cpus, list, sizeof(list));
+	if (*list)
+		flag(f, "--cpuset-cpus", list);
+	gf_cpuset_format_list(&p->mems, list, sizeof(list));
+	if (*list)
+		flag(f, "--cpuset-mems", list);
+	snprintf(buf, sizeof(buf), "%llug", plan_shm_gib(t, p));
+	flag(f, "--shm-size", buf);
+	fprintf(f, " --ulimit memlock=-1");
+	/* Docker's seccomp profile allows mbind/set_mempolicy only with
+	 * CAP_SYS_NICE: needed when the job binds memory to some nodes. */
+	if (p->mems_subset)
+		fprintf(f, " --cap-add SYS_NICE");
+	plan_rail_list(t, p, rails, sizeof(rails));
+	if (*rails)
+		fprintf(f, " --network host --device /dev/infiniband");
+	fputc(' ', f);
+	gf_shell_quote(f, o->image ? o->image : "IMAGE");
+	fprintf(f, "%s\n", o->image ? "" : " CMD");
+	return done(f);
+}
+
+static void export(FILE *f, const char *name, const char *value)
+{
+	fprintf(f, "export %s=", name);
+	gf_shell_quote(f, value);
+	fputc('\n', f);
+}
+
+int plan_write_env(const struct gf_topo *t, const struct gf_plan *p, FILE *f)
+{
+	char devs[4096], cpus[4096], mems[1024], rails[512], list[1024];
+	size_t len = 0;
+
+	for (int i = 0; i < p->n && len < sizeof(devs); i++) {
+		const struct gf_gpu *g = &t->gpus[p->gpu[i]];
+
+		/* UUIDs name the same GPU whatever the ordering; the index
+		 * when the model has no UUID. */
+		if (*g->uuid)
+			len += (size_t)snprintf(devs + len, sizeof(devs) - len, "%s%s", i ? "," : "", g->uuid);
+		else
+			len += (size_t)snprintf(devs + len, sizeof(devs) - len, "%s%d", i ? "," : "", g->index);
+	}
+	plan_index_list(t, p->gpu, p->n, list, sizeof(list));
+	gf_cpuset_format_list(&p->cpus, cpus, sizeof(cpus));
+	gf_cpuset_format_list(&p->mems, mems, sizeof(mems));
+	plan_rail_list(t, p, rails, sizeof(rails));
+	fprintf(f, "# gpufeed plan: GPUs %s\n", list);
+	export(f, "CUDA_VISIBLE_DEVICES", devs);
+	export(f, "CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+	if (*rails) {
+		/* '=' makes NCCL match the names exactly, not as prefixes
+		 * (mlx5_1 would match mlx5_10). */
+		char hca[520];
+
+		snprintf(hca, sizeof(hca), "=%s", rails);
+		export(f, "NCCL_IB_HCA", hca);
+	}
+	export(f, "GPUFEED_PLAN_GPUS", list);
+	export(f, "GPUFEED_PLAN_CPUS", cpus);
+	export(f, "GPUFEED_PLAN_MEMS", mems);
+	fprintf(f, "# bind a command to them:\n#   gpufeed run --gpu %s -- CMD\n", list);
+	if (*cpus && *mems)
+		fprintf(f, "#   numactl --physcpubind=%s --membind=%s CMD\n", cpus, mems);
+	return done(f);
+}

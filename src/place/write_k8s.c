@@ -1,0 +1,134 @@
+/* The plan as Kubernetes objects.  A Pod spec cannot name GPUs: the device
+ * plugin's nvidia.com/gpu: N lets the kubelet pick any N.  A DRA
+ * ResourceClaim (resource.k8s.io/v1, GA since Kubernetes 1.34) can: one
+ * request per GPU, each selecting its device by UUID (PCI address when the
+ * model has no UUID) with a CEL expression.  Every string scalar goes
+ * through gf_yaml_quote. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/quote.h"
+#include "place/place_internal.h"
+
+/* The DeviceClass and attribute domain of NVIDIA's DRA driver. */
+#define DRA_CLASS "gpu.nvidia.com"
+
+static void q(FILE *f, const char *s)
+{
+	gf_yaml_quote(f, s);
+}
+
+/* The host bridge ("pci0000:15") every GPU of the set is under, "" when
+ * they are under several: the value of resource.kubernetes.io/pcieRoot. */
+static const char *shared_root(const struct gf_topo *t, const struct gf_plan *p)
+{
+	int hb = t->pci[t->gpus[p->gpu[0]].pci].host_bridge;
+
+	for (int i = 1; i < p->n; i++)
+		if (t->pci[t->gpus[p->gpu[i]].pci].host_bridge != hb)
+			return "";
+	return hb >= 0 && hb < t->nhost_bridges ? t->host_bridges[hb].name : "";
+}
+
+static void write_claim(const struct gf_topo *t, const struct gf_plan *p, const char *name, FILE *f)
+{
+	const char *root = shared_root(t, p);
+	char claim[256], expr[256];
+
+	snprintf(claim, sizeof(claim), "%s-gpus", name);
+	fprintf(f, "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: ");
+	q(f, claim);
+	fprintf(f, "\nspec:\n  devices:\n    requests:\n");
+	for (int i = 0; i < p->n; i++) {
+		const struct gf_gpu *g = &t->gpus[p->gpu[i]];
+
+		if (*g->uuid)
+			snprintf(expr, sizeof(expr), "device.attributes[\"%s\"].uuid == \"%s\"", DRA_CLASS, g->uuid);
+		else
+			snprintf(expr, sizeof(expr), "device.attributes[\"%s\"].pcieBusID == \"%s\"", DRA_CLASS, g->bdf);
+		fprintf(f, "    - name: \"gpu%d\"\n      exactly:\n        deviceClassName: ", g->index);
+		q(f, DRA_CLASS);
+		fprintf(f, "\n        selectors:\n        - cel:\n            expression: ");
+		q(f, expr);
+		fputc('\n', f);
+	}
+	/* The UUIDs pin the devices already; the constraint states the
+	 * intent (one PCIe root) so an edited claim keeps it. */
+	if (p->n > 1 && *root) {
+		fprintf(f, "    constraints:\n    - requests: [");
+		for (int i = 0; i < p->n; i++)
+			fprintf(f, "%s\"gpu%d\"", i ? ", " : "", t->gpus[p->gpu[i]].index);
+		fprintf(f, "]\n      matchAttribute: \"resource.kubernetes.io/pcieRoot\"\n");
+	}
+}
+
+static void write_resources(const struct gf_topo *t, const struct gf_plan *p, bool dra, FILE *f)
+{
+	unsigned cpus = gf_cpuset_count(&p->cpus);
+	unsigned long long mem = plan_memory_gib(t, p);
+
+	/* Guaranteed QoS: requests equal limits, whole CPUs (the static CPU
+	 * manager then gives exclusive cores). */
+	for (int i = 0; i < 2; i++) {
+		fprintf(f, "        %s:\n          cpu: \"%u\"\n          memory: \"%lluGi\"\n", i ? "limits" : "requests",
+			cpus ? cpus : 1, mem);
+		if (!dra)
+			fprintf(f, "          nvidia.com/gpu: \"%d\"\n", p->n);
+	}
+	if (dra)
+		fprintf(f, "        claims:\n        - name: \"gpus\"\n");
+}
+
+static void write_pod(const struct gf_topo *t, const struct gf_plan *p, const struct gf_plan_write_options *o,
+		      bool dra, FILE *f)
+{
+	const char *name = o->name ? o->name : "gpufeed-job";
+	char rails[512], claim[256];
+
+	snprintf(claim, sizeof(claim), "%s-gpus", name);
+	fprintf(f, "apiVersion: v1\nkind: Pod\nmetadata:\n  name: ");
+	q(f, name);
+	fprintf(f, "\nspec:\n  restartPolicy: Never\n");
+	if (dra) {
+		fprintf(f, "  resourceClaims:\n  - name: \"gpus\"\n    resourceClaimName: ");
+		q(f, claim);
+		fputc('\n', f);
+	}
+	fprintf(f, "  containers:\n  - name: \"main\"\n    image: ");
+	q(f, o->image ? o->image : "IMAGE");
+	fprintf(f, "\n    env:\n    - name: \"CUDA_DEVICE_ORDER\"\n      value: \"PCI_BUS_ID\"\n");
+	plan_rail_list(t, p, rails, sizeof(rails));
+	if (*rails) {
+		char hca[520];
+
+		snprintf(hca, sizeof(hca), "=%s", rails);
+		fprintf(f, "    - name: \"NCCL_IB_HCA\"\n      value: ");
+		q(f, hca);
+		fputc('\n', f);
+	}
+	fprintf(f, "    resources:\n");
+	write_resources(t, p, dra, f);
+	fprintf(f, "    volumeMounts:\n    - name: \"dshm\"\n      mountPath: \"/dev/shm\"\n");
+	fprintf(f, "  volumes:\n  - name: \"dshm\"\n    emptyDir:\n      medium: \"Memory\"\n      sizeLimit: \"%lluGi\"\n",
+		plan_shm_gib(t, p));
+}
+
+int plan_write_k8s(const struct gf_topo *t, const struct gf_plan *p, const struct gf_plan_write_options *o,
+		   bool dra, FILE *f)
+{
+	char list[1024];
+
+	plan_index_list(t, p->gpu, p->n, list, sizeof(list));
+	fprintf(f, "# gpufeed plan: GPUs %s of %s\n", list, t->machine.hostname);
+	if (dra) {
+		write_claim(t, p, o->name ? o->name : "gpufeed-job", f);
+		fprintf(f, "---\n");
+	} else {
+		fprintf(f, "# nvidia.com/gpu lets the kubelet pick any %d GPUs: --format k8s pins these with a\n"
+			   "# DRA ResourceClaim instead.\n", p->n);
+	}
+	write_pod(t, p, o, dra, f);
+	return ferror(f) ? gf_error(-EIO, "writing the plan failed") : 0;
+}
