@@ -88,7 +88,7 @@ PC_FILE := $(BUILD)/gpufeed.pc
 # One page per command, written by the binary from its option tables
 # ('gpufeed help --man [COMMAND [SUB]]') and committed; tests/cli/test_help.sh
 # fails when they differ from what the binary writes.
-MAN_PAGES := man/gpufeed.1 man/gpufeed-check.1 man/gpufeed-tune.1 man/gpufeed-revert.1 man/gpufeed-report.1 man/gpufeed-topo.1 man/gpufeed-record.1 man/gpufeed-bench-io.1
+MAN_PAGES := man/gpufeed.1 man/gpufeed-check.1 man/gpufeed-tune.1 man/gpufeed-revert.1 man/gpufeed-report.1 man/gpufeed-topo.1 man/gpufeed-record.1 man/gpufeed-bench-io.1 man/gpufeed-config-kubelet.1 man/gpufeed-config-slurm.1 man/gpufeed-config-nccl-topo.1 man/gpufeed-config-labels.1
 
 .PHONY: all lib cli tests check sanitize clang install uninstall clean man
 all: lib cli tests
@@ -146,7 +146,7 @@ $(PC_FILE): gpufeed.pc.in Makefile
 man: $(CLI)
 	@mkdir -p man
 	@set -e; for page in $(MAN_PAGES); do \
-	    words=$$(basename $$page .1 | sed -e 's/^gpufeed-\{0,1\}//' -e 's/-/ /g'); \
+	    words=$$(basename $$page .1 | sed -e 's/^gpufeed-\{0,1\}//' -e 's/-/ /'); \
 	    $(CLI) help --man $$words >$$page.tmp; mv $$page.tmp $$page; echo "  MAN $$page"; done
 
 check: all

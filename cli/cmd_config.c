@@ -80,13 +80,13 @@ static int cmd_kubelet(int argc, char **argv);
 static const struct gf_opt kubelet_opts[] = {
 	GF_OPT_STRING(0, "policy", "P", struct args, o.tm_policy,
 		      "topologyManagerPolicy: none, best-effort, restricted,\n"
-		      "single-numa-node (default: chosen, the reason in a comment)"),
+		      "single-numa-node (default: chosen, the reason in a\ncomment)"),
 	GF_OPT_STRING(0, "scope", "S", struct args, o.tm_scope, "topologyManagerScope: container (default) or pod"),
 	GF_OPT_CALLBACK(0, "reserve", "N", opt_reserve,
 			"whole cores for reservedSystemCPUs (default 2; 0: none)"),
 	GF_OPT_CALLBACK(0, "max-gpus-per-pod", "N", opt_max_gpus,
-			"the most GPUs one pod asks for; 1 allows single-numa-node\n"
-			"on a machine of several NUMA nodes"),
+			"the most GPUs one pod asks for; 1 allows\n"
+			"single-numa-node on a machine of several NUMA nodes"),
 	GF_OPT_BOOL(0, "memory-manager", struct args, o.memory_manager,
 		    "write memoryManagerPolicy Static with reservedMemory"),
 	CONFIG_OPTS_TAIL,
@@ -120,7 +120,7 @@ static int cmd_slurm(int argc, char **argv);
 static const struct gf_opt slurm_opts[] = {
 	GF_OPT_STRING(0, "autodetect", "MODE", struct args, o.autodetect,
 		      "the AutoDetect= line: off (default: these lines are the\n"
-		      "configuration), nvml or nvidia (they are its sanity check)"),
+		      "configuration), nvml or nvidia (they are its sanity\ncheck)"),
 	GF_OPT_STRING(0, "type", "NAME", struct args, o.gpu_type,
 		      "Type= of every GPU (default: from its name, e.g. h100)"),
 	CONFIG_OPTS_TAIL,
@@ -183,7 +183,7 @@ static int cmd_labels(int argc, char **argv);
 
 static const struct gf_opt labels_opts[] = {
 	GF_OPT_CALLBACK(0, "format", "F", opt_format,
-			"text: key=value lines (default); yaml: an NFD NodeFeature"),
+			"text: key=value lines (default); yaml: an NFD\nNodeFeature object"),
 	GF_OPT_STRING(0, "node", "NAME", struct args, o.node_name,
 		      "the node's name in the NodeFeature (default: host name)"),
 	CONFIG_OPTS_TAIL,
