@@ -92,6 +92,7 @@ MAN_PAGES := man/gpufeed.1 man/gpufeed-check.1 man/gpufeed-tune.1 man/gpufeed-re
 MAN_PAGES += man/gpufeed-run.1
 MAN_PAGES += man/gpufeed-verify.1
 MAN_PAGES += man/gpufeed-plan.1
+MAN_PAGES += man/gpufeed-config-kubelet.1 man/gpufeed-config-slurm.1 man/gpufeed-config-nccl-topo.1 man/gpufeed-config-labels.1
 
 .PHONY: all lib cli tests check sanitize clang install uninstall clean man
 all: lib cli tests
@@ -149,7 +150,7 @@ $(PC_FILE): gpufeed.pc.in Makefile
 man: $(CLI)
 	@mkdir -p man
 	@set -e; for page in $(MAN_PAGES); do \
-	    words=$$(basename $$page .1 | sed -e 's/^gpufeed-\{0,1\}//' -e 's/-/ /g'); \
+	    words=$$(basename $$page .1 | sed -e 's/^gpufeed-\{0,1\}//' -e 's/-/ /'); \
 	    $(CLI) help --man $$words >$$page.tmp; mv $$page.tmp $$page; echo "  MAN $$page"; done
 
 check: all

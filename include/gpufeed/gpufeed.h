@@ -30,6 +30,7 @@
 #include <gpufeed/bind.h>
 #include <gpufeed/verify.h>
 #include <gpufeed/place.h>
+#include <gpufeed/emit.h>
 
 #ifdef __cplusplus
 extern "C" {

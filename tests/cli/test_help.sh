@@ -26,7 +26,8 @@ for cmd in "${commands[@]}"; do
 	if cmp -s "$out" "$SRC/$page"; then ok "$page equals 'gpufeed help --man $cmd'"; else
 		not_ok "$page differs from the binary's: run 'make man'"
 		diff "$SRC/$page" "$out" 2>&1 | head -5 | sed 's/^/#   /'; fi
-	grep -q "^\.BR gpufeed-${cmd// /-} (1)\|^\.BR gpufeed\\\\-${cmd// /\\\\-} (1)" "$SRC/man/gpufeed.1" &&
+	dashed=${cmd// /-}	# roff escapes every '-': gpufeed\-config\-nccl\-topo
+	grep -q "^\.BR gpufeed-$dashed (1)\|^\.BR gpufeed\\\\-${dashed//-/\\\\-} (1)" "$SRC/man/gpufeed.1" &&
 		ok "gpufeed.1 names $page" || not_ok "gpufeed.1 does not name $page"
 done
 n=$(ls "$SRC"/man/*.1 | wc -l)

@@ -1,0 +1,88 @@
+/* Node-level configuration written from the machine model: a kubelet
+ * KubeletConfiguration snippet, a Slurm gres.conf, an NCCL topology XML
+ * (NCCL_TOPO_FILE) and node labels in the GPU Feature Discovery style.
+ *
+ * Each writer takes a model from gf_topo_discover() (this machine or a
+ * recording) and streams its text to f; docs/config.md says what each line
+ * means and where each choice comes from.  The writers return 0, -EIO when
+ * writing failed, or -EINVAL / -ENODEV with a message (gf_last_error()). */
+#ifndef GPUFEED_EMIT_H
+#define GPUFEED_EMIT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <gpufeed/common.h>
+#include <gpufeed/cpuset.h>
+#include <gpufeed/topo.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Whole physical cores reserved for the system by default (kubelet's
+ * reservedSystemCPUs), SMT siblings included. */
+#define GF_EMIT_RESERVE_DEFAULT 2
+
+enum gf_emit_label_format {
+	GF_EMIT_LABELS_TEXT = 0,	/* key=value lines (kubectl label node N ...) */
+	GF_EMIT_LABELS_YAML,		/* an NFD NodeFeature object with spec.labels */
+};
+
+/* Versioned (include/gpufeed/common.h): start from GF_EMIT_OPTS_INIT. */
+struct gf_emit_options {
+	size_t struct_size;
+	/* Where the model was read (NULL/"" = this machine): the few facts the
+	 * model does not carry (CPU vendor/family/model for NCCL, PCI
+	 * subsystem ids) are read from the same place. */
+	const char *root;
+	/* kubelet */
+	const char *tm_policy;		/* NULL: chosen (docs/config.md) */
+	const char *tm_scope;		/* NULL: container */
+	int reserve_cores;		/* whole cores for reservedSystemCPUs */
+	int max_gpus_per_pod;		/* largest GPU request expected, 0 unknown */
+	bool memory_manager;		/* write memoryManagerPolicy Static */
+	/* slurm */
+	const char *autodetect;		/* "off" (default), "nvml", "nvidia" */
+	const char *gpu_type;		/* Type= for every GPU; NULL from the name */
+	/* nccl-topo */
+	bool skeleton;			/* <cpu> and <pci> only: no <gpu>, no <nic> */
+	/* labels */
+	enum gf_emit_label_format label_format;
+	const char *node_name;		/* NULL: the model's hostname */
+	/* New fields go here, at the end. */
+};
+
+#define GF_EMIT_OPTS_INIT \
+	{ .struct_size = sizeof(struct gf_emit_options), .root = NULL, .tm_policy = NULL, .tm_scope = NULL, \
+	  .reserve_cores = GF_EMIT_RESERVE_DEFAULT, .max_gpus_per_pod = 0, .memory_manager = false, \
+	  .autodetect = NULL, .gpu_type = NULL, .skeleton = false, .label_format = GF_EMIT_LABELS_TEXT, \
+	  .node_name = NULL }
+
+/* A KubeletConfiguration fragment (kubelet.config.k8s.io/v1beta1): static
+ * CPU manager, Topology Manager policy and scope with the reason in a
+ * comment, reservedSystemCPUs away from the GPUs' cores. */
+GF_API int gf_emit_kubelet(const struct gf_topo *t, const struct gf_emit_options *o, FILE *f);
+/* gres.conf: one Name=gpu line per GPU with File=, Cores= (Slurm's abstract
+ * core ids) and Links=; slurm.conf's NodeName hint as a comment. */
+GF_API int gf_emit_slurm(const struct gf_topo *t, const struct gf_emit_options *o, FILE *f);
+/* An NCCL topology file (<system version="1">) for NCCL_TOPO_FILE. */
+GF_API int gf_emit_nccl_topo(const struct gf_topo *t, const struct gf_emit_options *o, FILE *f);
+/* Node labels: nvidia.com/... as GPU Feature Discovery names them, and
+ * gpufeed.io/... for the topology. */
+GF_API int gf_emit_labels(const struct gf_topo *t, const struct gf_emit_options *o, FILE *f);
+
+/* The CPUs gf_emit_kubelet reserves for the system: `cores` whole cores,
+ * away from GPU-local cores where the machine has such, else on the node
+ * with the fewest GPUs, lowest cores first.  0, or -EINVAL (cores < 1 or
+ * more than the machine has). */
+GF_API int gf_emit_reserved_cpus(const struct gf_topo *t, int cores, struct gf_cpuset *out);
+
+/* s as a Kubernetes label value: at most 63 characters of [A-Za-z0-9._-],
+ * starting and ending with an alphanumeric; others become '-'.  Returns
+ * the length written (buf needs 64 bytes). */
+GF_API size_t gf_emit_label_value(const char *s, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# gpufeed config kubelet|slurm|nccl-topo|labels on the recorded machines:
+# every YAML parses with a real YAML parser, the XML with xml.etree, and
+# what they say agrees with the model (topo --json of the same recording).
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null && python3 -c 'import yaml' 2>/dev/null ||
+	{ echo "skip: python3-yaml is needed (scripts/install-deps.sh test)"; exit 77; }
+
+# check KIND TOPO_JSON FILE: python asserts per output; prints what failed.
+check() {
+	python3 - "$@" <<'PY'
+import json, re, sys, yaml, xml.etree.ElementTree as ET
+kind, topo, path = sys.argv[1:4]
+t = json.load(open(topo)); text = open(path).read()
+gpus = t["gpus"]
+def cpulist(s):
+    out = set()
+    for part in filter(None, s.split(",")):
+        a, _, b = part.partition("-"); out.update(range(int(a), int(b or a) + 1))
+    return out
+local = set().union(*[cpulist(g["cpus"]) for g in gpus]) if gpus else set()
+if kind == "kubelet":
+    d = yaml.safe_load(text)
+    assert d["kind"] == "KubeletConfiguration" and d["cpuManagerPolicy"] == "static"
+    r = cpulist(d["reservedSystemCPUs"])
+    # whole cores: every sibling of a reserved CPU is reserved
+    cores = {}
+    for c in t["cpus"]["list"]:
+        cores.setdefault((c["package"], c["core"]), set()).add(c["id"])
+    for ids in cores.values():
+        assert not (ids & r) or ids <= r, "split core %s" % ids
+    allc = set().union(*cores.values())
+    if allc - local:     # the machine has cores no GPU is local to
+        assert not (r & local), "reserved %s on GPU-local CPUs" % r
+elif kind == "labels":
+    d = yaml.safe_load(text)
+    labels = d["spec"]["labels"]
+    assert labels["nvidia.com/gpu.count"] == str(len(gpus))
+    for k, v in labels.items():
+        assert isinstance(v, str) and re.fullmatch(r"([A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?)?", v), (k, v)
+elif kind == "slurm":
+    lines = [l for l in text.splitlines() if l.startswith("Name=gpu ")]
+    assert len(lines) == len(gpus)
+    links = [list(map(int, re.search(r"Links=(\S+)", l).group(1).split(","))) for l in lines]
+    for i, row in enumerate(links):
+        assert row[i] == -1 and all(links[j][i] == row[j] for j in range(len(row))), links
+    for g, l in zip(gpus, lines):
+        assert "File=/dev/nvidia%d" % g["minor"] in l, l
+elif kind == "nccl":
+    root = ET.fromstring(text)
+    assert root.tag == "system" and root.get("version") == "1"
+    found = {}
+    for cpu in root.findall("cpu"):
+        for pci in cpu.iter("pci"):
+            if pci.find("gpu") is not None:
+                found[pci.get("busid")] = int(cpu.get("numaid"))
+    assert len(root.findall(".//gpu")) == len(gpus)
+    for g in gpus:
+        assert found.get(g["pci"]) == g["numa_node"], (g["pci"], found)
+PY
+}
+
+for m in hgx-h100-8gpu dual-8gpu-pcie-switch l40s-4gpu-224 h200x4-vm; do
+	R=$FIX/$m/root
+	"$GPUFEED" topo --root "$R" --json >"$TMP/$m.json" 2>/dev/null
+	for kind in kubelet slurm nccl labels; do
+		sub=$kind; [ "$kind" = nccl ] && sub=nccl-topo
+		extra=(); [ "$kind" = labels ] && extra=(--format yaml)
+		expect_rc 0 "config $sub on $m" "$GPUFEED" config "$sub" --root "$R" "${extra[@]}"
+		if msg=$(check "$kind" "$TMP/$m.json" "$out" 2>&1); then ok "$m: config $sub parses and agrees with the model"
+		else not_ok "$m: config $sub: $(echo "$msg" | tail -1)"; fi
+	done
+	# key=value labels: each value a valid label value.
+	expect_rc 0 "config labels on $m" "$GPUFEED" config labels --root "$R"
+	if grep -qvE '^[a-z0-9.]+(/[a-z0-9.-]+)?=([A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?)?$' "$out"; then
+		not_ok "$m: a label line is not key=value with a valid value"; else ok "$m: labels are valid"; fi
+done
+
+# The memory manager block parses and sums (reservedMemory = reserved + eviction).
+R=$FIX/hgx-h100-8gpu/root
+expect_rc 0 "kubelet --memory-manager" "$GPUFEED" config kubelet --root "$R" --memory-manager --reserve 4
+if python3 -c '
+import sys, yaml
+d = yaml.safe_load(open(sys.argv[1])); mi = lambda s: int(s.rstrip("Mi"))
+total = mi(d["kubeReserved"]["memory"]) + mi(d["systemReserved"]["memory"]) + mi(d["evictionHard"]["memory.available"])
+assert sum(mi(n["limits"]["memory"]) for n in d["reservedMemory"]) == total
+assert len(d["reservedSystemCPUs"].split(",")) == 2' "$out"; then ok "reservedMemory sums to the reservations"
+else not_ok "reservedMemory does not sum"; fi
+
+# -o FILE is written whole, and nothing is left when the command fails.
+expect_rc 0 "config slurm -o FILE" "$GPUFEED" config slurm --root "$R" -o "$TMP/gres.conf"
+expect_grep "$TMP/gres.conf" '^AutoDetect=off$' "-o FILE holds the gres.conf"
+expect_rc 4 "config slurm on a machine without GPUs" "$GPUFEED" config slurm --root "$FIX/ci-vm/root" -o "$TMP/none.conf"
+[ ! -e "$TMP/none.conf" ] && ! ls "$TMP"/none.conf.tmp-* >/dev/null 2>&1 && ok "no output file after a failure" ||
+	not_ok "a failed config left a file"
+expect_rc 2 "an unknown policy is a usage error" "$GPUFEED" config kubelet --root "$R" --policy strict
+expect_rc 2 "an unknown AutoDetect is a usage error" "$GPUFEED" config slurm --root "$R" --autodetect full
+expect_rc 2 "an unknown subcommand" "$GPUFEED" config docker
+expect_rc 2 "--reserve takes a count" "$GPUFEED" config kubelet --root "$R" --reserve two
+# The VM with its GPUs moved to another node by --pci-locality: the XML follows.
+expect_rc 0 "nccl-topo with --pci-locality" "$GPUFEED" config nccl-topo --root "$FIX/dual-8gpu-pcie-switch/root" \
+	--pci-locality '0000:18:00.0=1'
+python3 -c '
+import sys, xml.etree.ElementTree as ET
+r = ET.parse(sys.argv[1]).getroot()
+node = [c.get("numaid") for c in r.findall("cpu") for p in c.iter("pci") if p.get("busid") == "0000:18:00.0"]
+assert node and node[0] == "1", node' "$out" && ok "--pci-locality moves a GPU under its new node" ||
+	not_ok "--pci-locality: GPU 0000:18:00.0 not under node 1"
+finish
