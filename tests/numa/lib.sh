@@ -243,6 +243,7 @@ numa_check_guest() {
 
 numa_finish() {
 	echo "1..$NUMA_COUNT"
+	echo "gpufeed numa guest tests: $((NUMA_COUNT - NUMA_FAILURES)) passed, $NUMA_FAILURES failed ($NUMA_COUNT checks; QEMU ${NUMA_QSECS:-?}s)"
 	[ "$NUMA_FAILURES" -eq 0 ] || { echo "# $NUMA_FAILURES of $NUMA_COUNT failed"; exit 1; }
 	exit 0
 }
