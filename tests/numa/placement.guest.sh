@@ -47,16 +47,18 @@ hold() {
 unhold() { kill $HPID; wait $HPID 2>/dev/null; }
 # Placed by gpufeed run for the node-1 GPU: right.
 hold held-right gpufeed run --root $REC --gpu $G1 --mem bind -- $TP --hold
-run verify-right gpufeed verify $HPID --root $REC --gpu $G1
-run verify-right-json gpufeed verify $HPID --root $REC --gpu $G1 --json
+run verify-right gpufeed verify $HPID --model $REC --gpu $G1
+run verify-right-json gpufeed verify $HPID --model $REC --gpu $G1 --json
 unhold
 # Placed by hand on node 0 (what numactl --physcpubind=0 --membind=0 does): wrong.
 hold held-wrong /bin/touch_pages 64 --cpu 0 --bind 0 --hold
-run verify-wrong gpufeed verify $HPID --root $REC --gpu $G1
-run verify-wrong-json gpufeed verify $HPID --root $REC --gpu $G1 --json
+run verify-wrong gpufeed verify $HPID --model $REC --gpu $G1
+run verify-wrong-json gpufeed verify $HPID --model $REC --gpu $G1 --json
 unhold
 # Bound by gpufeed run to the node-0 GPU, checked against the node-1 GPU: wrong.
 hold held-other gpufeed run --root $REC --gpu $G0 --mem bind -- $TP --hold
-run verify-other gpufeed verify $HPID --root $REC --gpu $G1
-run verify-other-g0 gpufeed verify $HPID --root $REC --gpu $G0
+run verify-other gpufeed verify $HPID --model $REC --gpu $G1
+run verify-other-g0 gpufeed verify $HPID --model $REC --gpu $G0
 unhold
+# verify --self under run: the binding as the bound process sees it.
+run verify-self gpufeed run --root $REC --gpu $G1 -- gpufeed verify --self --model $REC --gpu $G1

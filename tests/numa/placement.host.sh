@@ -98,10 +98,19 @@ check_placement() {
 	placement_verify verify-wrong 1 "a process on node 0 (CPU 0, memory bind 0), checked against $g1: flagged"
 	placement_verify verify-other 1 "a process bound by run to $g0 (node 0), checked against $g1: flagged"
 	placement_verify verify-other-g0 0 "the same process checked against $g0: no finding"
-	numa_section verify-right-json | jq -e -s 'length == 1 and (.[0].schema | startswith("gpufeed-verify/"))' >/dev/null 2>&1
-	numa_check "verify-right-json: one JSON document with schema gpufeed-verify/N" $?
-	numa_section verify-wrong-json | jq -e -s 'length == 1' >/dev/null 2>&1 && [ "$(numa_section_rc verify-wrong-json)" = 1 ]
-	numa_check "verify-wrong-json: one JSON document, exit 1" $?
+	placement_verify verify-self 0 "run --gpu $g1 -- verify --self --gpu $g1: no finding"
+	# The JSON (docs/json-verify.md): the right one local with its 64 MiB on
+	# node 1, the wrong one a mismatch naming the CPUs and the pages.
+	numa_section verify-right-json | jq -e -s 'length == 1 and (.[0] | .schema == "gpufeed-verify/1"
+		and .result == "local" and .findings == [] and .memory.off_node_percent < 10
+		and any(.nodes[]; .node == 1 and .local and .private_bytes >= 64 * 1048576))' >/dev/null 2>&1 &&
+		[ "$(numa_section_rc verify-right-json)" = 0 ]
+	numa_check "verify-right-json: result local, no findings, 64 MiB private on node 1, exit 0" $?
+	numa_section verify-wrong-json | jq -e -s 'length == 1 and (.[0] | .result == "mismatch"
+		and .memory.off_node_percent >= 90 and .process.memory_policy == "bind:0"
+		and ([.findings[].id] | index("verify.cpus-remote") != null and index("verify.pages-remote") != null))' \
+		>/dev/null 2>&1 && [ "$(numa_section_rc verify-wrong-json)" = 1 ]
+	numa_check "verify-wrong-json: result mismatch, findings verify.cpus-remote and verify.pages-remote, >= 90% off node, exit 1" $?
 }
 
 placement_verify() {	# placement_verify NAME WANT_RC DESC
@@ -110,7 +119,7 @@ placement_verify() {	# placement_verify NAME WANT_RC DESC
 		numa_not_ok "$1: exit ${rc:-none}, want $2: $3"
 		{ numa_section "$1"; numa_section "$1.stderr"; } | head -15 | sed "s/^/#   $1: /"
 	fi
-	numa_section "$1" | head -8 | sed "s/^/# $1: /"
+	numa_section "$1" | grep -E '^  (error|warning) |^Result:' | sed "s/^/# $1: /"
 }
 
 evidence_placement() {	# evidence_placement OUTDIR
@@ -123,7 +132,7 @@ evidence_placement() {	# evidence_placement OUTDIR
 		printf 'placement %-16s exit %-3s CPUs %-4s %-24s %s\n' "$s" "$(numa_section_rc "$s")" \
 			"$(placement_field "$s" Cpus_allowed_list)" "$(placement_field "$s" mempolicy)" "$(placement_field "$s" pages)"
 	done
-	for s in verify-right verify-wrong verify-other verify-other-g0; do
+	for s in verify-right verify-wrong verify-other verify-other-g0 verify-self; do
 		printf 'placement %-16s exit %s\n' "$s" "$(numa_section_rc "$s")"
 	done
 }
