@@ -13,6 +13,7 @@ BENCH_IO_JSON=(topo-json n1-default n1-node0 n1-none n1-psync n1-node7 n0-defaul
 prepare_bench_io() {
 	numa_ir_modules VIRTIO_PCI VIRTIO_BLK
 	for d in node1 node0 rootbus; do truncate -s 64M "$NUMA_W/$d.img"; done
+	# shellcheck disable=SC2054  # the commas are inside QEMU option values
 	NUMA_QEMU+=(-drive file="$NUMA_W/node1.img",if=none,id=d1,format=raw
 		-device virtio-blk-pci,drive=d1,bus=rp1,serial=gf-node1
 		-drive file="$NUMA_W/node0.img",if=none,id=d0,format=raw

@@ -66,6 +66,7 @@ numa_tools() {
 	grep -q '^CONFIG_NUMA=y' "$NUMA_KCONFIG" 2>/dev/null || numa_skip "$NUMA_VMLINUZ: no CONFIG_NUMA=y in $NUMA_KCONFIG"
 }
 
+# shellcheck disable=SC2034  # NUMA_GPUFEED is for the caller (run.sh)
 numa_gpufeed() {
 	local bin=${1:-}
 	if [ -z "$bin" ]; then

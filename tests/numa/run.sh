@@ -38,6 +38,7 @@ while [ $# -gt 0 ]; do
 done
 for p in "${PARTS[@]}"; do
 	[ -f "$NUMA_SRC/tests/numa/$p.host.sh" ] || { echo "unknown part: $p (parts: ${ALL_PARTS[*]})" >&2; exit 2; }
+	# shellcheck source=/dev/null  # bench-io.host.sh, placement.host.sh
 	. "$NUMA_SRC/tests/numa/$p.host.sh"
 done
 fn() { echo "${1//-/_}"; }
