@@ -2,6 +2,7 @@
  * each GPU with their bottlenecks, and the findings of the model.  Later
  * issues add the host audit and measurements here. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include <gpufeed/report.h>
@@ -13,17 +14,28 @@
 #include "topo/render.h"
 
 /* The GPU block of the matrix, aligned for reading (topo prints the whole
- * matrix in nvidia-smi's layout), and a legend short enough to read. */
+ * matrix in nvidia-smi's layout), and a legend short enough to read.  Past
+ * 10 GPUs the columns are headed by index alone and one space apart, so a
+ * 16-GPU box still fits the report's 100 columns. */
+#define REPORT_WIDE_GPUS 10
 static void print_gpu_matrix(const struct gf_topo *t, FILE *f)
 {
 	const struct gf_matrix *m = &t->matrix;
 	struct gf_table tb;
 	char buf[16];
 
+	bool wide = t->ngpus > REPORT_WIDE_GPUS;
+
 	gf_table_init(&tb, t->ngpus + 2);
-	gf_table_add(&tb, "%s", "");
-	for (int j = 0; j < t->ngpus; j++)
-		gf_table_add(&tb, "%s", m->dev[j].name);
+	if (wide)
+		tb.gap = 1;
+	gf_table_add(&tb, "%s", wide ? "GPU" : "");
+	for (int j = 0; j < t->ngpus; j++) {
+		if (wide)
+			gf_table_add(&tb, "%d", t->gpus[m->dev[j].ref].index);
+		else
+			gf_table_add(&tb, "%s", m->dev[j].name);
+	}
 	gf_table_add(&tb, "NUMA");
 	for (int i = 0; i < t->ngpus; i++) {
 		int node = t->gpus[m->dev[i].ref].numa_node;

@@ -82,7 +82,7 @@ static void generic_limit(const struct gf_topo *t, const struct gf_path *p, int 
 	const struct gf_matrix *m = &t->matrix;
 	int end = far_end(p, g);
 
-	snprintf(buf, size, "%s%s", p->limit_text, p->crosses_cpu_link ? "; crosses sockets" : "");
+	snprintf(buf, size, "%s%s", p->limit_text, p->crosses_cpu_link ? "; cross-socket" : "");
 	replace_all(buf, size, t->pci[m->dev[g].pci].bdf, "the GPU");
 	if (end < 0)
 		return;
@@ -143,7 +143,7 @@ static int stem_len(const char *s)
 
 /* "GPU0-3", "mlx5_0-3" for consecutive numbers after one stem, the name
  * when all are the same, else a list. */
-static void compress_names(const char **names, int n, char *buf, size_t size)
+static void compress_run(const char **names, int n, char *buf, size_t size)
 {
 	int stem = stem_len(names[0]);
 	bool same = true, run = stem >= 0;
@@ -165,6 +165,33 @@ static void compress_names(const char **names, int n, char *buf, size_t size)
 		for (int i = 0; i < n; i++)
 			snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", i ? "," : "", names[i]);
 	}
+}
+
+/* "GPU0-3", "mlx5_0-3", or a list; devices shared by the same number of
+ * consecutive GPUs (a NIC per PIX pair) are named once with the share:
+ * "mlx5_0-3, 2 GPUs each". */
+static void compress_names(const char **names, int n, char *buf, size_t size)
+{
+	const char *uniq[256];
+	int count[256], nuniq = 0;
+	bool even = true;
+
+	for (int i = 0; i < n && i < 256; i++) {
+		if (nuniq && !strcmp(names[i], uniq[nuniq - 1])) {
+			count[nuniq - 1]++;
+			continue;
+		}
+		uniq[nuniq] = names[i];
+		count[nuniq++] = 1;
+	}
+	for (int i = 1; i < nuniq; i++)
+		even = even && count[i] == count[0];
+	if (nuniq > 1 && nuniq < n && even) {
+		compress_run(uniq, nuniq, buf, size);
+		snprintf(buf + strlen(buf), size - strlen(buf), ", %d GPUs each", count[0]);
+		return;
+	}
+	compress_run(names, n, buf, size);
 }
 
 static void row_key(const struct gf_topo *t, struct gpu_row *r)
@@ -217,7 +244,7 @@ static void add_group(const struct gf_topo *t, struct gf_table *tb, struct gpu_r
 		gf_link_format(&p->link, link, sizeof(link));
 		if (n == 1)
 			snprintf(lim, sizeof(lim), "%s%s", p->limit_text,
-				 p->crosses_cpu_link ? "; crosses sockets" : "");
+				 p->crosses_cpu_link ? "; cross-socket" : "");
 		else
 			generic_limit(t, p, members[0]->dev, lim, sizeof(lim));
 		gf_table_add(tb, "%s", first ? gpus : "");
