@@ -21,6 +21,7 @@
 #define GPUFEED_BIND_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <gpufeed/common.h>
 #include <gpufeed/cpuset.h>
 #include <gpufeed/topo.h>
@@ -111,14 +112,32 @@ struct gf_binding {
 GF_API int gf_bind_parse_targets(const struct gf_topo *t, const char *list, struct gf_bind_target *out, int max);
 
 /* Choose CPUs and nodes for the targets.  -EXDEV when the GPUs' CPUs and the
- * allowed CPUs do not meet (or the reserved CPUs take them all), -ENODEV when
- * the GPUs' node is unknown and a CPU mode needs it; the message says which. */
+ * allowed CPUs do not meet (or the reserved CPUs take them all, or exclusive
+ * mode finds fewer usable cores on a node than GPUs sharing it), -ENODEV when
+ * a GPU's node is unknown on a machine with several nodes and a CPU mode or
+ * memory policy needs it (never a guess of node 0; a single-node machine is
+ * fine); the message says which.
+ *
+ * exclusive: the node's physical cores that are allowed and not reserved,
+ * SMT siblings together, ordered by their first CPU, are split evenly among
+ * the GPUs sharing the node (the lowest ranks take one more when it does
+ * not divide); a GPU's rank is its place among them.  l3: the node's L3
+ * groups that keep a usable CPU; GPU rank k takes group k mod n.  MIG
+ * instances of one GPU share its CPUs. */
 GF_API int gf_bind_compute(const struct gf_topo *t, const struct gf_bind_target *targets, int ntargets,
 			   const struct gf_bind_options *opts, struct gf_binding *out);
 
+/* gf_bind_apply() and gf_bind_gpu() applied the binding, but less than
+ * asked; gf_last_error() says what (the memory policy refused and
+ * opts->mem_optional, or MPOL_PREFERRED_MANY missing so only the first node
+ * is preferred).  The words also go to the log channel as a warning. */
+#define GF_BIND_WARNED 1
+
 /* Apply to this process: the CPU affinity of every thread, then the memory
- * policy of the calling thread (inherited across fork and exec).  -EPERM
- * when the memory policy is refused and !opts->mem_optional. */
+ * policy of the calling thread (inherited across fork and exec).  Returns 0,
+ * GF_BIND_WARNED, or -errno: -EPERM / -ENOSYS when the memory policy is
+ * refused (seccomp, no CAP_SYS_NICE, no NUMA in the kernel) and
+ * !opts->mem_optional.  Test failure with `ret < 0`. */
 GF_API int gf_bind_apply(const struct gf_binding *b, const struct gf_bind_options *opts);
 
 /* Export the environment: CUDA_VISIBLE_DEVICES (UUIDs where known),
@@ -126,8 +145,20 @@ GF_API int gf_bind_apply(const struct gf_binding *b, const struct gf_bind_option
 GF_API int gf_bind_setenv(const struct gf_binding *b, unsigned flags);
 
 /* Discover this machine (or root), compute and apply the binding for the
- * GPUs in LIST; the call a worker makes after fork.  NULL opts: defaults. */
+ * GPUs in LIST and export its environment (flags 0); the call a worker
+ * makes after fork.  NULL opts: defaults.  NVML is loaded only when LIST
+ * names a MIG instance.  0, GF_BIND_WARNED or -errno (-ENODEV: no GPU). */
 GF_API int gf_bind_gpu(const char *list, const char *root, const struct gf_bind_options *opts);
+
+/* Version of the JSON of gf_bind_write_json() (docs/json-run.md). */
+#define GF_BIND_RUN_SCHEMA "gpufeed-run/1"
+
+/* The binding in words (GPUs, CPUs, nodes, the environment under env_flags,
+ * why) and as JSON; argv (NULL-terminated, may be NULL) is the command the
+ * binding is for. */
+GF_API int gf_bind_print(const struct gf_topo *t, const struct gf_binding *b, unsigned env_flags, FILE *f);
+GF_API int gf_bind_write_json(const struct gf_topo *t, const struct gf_binding *b, unsigned env_flags,
+			      char *const *argv, FILE *f);
 
 #ifdef __cplusplus
 }
