@@ -24,6 +24,7 @@
 #define GPUFEED_LAUNCH_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <gpufeed/common.h>
 
@@ -112,6 +113,17 @@ struct gf_launch_world {
  * a node rank outside [0, nnodes), or more than one node at 127.0.0.1. */
 GF_API int gf_launch_world_resolve(struct gf_launch_world *w);
 
+/* One variable of a rank's environment. */
+struct gf_launch_env {
+	const char *name;
+	char value[256];
+};
+#define GF_LAUNCH_NENV 11
+
+/* The variables gf_launch_world_setenv() exports for local_rank, in order:
+ * their number, or -EINVAL for a local rank outside [0, nproc). */
+GF_API int gf_launch_world_env(const struct gf_launch_world *w, int local_rank, struct gf_launch_env *out);
+
 /* What torchrun gives a worker of a static job: RANK (node_rank * nproc +
  * local_rank), LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK and
  * GROUP_WORLD_SIZE (the node's), ROLE_RANK, ROLE_WORLD_SIZE, ROLE_NAME,
@@ -122,6 +134,16 @@ GF_API int gf_launch_world_setenv(const struct gf_launch_world *w, int local_ran
 /* The first host of a Slurm hostlist: "gpu[07-09,12],login1" -> "gpu07".
  * -EINVAL for a malformed list, -ENAMETOOLONG when out is too small. */
 GF_API int gf_launch_first_host(const char *hostlist, char *out, size_t size);
+
+/* Version of gf_launch_write_json()'s document (docs/json-launch.md). */
+#define GF_LAUNCH_SCHEMA "gpufeed-launch/1"
+
+/* The plan of a launch as JSON: the world (with where each value came
+ * from), the command, and per rank its environment and, when bindings is
+ * not NULL, bindings[local_rank]: a JSON document (gpufeed-run/1 from
+ * gf_bind_write_json) embedded as the rank's "binding". */
+GF_API int gf_launch_write_json(const struct gf_launch_world *w, char *const *argv, const char *const *bindings,
+				FILE *f);
 
 #ifdef __cplusplus
 }

@@ -109,21 +109,39 @@ GF_API int gf_launch_world_resolve(struct gf_launch_world *w)
 	return 0;
 }
 
+GF_API int gf_launch_world_env(const struct gf_launch_world *w, int local_rank, struct gf_launch_env *out)
+{
+	long world, rank;
+	int n = 0;
+
+	if (!w || !out || local_rank < 0 || local_rank >= w->nproc)
+		return gf_error(-EINVAL, "launch: local rank %d is not within 0..%d", local_rank, w ? w->nproc - 1 : -1);
+	world = (long)w->nnodes * w->nproc;
+	rank = (long)w->node_rank * w->nproc + local_rank;
+	/* torchrun's names and order (torch/distributed/elastic/agent/server/api.py) */
+#define PUT(nm, fmt, v) (out[n].name = nm, snprintf(out[n].value, sizeof(out[n].value), fmt, v), n++)
+	PUT("RANK", "%ld", rank);
+	PUT("LOCAL_RANK", "%d", local_rank);
+	PUT("WORLD_SIZE", "%ld", world);
+	PUT("LOCAL_WORLD_SIZE", "%d", w->nproc);
+	PUT("GROUP_RANK", "%d", w->node_rank);
+	PUT("GROUP_WORLD_SIZE", "%d", w->nnodes);
+	PUT("ROLE_RANK", "%ld", rank);
+	PUT("ROLE_WORLD_SIZE", "%ld", world);
+	PUT("ROLE_NAME", "%s", "default");
+	PUT("MASTER_ADDR", "%s", w->master_addr);
+	PUT("MASTER_PORT", "%d", w->master_port);
+#undef PUT
+	return n;
+}
+
 GF_API int gf_launch_world_setenv(const struct gf_launch_world *w, int local_rank)
 {
-	long world = (long)w->nnodes * w->nproc, rank = (long)w->node_rank * w->nproc + local_rank;
-	int ret = 0;
+	struct gf_launch_env env[GF_LAUNCH_NENV];
+	int n = gf_launch_world_env(w, local_rank, env), ret;
 
-	if (local_rank < 0 || local_rank >= w->nproc)
-		return gf_error(-EINVAL, "launch: local rank %d is not within 0..%d", local_rank, w->nproc - 1);
-	/* torchrun's names (torch/distributed/elastic/agent/server/api.py). */
-	if ((ret = gf_env_export_long("RANK", rank)) || (ret = gf_env_export_long("LOCAL_RANK", local_rank)) ||
-	    (ret = gf_env_export_long("WORLD_SIZE", world)) || (ret = gf_env_export_long("LOCAL_WORLD_SIZE", w->nproc)) ||
-	    (ret = gf_env_export_long("GROUP_RANK", w->node_rank)) || (ret = gf_env_export_long("GROUP_WORLD_SIZE", w->nnodes)) ||
-	    (ret = gf_env_export_long("ROLE_RANK", rank)) || (ret = gf_env_export_long("ROLE_WORLD_SIZE", world)) ||
-	    (ret = gf_env_export_long("MASTER_PORT", w->master_port)))
-		return ret;
-	if ((ret = gf_env_export("ROLE_NAME", "default")))
-		return ret;
-	return gf_env_export("MASTER_ADDR", w->master_addr);
+	for (int i = 0; i < n; i++)
+		if ((ret = gf_env_export(env[i].name, env[i].value)))
+			return ret;
+	return n < 0 ? n : 0;
 }
