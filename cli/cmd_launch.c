@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bind_opts.h"
 #include "cli.h"
 
 struct launch_args {
@@ -91,7 +92,7 @@ static int opt_cpu(struct gf_cli *cli, void *ctx, const char *arg)
 	struct launch_args *a = ctx;
 
 	a->cpu_set = true;
-	return gf_bind_cpu_mode_parse(arg, &a->o.cpu) ? gf_cli_usage(cli, "--cpu: %s", gf_last_error()) : 0;
+	return gf_cli_cpu_mode_arg(cli, arg, &a->o.cpu);
 }
 
 static int opt_mem(struct gf_cli *cli, void *ctx, const char *arg)
@@ -99,18 +100,16 @@ static int opt_mem(struct gf_cli *cli, void *ctx, const char *arg)
 	struct launch_args *a = ctx;
 
 	a->mem_set = true;
-	return gf_bind_mem_policy_parse(arg, &a->o.mem) ? gf_cli_usage(cli, "--mem: %s", gf_last_error()) : 0;
+	return gf_cli_mem_policy_arg(cli, arg, &a->o.mem);
 }
 
 static int opt_reserve(struct gf_cli *cli, void *ctx, const char *arg)
 {
 	struct launch_args *a = ctx;
 
-	if (gf_cpuset_parse_list(&a->reserved, arg))
-		return gf_cli_usage(cli, "--reserve '%s': %s", arg, gf_last_error());
 	a->o.reserved = &a->reserved;
 	a->reserve_set = true;
-	return 0;
+	return gf_cli_reserve_arg(cli, arg, &a->reserved);
 }
 
 static const struct gf_opt launch_opts[] = {
@@ -201,15 +200,6 @@ const struct gf_cmd gf_cmd_launch_def = {
 	.run = gf_cmd_launch,
 };
 
-/* Argument index of "--", or -1: options before it, CMD after. */
-static int find_dashes(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--"))
-			return i;
-	return -1;
-}
-
 static int check_args(struct gf_cli *cli, const struct launch_args *a, int dashes, int argc)
 {
 	if (dashes < 0)
@@ -224,16 +214,6 @@ static int check_args(struct gf_cli *cli, const struct launch_args *a, int dashe
 	if (a->no_bind && !a->nproc)
 		return gf_cli_usage(cli, "--no-bind needs --nproc-per-node N (no model is read to count GPUs)");
 	return -1;
-}
-
-/* Usage errors name the GPU entry; what this machine cannot do is 4. */
-static int bind_fail(struct gf_cli *cli, int rank, int err)
-{
-	if (err == -EXDEV || err == -ENODEV || err == -EPERM || err == -ENOSYS) {
-		fprintf(stderr, "gpufeed %s: rank %d: %s\n", cli->cmd, rank, gf_last_error());
-		return GF_EXIT_UNAVAILABLE;
-	}
-	return gf_cli_fail(cli, err);
 }
 
 /* The GPUs local ranks take: --gpus, else every whole GPU of the model. */
@@ -288,8 +268,11 @@ static int compute(struct gf_cli *cli, struct launch_args *a, const struct gf_to
 		return gf_cli_fail(cli, -ENOMEM);
 	for (int i = 0; i < n; i++) {
 		if ((ret = gf_bind_compute(t, &tg[i], 1, &a->o, &b[i])) < 0) {
+			char what[32];
+
 			free(b);
-			return bind_fail(cli, i, ret);
+			snprintf(what, sizeof(what), "rank %d", i);
+			return gf_cli_bind_fail(cli, what, ret);
 		}
 	}
 	a->o.sharing = NULL;	/* points at this frame; apply does not need it */
@@ -415,7 +398,7 @@ static int supervise(struct gf_cli *cli, const struct launch_args *a, struct pla
 int gf_cmd_launch(int argc, char **argv)
 {
 	struct launch_args a = { .o = GF_BIND_OPTS_INIT, .w = GF_LAUNCH_WORLD_INIT, .grace_s = 5 };
-	int dashes = find_dashes(argc, argv), nopt = dashes < 0 ? argc : dashes, ret;
+	int dashes = gf_cli_find_dashes(argc, argv), nopt = dashes < 0 ? argc : dashes, ret;
 	char **cmd = argv + nopt + (dashes < 0 ? 0 : 1);
 	struct plan p = { .w = &a.w, .o = &a.o };
 	struct gf_topo *t = NULL;

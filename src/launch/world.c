@@ -13,10 +13,15 @@
 #define DEFAULT_ADDR "127.0.0.1"
 #define DEFAULT_PORT 29500
 
-/* *val from the first of vars that is set; 0 when none, -EINVAL (message
- * set) when one is malformed. */
-static int from_env_int(int *val, const char **from, const enum gf_env_var *vars, int nvars)
+/* *val unless the caller set it (>= 0): the first of vars that is set,
+ * else def.  0, or -EINVAL (message set) when one is malformed. */
+static int resolve_int(int *val, const char **from, const enum gf_env_var *vars, int nvars, int def)
 {
+	if (*val >= 0) {
+		if (!*from)
+			*from = "given";
+		return 0;
+	}
 	for (int i = 0; i < nvars; i++) {
 		long long v;
 		int ret = gf_env_int(vars[i], &v);
@@ -26,9 +31,11 @@ static int from_env_int(int *val, const char **from, const enum gf_env_var *vars
 		if (ret > 0) {
 			*val = (int)v;
 			*from = gf_env_name(vars[i]);
-			return 1;
+			return 0;
 		}
 	}
+	*val = def;
+	*from = "default";
 	return 0;
 }
 
@@ -46,8 +53,11 @@ static int resolve_addr(struct gf_launch_world *w)
 	const char *v, *list;
 	int ret;
 
-	if (w->master_addr[0])
+	if (w->master_addr[0]) {
+		if (!w->master_addr_from)
+			w->master_addr_from = "given";
 		return 0;
+	}
 	for (int i = 0; i < 2; i++) {
 		if (!(v = gf_env_str(named[i])))
 			continue;
@@ -73,29 +83,13 @@ GF_API int gf_launch_world_resolve(struct gf_launch_world *w)
 	static const enum gf_env_var nnodes[] = { GF_ENV_PET_NNODES, GF_ENV_SLURM_STEP_NUM_NODES };
 	static const enum gf_env_var rank[] = { GF_ENV_PET_NODE_RANK, GF_ENV_SLURM_NODEID };
 	static const enum gf_env_var port[] = { GF_ENV_PET_MASTER_PORT, GF_ENV_MASTER_PORT };
-	int slurm = in_slurm_step() ? 2 : 1, ret = 0;
+	int slurm = in_slurm_step() ? 2 : 1, ret;
 
 	if (!w)
 		return gf_error(-EINVAL, "launch: no world");
-	if (w->nnodes < 0 && !(ret = from_env_int(&w->nnodes, &w->nnodes_from, nnodes, slurm))) {
-		w->nnodes = 1;
-		w->nnodes_from = "default";
-	}
-	if (ret < 0)
-		return ret;
-	ret = 0;
-	if (w->node_rank < 0 && !(ret = from_env_int(&w->node_rank, &w->node_rank_from, rank, slurm))) {
-		w->node_rank = 0;
-		w->node_rank_from = "default";
-	}
-	if (ret < 0)
-		return ret;
-	ret = 0;
-	if (w->master_port < 0 && !(ret = from_env_int(&w->master_port, &w->master_port_from, port, 2))) {
-		w->master_port = DEFAULT_PORT;
-		w->master_port_from = "default";
-	}
-	if (ret < 0 || (ret = resolve_addr(w)))
+	if ((ret = resolve_int(&w->nnodes, &w->nnodes_from, nnodes, slurm, 1)) ||
+	    (ret = resolve_int(&w->node_rank, &w->node_rank_from, rank, slurm, 0)) ||
+	    (ret = resolve_int(&w->master_port, &w->master_port_from, port, 2, DEFAULT_PORT)) || (ret = resolve_addr(w)))
 		return ret;
 	if (w->nnodes < 1 || w->node_rank >= w->nnodes)
 		return gf_error(-EINVAL, "launch: node rank %d (%s) is not within 0..%d (%d nodes, %s)", w->node_rank,

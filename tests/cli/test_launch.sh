@@ -81,39 +81,37 @@ ms=$((($(date +%s%N) - start) / 1000000))
 expect_grep "$err" "rank 0 .* SIGKILL" "the SIGKILL is reported"
 
 # ---- signals: SIGTERM to launch reaches every rank ----
-"$GPUFEED" launch --root "$M" -- sh -c 'trap "echo got-term; exit 0" TERM; : > "'"$TMP"'/ready.$RANK"; while :; do sleep 0.05; done' \
-	>"$TMP/sig.out" 2>"$TMP/sig.err" &
-lpid=$!
-for _ in $(seq 100); do [ -e "$TMP/ready.0" ] && [ -e "$TMP/ready.1" ] && break; sleep 0.05; done
-kill -TERM "$lpid"
-wait "$lpid"
-rc=$?
+# signal_run NAME SIG SCRIPT [WRAPPER...]: launch (under WRAPPER) in the
+# background, two ranks running SCRIPT, which creates "$READY.$RANK" when it
+# is ready for the signal; then SIG to launch.  Sets $rc; output in
+# $TMP/NAME.out.
+signal_run() {
+	local name=$1 sig=$2 script=$3 lpid
+	shift 3
+	READY=$TMP/$name "$@" "$GPUFEED" launch --root "$M" -- sh -c "$script" >"$TMP/$name.out" 2>"$TMP/$name.err" &
+	lpid=$!
+	for _ in $(seq 100); do [ -e "$TMP/$name.0" ] && [ -e "$TMP/$name.1" ] && break; sleep 0.05; done
+	kill "-$sig" "$lpid"
+	wait "$lpid"
+	rc=$?
+}
+
+# (the loops give up after 5 s: a broken forwarding fails, it does not hang)
+signal_run term TERM 'trap "echo got-term; exit 0" TERM; : > "$READY.$RANK"; for i in $(seq 100); do sleep 0.05; done'
 [ "$rc" = 0 ] && ok "ranks that handle SIGTERM and exit 0: launch exits 0" || not_ok "exit $rc after SIGTERM"
-expect_grep "$TMP/sig.out" "^\[0\] got-term$" "rank 0 got the forwarded SIGTERM"
-expect_grep "$TMP/sig.out" "^\[1\] got-term$" "rank 1 got the forwarded SIGTERM"
+expect_grep "$TMP/term.out" "^\[0\] got-term$" "rank 0 got the forwarded SIGTERM"
+expect_grep "$TMP/term.out" "^\[1\] got-term$" "rank 1 got the forwarded SIGTERM"
 
 # (bash starts background commands with SIGINT ignored, which launch would
 # keep, as it keeps nohup's SIGHUP: env restores the default.)
-env --default-signal=INT "$GPUFEED" launch --root "$M" -- sh -c ': > "'"$TMP"'/ready2.$RANK"; exec sleep 30' \
-	>/dev/null 2>"$TMP/sig2.err" &
-lpid=$!
-for _ in $(seq 100); do [ -e "$TMP/ready2.0" ] && [ -e "$TMP/ready2.1" ] && break; sleep 0.05; done
-kill -INT "$lpid"
-wait "$lpid"
-rc=$?
+signal_run int INT ': > "$READY.$RANK"; exec sleep 5' env --default-signal=INT
 [ "$rc" = 130 ] && ok "ranks killed by a forwarded SIGINT: 128+2" || not_ok "exit $rc after SIGINT, wanted 130"
 
 # An ignored SIGHUP (nohup) stays ignored: not forwarded, and the ranks
 # ignore it too, as a shell keeps it.
-nohup "$GPUFEED" launch --root "$M" -- sh -c ': > "'"$TMP"'/ready3.$RANK"; sleep 0.5; echo survived' \
-	>"$TMP/sig3.out" 2>/dev/null &
-lpid=$!
-for _ in $(seq 100); do [ -e "$TMP/ready3.0" ] && [ -e "$TMP/ready3.1" ] && break; sleep 0.05; done
-kill -HUP "$lpid"
-wait "$lpid"
-rc=$?
-[ "$rc" = 0 ] && [ "$(grep -c survived "$TMP/sig3.out")" = 2 ] && ok "under nohup, SIGHUP is ignored by launch and ranks" ||
-	not_ok "nohup: exit $rc, $(grep -c survived "$TMP/sig3.out") ranks survived"
+signal_run hup HUP ': > "$READY.$RANK"; sleep 0.5; echo survived' nohup
+[ "$rc" = 0 ] && [ "$(grep -c survived "$TMP/hup.out")" = 2 ] && ok "under nohup, SIGHUP is ignored by launch and ranks" ||
+	not_ok "nohup: exit $rc, $(grep -c survived "$TMP/hup.out") ranks survived"
 
 # ---- errors before anything starts ----
 expect_rc 4 "--reserve takes every CPU: exit 4" L --reserve 0-1 -- touch "$TMP/started"
