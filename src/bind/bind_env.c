@@ -2,9 +2,9 @@
  * order, how many OpenMP threads, and NCCL told not to re-pin threads. */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "bind/bind_internal.h"
+#include "core/env_export.h"
 #include "core/error.h"
 #include "core/strutil.h"
 
@@ -35,13 +35,13 @@ int gf_bind_env_list(const struct gf_binding *b, unsigned flags, struct gf_bind_
 GF_API int gf_bind_setenv(const struct gf_binding *b, unsigned flags)
 {
 	struct gf_bind_env env[GF_BIND_NENV];
-	int n;
+	int n, ret;
 
 	if (!b)
 		return gf_error(-EINVAL, "gf_bind_setenv: no binding");
 	n = gf_bind_env_list(b, flags, env);
 	for (int i = 0; i < n; i++)
-		if (setenv(env[i].name, env[i].value, 1))
-			return gf_error_errno(-errno, env[i].name);
+		if ((ret = gf_env_export(env[i].name, env[i].value)))
+			return ret;
 	return 0;
 }

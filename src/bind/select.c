@@ -132,8 +132,13 @@ static int exclusive(const struct gf_bind_sel *s, int gpu, int node, const struc
 	for (int c = start; c < start + len; c++)
 		gf_cpuset_or(out, out, &cl.cpus[c]);
 	free(cl.cpus);
-	snprintf(why, size, "exclusive: node %d's %d usable cores split among its %d GPU%s, rank %d has cores %d-%d",
-		 node, cl.n, k, k == 1 ? "" : "s", rank, start, start + len - 1);
+	snprintf(why, size, "exclusive: node %d's %d usable cores split among its %d GPU%s, rank %d has core%s %d%s",
+		 node, cl.n, k, k == 1 ? "" : "s", rank, len == 1 ? "" : "s", start, len == 1 ? "" : "-");
+	if (len > 1) {
+		size_t used = strlen(why);
+
+		snprintf(why + used, size - used, "%d", start + len - 1);
+	}
 	return 0;
 }
 

@@ -83,7 +83,7 @@ static int parse_one(const struct gf_topo *t, const char *spec, struct gf_bind_t
 
 GF_API int gf_bind_parse_targets(const struct gf_topo *t, const char *list, struct gf_bind_target *out, int max)
 {
-	char *copy, *save = NULL;
+	char *copy, *rest;
 	int n = 0, ret = 0;
 
 	if (!t || !list || !out || max <= 0)
@@ -92,7 +92,9 @@ GF_API int gf_bind_parse_targets(const struct gf_topo *t, const char *list, stru
 		return gf_error(-EINVAL, "empty GPU list");
 	if (!(copy = strdup(list)))
 		return gf_error(-ENOMEM, "out of memory");
-	for (char *e = strtok_r(copy, ",", &save); e && !ret; e = strtok_r(NULL, ",", &save)) {
+	rest = copy;
+	/* strsep, not strtok: "0,,1" has an empty entry to refuse. */
+	for (char *e = strsep(&rest, ","); e && !ret; e = strsep(&rest, ",")) {
 		struct gf_bind_target tg;
 		char why[400];
 

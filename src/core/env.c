@@ -7,6 +7,7 @@
 
 #include <gpufeed/env.h>
 #include "core/error.h"
+#include "core/env_export.h"
 #include "core/strutil.h"
 
 static const struct gf_env_info registry[] = {
@@ -129,4 +130,14 @@ GF_API bool gf_env_flag(enum gf_env_var var)
 	const struct gf_env_info *e = gf_env_info(var);
 
 	return e && e->type == GF_ENV_FLAG && raw(e);
+}
+
+/* The one place that changes the environment: what a caller asked to
+ * export (gf_bind_setenv: CUDA_VISIBLE_DEVICES and the rest, for the
+ * command gpufeed run executes next). */
+int gf_env_export(const char *name, const char *value)
+{
+	if (setenv(name, value, 1))
+		return gf_error_errno(-errno, name);
+	return 0;
 }
