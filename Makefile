@@ -89,6 +89,7 @@ PC_FILE := $(BUILD)/gpufeed.pc
 # ('gpufeed help --man [COMMAND [SUB]]') and committed; tests/cli/test_help.sh
 # fails when they differ from what the binary writes.
 MAN_PAGES := man/gpufeed.1 man/gpufeed-check.1 man/gpufeed-tune.1 man/gpufeed-revert.1 man/gpufeed-report.1 man/gpufeed-topo.1 man/gpufeed-record.1 man/gpufeed-bench-io.1 man/gpufeed-run.1 man/gpufeed-launch.1
+MAN_PAGES += man/gpufeed-verify.1
 
 .PHONY: all lib cli tests check sanitize clang install uninstall clean man
 all: lib cli tests

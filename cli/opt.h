@@ -86,6 +86,7 @@ struct gf_cmd {
 extern const struct gf_cmd *const gf_commands[];
 extern const struct gf_cmd gf_cmd_check_def, gf_cmd_topo_def, gf_cmd_report_def, gf_cmd_record_def, gf_cmd_bench_def,
 	gf_cmd_bench_io_def, gf_cmd_tune_def, gf_cmd_revert_def, gf_cmd_run_def, gf_cmd_launch_def;
+extern const struct gf_cmd gf_cmd_verify_def;
 
 /* The common options (opt_common.c) and the meaning of each exit code. */
 const struct gf_opt *gf_opt_common(const char *long_name);

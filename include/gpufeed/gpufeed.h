@@ -29,6 +29,7 @@
 #include <gpufeed/env.h>
 #include <gpufeed/bind.h>
 #include <gpufeed/launch.h>
+#include <gpufeed/verify.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -88,7 +88,7 @@ run "$GPUFEED" report --help
 expect_grep "$out" "^  1  findings" "report --help lists exit 1"
 expect_grep "$out" "with --strict" "and when"
 run "$GPUFEED" --help
-expect_grep "$out" "^  1  findings.*(report, topo, check, tune, revert)" "gpufeed --help says which commands return 1"
+expect_grep "$out" "^  1  findings.*(report, topo, check, tune, revert[,)]" "gpufeed --help says which commands return 1"
 # docs/exit-codes.md holds the binary's per-command table.
 "$GPUFEED" help --exit-table >"$TMP/table"
 sed -n '/^| command | returns |/,/^$/p' "$SRC/docs/exit-codes.md" | sed '/^$/d' >"$TMP/doc-table"

@@ -1,0 +1,105 @@
+/* gf_verify_run: read the process, then the model, then compare. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/opts.h"
+#include "core/strutil.h"
+#include "verify/verify_internal.h"
+
+GF_API const char *gf_verify_gpu_source_name(enum gf_verify_gpu_source s)
+{
+	switch (s) {
+	case GF_VERIFY_GPU_OPEN: return "open";
+	case GF_VERIFY_GPU_VISIBLE: return "CUDA_VISIBLE_DEVICES";
+	case GF_VERIFY_GPU_ASKED: return "asked";
+	}
+	return "?";
+}
+
+GF_API void gf_verify_free(struct gf_verify *v)
+{
+	if (!v)
+		return;
+	gf_topo_free(v->topo);
+	free(v->threads);
+	free(v->nodes);
+	free(v->gpus);
+	free(v->findings);
+	free(v);
+}
+
+GF_API int gf_verify_finding_count(const struct gf_verify *v, enum gf_severity min)
+{
+	int n = 0;
+
+	for (int i = 0; v && i < v->nfindings; i++)
+		n += v->findings[i].severity >= min;
+	return n;
+}
+
+GF_API bool gf_verify_no_gpu(const struct gf_verify *v)
+{
+	return !v->ngpus;
+}
+
+/* The process's own files, read before the model so that what discovery
+ * does in this process (NVML opening /dev/nvidia*) is not seen by
+ * verify --self. */
+static int read_process(const struct verify_proc *p, struct gf_verify *v, int **minors, int *nminors)
+{
+	int ret;
+
+	if ((ret = verify_read_status(p, v)) || (ret = verify_read_threads(p, v)) ||
+	    (ret = verify_read_numa_maps(p, v)) || (ret = verify_read_fds(p, minors, nminors)))
+		return ret;
+	return verify_read_environ(p, v);
+}
+
+static int run(const struct gf_verify_options *o, int pid, struct gf_verify *v)
+{
+	struct gf_fs fs;
+	struct verify_proc p = { .fs = &fs };
+	int *minors = NULL, nminors = 0, ret;
+
+	if ((ret = gf_fs_init(&fs, o->proc_root)))
+		return ret;
+	if (pid > 0)
+		snprintf(p.dir, sizeof(p.dir), "/proc/%d", pid);
+	else
+		snprintf(p.dir, sizeof(p.dir), "/proc/self");
+	snprintf(v->proc_source, sizeof(v->proc_source), "%s", gf_fs_live(&fs) ? "this machine" : fs.root);
+	v->pid = pid;
+	if (!(ret = read_process(&p, v, &minors, &nminors)) && !(ret = gf_topo_discover(&o->topo, &v->topo)) &&
+	    !(ret = verify_pick_gpus(v, &fs, o->gpus, minors, nminors)))
+		ret = verify_judge(v, o->max_off_node_pct);
+	free(minors);
+	gf_fs_fini(&fs);
+	return ret;
+}
+
+GF_API int gf_verify_run(const struct gf_verify_options *opts, int pid, struct gf_verify **out)
+{
+	struct gf_verify_options o = GF_VERIFY_OPTS_INIT;
+	struct gf_verify *v;
+	int ret;
+
+	if (!out)
+		return gf_error(-EINVAL, "gf_verify_run: NULL argument");
+	*out = NULL;
+	if (opts) {
+		if ((ret = gf_opts_check(opts->struct_size, sizeof(o), "gf_verify_run", "GF_VERIFY_OPTS_INIT")))
+			return ret;
+		gf_opts_copy(&o, sizeof(o), opts, opts->struct_size);
+	}
+	if (!(v = calloc(1, sizeof(*v))))
+		return gf_error(-ENOMEM, "out of memory");
+	if ((ret = run(&o, pid, v))) {
+		gf_verify_free(v);
+		return ret;
+	}
+	*out = v;
+	return 0;
+}
