@@ -58,6 +58,23 @@ expect_grep "$out" "^\[1\] Cpus_allowed_list:[[:space:]]*0-1$" "--cpu node: rank
 expect_rc 0 "--gpus 1 runs one rank on GPU 1" L --gpus 1 -- sh -c 'echo "$WORLD_SIZE $CUDA_VISIBLE_DEVICES"'
 expect_grep "$out" "^\[0\] 1 $uuid1$" "--gpus 1: one rank, GPU 1's UUID"
 
+# gpufeed verify reads each running rank back: its GPU (from
+# CUDA_VISIBLE_DEVICES) and CPUs as launch set them.
+if "$GPUFEED" help verify >/dev/null 2>&1; then
+	L -- sh -c 'echo $$ > "'"$TMP"'/vpid.$RANK"; sleep 2' >/dev/null 2>&1 &
+	lpid=$!
+	for _ in $(seq 100); do [ -e "$TMP/vpid.0" ] && [ -e "$TMP/vpid.1" ] && break; sleep 0.05; done
+	for r in 0 1; do
+		want=$(jq -r ".ranks[$r].binding.env.CUDA_VISIBLE_DEVICES" "$plan")
+		expect_rc 0 "verify rank $r while it runs" "$GPUFEED" verify --model "$M" --json "$(cat "$TMP/vpid.$r")"
+		expect_jq "$out" ".result == \"local\" and .process.cpus_allowed == \"$r\" and [.gpus[].uuid] == [\"$want\"]" \
+			"verify: rank $r allowed CPU $r only, its GPU from CUDA_VISIBLE_DEVICES"
+	done
+	wait "$lpid"
+else
+	ok "# skip: this gpufeed has no verify"
+fi
+
 # ---- exit codes and the first failure ----
 start=$(date +%s%N)
 expect_rc 3 "the first failure's exit code" L -- sh -c '[ "$RANK" = 1 ] && { echo failing; exit 3; }; exec sleep 31.27'
