@@ -85,7 +85,8 @@ struct gf_launch_result {
  * runs, restoring the previous ones before it returns; the children start
  * with default dispositions and an empty signal mask.  Each child also gets
  * SIGTERM should the supervisor die (PR_SET_PDEATHSIG), so no rank outlives
- * a supervisor that was killed. */
+ * a supervisor that was killed.  The kernel ties that to the calling thread:
+ * call it from a thread that lives until it returns. */
 GF_API int gf_launch_run(const struct gf_launch_options *opts, struct gf_launch_result *res);
 
 /* Where a multi-node job's coordinates come from. */

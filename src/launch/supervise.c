@@ -39,15 +39,17 @@ struct sup {
 static void note(struct sup *s, bool always, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void note(struct sup *s, bool always, const char *fmt, ...)
 {
+	char line[1024];
 	va_list ap;
+	int n;
 
 	if (s->o.quiet && !always)
 		return;
 	va_start(ap, fmt);
-	dprintf(s->o.err_fd, "gpufeed launch: ");
-	vdprintf(s->o.err_fd, fmt, ap);
-	dprintf(s->o.err_fd, "\n");
+	n = vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	/* one write: the notice does not split a rank's line on a shared stderr */
+	dprintf(s->o.err_fd, "gpufeed launch: %.*s\n", n < 0 ? 0 : (int)sizeof(line) - 1, line);
 }
 
 static double mono(void)
@@ -242,12 +244,14 @@ static int spawn(struct sup *s, int i)
 	gf_launch_sigs_unblock(&saved);
 	close(out[1]);
 	close(err[1]);
-	c->fd[0] = out[0];
-	c->fd[1] = err[0];
 	if (c->pid < 0) {
 		c->pid = 0;
+		close(out[0]);
+		close(err[0]);
 		return gf_error_errno(-e, "launch: fork");
 	}
+	c->fd[0] = out[0];
+	c->fd[1] = err[0];
 	setpgid(c->pid, c->pid);	/* also here: no window where signal_rank misses it */
 	c->running = true;
 	s->running++;
