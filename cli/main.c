@@ -7,6 +7,7 @@
 const struct gf_cmd *const gf_commands[] = {
 	&gf_cmd_report_def, &gf_cmd_topo_def, &gf_cmd_check_def, &gf_cmd_tune_def, &gf_cmd_revert_def, &gf_cmd_record_def, &gf_cmd_bench_def,
 	&gf_cmd_run_def,
+	&gf_cmd_launch_def,
 	&gf_cmd_verify_def,
 	&gf_cmd_plan_def,
 	&gf_cmd_config_def,

@@ -28,6 +28,7 @@
 #include <gpufeed/bench.h>
 #include <gpufeed/env.h>
 #include <gpufeed/bind.h>
+#include <gpufeed/launch.h>
 #include <gpufeed/verify.h>
 #include <gpufeed/place.h>
 #include <gpufeed/emit.h>

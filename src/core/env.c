@@ -36,11 +36,38 @@ static const struct gf_env_info registry[] = {
 	[GF_ENV_TUNE_FAULT] = {
 		"GPUFEED_TUNE_FAULT", GF_ENV_STRING, "no faults", "tune",
 		"Stop tune/revert at its Nth journal step, for tests: N (fail) or N:kill (SIGKILL itself)", 0, 0 },
+	[GF_ENV_PET_NNODES] = {
+		"PET_NNODES", GF_ENV_INT, "SLURM_STEP_NUM_NODES, else 1", "launch",
+		"Nodes of a launch, as torchrun's --nnodes default (a Kubeflow PyTorchJob sets it)", 1, 1000000LL },
+	[GF_ENV_PET_NODE_RANK] = {
+		"PET_NODE_RANK", GF_ENV_INT, "SLURM_NODEID, else 0", "launch",
+		"This node's rank in a launch, as torchrun's --node-rank default", 0, 999999LL },
+	[GF_ENV_PET_MASTER_ADDR] = {
+		"PET_MASTER_ADDR", GF_ENV_STRING, "MASTER_ADDR, the Slurm step's first host, else 127.0.0.1", "launch",
+		"Rendezvous host of a launch, as torchrun's --master-addr default", 0, 0LL },
+	[GF_ENV_PET_MASTER_PORT] = {
+		"PET_MASTER_PORT", GF_ENV_INT, "MASTER_PORT, else 29500", "launch",
+		"Rendezvous port of a launch, as torchrun's --master-port default", 1, 65535LL },
+	[GF_ENV_SLURM_STEP_NUM_NODES] = {
+		"SLURM_STEP_NUM_NODES", GF_ENV_INT, "1", "launch",
+		"Nodes of the Slurm step (srun): a launch's --nnodes default", 1, 1000000LL },
+	[GF_ENV_SLURM_NODEID] = {
+		"SLURM_NODEID", GF_ENV_INT, "0", "launch",
+		"This node's index in the Slurm step: a launch's --node-rank default", 0, 999999LL },
+	[GF_ENV_SLURM_STEP_NODELIST] = {
+		"SLURM_STEP_NODELIST", GF_ENV_STRING, "127.0.0.1", "launch",
+		"Hosts of the Slurm step (srun): the first is a launch's rendezvous host unless named", 0, 0LL },
+	[GF_ENV_MASTER_ADDR] = {
+		"MASTER_ADDR", GF_ENV_STRING, "the Slurm step's first host, else 127.0.0.1", "launch",
+		"Rendezvous host of a launch when neither --master-addr nor PET_MASTER_ADDR names one", 0, 0LL },
+	[GF_ENV_MASTER_PORT] = {
+		"MASTER_PORT", GF_ENV_INT, "29500", "launch",
+		"Rendezvous port of a launch when no option or PET_MASTER_PORT names one", 1, 65535LL },
 };
 
 #define NVARS ((int)(sizeof(registry) / sizeof(registry[0])))
 /* The last id has a row: ids and rows cannot drift apart. */
-_Static_assert(NVARS == GF_ENV_TUNE_FAULT + 1, "every gf_env_var needs a registry row");
+_Static_assert(NVARS == GF_ENV_MASTER_PORT + 1, "every gf_env_var needs a registry row");
 
 GF_API int gf_env_count(void)
 {

@@ -1,0 +1,152 @@
+/* Launching one process per GPU and supervising them (torchrun's job, in C):
+ *
+ *   gf_launch_world_resolve()  nnodes, node rank, master address and port:
+ *                              given values, else the torchrun (PET_*),
+ *                              Slurm step or MASTER_* environment, else one
+ *                              node at 127.0.0.1:29500
+ *   gf_launch_world_setenv()   RANK, LOCAL_RANK, WORLD_SIZE, ... for a rank
+ *   gf_launch_run()            fork N children, each through a setup callback
+ *                              (binding, environment) into execvp; their
+ *                              output prefixed with the rank; signals
+ *                              forwarded; the first failure stops the rest
+ *
+ * The supervisor knows nothing of GPUs: the caller's setup callback applies a
+ * binding (include/gpufeed/bind.h) in the child before exec.
+ *
+ * Process groups: each child is made the leader of its own process group, and
+ * every signal the supervisor sends goes to that group, so a rank's own
+ * children (DataLoader workers, a shell's pipeline) are stopped with it.
+ * Hence a terminal's Ctrl-C reaches only the supervisor, which forwards it
+ * once to each rank (with one shared group, a rank would get it twice: from
+ * the terminal and forwarded).  Children read standard input from /dev/null:
+ * outside the foreground group a read of the terminal would stop them. */
+#ifndef GPUFEED_LAUNCH_H
+#define GPUFEED_LAUNCH_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <gpufeed/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Exit codes of a child that never ran CMD (as env(1) and timeout(1)). */
+#define GF_LAUNCH_EXIT_SETUP 125	/* the setup callback failed (binding refused) */
+#define GF_LAUNCH_EXIT_NOEXEC 126	/* CMD found but not executable */
+#define GF_LAUNCH_EXIT_NOTFOUND 127	/* CMD not found */
+
+/* A line longer than this is written in pieces of this size, each a line of
+ * its own with the prefix (no rank's bytes land inside another's line). */
+#define GF_LAUNCH_LINE_MAX 65536
+
+/* Called in each child after fork, with its stdout and stderr already the
+ * pipes to the supervisor, before execvp.  Returns 0, or -errno with
+ * gf_last_error() set: the child prints it and exits GF_LAUNCH_EXIT_SETUP. */
+typedef int gf_launch_setup_fn(int local_rank, void *arg);
+
+/* Versioned (include/gpufeed/common.h): start from GF_LAUNCH_OPTS_INIT. */
+struct gf_launch_options {
+	size_t struct_size;
+	int nproc;			/* children, 1..GF_LAUNCH_MAX_PROCS */
+	char *const *argv;		/* CMD, NULL-terminated; argv[0] searched in PATH */
+	gf_launch_setup_fn *setup;	/* NULL: none */
+	void *setup_arg;
+	int rank_base;			/* the prefix of child i is "[rank_base+i] " */
+	double grace_s;			/* SIGTERM to SIGKILL when stopping (default 5) */
+	int out_fd, err_fd;		/* where the children's lines go (1, 2) */
+	bool prefix;			/* prefix lines with the rank (default true) */
+	bool quiet;			/* no notices, only the first failure */
+	/* New fields go here, at the end. */
+};
+
+#define GF_LAUNCH_MAX_PROCS 1024
+
+#define GF_LAUNCH_OPTS_INIT \
+	{ .struct_size = sizeof(struct gf_launch_options), .nproc = 0, .argv = NULL, .setup = NULL, \
+	  .setup_arg = NULL, .rank_base = 0, .grace_s = 5.0, .out_fd = 1, .err_fd = 2, .prefix = true, \
+	  .quiet = false }
+
+struct gf_launch_result {
+	int exit_code;		/* 0 when every child exited 0; else the first
+				 * failure's exit code, or 128+N for signal N */
+	int failed_rank;	/* local rank of the first failure, -1: none */
+	pid_t failed_pid;
+	int failed_signal;	/* the signal that killed it, 0: it exited */
+	int forwarded_signal;	/* the first signal forwarded to the children, 0: none */
+	bool killed;		/* some child needed SIGKILL after the grace period */
+};
+
+/* Runs the children to the end.  Returns 0 with *res filled (whatever the
+ * children did), or -errno when the supervisor itself failed (a pipe or fork
+ * refused: the children started are stopped first).  Installs handlers for
+ * SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD and ignores SIGPIPE while it
+ * runs, restoring the previous ones before it returns; the children start
+ * with default dispositions and an empty signal mask.  Each child also gets
+ * SIGTERM should the supervisor die (PR_SET_PDEATHSIG), so no rank outlives
+ * a supervisor that was killed.  The kernel ties that to the calling thread:
+ * call it from a thread that lives until it returns. */
+GF_API int gf_launch_run(const struct gf_launch_options *opts, struct gf_launch_result *res);
+
+/* Where a multi-node job's coordinates come from. */
+struct gf_launch_world {
+	int nnodes;			/* -1: from the environment, else 1 */
+	int node_rank;			/* -1: from the environment, else 0 */
+	int nproc;			/* processes on this node (set by the caller) */
+	int master_port;		/* -1: from the environment, else 29500 */
+	char master_addr[256];		/* "": from the environment, else 127.0.0.1 */
+	/* Where each came from: "--nnodes", "SLURM_STEP_NUM_NODES", "default". */
+	const char *nnodes_from, *node_rank_from, *master_addr_from, *master_port_from;
+};
+
+#define GF_LAUNCH_WORLD_INIT \
+	{ .nnodes = -1, .node_rank = -1, .nproc = 0, .master_port = -1, .master_addr = "", \
+	  .nnodes_from = NULL, .node_rank_from = NULL, .master_addr_from = NULL, .master_port_from = NULL }
+
+/* Fills what the caller left unset, in this order: torchrun's own defaults
+ * (PET_NNODES, PET_NODE_RANK, PET_MASTER_ADDR, PET_MASTER_PORT: what a
+ * Kubeflow PyTorchJob sets), a Slurm step (SLURM_STEP_NUM_NODES,
+ * SLURM_NODEID, the first host of SLURM_STEP_NODELIST; only inside srun, so a
+ * batch script's own shell is not taken for a node of a many-node job),
+ * MASTER_ADDR and MASTER_PORT, then one node at 127.0.0.1:29500.  A *_from
+ * the caller set is kept.  -EINVAL naming the variable for a malformed value,
+ * a node rank outside [0, nnodes), or more than one node at 127.0.0.1. */
+GF_API int gf_launch_world_resolve(struct gf_launch_world *w);
+
+/* One variable of a rank's environment. */
+struct gf_launch_env {
+	const char *name;
+	char value[256];
+};
+#define GF_LAUNCH_NENV 11
+
+/* The variables gf_launch_world_setenv() exports for local_rank, in order:
+ * their number, or -EINVAL for a local rank outside [0, nproc). */
+GF_API int gf_launch_world_env(const struct gf_launch_world *w, int local_rank, struct gf_launch_env *out);
+
+/* What torchrun gives a worker of a static job: RANK (node_rank * nproc +
+ * local_rank), LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK and
+ * GROUP_WORLD_SIZE (the node's), ROLE_RANK, ROLE_WORLD_SIZE, ROLE_NAME,
+ * MASTER_ADDR, MASTER_PORT.  No TORCHELASTIC_*: there is no elastic agent
+ * to talk to.  0 or -errno (setenv). */
+GF_API int gf_launch_world_setenv(const struct gf_launch_world *w, int local_rank);
+
+/* The first host of a Slurm hostlist: "gpu[07-09,12],login1" -> "gpu07".
+ * -EINVAL for a malformed list, -ENAMETOOLONG when out is too small. */
+GF_API int gf_launch_first_host(const char *hostlist, char *out, size_t size);
+
+/* Version of gf_launch_write_json()'s document (docs/json-launch.md). */
+#define GF_LAUNCH_SCHEMA "gpufeed-launch/1"
+
+/* The plan of a launch as JSON: the world (with where each value came
+ * from), the command, and per rank its environment and, when bindings is
+ * not NULL, bindings[local_rank]: a JSON document (gpufeed-run/1 from
+ * gf_bind_write_json) embedded as the rank's "binding". */
+GF_API int gf_launch_write_json(const struct gf_launch_world *w, char *const *argv, const char *const *bindings,
+				FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
