@@ -115,7 +115,7 @@ static void each_leaf(void (*fn)(const struct gf_cmd *cmd, void *arg), void *arg
 
 static void list_command(const struct gf_cmd *cmd, void *arg)
 {
-	fprintf(arg, "  %-10s %s\n", cmd->name, cmd->summary);
+	fprintf(arg, "  %-16s %s\n", cmd->name, cmd->summary);
 }
 
 struct who {
@@ -148,7 +148,10 @@ static const char *returned_by(int code, struct who *w)
 static const char main_description[] =
 	"Finds what starves GPUs of data on this machine (or on a recording of one):\n"
 	"the PCIe, NUMA and NVLink paths that feed each GPU, their narrowest link,\n"
-	"and the problems they show; and measures a link against its limit.\n";
+	"and the problems they show; fixes what is safe to fix; binds work to its\n"
+	"GPUs' CPUs and memory, launches one process per GPU, chooses GPU sets and\n"
+	"writes the Docker, Kubernetes, Slurm and NCCL configuration for them; and\n"
+	"measures a link against its limit.\n";
 
 void gf_print_main_help(FILE *f)
 {
