@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bind_opts.h"
 #include "cli.h"
 
 /* env(1)'s codes for a command that could not be run. */
@@ -21,24 +22,25 @@ static int opt_cpu(struct gf_cli *cli, void *ctx, const char *arg)
 {
 	struct run_args *a = ctx;
 
-	return gf_bind_cpu_mode_parse(arg, &a->o.cpu) ? gf_cli_usage(cli, "--cpu: %s", gf_last_error()) : 0;
+	return gf_cli_cpu_mode_arg(cli, arg, &a->o.cpu);
 }
 
 static int opt_mem(struct gf_cli *cli, void *ctx, const char *arg)
 {
 	struct run_args *a = ctx;
 
-	return gf_bind_mem_policy_parse(arg, &a->o.mem) ? gf_cli_usage(cli, "--mem: %s", gf_last_error()) : 0;
+	return gf_cli_mem_policy_arg(cli, arg, &a->o.mem);
 }
 
 static int opt_reserve(struct gf_cli *cli, void *ctx, const char *arg)
 {
 	struct run_args *a = ctx;
 
-	if (gf_cpuset_parse_list(&a->reserved, arg))
-		return gf_cli_usage(cli, "--reserve '%s': %s", arg, gf_last_error());
-	a->o.reserved = &a->reserved;
-	return 0;
+	int ret = gf_cli_reserve_arg(cli, arg, &a->reserved);
+
+	if (!ret)
+		a->o.reserved = &a->reserved;
+	return ret;
 }
 
 static const struct gf_opt run_opts[] = {
@@ -103,25 +105,6 @@ const struct gf_cmd gf_cmd_run_def = {
 	.run = gf_cmd_run,
 };
 
-/* Usage errors name the GPU entry; what this machine cannot do is 4. */
-static int bind_fail(struct gf_cli *cli, int err)
-{
-	if (err == -EXDEV || err == -ENODEV || err == -EPERM || err == -ENOSYS) {
-		fprintf(stderr, "gpufeed %s: %s\n", cli->cmd, gf_last_error());
-		return GF_EXIT_UNAVAILABLE;
-	}
-	return gf_cli_fail(cli, err);
-}
-
-/* Argument index of "--", or -1: options before it, CMD after. */
-static int find_dashes(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--"))
-			return i;
-	return -1;
-}
-
 static int check_args(struct gf_cli *cli, const struct run_args *a, int dashes, int argc)
 {
 	if (!a->gpus)
@@ -159,7 +142,7 @@ static int compute(struct gf_cli *cli, struct run_args *a, const struct gf_topo 
 		return gf_cli_usage(cli, "--gpu: %s", gf_last_error());
 	a->o.mem_optional = a->mem_optional;
 	if ((n = gf_bind_compute(t, tg, n, &a->o, b)) < 0)
-		return bind_fail(cli, n);
+		return gf_cli_bind_fail(cli, NULL, n);
 	return -1;
 }
 
@@ -178,7 +161,7 @@ int gf_cmd_run(int argc, char **argv)
 {
 	static struct gf_binding b;	/* 8 KiB: not on the stack */
 	struct run_args a = { .o = GF_BIND_OPTS_INIT };
-	int dashes = find_dashes(argc, argv), nopt = dashes < 0 ? argc : dashes, ret;
+	int dashes = gf_cli_find_dashes(argc, argv), nopt = dashes < 0 ? argc : dashes, ret;
 	char **cmd = argv + nopt + (dashes < 0 ? 0 : 1);
 	unsigned flags;
 	struct gf_topo *t = NULL;
@@ -200,7 +183,7 @@ int gf_cmd_run(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	if ((ret = gf_bind_apply(&b, &a.o)) < 0)
-		return bind_fail(&cli, ret);
+		return gf_cli_bind_fail(&cli, NULL, ret);
 	if (ret == GF_BIND_WARNED && !cli.quiet)
 		fprintf(stderr, "gpufeed run: warning: %s\n", gf_last_error());
 	if ((ret = gf_bind_setenv(&b, flags)))

@@ -200,8 +200,8 @@ int gf_bind_select(const struct gf_bind_sel *s, int gpu, int node, struct gf_cpu
 		gf_cpuset_format_list(&nodecpus, n, sizeof(n));
 		gf_cpuset_format_list(&s->usable, u, sizeof(u));
 		return gf_error(-EXDEV, "%s: GPU %d's node %d has CPUs %s, none of them among the CPUs this process may use "
-				"(%s%s)", gf_bind_cpu_mode_name(s->o->cpu), s->t->gpus[gpu].index, node, n, u,
-				s->o->reserved ? ", reserved CPUs taken out" : "");
+				"(%s%s)", gf_bind_cpu_mode_name(s->o->cpu), s->t->gpus[gpu].index, node,
+				n, u[0] ? u : "none", s->o->reserved ? " once the reserved CPUs are taken out" : "");
 	}
 	switch (s->o->cpu) {
 	case GF_BIND_CPU_NODE:
