@@ -66,7 +66,7 @@ static const struct gf_opt run_opts[] = {
 		    "pins its threads to all the GPU's local CPUs)"),
 	GF_OPT_BOOL(0, "dry-run", struct run_args, dry_run,
 		    "print the binding and the environment on standard\n"
-		    "output, run nothing"),
+		    "output, run nothing (CMD may be left out)"),
 	GF_OPT_BOOL('v', "verbose", struct run_args, verbose,
 		    "print the binding on standard error before CMD runs"),
 	GF_OPTS_MODEL,
@@ -109,7 +109,7 @@ static int check_args(struct gf_cli *cli, const struct run_args *a, int dashes, 
 {
 	if (!a->gpus)
 		return gf_cli_usage(cli, "--gpu LIST is required");
-	if (dashes < 0)
+	if (dashes < 0 && !a->dry_run)
 		return gf_cli_usage(cli, "put '--' before the command to run");
 	if (dashes == argc - 1 && !a->dry_run)
 		return gf_cli_usage(cli, "no command after '--'");

@@ -84,6 +84,8 @@ expect_jq "$out" '.schema == "gpufeed-run/1" and .cpus == "1" and .mems == "0" a
 [ ! -e "$TMP/ran" ] && ok "--dry-run runs nothing" || not_ok "--dry-run ran the command"
 expect_rc 0 "--dry-run text" "${RUN[@]}" --gpu 1 --cpu exclusive --dry-run -- true
 expect_grep "$out" "^why:.*exclusive" "the text says why"
+expect_rc 0 "--dry-run needs no command" "${RUN[@]}" --gpu 1 --dry-run --json
+expect_jq "$out" '.cpus == "0-1" and .command == []' "--dry-run without a command: the binding, no command"
 run "${RUN[@]}" -v --gpu 0 -- true
 expect_grep "$err" "^cpus:" "-v prints the binding on stderr"
 finish
