@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sched.h>
 #include <gpufeed/gpufeed.h>
+#include "t_child.h"
 
 static struct gf_topo *load(const char *machine, enum gf_nvml_mode nvml)
 {
@@ -309,6 +311,42 @@ static void names_and_options(void **state)
 	gf_topo_free(t);
 }
 
+/* gf_bind_gpu, the one call a worker makes after fork, binds this process
+ * for real: in a child, from the ci-2gpu model (GPUs on this machine's CPUs
+ * 0 and 1), GPU1's exclusive share is CPU 1, its memory bound to node 0. */
+static int bind_gpu_child(void *arg, int wfd)
+{
+	struct gf_bind_options o = GF_BIND_OPTS_INIT;
+	cpu_set_t set;
+	FILE *f = fdopen(wfd, "w");
+	int ret;
+
+	(void)arg;
+	o.cpu = GF_BIND_CPU_EXCLUSIVE;
+	ret = gf_bind_gpu("1", t_fixture_root("ci-2gpu"), &o);
+	if (!f)
+		return 2;
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 3;
+	fprintf(f, "ret=%d count=%d cpu1=%d visible=%s omp=%s err=%s", ret, CPU_COUNT(&set), CPU_ISSET(1, &set),
+		getenv("CUDA_VISIBLE_DEVICES") ? getenv("CUDA_VISIBLE_DEVICES") : "-",
+		getenv("OMP_NUM_THREADS") ? getenv("OMP_NUM_THREADS") : "-", ret < 0 ? gf_last_error() : "");
+	fclose(f);
+	return 0;
+}
+
+static void bind_gpu_for_real(void **state)
+{
+	char out[1024];
+	cpu_set_t set;
+
+	(void)state;
+	if (sched_getaffinity(0, sizeof(set), &set) || !CPU_ISSET(0, &set) || !CPU_ISSET(1, &set))
+		skip();		/* the fixture's CPUs 0 and 1 must be ours */
+	assert_int_equal(t_fork_collect(bind_gpu_child, NULL, out, sizeof(out)), 0);
+	assert_string_equal(out, "ret=0 count=1 cpu1=1 visible=GPU-1534934e-76f8-da66-5b5b-f2c93bca9271 omp=1 err=");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +361,7 @@ int main(void)
 		cmocka_unit_test(target_errors),
 		cmocka_unit_test(environment),
 		cmocka_unit_test(names_and_options),
+		cmocka_unit_test(bind_gpu_for_real),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
