@@ -39,6 +39,8 @@ struct gf_dl_sym {
 #define GF_DL_OPTIONAL(type, field, name) GF_DL_SYM_(type, field, name, NULL, false)
 /* Optional, renamed by the vendor: the new name first, then the old one. */
 #define GF_DL_RENAMED(type, field, name, old) GF_DL_SYM_(type, field, name, old, false)
+/* Required, renamed by the vendor: a new ABI version first, then the old. */
+#define GF_DL_REQUIRED_RENAMED(type, field, name, old) GF_DL_SYM_(type, field, name, old, true)
 
 /* No override variable (tests that give a path as the soname). */
 #define GF_DL_NO_OVERRIDE (-1)

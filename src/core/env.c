@@ -63,11 +63,17 @@ static const struct gf_env_info registry[] = {
 	[GF_ENV_MASTER_PORT] = {
 		"MASTER_PORT", GF_ENV_INT, "29500", "launch",
 		"Rendezvous port of a launch when no option or PET_MASTER_PORT names one", 1, 65535LL },
+	[GF_ENV_CUDA_LIBRARY] = {
+		"GPUFEED_CUDA_LIBRARY", GF_ENV_PATH, "libcuda.so.1", "vendor",
+		"CUDA driver library to load instead of libcuda.so.1 (tests point it at a stand-in)", 0, 0 },
+	[GF_ENV_CUFILE_LIBRARY] = {
+		"GPUFEED_CUFILE_LIBRARY", GF_ENV_PATH, "libcufile.so.0", "vendor",
+		"cuFile (GPUDirect Storage) library to load instead of libcufile.so.0 (tests point it at a stand-in)", 0, 0 },
 };
 
 #define NVARS ((int)(sizeof(registry) / sizeof(registry[0])))
 /* The last id has a row: ids and rows cannot drift apart. */
-_Static_assert(NVARS == GF_ENV_MASTER_PORT + 1, "every gf_env_var needs a registry row");
+_Static_assert(NVARS == GF_ENV_CUFILE_LIBRARY + 1, "every gf_env_var needs a registry row");
 
 GF_API int gf_env_count(void)
 {
