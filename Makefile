@@ -76,6 +76,12 @@ fake_soname = $(or $(shell sed -n 's/.*fake-soname: *\([^ *]*\).*/\1/p' $(1) | h
 FAKE_LIBS := $(foreach f,$(FAKE_SRCS),$(BUILD)/fakes/$(call fake_soname,$(f)))
 
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+# Device code: gpu/kernels/*.cu, compiled to PTX by `make ptx` where nvcc
+# exists and committed, so this build needs no CUDA toolkit; the PTX is
+# embedded into the library as C arrays (vendor/cuda_kernels.h).
+PTX_FILES := $(sort $(wildcard gpu/kernels/*.ptx))
+PTX_OBJ   := $(BUILD)/obj/gen/ptx_images.o
+LIB_OBJS  += $(PTX_OBJ)
 CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 TESTLIB_OBJS := $(TESTLIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
@@ -95,7 +101,7 @@ MAN_PAGES += man/gpufeed-plan.1
 MAN_PAGES += man/gpufeed-config-kubelet.1 man/gpufeed-config-slurm.1 man/gpufeed-config-nccl-topo.1 man/gpufeed-config-labels.1
 MAN_PAGES += man/gpufeed-launch.1
 
-.PHONY: all lib cli tests check sanitize clang install uninstall clean man
+.PHONY: all lib cli tests check sanitize clang install uninstall clean man ptx
 all: lib cli tests
 
 lib: $(STATIC_LIB) $(SHARED_REAL)
@@ -113,6 +119,27 @@ $(BUILD)/obj/cli/%.o: cli/%.c
 $(BUILD)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -c $< -o $@
+
+$(BUILD)/gen/ptx_images.c: $(PTX_FILES) scripts/embed-ptx.sh
+	@mkdir -p $(dir $@)
+	scripts/embed-ptx.sh $@ $(PTX_FILES)
+
+$(PTX_OBJ): $(BUILD)/gen/ptx_images.c
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -c $< -o $@
+
+# PTX for compute capability 8.0, which the driver JIT-compiles for the GPU
+# it runs on (sm_80, sm_90, ...).  Run by hand where nvcc is (never by
+# `make all`: a checkout's timestamps must not call for nvcc); each .ptx
+# records the sha256 of its .cu, and tests/cli/test_ptx.sh fails when a .cu
+# changed without `make ptx`.
+NVCC ?= $(firstword $(wildcard /usr/local/cuda/bin/nvcc) nvcc)
+ptx:
+	@set -e; for cu in $(sort $(wildcard gpu/kernels/*.cu)); do \
+	    ptx=$${cu%.cu}.ptx; \
+	    $(NVCC) -ptx -arch=compute_80 -o $$ptx.tmp $$cu; \
+	    echo "// gpufeed-source-sha256: $$(sha256sum $$cu | cut -d' ' -f1)" >>$$ptx.tmp; \
+	    mv $$ptx.tmp $$ptx; echo "  PTX $$ptx"; done
 
 $(STATIC_LIB): $(LIB_OBJS)
 	@mkdir -p $(dir $@)

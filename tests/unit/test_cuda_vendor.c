@@ -4,12 +4,14 @@
  * host -> device -> host round trip whose bytes are checked. */
 #include "helpers.h"
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <gpufeed/error.h>
 #include "vendor/cuda.h"
 #include "vendor/cuda_device.h"
+#include "vendor/cuda_kernels.h"
 
 static int use_fake(void **state)
 {
@@ -252,6 +254,71 @@ static void context_is_current(void **state)
 	gf_cuda_dev_close(&d);
 }
 
+/* The embedded PTX is nvcc's output for each gpu/kernels/NAME.cu, with its
+ * entry, and loads; the stand-in runs gf_copy and gf_chase on the host
+ * with the parameters a real launch passes. */
+static void kernels(void **state)
+{
+	struct gf_cuda_dev d;
+	struct gf_cuda_kernel copy, chase, spin, bad;
+	const struct gf_cuda_ops *o;
+	gf_cu_deviceptr a, b, chain, out;
+	unsigned char src[1000], back[1000];
+	unsigned long long words[4], n = sizeof(src), steps = 5, spun = 1000, got = 0;
+	void *copy_args[] = { &b, &a, &n }, *chase_args[] = { &chain, &steps, &out }, *spin_args[] = { &spun };
+
+	(void)state;
+	assert_int_equal(gf_ptx_nimages, 3);
+	for (int i = 0; i < gf_ptx_nimages; i++) {
+		char entry[64];
+
+		snprintf(entry, sizeof(entry), ".entry gf_%s(", gf_ptx_images[i].name);
+		assert_non_null(strstr(gf_ptx_images[i].text, "Cuda compilation tools"));
+		assert_non_null(strstr(gf_ptx_images[i].text, ".target sm_80"));
+		assert_non_null(strstr(gf_ptx_images[i].text, entry));
+		assert_int_equal(strlen(gf_ptx_images[i].text), gf_ptx_images[i].len);
+	}
+	assert_null(gf_ptx_find("nope"));
+	assert_int_equal(gf_cuda_dev_open_pci("0000:00:06.0", &d), 0);
+	o = d.ops;
+	assert_int_equal(gf_cuda_kernel_load(o, "nope", "gf_copy", &bad), -ENOENT);
+	assert_int_equal(gf_cuda_kernel_load(o, "copy", "gf_chase", &bad), -ENOENT);
+	assert_string_equal(gf_last_error(), "cuModuleGetFunction gf_chase: CUDA_ERROR_NOT_FOUND (named symbol not found)");
+	assert_null(bad.module);
+	setenv("FAKE_CUDA_FAIL", "cuModuleLoadData=222", 1);
+	assert_int_equal(gf_cuda_kernel_load(o, "copy", "gf_copy", &bad), -ENOSYS);
+	assert_non_null(strstr(gf_last_error(), "(PTX ISA 9.0: the driver must be as new as the nvcc that wrote it)"));
+	unsetenv("FAKE_CUDA_FAIL");
+	assert_int_equal(gf_cuda_kernel_load(o, "copy", "gf_copy", &copy), 0);
+	assert_int_equal(gf_cuda_kernel_load(o, "chase", "gf_chase", &chase), 0);
+	assert_int_equal(gf_cuda_kernel_load(o, "spin", "gf_spin", &spin), 0);
+
+	for (size_t i = 0; i < n; i++)
+		src[i] = (unsigned char)(i ^ 0x5a);
+	assert_int_equal(o->mem_alloc(&a, n), 0);
+	assert_int_equal(o->mem_alloc(&b, n), 0);
+	assert_int_equal(o->memcpy_htod_async(a, src, n, NULL), 0);
+	assert_int_equal(o->launch_kernel(copy.fn, 4, 1, 1, 256, 1, 1, 0, NULL, copy_args, NULL), 0);
+	assert_int_equal(o->memcpy_dtoh_async(back, b, n, NULL), 0);
+	assert_memory_equal(back, src, n);
+
+	/* A 4-word ring 0 -> 2 -> 1 -> 3 -> 0: five steps from word 0 end on 2. */
+	assert_int_equal(o->mem_alloc(&chain, sizeof(words)), 0);
+	assert_int_equal(o->mem_alloc(&out, 8), 0);
+	words[0] = chain + 16, words[2] = chain + 8, words[1] = chain + 24, words[3] = chain;
+	assert_int_equal(o->memcpy_htod_async(chain, words, sizeof(words), NULL), 0);
+	assert_int_equal(o->launch_kernel(chase.fn, 1, 1, 1, 1, 1, 1, 0, NULL, chase_args, NULL), 0);
+	assert_int_equal(o->memcpy_dtoh_async(&got, out, 8, NULL), 0);
+	assert_true(got == chain + 16);
+	assert_int_equal(o->launch_kernel(spin.fn, 1, 1, 1, 1, 1, 1, 0, NULL, spin_args, NULL), 0);
+
+	o->mem_free(a), o->mem_free(b), o->mem_free(chain), o->mem_free(out);
+	gf_cuda_kernel_unload(o, &copy);
+	gf_cuda_kernel_unload(o, &chase);
+	gf_cuda_kernel_unload(o, &spin);
+	gf_cuda_dev_close(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +331,7 @@ int main(void)
 		cmocka_unit_test_setup(round_trip, use_fake),
 		cmocka_unit_test_setup(registered_memory_and_injected_errors, use_fake),
 		cmocka_unit_test_setup(context_is_current, use_fake),
+		cmocka_unit_test_setup(kernels, use_fake),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
