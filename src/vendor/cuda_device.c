@@ -40,7 +40,7 @@ int gf_cuda_errno(gf_cu_result r)
 		return -EAGAIN;
 	/* The driver cannot run here at all: "not available", like no library. */
 	case GF_CUDA_ERROR_STUB_LIBRARY:
-	case GF_CUDA_ERROR_INSUFFICIENT_DRIVER:
+	case GF_CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER:
 	case GF_CUDA_ERROR_SYSTEM_DRIVER_MISMATCH:
 	case GF_CUDA_ERROR_UNSUPPORTED_PTX_VERSION:
 		return -ENOSYS;

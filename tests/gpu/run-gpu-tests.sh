@@ -22,6 +22,12 @@ if [ -n "$inc" ]; then
 else
 	echo "nvml.h not found: NVML ABI check not run"
 fi
+cinc=$(dirname "$(find /usr/local/cuda/include /usr/include -name cuda.h -path '*cuda*' 2>/dev/null | head -1)")
+if [ -n "$cinc" ] && [ -f "$cinc/cuda.h" ]; then
+	cc -std=c11 -Wall -Werror -I"$cinc" -Isrc tests/gpu/cuda_abi_check.c -o "$tmp/cabi" && "$tmp/cabi" || rc=1
+else
+	echo "cuda.h not found: CUDA ABI check not run"
+fi
 nvidia-smi topo -m > "$tmp/smi.txt"
 "$gf" topo --json > "$tmp/gf.json" || rc=1
 python3 tests/gpu/compare_topo.py "$tmp/gf.json" "$tmp/smi.txt" || rc=1
