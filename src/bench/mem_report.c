@@ -223,8 +223,8 @@ int gf_bench_mem_print(const struct gf_bench_mem *m, FILE *f)
 	fprintf(f, "%s: %s, %d NUMA node%s%s\n", m->topo->machine.hostname,
 		m->topo->cpus.model[0] ? m->topo->cpus.model : "CPU model unknown", m->topo->numa.nnodes,
 		m->topo->numa.nnodes == 1 ? "" : "s", m->topo->machine.hypervisor ? " (a virtual machine)" : "");
-	fprintf(f, "buffers: %s on each memory node (MPOL_BIND), %u samples per figure after 1 warm-up, %s stores\n",
-		size, m->o.repeats, m->o.nt ? "non-temporal" : "normal");
+	fprintf(f, "buffers: %s on each memory node (MPOL_BIND), %u sample%s per figure after 1 warm-up, %s stores\n",
+		size, m->o.repeats, m->o.repeats == 1 ? "" : "s", m->o.nt ? "non-temporal" : "normal");
 	for (unsigned r = 0; r < m->nrows; r++) {
 		snprintf(rl[r], sizeof(rl[r]), "cpu node %d", m->rows[r]);
 		rows[r] = rl[r];
