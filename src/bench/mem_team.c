@@ -54,24 +54,31 @@ static uint64_t k_read(const char *p, size_t len)
 #endif
 }
 
+#if HAVE_SSE2
+/* One 64-byte line: four 16-byte stores, non-temporal or not. */
+static inline void store_line(char *p, __m128i a, __m128i b, __m128i c, __m128i d, bool nt)
+{
+	if (nt) {
+		_mm_stream_si128((__m128i *)p, a);
+		_mm_stream_si128((__m128i *)(p + 16), b);
+		_mm_stream_si128((__m128i *)(p + 32), c);
+		_mm_stream_si128((__m128i *)(p + 48), d);
+	} else {
+		_mm_store_si128((__m128i *)p, a);
+		_mm_store_si128((__m128i *)(p + 16), b);
+		_mm_store_si128((__m128i *)(p + 32), c);
+		_mm_store_si128((__m128i *)(p + 48), d);
+	}
+}
+#endif
+
 static void k_write(char *p, size_t len, uint64_t v, bool nt)
 {
 #if HAVE_SSE2
 	__m128i x = _mm_set1_epi64x((long long)v);
 
-	for (size_t i = 0; i + 64 <= len; i += 64) {
-		if (nt) {
-			_mm_stream_si128((__m128i *)(p + i), x);
-			_mm_stream_si128((__m128i *)(p + i + 16), x);
-			_mm_stream_si128((__m128i *)(p + i + 32), x);
-			_mm_stream_si128((__m128i *)(p + i + 48), x);
-		} else {
-			_mm_store_si128((__m128i *)(p + i), x);
-			_mm_store_si128((__m128i *)(p + i + 16), x);
-			_mm_store_si128((__m128i *)(p + i + 32), x);
-			_mm_store_si128((__m128i *)(p + i + 48), x);
-		}
-	}
+	for (size_t i = 0; i + 64 <= len; i += 64)
+		store_line(p + i, x, x, x, x, nt);
 	if (nt)
 		_mm_sfence();
 #else
@@ -92,17 +99,7 @@ static void k_copy(char *d, const char *s, size_t len, bool nt)
 		__m128i b = _mm_load_si128((const __m128i *)(s + i + 16));
 		__m128i c = _mm_load_si128((const __m128i *)(s + i + 32));
 		__m128i e = _mm_load_si128((const __m128i *)(s + i + 48));
-		if (nt) {
-			_mm_stream_si128((__m128i *)(d + i), a);
-			_mm_stream_si128((__m128i *)(d + i + 16), b);
-			_mm_stream_si128((__m128i *)(d + i + 32), c);
-			_mm_stream_si128((__m128i *)(d + i + 48), e);
-		} else {
-			_mm_store_si128((__m128i *)(d + i), a);
-			_mm_store_si128((__m128i *)(d + i + 16), b);
-			_mm_store_si128((__m128i *)(d + i + 32), c);
-			_mm_store_si128((__m128i *)(d + i + 48), e);
-		}
+		store_line(d + i, a, b, c, e, nt);
 	}
 	if (nt)
 		_mm_sfence();
