@@ -1,13 +1,13 @@
 /* `bench io` output: the documented JSON (docs/bench-io.md) and the
  * human table. */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <jansson.h>
 #include <gpufeed/bench.h>
 #include <gpufeed/gpufeed.h>
+#include "bench/output.h"
 #include "core/error.h"
 #include "core/json_read.h"
 #include "core/json_stamp.h"
@@ -19,12 +19,6 @@ static const char *cache_label(const struct gf_bench_point *p)
 	if (gf_bench_mode_writes(p->mode) && p->cache == GF_CACHE_COLD)
 		return "buffered";
 	return gf_bench_cache_name(p->cache);
-}
-
-static json_t *jnum(double v)
-{
-	/* Three significant decimals are plenty and keep diffs readable. */
-	return json_real(isfinite(v) ? round(v * 1000) / 1000 : 0);
 }
 
 static void put_point(json_t *o, const struct gf_bench_result *r)
@@ -40,7 +34,7 @@ static void put_point(json_t *o, const struct gf_bench_result *r)
 	json_object_set_new(o, "cache", json_string(cache_label(p)));
 	json_object_set_new(o, "engine", json_string(gf_io_backend_name(p->engine)));
 	json_object_set_new(o, "sqpoll", json_boolean(p->sqpoll));
-	json_object_set_new(o, "duration_s", jnum(p->duration_s));
+	json_object_set_new(o, "duration_s", gf_bench_jnum(p->duration_s));
 	json_object_set_new(o, "status", json_string(r->status ? "error" : "ok"));
 	if (r->status)
 		json_object_set_new(o, "error", gf_jstr(r->error));
@@ -51,21 +45,21 @@ static void put_point(json_t *o, const struct gf_bench_result *r)
 	json_object_set_new(o, "redrops", json_integer(r->redrops));
 	json_object_set_new(o, "bytes", json_integer((json_int_t)r->bytes));
 	json_object_set_new(o, "ios", json_integer((json_int_t)r->ios));
-	json_object_set_new(o, "seconds", jnum(r->seconds));
-	json_object_set_new(o, "gb_per_s", jnum(r->gb_per_s));
-	json_object_set_new(o, "iops", jnum(r->iops));
-	json_object_set_new(o, "lat_mean_us", jnum(r->lat_mean_us));
-	json_object_set_new(o, "lat_p50_us", jnum(r->lat_p50_us));
-	json_object_set_new(o, "lat_p99_us", jnum(r->lat_p99_us));
-	json_object_set_new(o, "lat_p999_us", jnum(r->lat_p999_us));
-	json_object_set_new(o, "lat_max_us", jnum(r->lat_max_us));
-	json_object_set_new(o, "cpu_user_s", jnum(r->cpu_user_s));
-	json_object_set_new(o, "cpu_sys_s", jnum(r->cpu_sys_s));
-	json_object_set_new(o, "cpu_s_per_gb", jnum(r->cpu_s_per_gb));
-	json_object_set_new(o, "sample_interval_s", jnum(r->interval_s));
+	json_object_set_new(o, "seconds", gf_bench_jnum(r->seconds));
+	json_object_set_new(o, "gb_per_s", gf_bench_jnum(r->gb_per_s));
+	json_object_set_new(o, "iops", gf_bench_jnum(r->iops));
+	json_object_set_new(o, "lat_mean_us", gf_bench_jnum(r->lat_mean_us));
+	json_object_set_new(o, "lat_p50_us", gf_bench_jnum(r->lat_p50_us));
+	json_object_set_new(o, "lat_p99_us", gf_bench_jnum(r->lat_p99_us));
+	json_object_set_new(o, "lat_p999_us", gf_bench_jnum(r->lat_p999_us));
+	json_object_set_new(o, "lat_max_us", gf_bench_jnum(r->lat_max_us));
+	json_object_set_new(o, "cpu_user_s", gf_bench_jnum(r->cpu_user_s));
+	json_object_set_new(o, "cpu_sys_s", gf_bench_jnum(r->cpu_sys_s));
+	json_object_set_new(o, "cpu_s_per_gb", gf_bench_jnum(r->cpu_s_per_gb));
+	json_object_set_new(o, "sample_interval_s", gf_bench_jnum(r->interval_s));
 	/* nsamples may come from the caller: never past the array. */
 	for (unsigned i = 0; i < r->nsamples && i < GF_LAT_SAMPLES_MAX; i++)
-		json_array_append_new(samples, jnum(r->samples[i]));
+		json_array_append_new(samples, gf_bench_jnum(r->samples[i]));
 	json_object_set_new(o, "samples_gb_per_s", samples);
 }
 

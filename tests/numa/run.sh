@@ -3,6 +3,7 @@
 # but runs slowly: one guest for every part keeps CI within a minute or two).
 # Parts (tests/numa/PART.host.sh + PART.guest.sh):
 #   bench-io    `gpufeed bench io` placement on disks behind each node
+#   bench-mem   `gpufeed bench mem`: a 2x2 matrix, pages on the right node
 #   placement   `gpufeed run` CPU and memory binding (pages per node from
 #               move_pages and numa_maps) and `gpufeed verify` on live
 #               processes, with a model of the guest that has a GPU on each node
@@ -22,7 +23,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-ALL_PARTS=(bench-io placement)
+ALL_PARTS=(bench-io bench-mem placement)
 PARTS=("${ALL_PARTS[@]}") OUT='' KEEP=0 BIN=''
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -38,7 +39,7 @@ while [ $# -gt 0 ]; do
 done
 for p in "${PARTS[@]}"; do
 	[ -f "$NUMA_SRC/tests/numa/$p.host.sh" ] || { echo "unknown part: $p (parts: ${ALL_PARTS[*]})" >&2; exit 2; }
-	# shellcheck source=/dev/null  # bench-io.host.sh, placement.host.sh
+	# shellcheck source=/dev/null  # bench-io.host.sh, bench-mem.host.sh, placement.host.sh
 	. "$NUMA_SRC/tests/numa/$p.host.sh"
 done
 fn() { echo "${1//-/_}"; }
