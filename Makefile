@@ -85,6 +85,9 @@ LIB_OBJS  += $(PTX_OBJ)
 CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 TESTLIB_OBJS := $(TESTLIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+# The CUDA layer against a real GPU: built everywhere (so every compiler
+# checks it), run on GPU machines by tests/gpu/run-gpu-tests.sh.
+GPU_SMOKE := $(BUILD)/gpu/cuda_smoke
 
 STATIC_LIB := $(BUILD)/libgpufeed.a
 SHARED_REAL := $(BUILD)/libgpufeed.so.$(VERSION)
@@ -107,7 +110,7 @@ all: lib cli tests
 
 lib: $(STATIC_LIB) $(SHARED_REAL)
 cli: $(CLI)
-tests: $(TEST_BINS) $(FAKE_LIBS)
+tests: $(TEST_BINS) $(FAKE_LIBS) $(GPU_SMOKE)
 
 $(BUILD)/obj/src/%.o: src/%.c
 	@mkdir -p $(dir $@)
@@ -159,6 +162,10 @@ $(CLI): $(CLI_OBJS) $(STATIC_LIB)
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TESTLIB_OBJS) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANITIZE) -o $@ $< $(TESTLIB_OBJS) $(STATIC_LIB) $(JANSSON_LIBS) $(URING_LIBS) $(ZLIB_LIBS) -lcmocka $(SYS_LIBS)
+
+$(GPU_SMOKE): $(BUILD)/obj/tests/gpu/cuda_smoke.o $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(SANITIZE) -o $@ $< $(STATIC_LIB) $(JANSSON_LIBS) $(URING_LIBS) $(ZLIB_LIBS) $(SYS_LIBS)
 
 # Stand-in vendor libraries, so the dlopen'ed code paths run in CI (no GPU
 # there): tests/fakes/fake_<lib>.c builds $(BUILD)/fakes/<soname>, the soname

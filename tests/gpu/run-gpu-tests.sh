@@ -22,11 +22,19 @@ if [ -n "$inc" ]; then
 else
 	echo "nvml.h not found: NVML ABI check not run"
 fi
-cinc=$(dirname "$(find /usr/local/cuda/include /usr/include -name cuda.h -path '*cuda*' 2>/dev/null | head -1)")
+cinc=$(dirname "$(find /usr/local/cuda/include/ /usr/include/ -maxdepth 1 -name cuda.h 2>/dev/null | head -1)")
 if [ -n "$cinc" ] && [ -f "$cinc/cuda.h" ]; then
 	cc -std=c11 -Wall -Werror -I"$cinc" -Isrc tests/gpu/cuda_abi_check.c -o "$tmp/cabi" && "$tmp/cabi" || rc=1
 else
 	echo "cuda.h not found: CUDA ABI check not run"
+fi
+# The CUDA layer on the real driver: every byte of a 256 MiB round trip, the
+# embedded PTX's kernels (built by make with the rest; carry build/gpu/).
+smoke=${GPUFEED_CUDA_SMOKE:-$(dirname "$gf")/gpu/cuda_smoke}
+if [ -x "$smoke" ]; then
+	"$smoke" 0 || rc=1
+else
+	echo "$smoke not built: CUDA smoke test not run"; rc=1
 fi
 nvidia-smi topo -m > "$tmp/smi.txt"
 "$gf" topo --json > "$tmp/gf.json" || rc=1
