@@ -55,14 +55,15 @@ static int cmd_bench_mem(int argc, char **argv);
 
 static const struct gf_opt bench_mem_opts[] = {
 	GF_OPT_BOOL(0, "quick", struct gf_bench_mem_opts, quick,
-		    "64 MiB buffers, 3 short samples per figure (seconds\n"
-		    "on a small machine)"),
+		    "64 MiB buffers (or 4x the L3), 3 short samples per\n"
+		    "figure (seconds on a small machine)"),
 	GF_OPT_STRING(0, "nodes", "LIST", struct gf_bench_mem_opts, nodes,
 		      "the NUMA nodes measured, as CPU and as memory nodes:\n"
 		      "0,1 or 0-3 (default: all)"),
 	GF_OPT_CALLBACK(0, "size", "SIZE", opt_size,
-			"bytes of each buffer (default 256M, well above any\n"
-			"L3; --quick 64M)"),
+			"bytes of each buffer (default 256M or 4x the\n"
+			"largest L3, --quick 64M or 4x the L3; under 2x\n"
+			"the L3 draws a warning)"),
 	GF_OPT_CALLBACK(0, "threads", "N", opt_threads,
 			"bandwidth threads per CPU node, pinned round robin\n"
 			"(default: one per allowed CPU of the node)"),

@@ -27,7 +27,8 @@ extern "C" {
 struct gf_bench_mem_opts {
 	size_t struct_size;
 	const char *nodes;		/* "0,2" or "0-1": the nodes measured; NULL all */
-	uint64_t size;			/* bytes of each buffer; 0: 256 MiB (--quick 64 MiB) */
+	uint64_t size;			/* bytes of each buffer; 0: 256 MiB (--quick 64 MiB)
+					 * or 4x the last-level cache if more */
 	unsigned threads;		/* bandwidth threads per CPU node; 0: its CPUs */
 	unsigned repeats;		/* samples kept per figure; 0: 5 (--quick 3) */
 	bool quick;			/* smaller buffers, fewer and shorter samples */

@@ -68,7 +68,12 @@ struct gf_bench_mem {
 	int buf_node;
 	struct gf_buf *a, *b;
 	bool chain_ok;
+	unsigned long long llc_bytes;	/* the largest last-level cache, 0 unknown */
 };
+
+/* The largest last-level (L3, else L2) cache of this machine's CPUs, from
+ * sysfs; 0 when unknown. */
+unsigned long long gf_mem_llc_bytes(void);
 
 const char *gf_mem_kind_name(enum gf_mem_kind k);
 const char *gf_mem_kind_unit(enum gf_mem_kind k);

@@ -35,6 +35,9 @@ static void flag(struct gf_bench_mem *m, unsigned point, bool error, const char 
 
 void gf_mem_sanity(struct gf_bench_mem *m)
 {
+	if (m->npoints && m->llc_bytes && m->o.size < 2 * m->llc_bytes)
+		flag(m, 0, false, "the buffers are less than twice the %.0f MiB last-level cache: the figures are "
+		     "partly the cache's, not memory's (leave --size out)", (double)m->llc_bytes / (1 << 20));
 	for (unsigned i = 0; i < m->npoints; i++) {
 		const struct gf_runner_point *r = &m->res[i];
 		double v = r->stats.median;

@@ -9,6 +9,7 @@
 #include "bench/mem_bench.h"
 #include "bench/mem_chain.h"
 #include "core/error.h"
+#include "core/fs.h"
 #include "core/opts.h"
 
 static const char *const kind_names[] = { "latency", "read", "write", "copy" };
@@ -253,6 +254,47 @@ static const struct gf_bench_ops mem_ops = {
 	.prepare = op_prepare, .sample = op_sample, .label = op_label,
 };
 
+/* A buffer must dwarf the last-level cache or the figures are the cache's:
+ * the default is four times the largest one (at least 256 MiB, 64 MiB with
+ * --quick), read from cpuN/cache/indexK/{level,size}. */
+unsigned long long gf_mem_llc_bytes(void)
+{
+	unsigned long long best = 0;
+	int best_level = 0;
+	struct gf_fs fs;
+	char **cpus = NULL;
+	int ncpus = 0;
+
+	if (gf_fs_init(&fs, NULL))
+		return 0;
+	if (gf_fs_list(&fs, "/sys/devices/system/cpu", &cpus, &ncpus))
+		ncpus = 0;
+	for (int c = 0; c < ncpus; c++) {
+		if (strncmp(cpus[c], "cpu", 3) || cpus[c][3] < '0' || cpus[c][3] > '9')
+			continue;
+		for (int k = 0; k < 8; k++) {
+			char path[128], text[32];
+			long long level = 0;
+			unsigned long long v;
+			char *end;
+
+			snprintf(path, sizeof(path), "/sys/devices/system/cpu/%s/cache/index%d/level", cpus[c], k);
+			if (gf_fs_read_ll(&fs, path, &level))
+				continue;
+			snprintf(path, sizeof(path), "/sys/devices/system/cpu/%s/cache/index%d/size", cpus[c], k);
+			if (gf_fs_read_str(&fs, path, text, sizeof(text)) < 0)
+				continue;
+			v = strtoull(text, &end, 10);
+			v <<= *end == 'K' ? 10 : *end == 'M' ? 20 : 0;
+			if (level > best_level || (level == best_level && v > best))
+				best_level = (int)level, best = v;
+		}
+	}
+	gf_strv_free(cpus, ncpus);
+	gf_fs_fini(&fs);
+	return best_level >= 2 ? best : 0;
+}
+
 int gf_bench_mem_run(const struct gf_bench_mem_opts *opts, struct gf_bench_mem **out)
 {
 	struct gf_topo_options to = GF_TOPO_OPTS_INIT;
@@ -271,7 +313,10 @@ int gf_bench_mem_run(const struct gf_bench_mem_opts *opts, struct gf_bench_mem *
 	if (!m)
 		return gf_error(-ENOMEM, "bench mem: out of memory");
 	m->o = *opts;
+	m->llc_bytes = gf_mem_llc_bytes();
 	m->o.size = opts->size ? opts->size : opts->quick ? 64ull << 20 : 256ull << 20;
+	if (!opts->size && m->o.size < 4 * m->llc_bytes)
+		m->o.size = 4 * m->llc_bytes;
 	m->o.repeats = opts->repeats ? opts->repeats : opts->quick ? 3 : 5;
 	m->sample_s = opts->quick ? 0.02 : 0.1;
 	m->buf_node = -1;

@@ -46,7 +46,25 @@ expect_jq "$TMP/q.json" '.pairs | all(.[]; .latency.min <= .latency.median and .
 expect_jq "$TMP/q.json" '.pairs | all(.[]; .placement.verified and .placement.pages_on_node == .placement.pages_checked and .placement.pages_checked > 0)' \
 	"pages checked with move_pages: all on the memory node"
 expect_jq "$TMP/q.json" '.matrices.latency_ns[0][0] == .pairs[0].latency.median' "the matrix holds the medians"
-expect_jq "$TMP/q.json" '.config.buffer_bytes == 67108864 and .config.repeats == 3 and .config.quick' "--quick: 64 MiB, 3 repeats"
+# The largest last-level cache, as sysfs says: --quick takes 64 MiB or four
+# times that cache, whichever is larger (a smaller buffer measures the cache).
+llc=0
+for f in /sys/devices/system/cpu/cpu[0-9]*/cache/index*/; do
+	[ "$(cat "$f/level" 2>/dev/null)" = 3 ] || continue
+	v=$(cat "$f/size"); n=${v%[KM]}
+	case $v in *K) n=$((n << 10)) ;; *M) n=$((n << 20)) ;; esac
+	[ "$n" -gt "$llc" ] && llc=$n
+done
+want=$((64 << 20)); [ $((4 * llc)) -gt "$want" ] && want=$((4 * llc))
+expect_jq "$TMP/q.json" ".config.buffer_bytes == $want and .config.repeats == 3 and .config.quick" \
+	"--quick: max(64 MiB, 4 x the $((llc >> 20)) MiB L3), 3 repeats"
+expect_jq "$TMP/q.json" '[.flags[] | select(.message | test("last-level cache"))] | length == 0' \
+	"a default buffer draws no cache warning"
+if [ "$llc" -ge $((1 << 20)) ]; then
+	expect_rc 0 "a buffer smaller than the cache" "$GPUFEED" bench mem --quick --size 1M --repeats 1 --json
+	expect_jq "$out" '[.flags[] | select(.level == "warning" and (.message | test("last-level cache")))] | length == 1' \
+		"is measured with a warning: the figures are partly the cache's"
+fi
 expect_jq "$TMP/q.json" '(.conventions.copy | test("read \\+ bytes written")) and .machine.numa_nodes >= 1 and (.machine.nodes | length) >= 1' \
 	"conventions and the topology summary"
 expect_jq "$TMP/q.json" '.findings == 0 and (.flags | all(.[]; .level == "warning"))' "no findings"
