@@ -20,7 +20,7 @@ core:
 vendor: core
 topo: core vendor
 io: core
-bench: core io topo
+bench: core io topo vendor
 audit: core vendor topo
 tune: core vendor topo audit
 report: core topo audit
