@@ -34,7 +34,7 @@ emit: core topo
 # listed is private to its subsystem.
 OFFERS='
 core: *
-vendor: nvml_facts.h
+vendor: nvml_facts.h cuda_device.h cuda_kernels.h
 topo: render.h
 io: engine.h file.h
 bench:
