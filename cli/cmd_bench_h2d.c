@@ -12,32 +12,14 @@
 #include <gpufeed/parse.h>
 #include "cli.h"
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
-
-static int count_opt(struct gf_cli *cli, const char *name, const char *arg, uint64_t hi, unsigned *v)
-{
-	uint64_t n;
-
-	if (gf_parse_count(arg, 1, hi, &n))
-		return gf_cli_usage(cli, "--%s: %s", name, gf_last_error());
-	*v = (unsigned)n;
-	return 0;
-}
-
 static int opt_repeats(struct gf_cli *cli, void *ctx, const char *arg)
 {
-	return count_opt(cli, "repeats", arg, GF_BENCH_H2D_REPEATS_MAX, &((struct gf_bench_h2d_opts *)ctx)->repeats);
+	return gf_cli_count_opt(cli, "repeats", arg, GF_BENCH_H2D_REPEATS_MAX, &((struct gf_bench_h2d_opts *)ctx)->repeats);
 }
 
 static int opt_loops(struct gf_cli *cli, void *ctx, const char *arg)
 {
-	return count_opt(cli, "loops", arg, GF_BENCH_H2D_LOOPS_MAX, &((struct gf_bench_h2d_opts *)ctx)->loops);
+	return gf_cli_count_opt(cli, "loops", arg, GF_BENCH_H2D_LOOPS_MAX, &((struct gf_bench_h2d_opts *)ctx)->loops);
 }
 
 static int cmd_bench_h2d(int argc, char **argv);
@@ -92,7 +74,6 @@ const struct gf_cmd gf_cmd_bench_h2d_def = {
 static int cmd_bench_h2d(int argc, char **argv)
 {
 	struct gf_bench_h2d_opts o = GF_BENCH_H2D_OPTS_INIT;
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct gf_bench_h2d *h = NULL;
 	struct gf_cli cli;
 	unsigned findings;
@@ -104,24 +85,12 @@ static int cmd_bench_h2d(int argc, char **argv)
 		return ret;
 	if (gf_bench_h2d_check(&o))
 		return gf_cli_usage(&cli, "%s", gf_last_error());
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	o.cancel = &interrupted;
-	if (!cli.quiet) {
-		o.progress = stderr;
-		o.progress_tty = isatty(STDERR_FILENO);
-	}
+	gf_cli_bench_start(&cli, &o.cancel, &o.progress, &o.progress_tty);
 	if ((rc = gf_bench_h2d_run(&o, &h)))
 		return gf_cli_fail(&cli, rc);
 	errno = 0;
 	rc = cli.json ? gf_bench_h2d_write_json(h, stdout) : gf_bench_h2d_print(h, stdout);
 	findings = gf_bench_h2d_findings(h);
 	gf_bench_h2d_free(h);
-	if (fflush(stdout) || ferror(stdout) || rc) {
-		fprintf(stderr, "gpufeed bench h2d: writing the results: %s\n", strerror(errno ? errno : EIO));
-		return GF_EXIT_INPUT;
-	}
-	return findings ? GF_EXIT_FINDINGS : GF_EXIT_OK;
+	return gf_cli_bench_finish("bench h2d", rc, findings);
 }
