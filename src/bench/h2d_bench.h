@@ -86,6 +86,7 @@ struct gf_bench_h2d {
 	struct gf_h2d_flag *flags;
 	unsigned nflags;
 	struct gf_h2d_bufs bufs;
+	int pinned_gpu;			/* the GPU whose CPUs the thread runs on, -1 */
 };
 
 const char *gf_h2d_dir_name(enum gf_h2d_dir d);

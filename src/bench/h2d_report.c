@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <jansson.h>
+#include <gpufeed/cpuset.h>
 #include "bench/h2d_bench.h"
 #include "bench/output.h"
 #include "core/error.h"
@@ -93,6 +94,16 @@ static json_t *gpus_json(const struct gf_bench_h2d *h)
 		json_object_set_new(o, "limit_gb_per_s",
 				    g->limit_gb_per_s > 0 ? gf_bench_jnum(g->limit_gb_per_s) : json_null());
 		json_object_set_new(o, "limited_by", json_string(g->limit_text));
+		if (g->topo_gpu >= 0) {
+			struct gf_cpuset cpus;
+			char list[1024];
+
+			gf_cpuset_and(&cpus, &h->topo->gpus[g->topo_gpu].cpus, &h->topo->cpus.allowed);
+			gf_cpuset_format_list(&cpus, list, sizeof(list));
+			json_object_set_new(o, "copy_cpus", json_string(list));
+		} else {
+			json_object_set_new(o, "copy_cpus", json_null());
+		}
 		json_array_append_new(a, o);
 	}
 	return a;

@@ -2,6 +2,7 @@
  * address), the host nodes, the sizes, the sweep of points over them, each
  * GPU's host-link limit from the machine model, and the run. */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -203,10 +204,32 @@ static int make_points(struct gf_bench_h2d *h)
 	return 0;
 }
 
+/* Queue copies from the GPU's own CPUs, as nvbandwidth does
+ * (setOptimalCpuAffinity before each testcase): the thread that stages a
+ * pageable copy then runs next to the GPU wherever the memory is.  Best
+ * effort: no CPUs known or allowed leaves the affinity as it was. */
+static void near_gpu(struct gf_bench_h2d *h, unsigned gpu)
+{
+	const struct gf_h2d_gpu *g = &h->gpus[gpu];
+	struct gf_cpuset cpus;
+	cpu_set_t set;
+
+	if (h->pinned_gpu == (int)gpu || g->topo_gpu < 0)
+		return;
+	h->pinned_gpu = (int)gpu;
+	gf_cpuset_and(&cpus, &h->topo->gpus[g->topo_gpu].cpus, &h->topo->cpus.allowed);
+	CPU_ZERO(&set);
+	for (int c = gf_cpuset_first(&cpus); c >= 0 && c < CPU_SETSIZE; c = gf_cpuset_next(&cpus, c))
+		CPU_SET(c, &set);
+	if (CPU_COUNT(&set))
+		sched_setaffinity(0, sizeof(set), &set);
+}
+
 static int op_prepare(void *ctx, unsigned i)
 {
 	struct gf_bench_h2d *h = ctx;
 
+	near_gpu(h, h->points[i].gpu);
 	return gf_h2d_bufs_for(h, &h->points[i]);
 }
 
@@ -242,6 +265,7 @@ int gf_bench_h2d_run(const struct gf_bench_h2d_opts *opts, struct gf_bench_h2d *
 	struct gf_topo_options to = GF_TOPO_OPTS_INIT;
 	struct gf_runner_opts ro = { .name = "gpufeed bench h2d", .warmup = 1 };
 	struct gf_bench_h2d *h;
+	cpu_set_t affinity;
 	int rc;
 
 	if (!out)
@@ -269,7 +293,12 @@ int gf_bench_h2d_run(const struct gf_bench_h2d_opts *opts, struct gf_bench_h2d *
 	ro.cancel = opts->cancel;
 	ro.progress = opts->progress;
 	ro.tty = opts->progress_tty;
+	h->pinned_gpu = -1;
+	if (sched_getaffinity(0, sizeof(affinity), &affinity))
+		CPU_ZERO(&affinity);
 	rc = gf_runner_run(&h2d_ops, h, h->npoints, &ro, h->res);
+	if (CPU_COUNT(&affinity))
+		sched_setaffinity(0, sizeof(affinity), &affinity);	/* the caller's, back */
 	release(h);
 	if (rc)
 		goto fail;

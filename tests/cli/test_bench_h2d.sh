@@ -62,6 +62,8 @@ expect_jq "$TMP/q.json" '.schema == "gpufeed-bench-h2d/1" and (.gpufeed_version 
 	"schema, version, machine"
 expect_jq "$TMP/q.json" '[.gpus[].gpu] == [0, 2] and [.gpus[].pci] == ["0000:00:06.0", "0000:00:08.0"]' \
 	"the GPUs asked for, by NVML index, at their PCI addresses"
+expect_jq "$TMP/q.json" '.gpus | all(.[]; has("copy_cpus") and .limit_gb_per_s == null and (.limited_by | length) > 0)' \
+	"stand-in GPUs are not in this machine's model: no CPUs, no limit, and why"
 expect_jq "$TMP/q.json" '.points | length == 16' "2 GPUs x 2 memory kinds x 4 directions"
 expect_jq "$TMP/q.json" '[.points[].direction] | unique == ["bidirectional_device_to_host", "bidirectional_host_to_device", "device_to_host", "host_to_device"]' \
 	"every direction, bidirectional per direction"
