@@ -3,7 +3,9 @@
 #ifndef GF_CLI_H
 #define GF_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <gpufeed/gpufeed.h>
@@ -74,5 +76,13 @@ int gf_cmd_config(int argc, char **argv);
 int gf_cmd_launch(int argc, char **argv);
 /* Prints a tune or revert report and gives the exit code (cmd_tune.c). */
 int gf_cli_tune_finish(struct gf_cli *cli, struct gf_tune_report *rep, int ret);
+
+/* Runner-based bench commands (cli/bench_cli.c): a count option from 1 to
+ * hi (a usage error naming --name otherwise); the signal handlers that set
+ * *cancel and progress on stderr unless --quiet; the exit code after the
+ * output was written (write_rc) with its findings. */
+int gf_cli_count_opt(struct gf_cli *cli, const char *name, const char *arg, uint64_t hi, unsigned *v);
+void gf_cli_bench_start(const struct gf_cli *cli, volatile sig_atomic_t **cancel, FILE **progress, bool *tty);
+int gf_cli_bench_finish(const char *name, int write_rc, unsigned findings);
 
 #endif

@@ -12,24 +12,6 @@
 #include <gpufeed/parse.h>
 #include "cli.h"
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
-
-static int count_opt(struct gf_cli *cli, const char *name, const char *arg, uint64_t hi, unsigned *v)
-{
-	uint64_t n;
-
-	if (gf_parse_count(arg, 1, hi, &n))
-		return gf_cli_usage(cli, "--%s: %s", name, gf_last_error());
-	*v = (unsigned)n;
-	return 0;
-}
-
 static int opt_size(struct gf_cli *cli, void *ctx, const char *arg)
 {
 	struct gf_bench_mem_opts *o = ctx;
@@ -43,12 +25,12 @@ static int opt_size(struct gf_cli *cli, void *ctx, const char *arg)
 
 static int opt_threads(struct gf_cli *cli, void *ctx, const char *arg)
 {
-	return count_opt(cli, "threads", arg, GF_BENCH_MEM_THREADS_MAX, &((struct gf_bench_mem_opts *)ctx)->threads);
+	return gf_cli_count_opt(cli, "threads", arg, GF_BENCH_MEM_THREADS_MAX, &((struct gf_bench_mem_opts *)ctx)->threads);
 }
 
 static int opt_repeats(struct gf_cli *cli, void *ctx, const char *arg)
 {
-	return count_opt(cli, "repeats", arg, GF_BENCH_MEM_REPEATS_MAX, &((struct gf_bench_mem_opts *)ctx)->repeats);
+	return gf_cli_count_opt(cli, "repeats", arg, GF_BENCH_MEM_REPEATS_MAX, &((struct gf_bench_mem_opts *)ctx)->repeats);
 }
 
 static int cmd_bench_mem(int argc, char **argv);
@@ -106,7 +88,6 @@ const struct gf_cmd gf_cmd_bench_mem_def = {
 static int cmd_bench_mem(int argc, char **argv)
 {
 	struct gf_bench_mem_opts o = GF_BENCH_MEM_OPTS_INIT;
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct gf_bench_mem *m = NULL;
 	struct gf_cli cli;
 	unsigned findings;
@@ -118,24 +99,12 @@ static int cmd_bench_mem(int argc, char **argv)
 		return ret;
 	if (gf_bench_mem_check(&o))
 		return gf_cli_usage(&cli, "%s", gf_last_error());
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	o.cancel = &interrupted;
-	if (!cli.quiet) {
-		o.progress = stderr;
-		o.progress_tty = isatty(STDERR_FILENO);
-	}
+	gf_cli_bench_start(&cli, &o.cancel, &o.progress, &o.progress_tty);
 	if ((rc = gf_bench_mem_run(&o, &m)))
 		return gf_cli_fail(&cli, rc);
 	errno = 0;
 	rc = cli.json ? gf_bench_mem_write_json(m, stdout) : gf_bench_mem_print(m, stdout);
 	findings = gf_bench_mem_findings(m);
 	gf_bench_mem_free(m);
-	if (fflush(stdout) || ferror(stdout) || rc) {
-		fprintf(stderr, "gpufeed bench mem: writing the results: %s\n", strerror(errno ? errno : EIO));
-		return GF_EXIT_INPUT;
-	}
-	return findings ? GF_EXIT_FINDINGS : GF_EXIT_OK;
+	return gf_cli_bench_finish("bench mem", rc, findings);
 }

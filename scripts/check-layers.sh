@@ -20,7 +20,7 @@ core:
 vendor: core
 topo: core vendor
 io: core
-bench: core io topo
+bench: core io topo vendor
 audit: core vendor topo
 tune: core vendor topo audit
 report: core topo audit
@@ -34,7 +34,7 @@ emit: core topo
 # listed is private to its subsystem.
 OFFERS='
 core: *
-vendor: nvml_facts.h
+vendor: nvml_facts.h cuda_device.h cuda_kernels.h
 topo: render.h
 io: engine.h file.h
 bench:

@@ -26,6 +26,7 @@
 #include <gpufeed/buf.h>
 #include <gpufeed/io.h>
 #include <gpufeed/bench.h>
+#include <gpufeed/bench_h2d.h>
 #include <gpufeed/bench_mem.h>
 #include <gpufeed/env.h>
 #include <gpufeed/bind.h>

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# `gpufeed bench h2d` against NVIDIA's nvbandwidth on a GPU machine: the
+# same copies (CE, pinned, each GPU's own NUMA node, nvbandwidth's default
+# 512 MiB buffer and 16 copies per sample), RUNS runs of each, interleaved
+# (nvbandwidth, gpufeed, nvbandwidth, ...), then per GPU and figure the
+# median over the runs of each tool, their ratio, and PASS when
+# |ratio - 1| <= 0.02 (issue 10's bar).
+#
+#   bench/compare-h2d-nvbandwidth.sh OUTDIR [RUNS]       (RUNS default 5, at least 5)
+#
+# Environment: GPUFEED (default build/gpufeed), NVBANDWIDTH (default
+# bench/.nvbw/nvbandwidth, built by bench/nvbandwidth-kit.sh), H2D_SIZE
+# (default 512M: nvbandwidth's -b is MiB, set from it).  Needs python3 (no jq).
+# OUTDIR gets 5 files: nvbandwidth.jsonl and gpufeed.jsonl (every run's
+# JSON, one per line), summary.txt, summary.json, log.txt (commands,
+# machine, stderr).  Exit 0 all PASS, 1 a figure outside 2%, 2 usage, 3 a
+# tool failed.
+set -uo pipefail
+
+out=${1:-}
+runs=${2:-5}
+[ -n "$out" ] || { echo "usage: $0 OUTDIR [RUNS]" >&2; exit 2; }
+[ "$runs" -ge 5 ] 2>/dev/null || { echo "$0: RUNS must be a number >= 5" >&2; exit 2; }
+root=$(cd "$(dirname "$0")/.." && pwd)
+gpufeed=${GPUFEED:-$root/build/gpufeed}
+nvbw=${NVBANDWIDTH:-$root/bench/.nvbw/nvbandwidth}
+size=${H2D_SIZE:-512M}
+mib=$(( $(numfmt --from=iec "$size") >> 20 ))
+for t in "$gpufeed" "$nvbw"; do [ -x "$t" ] || { echo "$0: $t is not there (build it)" >&2; exit 2; }; done
+command -v python3 >/dev/null || { echo "$0: python3 is needed" >&2; exit 2; }
+mkdir -p "$out"
+log=$out/log.txt
+: >"$out/nvbandwidth.jsonl"
+: >"$out/gpufeed.jsonl"
+tests=(host_to_device_memcpy_ce device_to_host_memcpy_ce host_to_device_bidirectional_memcpy_ce
+       device_to_host_bidirectional_memcpy_ce)
+{
+	echo "# $(date -u +%FT%TZ) $(hostname) $(uname -r)"
+	nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version,pcie.link.gen.current,pcie.link.width.current \
+		--format=csv 2>&1 || true
+	# nvbandwidth numbers devices by CUDA ordinal: in PCI order here, so its
+	# column i is NVML's (and gpufeed's) GPU i.
+	echo "# CUDA_DEVICE_ORDER=PCI_BUS_ID $nvbw -j -b $mib -t ${tests[*]}"
+	echo "# $gpufeed bench h2d --json --size $size --quiet"
+} >"$log"
+
+# One line of JSON from a tool's stdout (nvbandwidth may print around it).
+oneline() { python3 -c 'import json,sys; t=sys.stdin.read(); print(json.dumps(json.loads(t[t.index("{"):t.rindex("}")+1])))'; }
+
+for r in $(seq 1 "$runs"); do
+	echo "run $r of $runs: nvbandwidth" | tee -a "$log" >&2
+	if ! CUDA_DEVICE_ORDER=PCI_BUS_ID "$nvbw" -j -b "$mib" -t "${tests[@]}" 2>>"$log" >"$out/.nvbw.tmp" ||
+	   ! oneline <"$out/.nvbw.tmp" >>"$out/nvbandwidth.jsonl" 2>>"$log"; then
+		cat "$out/.nvbw.tmp" >>"$log"; rm -f "$out/.nvbw.tmp"
+		echo "$0: nvbandwidth failed (log.txt)" >&2; exit 3
+	fi
+	rm -f "$out/.nvbw.tmp"
+	echo "run $r of $runs: gpufeed bench h2d" | tee -a "$log" >&2
+	"$gpufeed" bench h2d --json --size "$size" --quiet 2>>"$log" >"$out/.gf.tmp"
+	rc=$?
+	# Exit 1 (findings) still has figures to compare; others do not.
+	if [ "$rc" -gt 1 ] || ! oneline <"$out/.gf.tmp" >>"$out/gpufeed.jsonl" 2>>"$log"; then
+		rm -f "$out/.gf.tmp"; echo "$0: gpufeed bench h2d failed with exit $rc (log.txt)" >&2; exit 3
+	fi
+	rm -f "$out/.gf.tmp"
+done
+
+python3 - "$out" <<'PY'
+import json, statistics, sys
+out = sys.argv[1]
+# nvbandwidth testcase -> gpufeed direction (pinned memory, the GPU's node)
+pairs = {
+    "host_to_device_memcpy_ce": "host_to_device",
+    "device_to_host_memcpy_ce": "device_to_host",
+    "host_to_device_bidirectional_memcpy_ce": "bidirectional_host_to_device",
+    "device_to_host_bidirectional_memcpy_ce": "bidirectional_device_to_host",
+}
+nv = {}   # (test, gpu) -> [GB/s per run]
+for line in open(f"{out}/nvbandwidth.jsonl"):
+    for tc in json.loads(line)["nvbandwidth"]["testcases"]:
+        if tc.get("status") != "Passed" or tc["name"] not in pairs:
+            continue
+        for g, cell in enumerate(tc["bandwidth_matrix"][0]):
+            if cell != "N/A":
+                nv.setdefault((tc["name"], g), []).append(float(cell))
+gf = {}   # (test, gpu) -> [median GB/s per run], samples kept too
+samples = {}
+limits = {}
+for line in open(f"{out}/gpufeed.jsonl"):
+    doc = json.loads(line)
+    for p in doc["points"]:
+        if p.get("memory") != "pinned" or p.get("status") == "error":
+            continue
+        test = next(t for t, d in pairs.items() if d == p["direction"])
+        gf.setdefault((test, p["gpu"]), []).append(p["median"])
+        samples.setdefault((test, p["gpu"]), []).extend(p["samples"])
+        limits[(test, p["gpu"])] = (p.get("limit_gb_per_s"), p.get("host_node"))
+rows, ok = [], True
+order = list(pairs)
+for key in sorted(set(nv) | set(gf), key=lambda k: (k[1], order.index(k[0]))):
+    a, b = gf.get(key, []), nv.get(key, [])
+    row = {"test": key[0], "gpu": key[1], "gpufeed_runs": a, "nvbandwidth_runs": b,
+           "gpufeed_samples": samples.get(key, []),
+           "limit_gb_per_s": limits.get(key, (None, None))[0], "host_node": limits.get(key, (None, None))[1]}
+    if len(a) >= 5 and len(b) >= 5:
+        ma, mb = statistics.median(a), statistics.median(b)
+        ratio = ma / mb if mb else float("inf")
+        row.update(gpufeed_median=ma, nvbandwidth_median=mb, ratio=ratio, result="PASS" if abs(ratio - 1) <= 0.02 else "FAIL")
+    else:
+        row.update(result="MISSING")
+    ok &= row["result"] == "PASS"
+    rows.append(row)
+json.dump({"runs": len(open(f"{out}/gpufeed.jsonl").readlines()), "bar": "|median ratio - 1| <= 0.02",
+           "figures": rows, "all_pass": ok}, open(f"{out}/summary.json", "w"), indent=1)
+with open(f"{out}/summary.txt", "w") as f:
+    f.write(f"{'testcase':42} {'GPU':>3} {'gpufeed':>9} {'nvbw':>9} {'ratio':>7} {'%limit':>7}  result\n")
+    for r in rows:
+        lim = r["limit_gb_per_s"]
+        pct = f"{100 * r['gpufeed_median'] / lim:6.1f}%" if lim and "gpufeed_median" in r else "      -"
+        if "ratio" in r:
+            f.write(f"{r['test']:42} {r['gpu']:>3} {r['gpufeed_median']:9.2f} {r['nvbandwidth_median']:9.2f} "
+                    f"{r['ratio']:7.4f} {pct}  {r['result']}\n")
+        else:
+            f.write(f"{r['test']:42} {r['gpu']:>3} {'-':>9} {'-':>9} {'-':>7} {pct}  MISSING "
+                    f"(gpufeed {len(r['gpufeed_runs'])} runs, nvbandwidth {len(r['nvbandwidth_runs'])})\n")
+    f.write(("ALL PASS" if ok else "NOT ALL PASS") + f" (medians over the runs; GB/s = 1e9 bytes/s)\n")
+print(open(f"{out}/summary.txt").read(), end="")
+sys.exit(0 if ok else 1)
+PY

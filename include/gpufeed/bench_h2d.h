@@ -1,0 +1,65 @@
+/* `gpufeed bench h2d`: copy-engine bandwidth between host memory on each
+ * NUMA node and each GPU, host to device, device to host and both at once,
+ * timed as nvbandwidth times its *_memcpy_ce testcases; each figure beside
+ * the path's theoretical limit from the machine model.  Measures this
+ * machine (no recording).  docs/bench-h2d.md. */
+#ifndef GPUFEED_BENCH_H2D_H
+#define GPUFEED_BENCH_H2D_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <gpufeed/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GF_BENCH_H2D_SCHEMA "gpufeed-bench-h2d/1"
+
+/* Bounds gf_bench_h2d_check enforces. */
+#define GF_BENCH_H2D_SIZE_MIN (4ull << 10)
+#define GF_BENCH_H2D_SIZE_MAX (64ull << 30)
+#define GF_BENCH_H2D_SIZES_MAX 16u
+#define GF_BENCH_H2D_REPEATS_MAX 1000u
+#define GF_BENCH_H2D_LOOPS_MAX 100000u
+
+/* Versioned (include/gpufeed/common.h): start from GF_BENCH_H2D_OPTS_INIT. */
+struct gf_bench_h2d_opts {
+	size_t struct_size;
+	const char *gpus;		/* NVML indexes "0,2" or "0-3"; NULL all */
+	const char *nodes;		/* host NUMA nodes "0,1", "all"; NULL: each
+					 * GPU's own node (as nvbandwidth) */
+	const char *sizes;		/* "64M,512M"; NULL: 512M (--quick 64M),
+					 * nvbandwidth's default buffer */
+	bool pageable;			/* pageable host memory too (pinned always) */
+	unsigned repeats;		/* samples kept per figure; 0: 5 (--quick 3) */
+	unsigned loops;			/* copies timed per sample; 0: 16 (nvbandwidth's
+					 * loopCount) */
+	bool quick;
+	volatile sig_atomic_t *cancel;	/* set from a signal handler to stop */
+	FILE *progress;			/* progress lines with elapsed and ETA; NULL none */
+	bool progress_tty;		/* rewrite one line in place */
+};
+#define GF_BENCH_H2D_OPTS_INIT { .struct_size = sizeof(struct gf_bench_h2d_opts) }
+
+struct gf_bench_h2d;
+
+/* The options alone: 0, or -EINVAL/-ERANGE naming the option (usage). */
+GF_API int gf_bench_h2d_check(const struct gf_bench_h2d_opts *opts);
+/* Measures.  0 (failed points are in the results), -ENOSYS when libcuda
+ * or NVML is absent, -ENODEV when there is no GPU, a GPU or node of the
+ * options is not here, -ECANCELED when *cancel was set, or -errno. */
+GF_API int gf_bench_h2d_run(const struct gf_bench_h2d_opts *opts, struct gf_bench_h2d **out);
+/* Findings: failed points (a byte-for-byte check that failed among them)
+ * and figures above the path's theoretical limit.  0 when none. */
+GF_API unsigned gf_bench_h2d_findings(const struct gf_bench_h2d *h);
+GF_API int gf_bench_h2d_print(const struct gf_bench_h2d *h, FILE *f);
+GF_API int gf_bench_h2d_write_json(const struct gf_bench_h2d *h, FILE *f);
+GF_API void gf_bench_h2d_free(struct gf_bench_h2d *h);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

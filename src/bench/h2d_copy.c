@@ -1,0 +1,287 @@
+/* `bench h2d`'s timed copies, the way nvbandwidth times its CE testcases
+ * (memcpy.cpp, MemcpyOperation::doMemcpyCore, v0.8): per sample, block each
+ * stream with a spin kernel, queue WARMUP_COUNT (4) copies and then the
+ * start event, loopCount copies and the end event behind it, let the
+ * stream go, and divide bytes by the events' time.  The spin hides the
+ * cost of queueing: the copies run back to back at the engine's pace.
+ * nvbandwidth spins on a host latch it releases after queueing; gf_spin
+ * spins a fixed GF_H2D_SPIN_MS instead, far longer than queueing takes,
+ * which also lets a pageable copy (the driver stages it with the CPU and
+ * may not return until the stream reaches it) run behind it. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/h2d_bench.h"
+#include "core/error.h"
+
+#define CU(g, call, what) gf_cuda_check((g)->dev.ops, (call), (what))
+
+int gf_h2d_gpu_setup(struct gf_h2d_gpu *g)
+{
+	const struct gf_cuda_ops *o = g->dev.ops;
+	int khz = 0, rc;
+
+	if ((rc = gf_cuda_dev_make_current(&g->dev)))
+		return rc;
+	if ((rc = gf_cuda_kernel_load(o, "spin", "gf_spin", &g->spin)))
+		return rc;
+	g->spin_loaded = true;
+	/* The attribute is in kHz: cycles per ms.  A driver that does not
+	 * say (CUDA 13 deprecates it) gets 3 GHz, above any GPU's clock, so
+	 * the spin lasts at least GF_H2D_SPIN_MS. */
+	if (o->device_attribute(&khz, GF_CU_DEVICE_ATTRIBUTE_CLOCK_RATE, g->dev.dev) != GF_CUDA_SUCCESS || khz <= 0)
+		khz = 3000000;
+	g->spin_cycles = (unsigned long long)khz * GF_H2D_SPIN_MS;
+	for (int i = 0; i < 2; i++)
+		if ((rc = CU(g, o->stream_create(&g->s[i], GF_CU_STREAM_NON_BLOCKING), "cuStreamCreate")))
+			return rc;
+	if ((rc = CU(g, o->event_create(&g->start, GF_CU_EVENT_DEFAULT), "cuEventCreate")) ||
+	    (rc = CU(g, o->event_create(&g->end, GF_CU_EVENT_DEFAULT), "cuEventCreate")))
+		return rc;
+	return 0;
+}
+
+void gf_h2d_gpu_teardown(struct gf_h2d_gpu *g)
+{
+	const struct gf_cuda_ops *o = g->dev.ops;
+
+	if (!g->open)
+		return;
+	gf_cuda_dev_make_current(&g->dev);
+	for (int i = 0; i < 2; i++)
+		if (g->s[i])
+			o->stream_destroy(g->s[i]);
+	if (g->start)
+		o->event_destroy(g->start);
+	if (g->end)
+		o->event_destroy(g->end);
+	if (g->spin_loaded)
+		gf_cuda_kernel_unload(o, &g->spin);
+	gf_cuda_dev_close(&g->dev);
+	g->open = false;
+}
+
+/* Host memory on the node (MPOL_BIND: a node out of memory fails the point
+ * rather than lending another node's), registered with the driver for
+ * pinned: the I/O engine's own buffers, which O_DIRECT reads can fill. */
+static int host_alloc(struct gf_bench_h2d *h, struct gf_h2d_gpu *g, size_t size, struct gf_buf **b, bool *reg)
+{
+	struct gf_buf_opts bo = GF_BUF_OPTS_INIT;
+	int rc;
+
+	bo.size = size;
+	bo.numa_node = h->bufs.node;
+	bo.flags = GF_BUF_NODE_STRICT;
+	if ((rc = gf_buf_alloc(&bo, b))) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s", gf_last_error());
+		return gf_error(rc, "%zu bytes on NUMA node %d: %s", size, h->bufs.node, why);
+	}
+	if (h->bufs.mem != GF_H2D_PINNED)
+		return 0;
+	if ((rc = CU(g, g->dev.ops->mem_host_register((*b)->data, (*b)->size, GF_CU_MEMHOSTREGISTER_PORTABLE),
+		     "cuMemHostRegister")))
+		return rc;
+	*reg = true;
+	return 0;
+}
+
+void gf_h2d_bufs_free(struct gf_bench_h2d *h)
+{
+	struct gf_h2d_bufs *b = &h->bufs;
+	struct gf_h2d_gpu *g = &h->gpus[b->gpu];
+
+	if (!b->live)
+		return;
+	if (g->open) {
+		gf_cuda_dev_make_current(&g->dev);
+		if (b->ha_reg)
+			g->dev.ops->mem_host_unregister(b->ha->data);
+		if (b->hb_reg)
+			g->dev.ops->mem_host_unregister(b->hb->data);
+		if (b->da)
+			g->dev.ops->mem_free(b->da);
+		if (b->db)
+			g->dev.ops->mem_free(b->db);
+	}
+	gf_buf_free(b->ha);
+	gf_buf_free(b->hb);
+	memset(b, 0, sizeof(*b));
+}
+
+int gf_h2d_bufs_for(struct gf_bench_h2d *h, const struct gf_h2d_point *pt)
+{
+	struct gf_h2d_bufs *b = &h->bufs;
+	struct gf_h2d_gpu *g = &h->gpus[pt->gpu];
+	const struct gf_cuda_ops *o = g->dev.ops;
+	size_t sz = (size_t)pt->size;
+	char what[96];
+	int rc;
+
+	if (b->live && b->gpu == pt->gpu && b->node == pt->node && b->size == pt->size && b->mem == pt->mem)
+		return 0;
+	gf_h2d_bufs_free(h);
+	*b = (struct gf_h2d_bufs){ .gpu = pt->gpu, .node = pt->node, .size = pt->size, .mem = pt->mem,
+				   .live = true };
+	if ((rc = gf_cuda_dev_make_current(&g->dev)))
+		return rc;
+	snprintf(what, sizeof(what), "cuMemAlloc %zu bytes on %s", 2 * sz, g->dev.pci);
+	if ((rc = host_alloc(h, g, sz, &b->ha, &b->ha_reg)) || (rc = host_alloc(h, g, 2 * sz, &b->hb, &b->hb_reg)) ||
+	    (rc = CU(g, o->mem_alloc(&b->da, sz), what)) || (rc = CU(g, o->mem_alloc(&b->db, 2 * sz), what))) {
+		gf_h2d_bufs_free(h);
+		return rc;
+	}
+	return 0;
+}
+
+static int copy(struct gf_h2d_gpu *g, bool htod, void *host, gf_cu_deviceptr dev, size_t n, gf_cu_stream s)
+{
+	const struct gf_cuda_ops *o = g->dev.ops;
+
+	return htod ? CU(g, o->memcpy_htod_async(dev, host, n, s), "cuMemcpyHtoDAsync")
+		    : CU(g, o->memcpy_dtoh_async(host, dev, n, s), "cuMemcpyDtoHAsync");
+}
+
+static int spin(struct gf_h2d_gpu *g, gf_cu_stream s)
+{
+	void *args[] = { &g->spin_cycles };
+
+	return CU(g, g->dev.ops->launch_kernel(g->spin.fn, 1, 1, 1, 1, 1, 1, 0, s, args, NULL),
+		  "cuLaunchKernel gf_spin");
+}
+
+static bool is_htod(enum gf_h2d_dir d)
+{
+	return d == GF_H2D_HTOD || d == GF_H2D_BIDIR_HTOD;
+}
+
+/* The pattern of word i: xorshift-mixed, different per point and offset,
+ * so a copy of the wrong bytes or of nothing is caught. */
+static uint64_t pattern(uint64_t seed, size_t i)
+{
+	uint64_t x = seed ^ (i * 0x9e3779b97f4a7c15ull);
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return x;
+}
+
+static void fill(void *p, size_t n, uint64_t seed)
+{
+	uint64_t *w = p;
+
+	for (size_t i = 0; i < n / 8; i++)
+		w[i] = pattern(seed, i);
+}
+
+static int check(const void *p, size_t n, uint64_t seed)
+{
+	const uint64_t *w = p;
+
+	for (size_t i = 0; i < n / 8; i++)
+		if (w[i] != pattern(seed, i))
+			return gf_error(-EIO, "the bytes copied differ from those sent at offset %zu", i * 8);
+	return 0;
+}
+
+/* Before the timed copies of a point's first sample: the source holds the
+ * pattern, the destination does not. */
+static int seed_pattern(struct gf_bench_h2d *h, struct gf_h2d_gpu *g, const struct gf_h2d_point *pt, uint64_t seed)
+{
+	struct gf_h2d_bufs *b = &h->bufs;
+	size_t n = (size_t)pt->size;
+	int rc;
+
+	fill(b->ha->data, n, seed);
+	if (is_htod(pt->dir))
+		rc = CU(g, g->dev.ops->memset_d8_async(b->da, 0, n, g->s[0]), "cuMemsetD8Async");
+	else
+		rc = copy(g, true, b->ha->data, b->da, n, g->s[0]);
+	if (!rc)
+		rc = CU(g, g->dev.ops->stream_synchronize(g->s[0]), "cuStreamSynchronize");
+	if (!rc && !is_htod(pt->dir))
+		memset(b->ha->data, 0, n);
+	return rc;
+}
+
+/* After them: the destination holds the pattern (host to device: read back
+ * into host b). */
+static int check_pattern(struct gf_bench_h2d *h, struct gf_h2d_gpu *g, const struct gf_h2d_point *pt, uint64_t seed)
+{
+	struct gf_h2d_bufs *b = &h->bufs;
+	size_t n = (size_t)pt->size;
+	int rc = 0;
+
+	if (is_htod(pt->dir)) {
+		memset(b->hb->data, 0, n);
+		rc = copy(g, false, b->hb->data, b->da, n, g->s[0]);
+		if (!rc)
+			rc = CU(g, g->dev.ops->stream_synchronize(g->s[0]), "cuStreamSynchronize");
+	}
+	return rc ? rc : check(is_htod(pt->dir) ? b->hb->data : b->ha->data, n, seed);
+}
+
+/* Queues one sample: spin, warm-up copies, start, loops copies, end. */
+static int queue(struct gf_bench_h2d *h, struct gf_h2d_gpu *g, const struct gf_h2d_point *pt)
+{
+	struct gf_h2d_bufs *b = &h->bufs;
+	bool htod = is_htod(pt->dir), bidir = pt->dir >= GF_H2D_BIDIR_HTOD;
+	size_t n = (size_t)pt->size;
+	int rc = spin(g, g->s[0]);
+
+	if (!rc && bidir)
+		rc = spin(g, g->s[1]);
+	for (unsigned i = 0; !rc && i < GF_H2D_WARMUP_COPIES; i++) {
+		rc = copy(g, htod, b->ha->data, b->da, n, g->s[0]);
+		if (!rc && bidir)
+			rc = copy(g, !htod, b->hb->data, b->db, 2 * n, g->s[1]);
+	}
+	if (!rc)
+		rc = CU(g, g->dev.ops->event_record(g->start, g->s[0]), "cuEventRecord");
+	for (unsigned i = 0; !rc && i < h->o.loops; i++) {
+		rc = copy(g, htod, b->ha->data, b->da, n, g->s[0]);
+		/* The other direction, twice the bytes, so it is still running
+		 * when the measured copies end (nvbandwidth's HostToDeviceBidirCE). */
+		if (!rc && bidir)
+			rc = copy(g, !htod, b->hb->data, b->db, 2 * n, g->s[1]);
+	}
+	if (!rc)
+		rc = CU(g, g->dev.ops->event_record(g->end, g->s[0]), "cuEventRecord");
+	return rc;
+}
+
+int gf_h2d_sample(struct gf_bench_h2d *h, struct gf_h2d_point *pt, double *gbs)
+{
+	struct gf_h2d_gpu *g = &h->gpus[pt->gpu];
+	const struct gf_cuda_ops *o = g->dev.ops;
+	uint64_t seed = 0x5eed0000u + (uint64_t)(pt - h->points);
+	float ms = 0;
+	int rc;
+
+	if ((rc = gf_cuda_dev_make_current(&g->dev)))
+		return rc;
+	if (!pt->verified && (rc = seed_pattern(h, g, pt, seed)))
+		return rc;
+	rc = queue(h, g, pt);
+	/* Always drain both streams, even after a failed call. */
+	for (int i = 0; i < 2; i++) {
+		int r = CU(g, o->stream_synchronize(g->s[i]), "cuStreamSynchronize");
+		rc = rc ? rc : r;
+	}
+	if (!rc)
+		rc = CU(g, o->event_elapsed_time(&ms, g->start, g->end), "cuEventElapsedTime");
+	if (rc)
+		return rc;
+	if (!pt->verified) {
+		if ((rc = check_pattern(h, g, pt, seed)))
+			return rc;
+		pt->verified = true;
+	}
+	if (ms <= 0)
+		return gf_error(-EIO, "the events measured %.6f ms for %u copies", (double)ms, h->o.loops);
+	*gbs = (double)pt->size * h->o.loops / ((double)ms * 1e-3) / 1e9;
+	return 0;
+}

@@ -1,0 +1,326 @@
+/* `bench h2d` as a runner target: the GPUs (NVML indexes, opened by PCI
+ * address), the host nodes, the sizes, the sweep of points over them, each
+ * GPU's host-link limit from the machine model, and the run. */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gpufeed/cpuset.h>
+#include <gpufeed/parse.h>
+#include "bench/h2d_bench.h"
+#include "core/error.h"
+#include "core/opts.h"
+
+static const char *const dir_names[GF_H2D_DIRS] = { "host_to_device", "device_to_host",
+						     "bidirectional_host_to_device",
+						     "bidirectional_device_to_host" };
+static const char *const mem_names[GF_H2D_MEMS] = { "pinned", "pageable" };
+
+const char *gf_h2d_dir_name(enum gf_h2d_dir d)
+{
+	return (unsigned)d < GF_H2D_DIRS ? dir_names[d] : "?";
+}
+
+const char *gf_h2d_mem_name(enum gf_h2d_mem m)
+{
+	return (unsigned)m < GF_H2D_MEMS ? mem_names[m] : "?";
+}
+
+/* "64M,512M" into sizes[]; -EINVAL/-ERANGE naming the option. */
+static int parse_sizes(const char *text, uint64_t *sizes, unsigned *n)
+{
+	char buf[256], *save = NULL, *tok;
+
+	*n = 0;
+	if (strlen(text) >= sizeof(buf))
+		return gf_error(-EINVAL, "--sizes: '%s' is too long", text);
+	strcpy(buf, text);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+
+		if (*n == GF_BENCH_H2D_SIZES_MAX)
+			return gf_error(-ERANGE, "--sizes: at most %u sizes", GF_BENCH_H2D_SIZES_MAX);
+		if (gf_parse_size(tok, &v))
+			return gf_error(-EINVAL, "--sizes: '%s': %s", tok, gf_last_error());
+		if (v < GF_BENCH_H2D_SIZE_MIN || v > GF_BENCH_H2D_SIZE_MAX || v % 8)
+			return gf_error(-ERANGE, "--sizes: '%s' is not a multiple of 8 bytes from 4K to 64G", tok);
+		sizes[(*n)++] = v;
+	}
+	if (!*n)
+		return gf_error(-EINVAL, "--sizes: '%s' names no size", text);
+	return 0;
+}
+
+int gf_bench_h2d_check(const struct gf_bench_h2d_opts *o)
+{
+	uint64_t sizes[GF_BENCH_H2D_SIZES_MAX];
+	struct gf_cpuset set;
+	unsigned n;
+	int rc;
+
+	if (!o)
+		return gf_error(-EINVAL, "bench h2d: no options");
+	if ((rc = gf_opts_check(o->struct_size, sizeof(*o), "gf_bench_h2d_run", "GF_BENCH_H2D_OPTS_INIT")))
+		return rc;
+	if (o->gpus && (gf_cpuset_parse_list(&set, o->gpus) || gf_cpuset_empty(&set)))
+		return gf_error(-EINVAL, "--gpu: '%s' is not a list of NVML indexes (0,1 or 0-3)", o->gpus);
+	if (o->nodes && strcmp(o->nodes, "all") && (gf_cpuset_parse_list(&set, o->nodes) || gf_cpuset_empty(&set)))
+		return gf_error(-EINVAL, "--numa-node: '%s' is not a list of node numbers (0,1 or 0-3) or 'all'",
+				o->nodes);
+	if (o->sizes && (rc = parse_sizes(o->sizes, sizes, &n)))
+		return rc;
+	if (o->repeats > GF_BENCH_H2D_REPEATS_MAX)
+		return gf_error(-ERANGE, "--repeats: at most %u", GF_BENCH_H2D_REPEATS_MAX);
+	if (o->loops > GF_BENCH_H2D_LOOPS_MAX)
+		return gf_error(-ERANGE, "--loops: at most %u", GF_BENCH_H2D_LOOPS_MAX);
+	return 0;
+}
+
+/* The model's host<->GPU path of the GPU at pci: its limit, or 0. */
+static void limit_of(struct gf_bench_h2d *h, struct gf_h2d_gpu *g)
+{
+	const struct gf_topo *t = h->topo;
+
+	g->topo_gpu = gf_topo_find_gpu(t, g->dev.pci);
+	if (g->topo_gpu < 0) {
+		g->topo_gpu = -1;
+		snprintf(g->limit_text, sizeof(g->limit_text), "not in the machine model");
+		return;
+	}
+	for (int i = 0; i < t->npaths; i++) {
+		const struct gf_path *p = &t->paths[i];
+
+		if (p->kind == GF_PATH_HOST_GPU && t->matrix.dev[p->to].ref == g->topo_gpu) {
+			g->limit_gb_per_s = p->gb_per_s;
+			snprintf(g->limit_text, sizeof(g->limit_text), "%s",
+				 p->gb_per_s > 0 ? p->limit_text : "link rate unknown");
+		}
+	}
+}
+
+/* rc with "<prefix>: <the last error>" (gf_error formats into the buffer
+ * gf_last_error() reads, so the message is copied first). */
+static int prefixed(int rc, const char *prefix)
+{
+	char why[256];
+
+	snprintf(why, sizeof(why), "%s", gf_last_error());
+	return gf_error(rc, "%s: %s", prefix, why);
+}
+
+static int open_gpus(struct gf_bench_h2d *h)
+{
+	struct gf_cpuset want;
+	const struct gf_cuda_ops *ops;
+	int ndev, rc;
+
+	if ((rc = gf_cuda_init(&ops, &ndev)))
+		return rc;
+	gf_cpuset_zero(&want);
+	if (h->o.gpus)
+		gf_cpuset_parse_list(&want, h->o.gpus);
+	else
+		for (int i = 0; i < ndev; i++)
+			gf_cpuset_set(&want, (unsigned)i);
+	h->gpus = calloc(gf_cpuset_count(&want), sizeof(*h->gpus));
+	if (!h->gpus)
+		return gf_error(-ENOMEM, "bench h2d: out of memory");
+	for (int i = gf_cpuset_first(&want); i >= 0; i = gf_cpuset_next(&want, i)) {
+		struct gf_h2d_gpu *g = &h->gpus[h->ngpus++];
+		char what[64];
+
+		g->index = (unsigned)i;
+		snprintf(what, sizeof(what), "GPU %u", g->index);
+		if ((rc = gf_cuda_dev_open_nvml(g->index, &g->dev)))
+			return prefixed(rc, what);
+		g->open = true;
+		snprintf(what, sizeof(what), "GPU %u (%s)", g->index, g->dev.pci);
+		if ((rc = gf_h2d_gpu_setup(g)))
+			return prefixed(rc, what);
+		limit_of(h, g);
+	}
+	return 0;
+}
+
+/* The host nodes of GPU g: --numa-node's, all, or its own (the model's;
+ * the first node when the model does not know). */
+static int nodes_of(struct gf_bench_h2d *h, const struct gf_h2d_gpu *g, int *nodes, unsigned *n)
+{
+	const struct gf_topo *t = h->topo;
+	struct gf_cpuset want;
+
+	*n = 0;
+	gf_cpuset_zero(&want);
+	if (h->o.nodes && strcmp(h->o.nodes, "all"))
+		gf_cpuset_parse_list(&want, h->o.nodes);
+	else if (h->o.nodes)
+		for (int i = 0; i < t->numa.nnodes; i++)
+			gf_cpuset_set(&want, (unsigned)t->numa.node[i].id);
+	else
+		gf_cpuset_set(&want, g->topo_gpu >= 0 && t->gpus[g->topo_gpu].numa_node >= 0
+					     ? (unsigned)t->gpus[g->topo_gpu].numa_node
+				     : t->numa.nnodes ? (unsigned)t->numa.node[0].id : 0u);
+	for (int id = gf_cpuset_first(&want); id >= 0 && *n < 64; id = gf_cpuset_next(&want, id)) {
+		bool found = false;
+
+		for (int i = 0; i < t->numa.nnodes; i++)
+			found |= t->numa.node[i].id == id;
+		if (!found && t->numa.nnodes)
+			return gf_error(-ENODEV, "--numa-node: no NUMA node %d here", id);
+		nodes[(*n)++] = id;
+	}
+	return 0;
+}
+
+static int make_points(struct gf_bench_h2d *h)
+{
+	unsigned nmem = h->o.pageable ? 2 : 1, max = 0;
+	int nodes[64];
+	unsigned nn;
+	int rc;
+
+	for (unsigned gi = 0; gi < h->ngpus; gi++) {
+		if ((rc = nodes_of(h, &h->gpus[gi], nodes, &nn)))
+			return rc;
+		max += nn * h->nsizes * nmem * GF_H2D_DIRS;
+	}
+	h->points = calloc(max, sizeof(*h->points));
+	h->res = calloc(max, sizeof(*h->res));
+	h->flags = calloc(max, sizeof(*h->flags));
+	if (!h->points || !h->res || !h->flags)
+		return gf_error(-ENOMEM, "bench h2d: out of memory");
+	/* A buffer set's points together: it is made once. */
+	for (unsigned gi = 0; gi < h->ngpus; gi++) {
+		nodes_of(h, &h->gpus[gi], nodes, &nn);
+		for (unsigned ni = 0; ni < nn; ni++)
+			for (unsigned si = 0; si < h->nsizes; si++)
+				for (unsigned m = 0; m < nmem; m++)
+					for (int d = 0; d < GF_H2D_DIRS; d++)
+						h->points[h->npoints++] = (struct gf_h2d_point){
+							.dir = (enum gf_h2d_dir)d, .mem = (enum gf_h2d_mem)m,
+							.gpu = gi, .node = nodes[ni], .size = h->sizes[si] };
+	}
+	return 0;
+}
+
+/* Queue copies from the GPU's own CPUs, as nvbandwidth does
+ * (setOptimalCpuAffinity before each testcase): the thread that stages a
+ * pageable copy then runs next to the GPU wherever the memory is.  Best
+ * effort: no CPUs known or allowed leaves the affinity as it was. */
+static void near_gpu(struct gf_bench_h2d *h, unsigned gpu)
+{
+	const struct gf_h2d_gpu *g = &h->gpus[gpu];
+	struct gf_cpuset cpus;
+	cpu_set_t set;
+
+	if (h->pinned_gpu == (int)gpu || g->topo_gpu < 0)
+		return;
+	h->pinned_gpu = (int)gpu;
+	gf_cpuset_and(&cpus, &h->topo->gpus[g->topo_gpu].cpus, &h->topo->cpus.allowed);
+	CPU_ZERO(&set);
+	for (int c = gf_cpuset_first(&cpus); c >= 0 && c < CPU_SETSIZE; c = gf_cpuset_next(&cpus, c))
+		CPU_SET(c, &set);
+	if (CPU_COUNT(&set))
+		sched_setaffinity(0, sizeof(set), &set);
+}
+
+static int op_prepare(void *ctx, unsigned i)
+{
+	struct gf_bench_h2d *h = ctx;
+
+	near_gpu(h, h->points[i].gpu);
+	return gf_h2d_bufs_for(h, &h->points[i]);
+}
+
+static int op_sample(void *ctx, unsigned i, double *value)
+{
+	struct gf_bench_h2d *h = ctx;
+
+	return gf_h2d_sample(h, &h->points[i], value);
+}
+
+static void op_label(void *ctx, unsigned i, char *buf, size_t size)
+{
+	struct gf_bench_h2d *h = ctx;
+	const struct gf_h2d_point *pt = &h->points[i];
+
+	snprintf(buf, size, "GPU %u, %s, %s, node %d, %llu MiB", h->gpus[pt->gpu].index, gf_h2d_dir_name(pt->dir),
+		 gf_h2d_mem_name(pt->mem), pt->node, (unsigned long long)(pt->size >> 20));
+}
+
+static const struct gf_bench_ops h2d_ops = {
+	.prepare = op_prepare, .sample = op_sample, .label = op_label,
+};
+
+static void release(struct gf_bench_h2d *h)
+{
+	gf_h2d_bufs_free(h);
+	for (unsigned i = 0; i < h->ngpus; i++)
+		gf_h2d_gpu_teardown(&h->gpus[i]);
+}
+
+int gf_bench_h2d_run(const struct gf_bench_h2d_opts *opts, struct gf_bench_h2d **out)
+{
+	struct gf_topo_options to = GF_TOPO_OPTS_INIT;
+	struct gf_runner_opts ro = { .name = "gpufeed bench h2d", .warmup = 1 };
+	struct gf_bench_h2d *h;
+	cpu_set_t affinity;
+	int rc;
+
+	if (!out)
+		return gf_error(-EINVAL, "bench h2d: no place for the results");
+	*out = NULL;
+	if ((rc = gf_bench_h2d_check(opts)))
+		return rc;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return gf_error(-ENOMEM, "bench h2d: out of memory");
+	h->o = *opts;
+	h->o.repeats = opts->repeats ? opts->repeats : opts->quick ? 3 : 5;
+	h->o.loops = opts->loops ? opts->loops : GF_H2D_LOOPS;
+	if (opts->sizes)
+		parse_sizes(opts->sizes, h->sizes, &h->nsizes);
+	else
+		h->sizes[h->nsizes++] = opts->quick ? GF_H2D_SIZE_QUICK : GF_H2D_SIZE;
+	if ((rc = gf_topo_discover(&to, &h->topo))) {
+		rc = gf_error(-ENODEV, "bench h2d: the machine model is not available: %s", gf_last_error());
+		goto fail;
+	}
+	if ((rc = open_gpus(h)) || (rc = make_points(h)))
+		goto fail;
+	ro.repeats = h->o.repeats;
+	ro.cancel = opts->cancel;
+	ro.progress = opts->progress;
+	ro.tty = opts->progress_tty;
+	h->pinned_gpu = -1;
+	if (sched_getaffinity(0, sizeof(affinity), &affinity))
+		CPU_ZERO(&affinity);
+	rc = gf_runner_run(&h2d_ops, h, h->npoints, &ro, h->res);
+	if (CPU_COUNT(&affinity))
+		sched_setaffinity(0, sizeof(affinity), &affinity);	/* the caller's, back */
+	release(h);
+	if (rc)
+		goto fail;
+	gf_h2d_sanity(h);
+	*out = h;
+	return 0;
+fail:
+	gf_bench_h2d_free(h);
+	return rc;
+}
+
+void gf_bench_h2d_free(struct gf_bench_h2d *h)
+{
+	if (!h)
+		return;
+	if (h->gpus)
+		release(h);
+	gf_runner_points_free(h->res, h->npoints);
+	gf_topo_free(h->topo);
+	free(h->gpus);
+	free(h->res);
+	free(h->points);
+	free(h->flags);
+	free(h);
+}
