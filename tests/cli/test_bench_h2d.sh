@@ -8,10 +8,6 @@
 
 fake_cuda=${GPUFEED_FAKE_CUDA:-${GPUFEED_SRC:-$PWD}/${BUILD:-build}/fakes/libcuda.so.1}
 fake_nvml=${GPUFEED_FAKE_NVML:-${GPUFEED_SRC:-$PWD}/${BUILD:-build}/fakes/libnvidia-ml.so.1}
-# The stand-in's cuModuleGetFunction allocates a handle no call frees (a
-# real driver frees it with the module): LeakSanitizer is told so, and only
-# that, for ASan builds.
-export LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$(cd "$(dirname "$0")" && pwd)/lsan-fake-cuda.supp
 # Four stand-in GPUs: the stand-in NVML's four, at the same PCI addresses.
 gf() { timeout 120 env GPUFEED_CUDA_LIBRARY="$fake_cuda" GPUFEED_NVML_LIBRARY="$fake_nvml" FAKE_CUDA_DEVICES=4 \
 	"$GPUFEED" "$@"; }

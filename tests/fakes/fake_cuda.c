@@ -40,8 +40,10 @@ struct gf_cu_ctx_st {
 };
 struct gf_cu_stream_st { int unused; };
 struct gf_cu_event_st { double ms; int recorded; };
-struct gf_cu_module_st { char *image; };
-struct gf_cu_function_st { char name[64]; };
+struct gf_cu_function_st { char name[64]; struct gf_cu_function_st *next; };
+/* A module owns the functions looked up in it, as the driver's does: they
+ * go when it is unloaded. */
+struct gf_cu_module_st { char *image; struct gf_cu_function_st *functions; };
 
 struct alloc {
 	unsigned long long va;	/* 0: slot free */
@@ -576,6 +578,8 @@ gf_cu_result cuModuleGetFunction(gf_cu_function *f, gf_cu_module m, const char *
 	if (!*f)
 		return GF_CUDA_ERROR_OUT_OF_MEMORY;
 	snprintf((*f)->name, sizeof((*f)->name), "%s", name);
+	(*f)->next = m->functions;
+	m->functions = *f;
 	return GF_CUDA_SUCCESS;
 }
 
@@ -584,6 +588,12 @@ gf_cu_result cuModuleUnload(gf_cu_module m)
 	NEED_CTX();
 	if (!m)
 		return GF_CUDA_ERROR_INVALID_HANDLE;
+	while (m->functions) {
+		struct gf_cu_function_st *next = m->functions->next;
+
+		free(m->functions);
+		m->functions = next;
+	}
 	free(m->image);
 	free(m);
 	return GF_CUDA_SUCCESS;
