@@ -71,9 +71,9 @@ struct gf_bench_mem {
 	unsigned long long llc_bytes;	/* the largest last-level cache, 0 unknown */
 };
 
-/* The largest last-level (L3, else L2) cache of this machine's CPUs, from
- * sysfs; 0 when unknown. */
-unsigned long long gf_mem_llc_bytes(void);
+/* The largest last-level (L3, else L2) cache of this machine's CPUs (one
+ * CPU per L3 group of the model t), from sysfs; 0 when unknown. */
+unsigned long long gf_mem_llc_bytes(const struct gf_topo *t);
 
 const char *gf_mem_kind_name(enum gf_mem_kind k);
 const char *gf_mem_kind_unit(enum gf_mem_kind k);

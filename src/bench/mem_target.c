@@ -256,41 +256,48 @@ static const struct gf_bench_ops mem_ops = {
 
 /* A buffer must dwarf the last-level cache or the figures are the cache's:
  * the default is four times the largest one (at least 256 MiB, 64 MiB with
- * --quick), read from cpuN/cache/indexK/{level,size}. */
-unsigned long long gf_mem_llc_bytes(void)
+ * --quick), read from cpuN/cache/indexK/{level,size} of one CPU per L3
+ * group of the model (every CPU of a group shares its caches' sizes), or of
+ * the first CPU when the model has no L3 groups. */
+static unsigned long long cache_of_cpu(struct gf_fs *fs, int cpu, int *best_level)
+{
+	unsigned long long best = 0;
+
+	for (int k = 0; k < 8; k++) {
+		char path[128], text[32], *end;
+		long long level = 0;
+		unsigned long long v;
+
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cache/index%d/level", cpu, k);
+		if (gf_fs_read_ll(fs, path, &level))
+			continue;
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cache/index%d/size", cpu, k);
+		if (gf_fs_read_str(fs, path, text, sizeof(text)) < 0)
+			continue;
+		v = strtoull(text, &end, 10);
+		v <<= *end == 'K' ? 10 : *end == 'M' ? 20 : 0;
+		if (level > *best_level || (level == *best_level && v > best))
+			*best_level = (int)level, best = v;
+	}
+	return best;
+}
+
+unsigned long long gf_mem_llc_bytes(const struct gf_topo *t)
 {
 	unsigned long long best = 0;
 	int best_level = 0;
 	struct gf_fs fs;
-	char **cpus = NULL;
-	int ncpus = 0;
 
 	if (gf_fs_init(&fs, NULL))
 		return 0;
-	if (gf_fs_list(&fs, "/sys/devices/system/cpu", &cpus, &ncpus))
-		ncpus = 0;
-	for (int c = 0; c < ncpus; c++) {
-		if (strncmp(cpus[c], "cpu", 3) || cpus[c][3] < '0' || cpus[c][3] > '9')
-			continue;
-		for (int k = 0; k < 8; k++) {
-			char path[128], text[32];
-			long long level = 0;
-			unsigned long long v;
-			char *end;
+	for (int g = 0; g < (t->cpus.nl3 ? t->cpus.nl3 : 1); g++) {
+		int cpu = t->cpus.nl3 ? gf_cpuset_first(&t->cpus.l3[g]) : t->cpus.ncpu ? t->cpus.cpu[0].id : 0;
+		int level = best_level;
+		unsigned long long v = cache_of_cpu(&fs, cpu, &level);
 
-			snprintf(path, sizeof(path), "/sys/devices/system/cpu/%s/cache/index%d/level", cpus[c], k);
-			if (gf_fs_read_ll(&fs, path, &level))
-				continue;
-			snprintf(path, sizeof(path), "/sys/devices/system/cpu/%s/cache/index%d/size", cpus[c], k);
-			if (gf_fs_read_str(&fs, path, text, sizeof(text)) < 0)
-				continue;
-			v = strtoull(text, &end, 10);
-			v <<= *end == 'K' ? 10 : *end == 'M' ? 20 : 0;
-			if (level > best_level || (level == best_level && v > best))
-				best_level = (int)level, best = v;
-		}
+		if (level > best_level || (level == best_level && v > best))
+			best_level = level, best = v;
 	}
-	gf_strv_free(cpus, ncpus);
 	gf_fs_fini(&fs);
 	return best_level >= 2 ? best : 0;
 }
@@ -313,10 +320,7 @@ int gf_bench_mem_run(const struct gf_bench_mem_opts *opts, struct gf_bench_mem *
 	if (!m)
 		return gf_error(-ENOMEM, "bench mem: out of memory");
 	m->o = *opts;
-	m->llc_bytes = gf_mem_llc_bytes();
 	m->o.size = opts->size ? opts->size : opts->quick ? 64ull << 20 : 256ull << 20;
-	if (!opts->size && m->o.size < 4 * m->llc_bytes)
-		m->o.size = 4 * m->llc_bytes;
 	m->o.repeats = opts->repeats ? opts->repeats : opts->quick ? 3 : 5;
 	m->sample_s = opts->quick ? 0.02 : 0.1;
 	m->buf_node = -1;
@@ -325,6 +329,9 @@ int gf_bench_mem_run(const struct gf_bench_mem_opts *opts, struct gf_bench_mem *
 		rc = gf_error(-ENODEV, "bench mem: the machine model is not available: %s", gf_last_error());
 		goto fail;
 	}
+	m->llc_bytes = gf_mem_llc_bytes(m->topo);
+	if (!opts->size && m->o.size < 4 * m->llc_bytes)
+		m->o.size = 4 * m->llc_bytes;
 	if ((rc = choose_nodes(m)) || (rc = make_points(m)))
 		goto fail;
 	ro.repeats = m->o.repeats;
