@@ -39,6 +39,7 @@ struct gf_h2d_gpu {
 	unsigned long long spin_cycles;
 	gf_cu_stream s[2];		/* measured, interfering */
 	gf_cu_event start, end;
+	gf_cu_event go;			/* s[0]'s spin ended: s[1] waits on it */
 	int topo_gpu;			/* index into topo->gpus, -1 not modelled */
 	double limit_gb_per_s;		/* the model's host<->GPU limit, 0 unknown */
 	char limit_text[96];

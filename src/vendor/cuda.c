@@ -50,6 +50,7 @@ static const struct gf_dl_sym cuda_syms[] = {
 	REQ(stream_create, "cuStreamCreate"),
 	REQ(stream_destroy, "cuStreamDestroy_v2"),
 	REQ(stream_synchronize, "cuStreamSynchronize"),
+	REQ(stream_wait_event, "cuStreamWaitEvent"),
 	REQ(event_create, "cuEventCreate"),
 	REQ(event_record, "cuEventRecord"),
 	REQ(event_synchronize, "cuEventSynchronize"),

@@ -42,6 +42,7 @@ struct gf_cuda_ops {
 	gf_cu_result (*stream_create)(gf_cu_stream *, unsigned int flags);
 	gf_cu_result (*stream_destroy)(gf_cu_stream);
 	gf_cu_result (*stream_synchronize)(gf_cu_stream);
+	gf_cu_result (*stream_wait_event)(gf_cu_stream, gf_cu_event, unsigned int flags);
 	gf_cu_result (*event_create)(gf_cu_event *, unsigned int flags);
 	gf_cu_result (*event_record)(gf_cu_event, gf_cu_stream);
 	gf_cu_result (*event_synchronize)(gf_cu_event);

@@ -461,6 +461,19 @@ gf_cu_result cuStreamSynchronize(gf_cu_stream s)
 	return GF_CUDA_SUCCESS;
 }
 
+/* Streams run synchronously here, so every event a stream could wait on
+ * has already happened; the call still checks its arguments as the driver
+ * does (flags must be 0 or CU_EVENT_WAIT_EXTERNAL, which we never pass). */
+gf_cu_result cuStreamWaitEvent(gf_cu_stream s, gf_cu_event e, unsigned int flags)
+{
+	(void)s;
+	NEED_CTX();
+	FAIL_IF_INJECTED("cuStreamWaitEvent");
+	if (!e || flags)
+		return GF_CUDA_ERROR_INVALID_VALUE;
+	return GF_CUDA_SUCCESS;
+}
+
 gf_cu_result cuStreamQuery(gf_cu_stream s)
 {
 	(void)s;

@@ -2,7 +2,8 @@
  * own, device memory = host memory): the figure is bytes x loops / the
  * events' time, the queue is spin, 4 warm-up copies, start, loops copies,
  * end (nvbandwidth's order), bidirectional copies run twice the bytes the
- * other way, and the byte check catches a copy that moved nothing or
+ * other way on a stream released by the measured stream's one spin, and
+ * the byte check catches a copy that moved nothing or
  * moved the wrong bytes.  The CLI test runs the whole command on the
  * stand-in libcuda. */
 #include "helpers.h"
@@ -23,7 +24,9 @@ static unsigned htod, dtoh;	/* copies, by direction */
 static size_t big;		/* copies of 2 x size seen */
 static size_t size;
 static double now_ms;
-static unsigned records;	/* events recorded: start, end, start, ... */
+static struct gf_cu_event_st *go_event, *start_event;	/* the rig's */
+static struct gf_cu_stream_st *second;	/* the interfering stream */
+static unsigned waits_ok;		/* s[1] waiting on go */
 
 static void note(const char *s)
 {
@@ -71,7 +74,20 @@ static gf_cu_result do_record(gf_cu_event e, gf_cu_stream s)
 {
 	(void)s;
 	e->ms = now_ms;
-	note(records++ % 2 ? ">" : "<");
+	if (e == go_event) {
+		assert_true(s != second);	/* recorded behind the spin */
+		note("g");
+	} else {
+		note(e == start_event ? "<" : ">");
+	}
+	return 0;
+}
+
+static gf_cu_result do_wait(gf_cu_stream s, gf_cu_event e, unsigned flags)
+{
+	assert_int_equal(flags, 0);
+	waits_ok += s == second && e == go_event;
+	note("W");
 	return 0;
 }
 
@@ -93,14 +109,15 @@ static gf_cu_result do_launch(gf_cu_function f, unsigned gx, unsigned gy, unsign
 static const struct gf_cuda_ops ops = {
 	.ctx_set_current = ok_ctx, .memcpy_htod_async = do_htod, .memcpy_dtoh_async = do_dtoh,
 	.memset_d8_async = do_memset, .stream_synchronize = do_sync, .event_record = do_record,
-	.event_elapsed_time = do_elapsed, .launch_kernel = do_launch,
+	.event_elapsed_time = do_elapsed, .launch_kernel = do_launch, .stream_wait_event = do_wait,
 };
 
 struct rig {
 	struct gf_bench_h2d h;
 	struct gf_h2d_gpu g;
 	struct gf_buf ha, hb;
-	struct gf_cu_event_st e0, e1;
+	struct gf_cu_event_st e0, e1, e2;
+	char streams[2];
 	void *da, *db;
 };
 
@@ -113,10 +130,13 @@ static void rig_init(struct rig *r, size_t n, enum gf_h2d_dir dir)
 	htod = dtoh = 0;
 	big = 0;
 	now_ms = 0;
-	records = 0;
+	waits_ok = 0;
 	r->g.dev.ops = &ops;
+	r->g.go = go_event = &r->e2;
+	r->g.s[0] = (gf_cu_stream)&r->streams[0];
+	r->g.s[1] = second = (gf_cu_stream)&r->streams[1];
 	r->g.spin_cycles = 1000;
-	r->g.start = &r->e0;
+	r->g.start = start_event = &r->e0;
 	r->g.end = &r->e1;
 	r->ha.data = calloc(1, n);
 	r->hb.data = calloc(1, 2 * n);
@@ -165,6 +185,11 @@ static void test_bidir_twice_the_bytes(void **state)
 	assert_int_equal(dtoh, 20);	/* measured: 4 + 16 */
 	assert_int_equal(htod, 20);	/* the other way, at once */
 	assert_int_equal(big, 20);	/* ... each of twice the bytes */
+	/* One spin releases both streams: the second waits on the event
+	 * recorded behind it, so neither direction starts alone. */
+	assert_int_equal(waits_ok, 1);
+	assert_true(strncmp(trace, "SgW", 3) == 0);
+	assert_null(strchr(trace + 1, 'S'));
 	assert_true(gbs > 0);
 	rig_fini(&r);
 }
