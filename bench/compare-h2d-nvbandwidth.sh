@@ -4,7 +4,9 @@
 # 512 MiB buffer and 16 copies per sample), RUNS runs of each, interleaved
 # (nvbandwidth, gpufeed, nvbandwidth, ...), then per GPU and figure the
 # median over the runs of each tool, their ratio, and PASS when
-# |ratio - 1| <= 0.02 (issue 10's bar).
+# |ratio - 1| <= 0.02 (issue 10's bar).  Testcases: the four one-GPU ones
+# and nvbandwidth's four all-GPU ones (host_to_all..., gpufeed --all-at-once);
+# gpufeed's pageable figure of each is shown beside (nvbandwidth has none).
 #
 #   bench/compare-h2d-nvbandwidth.sh OUTDIR [RUNS]       (RUNS default 5, at least 5)
 #
@@ -33,7 +35,8 @@ log=$out/log.txt
 : >"$out/nvbandwidth.jsonl"
 : >"$out/gpufeed.jsonl"
 tests=(host_to_device_memcpy_ce device_to_host_memcpy_ce host_to_device_bidirectional_memcpy_ce
-       device_to_host_bidirectional_memcpy_ce)
+       device_to_host_bidirectional_memcpy_ce host_to_all_memcpy_ce all_to_host_memcpy_ce
+       host_to_all_bidirectional_memcpy_ce all_to_host_bidirectional_memcpy_ce)
 {
 	echo "# $(date -u +%FT%TZ) $(hostname) $(uname -r)"
 	nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version,pcie.link.gen.current,pcie.link.width.current \
@@ -41,7 +44,7 @@ tests=(host_to_device_memcpy_ce device_to_host_memcpy_ce host_to_device_bidirect
 	# nvbandwidth numbers devices by CUDA ordinal: in PCI order here, so its
 	# column i is NVML's (and gpufeed's) GPU i.
 	echo "# CUDA_DEVICE_ORDER=PCI_BUS_ID $nvbw -j -b $mib -t ${tests[*]}"
-	echo "# $gpufeed bench h2d --json --size $size --quiet"
+	echo "# $gpufeed bench h2d --json --size $size --all-at-once --pageable --quiet"
 } >"$log"
 
 # One line of JSON from a tool's stdout (nvbandwidth may print around it).
@@ -56,7 +59,7 @@ for r in $(seq 1 "$runs"); do
 	fi
 	rm -f "$out/.nvbw.tmp"
 	echo "run $r of $runs: gpufeed bench h2d" | tee -a "$log" >&2
-	"$gpufeed" bench h2d --json --size "$size" --quiet 2>>"$log" >"$out/.gf.tmp"
+	"$gpufeed" bench h2d --json --size "$size" --all-at-once --pageable --quiet 2>>"$log" >"$out/.gf.tmp"
 	rc=$?
 	# Exit 1 (findings) still has figures to compare; others do not.
 	if [ "$rc" -gt 1 ] || ! oneline <"$out/.gf.tmp" >>"$out/gpufeed.jsonl" 2>>"$log"; then
@@ -74,6 +77,10 @@ pairs = {
     "device_to_host_memcpy_ce": "device_to_host",
     "host_to_device_bidirectional_memcpy_ce": "bidirectional_host_to_device",
     "device_to_host_bidirectional_memcpy_ce": "bidirectional_device_to_host",
+    "host_to_all_memcpy_ce": "host_to_all",
+    "all_to_host_memcpy_ce": "all_to_host",
+    "host_to_all_bidirectional_memcpy_ce": "bidirectional_host_to_all",
+    "all_to_host_bidirectional_memcpy_ce": "bidirectional_all_to_host",
 }
 nv = {}   # (test, gpu) -> [GB/s per run]
 for line in open(f"{out}/nvbandwidth.jsonl"):
@@ -86,12 +93,16 @@ for line in open(f"{out}/nvbandwidth.jsonl"):
 gf = {}   # (test, gpu) -> [median GB/s per run], samples kept too
 samples = {}
 limits = {}
+pageable = {}   # (test, gpu) -> [median GB/s per run] of pageable memory, beside
 for line in open(f"{out}/gpufeed.jsonl"):
     doc = json.loads(line)
     for p in doc["points"]:
-        if p.get("memory") != "pinned" or p.get("status") == "error":
+        if p.get("status") == "error":
             continue
         test = next(t for t, d in pairs.items() if d == p["direction"])
+        if p.get("memory") == "pageable":
+            pageable.setdefault((test, p["gpu"]), []).append(p["median"])
+            continue
         gf.setdefault((test, p["gpu"]), []).append(p["median"])
         samples.setdefault((test, p["gpu"]), []).extend(p["samples"])
         limits[(test, p["gpu"])] = (p.get("limit_gb_per_s"), p.get("host_node"))
@@ -101,7 +112,10 @@ for key in sorted(set(nv) | set(gf), key=lambda k: (k[1], order.index(k[0]))):
     a, b = gf.get(key, []), nv.get(key, [])
     row = {"test": key[0], "gpu": key[1], "gpufeed_runs": a, "nvbandwidth_runs": b,
            "gpufeed_samples": samples.get(key, []),
-           "limit_gb_per_s": limits.get(key, (None, None))[0], "host_node": limits.get(key, (None, None))[1]}
+           "limit_gb_per_s": limits.get(key, (None, None))[0], "host_node": limits.get(key, (None, None))[1],
+           "gpufeed_pageable_runs": pageable.get(key, [])}
+    if pageable.get(key):
+        row["gpufeed_pageable_median"] = statistics.median(pageable[key])
     if len(a) >= 5 and len(b) >= 5:
         ma, mb = statistics.median(a), statistics.median(b)
         ratio = ma / mb if mb else float("inf")
@@ -113,17 +127,19 @@ for key in sorted(set(nv) | set(gf), key=lambda k: (k[1], order.index(k[0]))):
 json.dump({"runs": len(open(f"{out}/gpufeed.jsonl").readlines()), "bar": "|median ratio - 1| <= 0.02",
            "figures": rows, "all_pass": ok}, open(f"{out}/summary.json", "w"), indent=1)
 with open(f"{out}/summary.txt", "w") as f:
-    f.write(f"{'testcase':42} {'GPU':>3} {'gpufeed':>9} {'nvbw':>9} {'ratio':>7} {'%limit':>7}  result\n")
+    f.write(f"{'testcase':42} {'GPU':>3} {'gpufeed':>9} {'nvbw':>9} {'ratio':>7} {'%limit':>7} {'pageable':>9}  result\n")
     for r in rows:
         lim = r["limit_gb_per_s"]
         pct = f"{100 * r['gpufeed_median'] / lim:6.1f}%" if lim and "gpufeed_median" in r else "      -"
+        pct += f" {r['gpufeed_pageable_median']:9.2f}" if "gpufeed_pageable_median" in r else f" {'-':>9}"
         if "ratio" in r:
             f.write(f"{r['test']:42} {r['gpu']:>3} {r['gpufeed_median']:9.2f} {r['nvbandwidth_median']:9.2f} "
                     f"{r['ratio']:7.4f} {pct}  {r['result']}\n")
         else:
             f.write(f"{r['test']:42} {r['gpu']:>3} {'-':>9} {'-':>9} {'-':>7} {pct}  MISSING "
                     f"(gpufeed {len(r['gpufeed_runs'])} runs, nvbandwidth {len(r['nvbandwidth_runs'])})\n")
-    f.write(("ALL PASS" if ok else "NOT ALL PASS") + f" (medians over the runs; GB/s = 1e9 bytes/s)\n")
+    f.write(("ALL PASS" if ok else "NOT ALL PASS") + " (medians over the runs; GB/s = 1e9 bytes/s; pageable: gpufeed's figure of the same "
+            "copies from pageable memory, which nvbandwidth does not measure)\n")
 print(open(f"{out}/summary.txt").read(), end="")
 sys.exit(0 if ok else 1)
 PY

@@ -41,6 +41,9 @@ struct gf_bench_h2d_opts {
 	volatile sig_atomic_t *cancel;	/* set from a signal handler to stop */
 	FILE *progress;			/* progress lines with elapsed and ETA; NULL none */
 	bool progress_tty;		/* rewrite one line in place */
+	bool all_at_once;		/* also each GPU while all the others copy
+					 * (pinned, each GPU's own node):
+					 * nvbandwidth's host_to_all and all_to_host */
 };
 #define GF_BENCH_H2D_OPTS_INIT { .struct_size = sizeof(struct gf_bench_h2d_opts) }
 

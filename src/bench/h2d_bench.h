@@ -26,8 +26,24 @@
 /* The measured direction; the BIDIR ones run the other direction at the
  * same time on a second stream (twice the bytes, so it lasts the whole
  * measured copy) and report the measured one, as nvbandwidth's
- * host_to_device_bidirectional_memcpy_ce and device_to_host_... do. */
-enum gf_h2d_dir { GF_H2D_HTOD = 0, GF_H2D_DTOH, GF_H2D_BIDIR_HTOD, GF_H2D_BIDIR_DTOH, GF_H2D_DIRS };
+ * host_to_device_bidirectional_memcpy_ce and device_to_host_... do.  The
+ * ALL ones (--all-at-once) measure one GPU while every other GPU of the
+ * run copies the same way (and, bidirectional, both ways) with twice the
+ * bytes from its own node's memory: nvbandwidth's host_to_all_memcpy_ce,
+ * all_to_host_memcpy_ce and their bidirectional forms (allHostHelper,
+ * allHostBidirHelper in testcase.cpp). */
+enum gf_h2d_dir {
+	GF_H2D_HTOD = 0,
+	GF_H2D_DTOH,
+	GF_H2D_BIDIR_HTOD,
+	GF_H2D_BIDIR_DTOH,
+	GF_H2D_PER_GPU_DIRS,		/* the ones above: one GPU alone */
+	GF_H2D_ALL_HTOD = GF_H2D_PER_GPU_DIRS,
+	GF_H2D_ALL_DTOH,
+	GF_H2D_ALL_BIDIR_HTOD,
+	GF_H2D_ALL_BIDIR_DTOH,
+	GF_H2D_DIRS
+};
 enum gf_h2d_mem { GF_H2D_PINNED = 0, GF_H2D_PAGEABLE, GF_H2D_MEMS };
 
 struct gf_h2d_gpu {
@@ -40,6 +56,14 @@ struct gf_h2d_gpu {
 	gf_cu_stream s[2];		/* measured, interfering */
 	gf_cu_event start, end;
 	gf_cu_event go;			/* s[0]'s spin ended: s[1] waits on it */
+	/* Its copies while another GPU is measured (ALL directions): host
+	 * memory on its own node, twice the point's size, one buffer pair per
+	 * direction; kept from point to point while the size holds. */
+	struct gf_buf *ih[2];
+	bool ih_reg[2];
+	gf_cu_deviceptr id[2];
+	uint64_t isize;
+	int inode;			/* its own NUMA node */
 	int topo_gpu;			/* index into topo->gpus, -1 not modelled */
 	double limit_gb_per_s;		/* the model's host<->GPU limit, 0 unknown */
 	char limit_text[96];
@@ -91,11 +115,17 @@ struct gf_bench_h2d {
 };
 
 const char *gf_h2d_dir_name(enum gf_h2d_dir d);
+bool gf_h2d_dir_htod(enum gf_h2d_dir d);	/* host memory is the source */
+bool gf_h2d_dir_bidir(enum gf_h2d_dir d);	/* the other way at once */
+bool gf_h2d_dir_all(enum gf_h2d_dir d);		/* the other GPUs at once */
 const char *gf_h2d_mem_name(enum gf_h2d_mem m);
 
 /* Buffers for point pt (kept while the next point shares them). */
 int gf_h2d_bufs_for(struct gf_bench_h2d *h, const struct gf_h2d_point *pt);
 void gf_h2d_bufs_free(struct gf_bench_h2d *h);
+/* The interfering copies' buffers of every GPU but pt's (ALL points). */
+int gf_h2d_ibufs_for(struct gf_bench_h2d *h, const struct gf_h2d_point *pt);
+void gf_h2d_ibufs_free(struct gf_bench_h2d *h, struct gf_h2d_gpu *g);
 /* One sample: GB/s of the measured direction over h->o.loops copies.  The
  * first sample of a point also checks the bytes one copy moved. */
 int gf_h2d_sample(struct gf_bench_h2d *h, struct gf_h2d_point *pt, double *gbs);

@@ -75,21 +75,21 @@ void gf_h2d_gpu_teardown(struct gf_h2d_gpu *g)
 /* Host memory on the node (MPOL_BIND: a node out of memory fails the point
  * rather than lending another node's), registered with the driver for
  * pinned: the I/O engine's own buffers, which O_DIRECT reads can fill. */
-static int host_alloc(struct gf_bench_h2d *h, struct gf_h2d_gpu *g, size_t size, struct gf_buf **b, bool *reg)
+static int host_alloc(struct gf_h2d_gpu *g, size_t size, int node, bool pinned, struct gf_buf **b, bool *reg)
 {
 	struct gf_buf_opts bo = GF_BUF_OPTS_INIT;
 	int rc;
 
 	bo.size = size;
-	bo.numa_node = h->bufs.node;
+	bo.numa_node = node;
 	bo.flags = GF_BUF_NODE_STRICT;
 	if ((rc = gf_buf_alloc(&bo, b))) {
 		char why[256];
 
 		snprintf(why, sizeof(why), "%s", gf_last_error());
-		return gf_error(rc, "%zu bytes on NUMA node %d: %s", size, h->bufs.node, why);
+		return gf_error(rc, "%zu bytes on NUMA node %d: %s", size, node, why);
 	}
-	if (h->bufs.mem != GF_H2D_PINNED)
+	if (!pinned)
 		return 0;
 	if ((rc = CU(g, g->dev.ops->mem_host_register((*b)->data, (*b)->size, GF_CU_MEMHOSTREGISTER_PORTABLE),
 		     "cuMemHostRegister")))
@@ -127,6 +127,7 @@ int gf_h2d_bufs_for(struct gf_bench_h2d *h, const struct gf_h2d_point *pt)
 	struct gf_h2d_gpu *g = &h->gpus[pt->gpu];
 	const struct gf_cuda_ops *o = g->dev.ops;
 	size_t sz = (size_t)pt->size;
+	bool pinned = pt->mem == GF_H2D_PINNED;
 	char what[96];
 	int rc;
 
@@ -138,10 +139,60 @@ int gf_h2d_bufs_for(struct gf_bench_h2d *h, const struct gf_h2d_point *pt)
 	if ((rc = gf_cuda_dev_make_current(&g->dev)))
 		return rc;
 	snprintf(what, sizeof(what), "cuMemAlloc %zu bytes on %s", 2 * sz, g->dev.pci);
-	if ((rc = host_alloc(h, g, sz, &b->ha, &b->ha_reg)) || (rc = host_alloc(h, g, 2 * sz, &b->hb, &b->hb_reg)) ||
+	if ((rc = host_alloc(g, sz, pt->node, pinned, &b->ha, &b->ha_reg)) ||
+	    (rc = host_alloc(g, 2 * sz, pt->node, pinned, &b->hb, &b->hb_reg)) ||
 	    (rc = CU(g, o->mem_alloc(&b->da, sz), what)) || (rc = CU(g, o->mem_alloc(&b->db, 2 * sz), what))) {
 		gf_h2d_bufs_free(h);
 		return rc;
+	}
+	return 0;
+}
+
+void gf_h2d_ibufs_free(struct gf_bench_h2d *h, struct gf_h2d_gpu *g)
+{
+	(void)h;
+	for (int k = 0; k < 2; k++) {
+		if (g->open) {
+			gf_cuda_dev_make_current(&g->dev);
+			if (g->ih_reg[k])
+				g->dev.ops->mem_host_unregister(g->ih[k]->data);
+			if (g->id[k])
+				g->dev.ops->mem_free(g->id[k]);
+		}
+		gf_buf_free(g->ih[k]);
+		g->ih[k] = NULL;
+		g->ih_reg[k] = false;
+		g->id[k] = 0;
+	}
+	g->isize = 0;
+}
+
+/* Every other GPU's interfering buffers: twice the point's size, pinned,
+ * on that GPU's own node (nvbandwidth's HostBuffer(size * 2,
+ * interferenceDeviceId)); one pair per direction for bidirectional. */
+int gf_h2d_ibufs_for(struct gf_bench_h2d *h, const struct gf_h2d_point *pt)
+{
+	size_t sz = 2 * (size_t)pt->size;
+
+	for (unsigned j = 0; j < h->ngpus; j++) {
+		struct gf_h2d_gpu *g = &h->gpus[j];
+		char what[96];
+		int rc = 0;
+
+		if (j == pt->gpu || g->isize == sz)
+			continue;
+		gf_h2d_ibufs_free(h, g);
+		g->isize = sz;
+		snprintf(what, sizeof(what), "cuMemAlloc %zu bytes on %s", sz, g->dev.pci);
+		if ((rc = gf_cuda_dev_make_current(&g->dev)))
+			return rc;
+		for (int k = 0; !rc && k < 2; k++)
+			if (!(rc = host_alloc(g, sz, g->inode, true, &g->ih[k], &g->ih_reg[k])))
+				rc = CU(g, g->dev.ops->mem_alloc(&g->id[k], sz), what);
+		if (rc) {
+			gf_h2d_ibufs_free(h, g);
+			return rc;
+		}
 	}
 	return 0;
 }
@@ -162,10 +213,6 @@ static int spin(struct gf_h2d_gpu *g, gf_cu_stream s)
 		  "cuLaunchKernel gf_spin");
 }
 
-static bool is_htod(enum gf_h2d_dir d)
-{
-	return d == GF_H2D_HTOD || d == GF_H2D_BIDIR_HTOD;
-}
 
 /* The pattern of word i: xorshift-mixed, different per point and offset,
  * so a copy of the wrong bytes or of nothing is caught. */
@@ -206,13 +253,13 @@ static int seed_pattern(struct gf_bench_h2d *h, struct gf_h2d_gpu *g, const stru
 	int rc;
 
 	fill(b->ha->data, n, seed);
-	if (is_htod(pt->dir))
+	if (gf_h2d_dir_htod(pt->dir))
 		rc = CU(g, g->dev.ops->memset_d8_async(b->da, 0, n, g->s[0]), "cuMemsetD8Async");
 	else
 		rc = copy(g, true, b->ha->data, b->da, n, g->s[0]);
 	if (!rc)
 		rc = CU(g, g->dev.ops->stream_synchronize(g->s[0]), "cuStreamSynchronize");
-	if (!rc && !is_htod(pt->dir))
+	if (!rc && !gf_h2d_dir_htod(pt->dir))
 		memset(b->ha->data, 0, n);
 	return rc;
 }
@@ -225,28 +272,60 @@ static int check_pattern(struct gf_bench_h2d *h, struct gf_h2d_gpu *g, const str
 	size_t n = (size_t)pt->size;
 	int rc = 0;
 
-	if (is_htod(pt->dir)) {
+	if (gf_h2d_dir_htod(pt->dir)) {
 		memset(b->hb->data, 0, n);
 		rc = copy(g, false, b->hb->data, b->da, n, g->s[0]);
 		if (!rc)
 			rc = CU(g, g->dev.ops->stream_synchronize(g->s[0]), "cuStreamSynchronize");
 	}
-	return rc ? rc : check(is_htod(pt->dir) ? b->hb->data : b->ha->data, n, seed);
+	return rc ? rc : check(gf_h2d_dir_htod(pt->dir) ? b->hb->data : b->ha->data, n, seed);
+}
+
+/* The other GPUs' copies of an ALL point: behind the measured GPU's spin
+ * (their streams wait on its go event: an event of one device's context
+ * may be waited on by another's stream), the same direction (and the other
+ * way too, bidirectional) with twice the bytes, warm-up and timed copies
+ * alike, so they run all through the measured copies. */
+static int queue_interference(struct gf_bench_h2d *h, const struct gf_h2d_point *pt)
+{
+	struct gf_h2d_gpu *m = &h->gpus[pt->gpu];
+	bool htod = gf_h2d_dir_htod(pt->dir), bidir = gf_h2d_dir_bidir(pt->dir);
+	int rc = 0;
+
+	for (unsigned j = 0; !rc && j < h->ngpus; j++) {
+		struct gf_h2d_gpu *g = &h->gpus[j];
+		int ways = bidir ? 2 : 1;
+
+		if (j == pt->gpu)
+			continue;
+		rc = gf_cuda_dev_make_current(&g->dev);
+		for (int k = 0; !rc && k < ways; k++)
+			rc = CU(g, g->dev.ops->stream_wait_event(g->s[k], m->go, 0), "cuStreamWaitEvent");
+		for (unsigned i = 0; !rc && i < GF_H2D_WARMUP_COPIES + h->o.loops; i++)
+			for (int k = 0; !rc && k < ways; k++)
+				rc = copy(g, k ? !htod : htod, g->ih[k]->data, g->id[k], (size_t)g->isize, g->s[k]);
+	}
+	if (!rc)
+		rc = gf_cuda_dev_make_current(&m->dev);
+	return rc;
 }
 
 /* Queues one sample: spin, warm-up copies, start, loops copies, end; the
- * interfering stream of a bidirectional point starts when the spin ends. */
+ * interfering streams (the other direction, the other GPUs) start when the
+ * spin ends. */
 static int queue(struct gf_bench_h2d *h, struct gf_h2d_gpu *g, const struct gf_h2d_point *pt)
 {
 	struct gf_h2d_bufs *b = &h->bufs;
-	bool htod = is_htod(pt->dir), bidir = pt->dir >= GF_H2D_BIDIR_HTOD;
+	bool htod = gf_h2d_dir_htod(pt->dir), bidir = gf_h2d_dir_bidir(pt->dir), all = gf_h2d_dir_all(pt->dir);
 	size_t n = (size_t)pt->size;
 	int rc = spin(g, g->s[0]);
 
-	if (!rc && bidir)
+	if (!rc && (bidir || all))
 		rc = CU(g, g->dev.ops->event_record(g->go, g->s[0]), "cuEventRecord");
 	if (!rc && bidir)
 		rc = CU(g, g->dev.ops->stream_wait_event(g->s[1], g->go, 0), "cuStreamWaitEvent");
+	if (!rc && all)
+		rc = queue_interference(h, pt);
 	for (unsigned i = 0; !rc && i < GF_H2D_WARMUP_COPIES; i++) {
 		rc = copy(g, htod, b->ha->data, b->da, n, g->s[0]);
 		if (!rc && bidir)
@@ -266,6 +345,27 @@ static int queue(struct gf_bench_h2d *h, struct gf_h2d_gpu *g, const struct gf_h
 	return rc;
 }
 
+/* Waits for every stream a sample may have used, even after a failed
+ * call, and leaves the measured GPU current; the first error wins. */
+static int drain(struct gf_bench_h2d *h, const struct gf_h2d_point *pt, int rc)
+{
+	bool all = gf_h2d_dir_all(pt->dir);
+
+	for (unsigned j = 0; j < h->ngpus; j++) {
+		struct gf_h2d_gpu *g = &h->gpus[j];
+
+		if (j != pt->gpu && !all)
+			continue;
+		gf_cuda_dev_make_current(&g->dev);
+		for (int i = 0; i < 2; i++) {
+			int r = CU(g, g->dev.ops->stream_synchronize(g->s[i]), "cuStreamSynchronize");
+			rc = rc ? rc : r;
+		}
+	}
+	gf_cuda_dev_make_current(&h->gpus[pt->gpu].dev);
+	return rc;
+}
+
 int gf_h2d_sample(struct gf_bench_h2d *h, struct gf_h2d_point *pt, double *gbs)
 {
 	struct gf_h2d_gpu *g = &h->gpus[pt->gpu];
@@ -278,12 +378,7 @@ int gf_h2d_sample(struct gf_bench_h2d *h, struct gf_h2d_point *pt, double *gbs)
 		return rc;
 	if (!pt->verified && (rc = seed_pattern(h, g, pt, seed)))
 		return rc;
-	rc = queue(h, g, pt);
-	/* Always drain both streams, even after a failed call. */
-	for (int i = 0; i < 2; i++) {
-		int r = CU(g, o->stream_synchronize(g->s[i]), "cuStreamSynchronize");
-		rc = rc ? rc : r;
-	}
+	rc = drain(h, pt, queue(h, g, pt));
 	if (!rc)
 		rc = CU(g, o->event_elapsed_time(&ms, g->start, g->end), "cuEventElapsedTime");
 	if (rc)

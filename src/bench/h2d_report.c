@@ -109,6 +109,44 @@ static json_t *gpus_json(const struct gf_bench_h2d *h)
 	return a;
 }
 
+/* The sum over GPUs of the ALL direction d's medians at size: what the
+ * machine moves with every GPU copying (nvbandwidth prints it as SUM).
+ * NAN when a GPU's point failed or none ran. */
+static double all_sum(const struct gf_bench_h2d *h, enum gf_h2d_dir d, uint64_t size, unsigned *ngpus)
+{
+	double sum = 0;
+
+	*ngpus = 0;
+	for (unsigned i = 0; i < h->npoints; i++) {
+		if (h->points[i].dir != d || h->points[i].size != size)
+			continue;
+		if (h->res[i].status)
+			return NAN;
+		sum += h->res[i].stats.median;
+		(*ngpus)++;
+	}
+	return *ngpus ? sum : NAN;
+}
+
+static json_t *sums_json(const struct gf_bench_h2d *h)
+{
+	json_t *a = json_array();
+
+	for (unsigned si = 0; h->o.all_at_once && si < h->nsizes; si++)
+		for (int d = GF_H2D_PER_GPU_DIRS; d < GF_H2D_DIRS; d++) {
+			unsigned n;
+			double sum = all_sum(h, (enum gf_h2d_dir)d, h->sizes[si], &n);
+			json_t *o = json_object();
+
+			json_object_set_new(o, "direction", json_string(gf_h2d_dir_name((enum gf_h2d_dir)d)));
+			json_object_set_new(o, "bytes", json_integer((json_int_t)h->sizes[si]));
+			json_object_set_new(o, "gpus", json_integer(n));
+			json_object_set_new(o, "sum_gb_per_s", isnan(sum) ? json_null() : gf_bench_jnum(sum));
+			json_array_append_new(a, o);
+		}
+	return a;
+}
+
 int gf_bench_h2d_write_json(const struct gf_bench_h2d *h, FILE *f)
 {
 	json_t *root, *cfg, *sizes, *pts, *flags;
@@ -130,16 +168,21 @@ int gf_bench_h2d_write_json(const struct gf_bench_h2d *h, FILE *f)
 	json_object_set_new(cfg, "spin_ms", json_integer(GF_H2D_SPIN_MS));
 	json_object_set_new(cfg, "pageable", json_boolean(h->o.pageable));
 	json_object_set_new(cfg, "quick", json_boolean(h->o.quick));
+	json_object_set_new(cfg, "all_at_once", json_boolean(h->o.all_at_once));
 	json_object_set_new(root, "config", cfg);
 	json_object_set_new(root, "conventions",
 			    json_string("GB/s = bytes of one copy x loops / the time between CUDA events around the "
 					"loops, 1 GB = 1e9 bytes, bytes counted once (nvbandwidth's CE convention); "
-					"bidirectional figures are the named direction while the other runs at once"));
+					"bidirectional figures are the named direction while the other runs at once; "
+					"*_all figures are one GPU while every other GPU copies twice the bytes the same "
+					"way at once (and both ways, bidirectional), nvbandwidth's host_to_all and "
+					"all_to_host"));
 	json_object_set_new(root, "gpus", gpus_json(h));
 	pts = json_array();
 	for (unsigned i = 0; i < h->npoints; i++)
 		json_array_append_new(pts, point_json(h, i));
 	json_object_set_new(root, "points", pts);
+	json_object_set_new(root, "all_at_once_sums", sums_json(h));
 	flags = json_array();
 	for (unsigned i = 0; i < h->nflags; i++) {
 		json_t *o = json_object();
@@ -191,6 +234,22 @@ int gf_bench_h2d_print(const struct gf_bench_h2d *h, FILE *f)
 		for (unsigned i = 0; i < h->npoints; i++)
 			if (h->points[i].gpu == gi)
 				print_point(h, i, f);
+	}
+	for (unsigned si = 0; h->o.all_at_once && si < h->nsizes; si++) {
+		char size[32];
+
+		gf_fmt_bytes(h->sizes[si], size, sizeof(size));
+		fprintf(f, "\nAll GPUs at once, %s per copy (sum of the GPUs' medians):\n", size);
+		for (int d = GF_H2D_PER_GPU_DIRS; d < GF_H2D_DIRS; d++) {
+			unsigned n;
+			double sum = all_sum(h, (enum gf_h2d_dir)d, h->sizes[si], &n);
+
+			if (isnan(sum))
+				fprintf(f, "  %-29s %9s\n", gf_h2d_dir_name((enum gf_h2d_dir)d), "failed");
+			else
+				fprintf(f, "  %-29s %9.2f GB/s over %u GPU%s\n", gf_h2d_dir_name((enum gf_h2d_dir)d),
+					sum, n, n == 1 ? "" : "s");
+		}
 	}
 	for (unsigned i = 0; i < h->nflags; i++)
 		fprintf(f, "%s: GPU %u, %s, %s, node %d: %s\n", h->flags[i].error ? "error" : "warning",

@@ -12,14 +12,31 @@
 #include "core/error.h"
 #include "core/opts.h"
 
-static const char *const dir_names[GF_H2D_DIRS] = { "host_to_device", "device_to_host",
-						     "bidirectional_host_to_device",
-						     "bidirectional_device_to_host" };
+static const char *const dir_names[GF_H2D_DIRS] = {
+	"host_to_device", "device_to_host", "bidirectional_host_to_device", "bidirectional_device_to_host",
+	"host_to_all", "all_to_host", "bidirectional_host_to_all", "bidirectional_all_to_host",
+};
 static const char *const mem_names[GF_H2D_MEMS] = { "pinned", "pageable" };
 
 const char *gf_h2d_dir_name(enum gf_h2d_dir d)
 {
 	return (unsigned)d < GF_H2D_DIRS ? dir_names[d] : "?";
+}
+
+bool gf_h2d_dir_htod(enum gf_h2d_dir d)
+{
+	return d == GF_H2D_HTOD || d == GF_H2D_BIDIR_HTOD || d == GF_H2D_ALL_HTOD || d == GF_H2D_ALL_BIDIR_HTOD;
+}
+
+bool gf_h2d_dir_bidir(enum gf_h2d_dir d)
+{
+	return d == GF_H2D_BIDIR_HTOD || d == GF_H2D_BIDIR_DTOH || d == GF_H2D_ALL_BIDIR_HTOD ||
+	       d == GF_H2D_ALL_BIDIR_DTOH;
+}
+
+bool gf_h2d_dir_all(enum gf_h2d_dir d)
+{
+	return d >= GF_H2D_ALL_HTOD && d < GF_H2D_DIRS;
 }
 
 const char *gf_h2d_mem_name(enum gf_h2d_mem m)
@@ -109,6 +126,16 @@ static int prefixed(int rc, const char *prefix)
 	return gf_error(rc, "%s: %s", prefix, why);
 }
 
+/* GPU g's own node: the model's, or the first node when it does not know. */
+static int own_node(const struct gf_bench_h2d *h, const struct gf_h2d_gpu *g)
+{
+	const struct gf_topo *t = h->topo;
+
+	if (g->topo_gpu >= 0 && t->gpus[g->topo_gpu].numa_node >= 0)
+		return t->gpus[g->topo_gpu].numa_node;
+	return t->numa.nnodes ? t->numa.node[0].id : 0;
+}
+
 static int open_gpus(struct gf_bench_h2d *h)
 {
 	struct gf_cpuset want;
@@ -139,12 +166,12 @@ static int open_gpus(struct gf_bench_h2d *h)
 		if ((rc = gf_h2d_gpu_setup(g)))
 			return prefixed(rc, what);
 		limit_of(h, g);
+		g->inode = own_node(h, g);
 	}
 	return 0;
 }
 
-/* The host nodes of GPU g: --numa-node's, all, or its own (the model's;
- * the first node when the model does not know). */
+/* The host nodes of GPU g: --numa-node's, all, or its own. */
 static int nodes_of(struct gf_bench_h2d *h, const struct gf_h2d_gpu *g, int *nodes, unsigned *n)
 {
 	const struct gf_topo *t = h->topo;
@@ -158,9 +185,7 @@ static int nodes_of(struct gf_bench_h2d *h, const struct gf_h2d_gpu *g, int *nod
 		for (int i = 0; i < t->numa.nnodes; i++)
 			gf_cpuset_set(&want, (unsigned)t->numa.node[i].id);
 	else
-		gf_cpuset_set(&want, g->topo_gpu >= 0 && t->gpus[g->topo_gpu].numa_node >= 0
-					     ? (unsigned)t->gpus[g->topo_gpu].numa_node
-				     : t->numa.nnodes ? (unsigned)t->numa.node[0].id : 0u);
+		gf_cpuset_set(&want, (unsigned)own_node(h, g));
 	for (int id = gf_cpuset_first(&want); id >= 0 && *n < 64; id = gf_cpuset_next(&want, id)) {
 		bool found = false;
 
@@ -183,8 +208,10 @@ static int make_points(struct gf_bench_h2d *h)
 	for (unsigned gi = 0; gi < h->ngpus; gi++) {
 		if ((rc = nodes_of(h, &h->gpus[gi], nodes, &nn)))
 			return rc;
-		max += nn * h->nsizes * nmem * GF_H2D_DIRS;
+		max += nn * h->nsizes * nmem * GF_H2D_PER_GPU_DIRS;
 	}
+	if (h->o.all_at_once)
+		max += h->ngpus * h->nsizes * (GF_H2D_DIRS - GF_H2D_PER_GPU_DIRS);
 	h->points = calloc(max, sizeof(*h->points));
 	h->res = calloc(max, sizeof(*h->res));
 	h->flags = calloc(max, sizeof(*h->flags));
@@ -196,11 +223,20 @@ static int make_points(struct gf_bench_h2d *h)
 		for (unsigned ni = 0; ni < nn; ni++)
 			for (unsigned si = 0; si < h->nsizes; si++)
 				for (unsigned m = 0; m < nmem; m++)
-					for (int d = 0; d < GF_H2D_DIRS; d++)
+					for (int d = 0; d < GF_H2D_PER_GPU_DIRS; d++)
 						h->points[h->npoints++] = (struct gf_h2d_point){
 							.dir = (enum gf_h2d_dir)d, .mem = (enum gf_h2d_mem)m,
 							.gpu = gi, .node = nodes[ni], .size = h->sizes[si] };
 	}
+	/* All GPUs at once: pinned memory on each GPU's own node, as
+	 * nvbandwidth's HostBuffer(size, deviceId); after the per-GPU points
+	 * so their buffers are made once. */
+	for (unsigned si = 0; h->o.all_at_once && si < h->nsizes; si++)
+		for (unsigned gi = 0; gi < h->ngpus; gi++)
+			for (int d = GF_H2D_PER_GPU_DIRS; d < GF_H2D_DIRS; d++)
+				h->points[h->npoints++] = (struct gf_h2d_point){
+					.dir = (enum gf_h2d_dir)d, .mem = GF_H2D_PINNED, .gpu = gi,
+					.node = h->gpus[gi].inode, .size = h->sizes[si] };
 	return 0;
 }
 
@@ -229,8 +265,12 @@ static int op_prepare(void *ctx, unsigned i)
 {
 	struct gf_bench_h2d *h = ctx;
 
+	int rc;
+
 	near_gpu(h, h->points[i].gpu);
-	return gf_h2d_bufs_for(h, &h->points[i]);
+	if ((rc = gf_h2d_bufs_for(h, &h->points[i])))
+		return rc;
+	return gf_h2d_dir_all(h->points[i].dir) ? gf_h2d_ibufs_for(h, &h->points[i]) : 0;
 }
 
 static int op_sample(void *ctx, unsigned i, double *value)
@@ -256,8 +296,10 @@ static const struct gf_bench_ops h2d_ops = {
 static void release(struct gf_bench_h2d *h)
 {
 	gf_h2d_bufs_free(h);
-	for (unsigned i = 0; i < h->ngpus; i++)
+	for (unsigned i = 0; i < h->ngpus; i++) {
+		gf_h2d_ibufs_free(h, &h->gpus[i]);
 		gf_h2d_gpu_teardown(&h->gpus[i]);
+	}
 }
 
 int gf_bench_h2d_run(const struct gf_bench_h2d_opts *opts, struct gf_bench_h2d **out)

@@ -73,6 +73,33 @@ expect_jq "$TMP/q.json" '.config.loops == 16 and .config.warmup_copies == 4 and 
 	"nvbandwidth's loop count and warm-up copies"
 expect_jq "$TMP/q.json" '.findings == 0 and (.flags | length) == 0' "no findings"
 
+# All GPUs at once: each GPU measured while the others copy too, their
+# bytes checked, the sum per direction; a copy failing on an interfering
+# GPU fails the points it was part of.
+expect_rc 0 "--all-at-once --gpu 0-2 runs" gf bench h2d --size 4M --gpu 0-2 --all-at-once --json --repeats 2
+cp "$out" "$TMP/all.json"
+expect_jq "$TMP/all.json" '.points | length == 24' "3 GPUs x 4 directions alone + 3 GPUs x 4 directions all at once"
+expect_jq "$TMP/all.json" '[.points[] | select(.direction | test("all")) | .direction] | unique == ["all_to_host", "bidirectional_all_to_host", "bidirectional_host_to_all", "host_to_all"]' \
+	"nvbandwidth's four all-GPU testcases"
+expect_jq "$TMP/all.json" '[.points[] | select(.direction | test("all"))] | all(.[]; .memory == "pinned" and .verified and .median > 0)' \
+	"pinned, checked, measured"
+expect_jq "$TMP/all.json" '.config.all_at_once and (.all_at_once_sums | length) == 4 and (.all_at_once_sums | all(.[]; .gpus == 3 and .sum_gb_per_s > 0 and .bytes == 4194304))' \
+	"a sum over the 3 GPUs per direction"
+expect_jq "$TMP/all.json" '.all_at_once_sums[0] as $s | ([.points[] | select(.direction == $s.direction) | .median] | add) as $t | (($s.sum_gb_per_s - $t) | fabs) < 0.01 * $t' \
+	"the sum is the sum of the GPUs' medians"
+expect_rc 1 "an interfering GPU's stream wait failing fails the all-at-once points" \
+	env FAKE_CUDA_FAIL=cuStreamWaitEvent GPUFEED_CUDA_LIBRARY="$fake_cuda" GPUFEED_NVML_LIBRARY="$fake_nvml" \
+	FAKE_CUDA_DEVICES=4 "$GPUFEED" bench h2d --size 4M --gpu 0,1 --all-at-once --json --repeats 1
+cp "$out" "$TMP/allfail.json"
+expect_jq "$TMP/allfail.json" '[.points[] | select(.direction | test("all")) | .status] | all(. == "error")' \
+	"every all-at-once point failed, naming the call"
+expect_jq "$TMP/allfail.json" '[.points[] | select(.direction == "host_to_device" or .direction == "device_to_host") | .status] | all(. != "error")' \
+	"the one-GPU, one-way points did not wait on anything and ran"
+expect_jq "$TMP/allfail.json" '.all_at_once_sums | all(.[]; .sum_gb_per_s == null)' "no sum over failed points"
+expect_rc 0 "--all-at-once text" gf bench h2d --size 4M --gpu 0,1 --all-at-once --repeats 1 --quiet
+expect_grep "$out" "^All GPUs at once, 4.0 MiB per copy" "the sums' table"
+expect_grep "$out" "bidirectional_host_to_all  *[0-9.]* GB/s over 2 GPUs" "a sum per direction over the GPUs"
+
 expect_rc 0 "--quick text" gf bench h2d --quick --gpu 1 --quiet
 expect_grep "$out" "GPU 1 .*0000:00:07.0" "a table per GPU, named by index and PCI address"
 expect_grep "$out" "bidirectional_device_to_host  *pinned  *node [0-9]  *64.0 MiB  *[0-9.]" "a row per direction, memory, node, size"
