@@ -360,7 +360,7 @@ static int cmd_bench_io(int argc, char **argv)
 	return failed ? GF_EXIT_INPUT : GF_EXIT_OK;
 }
 
-static const struct gf_cmd *const bench_subs[] = { &gf_cmd_bench_io_def, &gf_cmd_bench_mem_def, &gf_cmd_bench_h2d_def, NULL };
+static const struct gf_cmd *const bench_subs[] = { &gf_cmd_bench_io_def, &gf_cmd_bench_mem_def, &gf_cmd_bench_h2d_def, &gf_cmd_bench_p2p_def, NULL };
 
 static const struct gf_opt bench_opts[] = {
 	GF_OPTS_STANDARD,

@@ -87,6 +87,7 @@ extern const struct gf_cmd *const gf_commands[];
 extern const struct gf_cmd gf_cmd_check_def, gf_cmd_topo_def, gf_cmd_report_def, gf_cmd_record_def, gf_cmd_bench_def,
 	gf_cmd_bench_io_def, gf_cmd_bench_mem_def, gf_cmd_bench_h2d_def, gf_cmd_tune_def, gf_cmd_revert_def;
 extern const struct gf_cmd gf_cmd_run_def;
+extern const struct gf_cmd gf_cmd_bench_p2p_def;
 extern const struct gf_cmd gf_cmd_verify_def;
 extern const struct gf_cmd gf_cmd_plan_def;
 extern const struct gf_cmd gf_cmd_config_def, gf_cmd_config_kubelet_def, gf_cmd_config_slurm_def,

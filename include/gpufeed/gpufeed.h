@@ -27,6 +27,7 @@
 #include <gpufeed/io.h>
 #include <gpufeed/bench.h>
 #include <gpufeed/bench_h2d.h>
+#include <gpufeed/bench_p2p.h>
 #include <gpufeed/bench_mem.h>
 #include <gpufeed/env.h>
 #include <gpufeed/bind.h>

@@ -14,6 +14,8 @@
  *                       (cuInit succeeds, no devices), stub (cuInit:
  *                       CUDA_ERROR_STUB_LIBRARY), no_names (cuGetErrorName
  *                       and cuGetErrorString know no code)
+ *   FAKE_CUDA_NO_PEER   A-B,...: ordinals A and B cannot reach each other
+ *                       (cuDeviceCanAccessPeer 0 both ways)
  *
  * Kernels: cuModuleLoadData takes a NUL-terminated PTX text;
  * cuModuleGetFunction finds ".entry NAME" in it; cuLaunchKernel runs
@@ -533,12 +535,31 @@ gf_cu_result cuEventDestroy_v2(gf_cu_event e)
 
 /* ---- peers ---- */
 
+/* FAKE_CUDA_NO_PEER names the pair a-b (either order). */
+static int no_peer(int a, int b)
+{
+	const char *p = env("FAKE_CUDA_NO_PEER");
+
+	while (*p) {
+		char *end;
+		long x = strtol(p, &end, 10), y = *end == '-' ? strtol(end + 1, &end, 10) : -1;
+
+		if ((x == a && y == b) || (x == b && y == a))
+			return 1;
+		p = strchr(end, ',');
+		if (!p)
+			break;
+		p++;
+	}
+	return 0;
+}
+
 gf_cu_result cuDeviceCanAccessPeer(int *can, gf_cu_device d, gf_cu_device peer)
 {
 	NEED_INIT();
 	if (d < 0 || d >= ndevices() || peer < 0 || peer >= ndevices())
 		return GF_CUDA_ERROR_INVALID_DEVICE;
-	*can = d != peer;
+	*can = d != peer && !no_peer(d, peer);
 	return GF_CUDA_SUCCESS;
 }
 
@@ -612,14 +633,22 @@ gf_cu_result cuModuleUnload(gf_cu_module m)
 	return GF_CUDA_SUCCESS;
 }
 
+/* A kernel reaches another GPU's memory only once the current context has
+ * peer access to it (cuCtxEnablePeerAccess), as on a real GPU. */
+static int reachable(int dev)
+{
+	return dev == current->dev || current->peer[dev];
+}
+
 /* gf_copy(dst, src, bytes): what the grid-stride kernel does. */
 static gf_cu_result run_copy(void **params)
 {
 	gf_cu_deviceptr dst = *(gf_cu_deviceptr *)params[0], src = *(gf_cu_deviceptr *)params[1];
 	unsigned long long n = *(unsigned long long *)params[2];
-	unsigned char *d = device_bytes(dst, n, NULL), *s = device_bytes(src, n, NULL);
+	int ddev = -1, sdev = -1;
+	unsigned char *d = device_bytes(dst, n, &ddev), *s = device_bytes(src, n, &sdev);
 
-	if (!d || !s || dst % 16 || src % 16)
+	if (!d || !s || dst % 16 || src % 16 || !reachable(ddev) || !reachable(sdev))
 		return GF_CUDA_ERROR_ILLEGAL_ADDRESS;
 	memmove(d, s, n);
 	return GF_CUDA_SUCCESS;
@@ -634,9 +663,10 @@ static gf_cu_result run_chase(void **params)
 	unsigned char *o = device_bytes(out, sizeof(p), NULL);
 
 	for (unsigned long long i = 0; i < steps; i++) {
-		unsigned char *b = device_bytes(p, sizeof(p), NULL);
+		int dev = -1;
+		unsigned char *b = device_bytes(p, sizeof(p), &dev);
 
-		if (!b)
+		if (!b || !reachable(dev))
 			return GF_CUDA_ERROR_ILLEGAL_ADDRESS;
 		memcpy(&p, b, sizeof(p));
 	}

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# `gpufeed bench p2p` against NVIDIA's nvbandwidth on a GPU machine: the
+# same copies (nvbandwidth's d2d read/write testcases, CE and SM,
+# unidirectional and bidirectional, and device_local_copy; its default
+# 512 MiB buffer and 16 copies per sample), RUNS runs of each, interleaved
+# (nvbandwidth, gpufeed, nvbandwidth, ...), then per matching figure (a
+# testcase's matrix cell) the median over the runs of each tool, their
+# ratio, and PASS when |ratio - 1| <= 0.02 (issue 10's bar).  Latency
+# (device_to_device_latency_sm) is listed beside it as INFO, outside the
+# bar.  One GPU: only device_local_copy matches (nvbandwidth waives the
+# peer testcases); N GPUs: every cell of every pair with peer access.
+#
+#   bench/compare-p2p-nvbandwidth.sh OUTDIR [RUNS]       (RUNS default 5, at least 5)
+#
+# Environment: GPUFEED (default build/gpufeed), NVBANDWIDTH (default
+# bench/.nvbw/nvbandwidth, built by bench/nvbandwidth-kit.sh), P2P_SIZE
+# (default 512M: nvbandwidth's -b is MiB, set from it).  Needs python3 (no jq).
+# OUTDIR gets 5 files: nvbandwidth.jsonl and gpufeed.jsonl (every run's
+# JSON, one per line), summary.txt, summary.json, log.txt (commands,
+# machine, stderr).  Exit 0 all PASS, 1 a figure outside 2% or missing,
+# 2 usage, 3 a tool failed.
+set -uo pipefail
+
+out=${1:-}
+runs=${2:-5}
+[ -n "$out" ] || { echo "usage: $0 OUTDIR [RUNS]" >&2; exit 2; }
+[ "$runs" -ge 5 ] 2>/dev/null || { echo "$0: RUNS must be a number >= 5" >&2; exit 2; }
+root=$(cd "$(dirname "$0")/.." && pwd)
+gpufeed=${GPUFEED:-$root/build/gpufeed}
+nvbw=${NVBANDWIDTH:-$root/bench/.nvbw/nvbandwidth}
+size=${P2P_SIZE:-512M}
+mib=$(( $(numfmt --from=iec "$size") >> 20 ))
+for t in "$gpufeed" "$nvbw"; do [ -x "$t" ] || { echo "$0: $t is not there (build it)" >&2; exit 2; }; done
+command -v python3 >/dev/null || { echo "$0: python3 is needed" >&2; exit 2; }
+mkdir -p "$out"
+log=$out/log.txt
+: >"$out/nvbandwidth.jsonl"
+: >"$out/gpufeed.jsonl"
+tests=(device_to_device_memcpy_read_ce device_to_device_memcpy_write_ce
+       device_to_device_bidirectional_memcpy_read_ce device_to_device_bidirectional_memcpy_write_ce
+       device_to_device_memcpy_read_sm device_to_device_memcpy_write_sm
+       device_to_device_bidirectional_memcpy_read_sm device_to_device_bidirectional_memcpy_write_sm
+       device_local_copy device_to_device_latency_sm)
+{
+	echo "# $(date -u +%FT%TZ) $(hostname) $(uname -r)"
+	nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version --format=csv 2>&1 || true
+	nvidia-smi topo -m 2>&1 || true
+	# nvbandwidth numbers devices by CUDA ordinal: in PCI order here, so its
+	# row/column i is NVML's (and gpufeed's) GPU i.
+	echo "# CUDA_DEVICE_ORDER=PCI_BUS_ID $nvbw -j -b $mib -t ${tests[*]}"
+	echo "# $gpufeed bench p2p --json --size $size --quiet"
+} >"$log"
+
+# One line of JSON from a tool's stdout (nvbandwidth may print around it).
+oneline() { python3 -c 'import json,sys; t=sys.stdin.read(); print(json.dumps(json.loads(t[t.index("{"):t.rindex("}")+1])))'; }
+
+for r in $(seq 1 "$runs"); do
+	echo "run $r of $runs: nvbandwidth" | tee -a "$log" >&2
+	if ! CUDA_DEVICE_ORDER=PCI_BUS_ID "$nvbw" -j -b "$mib" -t "${tests[@]}" 2>>"$log" >"$out/.nvbw.tmp" ||
+	   ! oneline <"$out/.nvbw.tmp" >>"$out/nvbandwidth.jsonl" 2>>"$log"; then
+		cat "$out/.nvbw.tmp" >>"$log"; rm -f "$out/.nvbw.tmp"
+		echo "$0: nvbandwidth failed (log.txt)" >&2; exit 3
+	fi
+	rm -f "$out/.nvbw.tmp"
+	echo "run $r of $runs: gpufeed bench p2p" | tee -a "$log" >&2
+	"$gpufeed" bench p2p --json --size "$size" --quiet 2>>"$log" >"$out/.gf.tmp"
+	rc=$?
+	# Exit 1 (findings) still has figures to compare; others do not.
+	if [ "$rc" -gt 1 ] || ! oneline <"$out/.gf.tmp" >>"$out/gpufeed.jsonl" 2>>"$log"; then
+		rm -f "$out/.gf.tmp"; echo "$0: gpufeed bench p2p failed with exit $rc (log.txt)" >&2; exit 3
+	fi
+	rm -f "$out/.gf.tmp"
+done
+
+python3 - "$out" "${tests[@]}" <<'PY'
+import json, statistics, sys
+out, order = sys.argv[1], sys.argv[2:]
+nv = {}   # (testcase, row, column) -> [value per run]
+for line in open(f"{out}/nvbandwidth.jsonl"):
+    for tc in json.loads(line)["nvbandwidth"]["testcases"]:
+        if tc.get("status") != "Passed" or tc["name"] not in order:
+            continue
+        m = tc.get("bandwidth_matrix", [])
+        # The bidirectional testcases append read1 (write1), read2 and total
+        # to one matrix: its first ncols rows are the first.
+        if "bidirectional" in tc["name"] and m:
+            m = m[:len(m[0])]
+        for r, row in enumerate(m):
+            for c, cell in enumerate(row):
+                if cell != "N/A":
+                    nv.setdefault((tc["name"], r, c), []).append(float(cell))
+gf, samples, limits = {}, {}, {}
+for line in open(f"{out}/gpufeed.jsonl"):
+    for p in json.loads(line)["points"]:
+        n = p.get("nvbandwidth")
+        if not n or p.get("status") == "error":
+            continue
+        key = (n["testcase"], n["row"], n["column"])
+        gf.setdefault(key, []).append(p["median"])
+        samples.setdefault(key, []).extend(p["samples"])
+        limits[key] = p.get("limit_gb_per_s")
+rows, ok = [], True
+for key in sorted(set(nv) | set(gf), key=lambda k: (order.index(k[0]), k[1], k[2])):
+    a, b = gf.get(key, []), nv.get(key, [])
+    info = key[0].endswith("latency_sm")
+    row = {"test": key[0], "row": key[1], "column": key[2], "gpufeed_runs": a, "nvbandwidth_runs": b,
+           "gpufeed_samples": samples.get(key, []), "limit_gb_per_s": limits.get(key),
+           "unit": "ns" if info else "GB/s"}
+    if len(a) >= 5 and len(b) >= 5:
+        ma, mb = statistics.median(a), statistics.median(b)
+        ratio = ma / mb if mb else float("inf")
+        row.update(gpufeed_median=ma, nvbandwidth_median=mb, ratio=ratio,
+                   result="INFO" if info else "PASS" if abs(ratio - 1) <= 0.02 else "FAIL")
+    else:
+        row.update(result="INFO" if info else "MISSING")
+    ok &= row["result"] in ("PASS", "INFO")
+    rows.append(row)
+matched = sum(r["result"] in ("PASS", "FAIL") for r in rows)
+ok &= matched > 0
+json.dump({"runs": len(open(f"{out}/gpufeed.jsonl").readlines()), "bar": "|median ratio - 1| <= 0.02",
+           "figures": rows, "matched": matched, "all_pass": ok}, open(f"{out}/summary.json", "w"), indent=1)
+with open(f"{out}/summary.txt", "w") as f:
+    f.write(f"{'testcase':48} {'row':>3} {'col':>3} {'gpufeed':>9} {'nvbw':>9} {'ratio':>7} {'%limit':>7}  result\n")
+    for r in rows:
+        lim = r["limit_gb_per_s"]
+        pct = f"{100 * r['gpufeed_median'] / lim:6.1f}%" if lim and "gpufeed_median" in r else "      -"
+        if "ratio" in r:
+            f.write(f"{r['test']:48} {r['row']:>3} {r['column']:>3} {r['gpufeed_median']:9.2f} "
+                    f"{r['nvbandwidth_median']:9.2f} {r['ratio']:7.4f} {pct}  {r['result']}"
+                    f"{' (ns, outside the bar)' if r['unit'] == 'ns' else ''}\n")
+        else:
+            f.write(f"{r['test']:48} {r['row']:>3} {r['column']:>3} {'-':>9} {'-':>9} {'-':>7} {pct}  "
+                    f"{r['result']} (gpufeed {len(r['gpufeed_runs'])} runs, nvbandwidth {len(r['nvbandwidth_runs'])})\n")
+    f.write(("ALL PASS" if ok else "NOT ALL PASS") + f" ({matched} matching figures; medians over the runs; "
+            "GB/s = 1e9 bytes/s; bidirectional: nvbandwidth's read1/write1)\n")
+print(open(f"{out}/summary.txt").read(), end="")
+sys.exit(0 if ok else 1)
+PY
