@@ -12,7 +12,10 @@
 #
 # Environment: GPUFEED (default build/gpufeed), NVBANDWIDTH (default
 # bench/.nvbw/nvbandwidth, built by bench/nvbandwidth-kit.sh), H2D_SIZE
-# (default 512M: nvbandwidth's -b is MiB, set from it).  Needs python3 (no jq).
+# (default 512M: nvbandwidth's -b is MiB, set from it), H2D_TESTS (a
+# space-separated subset of the nvbandwidth testcases below, e.g. to give
+# a noisy figure more runs), H2D_PAGEABLE (1, the default: gpufeed also
+# measures pageable memory, shown beside; 0: pinned only, faster).  Needs python3 (no jq).
 # OUTDIR gets 5 files: nvbandwidth.jsonl and gpufeed.jsonl (every run's
 # JSON, one per line), summary.txt, summary.json, log.txt (commands,
 # machine, stderr).  Exit 0 all PASS, 1 a figure outside 2%, 2 usage, 3 a
@@ -37,6 +40,9 @@ log=$out/log.txt
 tests=(host_to_device_memcpy_ce device_to_host_memcpy_ce host_to_device_bidirectional_memcpy_ce
        device_to_host_bidirectional_memcpy_ce host_to_all_memcpy_ce all_to_host_memcpy_ce
        host_to_all_bidirectional_memcpy_ce all_to_host_bidirectional_memcpy_ce)
+[ -n "${H2D_TESTS:-}" ] && read -r -a tests <<<"$H2D_TESTS"
+gfopts=(--json --size "$size" --all-at-once --quiet)
+[ "${H2D_PAGEABLE:-1}" = 1 ] && gfopts+=(--pageable)
 {
 	echo "# $(date -u +%FT%TZ) $(hostname) $(uname -r)"
 	nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version,pcie.link.gen.current,pcie.link.width.current \
@@ -44,7 +50,7 @@ tests=(host_to_device_memcpy_ce device_to_host_memcpy_ce host_to_device_bidirect
 	# nvbandwidth numbers devices by CUDA ordinal: in PCI order here, so its
 	# column i is NVML's (and gpufeed's) GPU i.
 	echo "# CUDA_DEVICE_ORDER=PCI_BUS_ID $nvbw -j -b $mib -t ${tests[*]}"
-	echo "# $gpufeed bench h2d --json --size $size --all-at-once --pageable --quiet"
+	echo "# $gpufeed bench h2d ${gfopts[*]}"
 } >"$log"
 
 # One line of JSON from a tool's stdout (nvbandwidth may print around it).
@@ -59,7 +65,7 @@ for r in $(seq 1 "$runs"); do
 	fi
 	rm -f "$out/.nvbw.tmp"
 	echo "run $r of $runs: gpufeed bench h2d" | tee -a "$log" >&2
-	"$gpufeed" bench h2d --json --size "$size" --all-at-once --pageable --quiet 2>>"$log" >"$out/.gf.tmp"
+	"$gpufeed" bench h2d "${gfopts[@]}" 2>>"$log" >"$out/.gf.tmp"
 	rc=$?
 	# Exit 1 (findings) still has figures to compare; others do not.
 	if [ "$rc" -gt 1 ] || ! oneline <"$out/.gf.tmp" >>"$out/gpufeed.jsonl" 2>>"$log"; then
@@ -68,9 +74,9 @@ for r in $(seq 1 "$runs"); do
 	rm -f "$out/.gf.tmp"
 done
 
-python3 - "$out" <<'PY'
+python3 - "$out" "${tests[@]}" <<'PY'
 import json, statistics, sys
-out = sys.argv[1]
+out, wanted = sys.argv[1], set(sys.argv[2:])
 # nvbandwidth testcase -> gpufeed direction (pinned memory, the GPU's node)
 pairs = {
     "host_to_device_memcpy_ce": "host_to_device",
@@ -85,7 +91,7 @@ pairs = {
 nv = {}   # (test, gpu) -> [GB/s per run]
 for line in open(f"{out}/nvbandwidth.jsonl"):
     for tc in json.loads(line)["nvbandwidth"]["testcases"]:
-        if tc.get("status") != "Passed" or tc["name"] not in pairs:
+        if tc.get("status") != "Passed" or tc["name"] not in pairs or tc["name"] not in wanted:
             continue
         for g, cell in enumerate(tc["bandwidth_matrix"][0]):
             if cell != "N/A":
@@ -100,6 +106,8 @@ for line in open(f"{out}/gpufeed.jsonl"):
         if p.get("status") == "error":
             continue
         test = next(t for t, d in pairs.items() if d == p["direction"])
+        if test not in wanted:
+            continue
         if p.get("memory") == "pageable":
             pageable.setdefault((test, p["gpu"]), []).append(p["median"])
             continue
