@@ -152,11 +152,28 @@ static void remove_file(struct gf_bench_io *b, struct gf_bench_io_results *res)
 	}
 }
 
+/* Gives up before any output: the file we made goes, the message stays. */
+static int fail(struct gf_bench_io *b, struct gf_bench_io_results *res, int rc)
+{
+	char msg[512];
+
+	gf_strlcpy(msg, gf_last_error(), sizeof(msg));
+	gf_bench_io_close(b);
+	gf_bench_io_results_free(res);
+	return gf_error(rc, "%s", msg);
+}
+
 static int check_all(struct gf_bench_io *b, const struct gf_bench_plan *plan)
 {
-	for (unsigned i = 0; i < plan->n; i++)
-		if (gf_bench_io_check(b, &plan->points[i]))
-			return gf_error(-EDOM, "%s", gf_last_error());
+	char msg[512];
+
+	for (unsigned i = 0; i < plan->n; i++) {
+		if (gf_bench_io_check(b, &plan->points[i])) {
+			/* gf_error writes over gf_last_error()'s buffer: a copy. */
+			gf_strlcpy(msg, gf_last_error(), sizeof(msg));
+			return gf_error(-EDOM, "%s", msg);
+		}
+	}
 	return 0;
 }
 
@@ -186,11 +203,8 @@ int gf_bench_io_run_plan(const struct gf_bench_plan *plan, const struct gf_bench
 		fprintf(ps, "gpufeed bench io: preparing %s\n", opts->path);
 	if (!(res = results_new(plan, opts->repeats ? opts->repeats : 1)))
 		return gf_error(-ENOMEM, "bench io: out of memory");
-	if ((rc = gf_bench_io_open(opts, &b)) || (rc = check_all(b, plan))) {
-		gf_bench_io_close(b);	/* removes the file it made */
-		gf_bench_io_results_free(res);
-		return rc;
-	}
+	if ((rc = gf_bench_io_open(opts, &b)) || (rc = check_all(b, plan)))
+		return fail(b, res, rc);
 	/* Not a terminal and no --status-interval: no lines (as fio). */
 	if (ps && (opts->progress_tty || opts->status_interval_s > 0)) {
 		ro.progress = ps;
@@ -203,11 +217,8 @@ int gf_bench_io_run_plan(const struct gf_bench_plan *plan, const struct gf_bench
 	ro.cancel = opts->cancel;
 	c = (struct io_ctx){ .b = b, .pts = plan->points, .res = res };
 	rc = gf_runner_run(&io_ops, &c, plan->n, &ro, res->points);
-	if (rc && rc != -ECANCELED) {
-		gf_bench_io_close(b);
-		gf_bench_io_results_free(res);
-		return rc;
-	}
+	if (rc && rc != -ECANCELED)
+		return fail(b, res, rc);
 	res->cancelled = rc == -ECANCELED;
 	for (unsigned i = 0; i < plan->n; i++)
 		figure(res, i, &plan->points[i]);
