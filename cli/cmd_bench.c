@@ -1,12 +1,11 @@
 /* gpufeed bench io PATH: storage through the I/O engine, a sweep or one
- * fio-style point. */
+ * fio-style point.  The command parses; the plan, the runs (on the shared
+ * bench runner), the file's removal and the output are the library's
+ * (gpufeed/bench.h). */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <gpufeed/bench.h>
 #include "cli.h"
@@ -16,59 +15,6 @@ struct args {
 	int numa_node;
 	double status_interval;		/* seconds, 0: none */
 };
-
-/* Progress on stderr: a line rewritten in place on a terminal, or a status
- * line every status_interval seconds otherwise (fio's --status-interval). */
-struct progress {
-	const struct gf_bench_point *pts;
-	unsigned i, n;
-	bool tty;
-	double status_interval, t0, last_status;
-};
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void on_progress(const struct gf_bench_progress *pr, void *ctx)
-{
-	struct progress *g = ctx;
-	const struct gf_bench_point *p = &g->pts[g->i];
-	double now = now_s(), eta = p->duration_s - pr->elapsed_s;
-	char eng[24];
-
-	if (!g->tty && (!g->status_interval || now - g->last_status < g->status_interval))
-		return;
-	if (eta < 0)
-		eta = 0;
-	for (unsigned k = g->i + 1; k < g->n; k++)
-		eta += g->pts[k].duration_s;
-	snprintf(eng, sizeof(eng), "%s:%u", gf_io_backend_name(p->engine),
-		 p->engine == GF_IO_PSYNC ? p->threads : p->qd);
-	if (g->tty) {
-		fprintf(stderr, "\r[%u/%u] %s %s bs=%zu %s  %.1f/%.1f s  %.3f GB/s  elapsed %.0f s  ETA %.0f s   ",
-			g->i + 1, g->n, gf_bench_mode_name(p->mode), gf_bench_cache_name(p->cache), p->bs, eng,
-			pr->elapsed_s, p->duration_s, pr->gb_per_s_now, now - g->t0, eta);
-	} else {
-		fprintf(stderr, "gpufeed bench io: [%u/%u] %s %s bs=%zu %s: %.1f of %.1f s, %.3f GB/s now; "
-			"elapsed %.0f s, ETA %.0f s\n", g->i + 1, g->n, gf_bench_mode_name(p->mode),
-			gf_bench_cache_name(p->cache), p->bs, eng, pr->elapsed_s, p->duration_s, pr->gb_per_s_now,
-			now - g->t0, eta);
-		g->last_status = now;
-	}
-}
-
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
 
 static int count_arg(struct gf_cli *cli, const char *name, const char *arg, uint64_t lo, uint64_t hi,
 		     unsigned *v)
@@ -157,6 +103,11 @@ static int opt_numa_node(struct gf_cli *cli, void *ctx, const char *arg)
 	return 0;
 }
 
+static int opt_repeats(struct gf_cli *cli, void *ctx, const char *arg)
+{
+	return gf_cli_count_opt(cli, "repeats", arg, GF_BENCH_IO_REPEATS_MAX, &((struct args *)ctx)->rq.repeats);
+}
+
 static int opt_status_interval(struct gf_cli *cli, void *ctx, const char *arg)
 {
 	struct args *a = ctx;
@@ -186,6 +137,9 @@ static const struct gf_opt bench_io_opts[] = {
 	GF_OPT_CALLBACK(0, "duration", "D", opt_duration,
 			"per point: 10s, 500ms, 1m, or plain seconds (default\n"
 			"10 for --mode, 1 in a sweep, 0.25 with --quick)"),
+	GF_OPT_CALLBACK(0, "repeats", "N", opt_repeats,
+			"runs of each point (default 1); its GB/s is their\n"
+			"median, every run is in the JSON"),
 	GF_OPT_BOOL(0, "quick", struct args, rq.quick, "a short sweep (under a minute on 2 cores)"),
 	GF_OPT_STRING(0, "modes", "LIST", struct args, rq.modes, "sweep: modes to run (default all four)"),
 	GF_OPT_STRING(0, "engines", "LIST", struct args, rq.engines,
@@ -205,7 +159,7 @@ static const struct gf_opt bench_io_opts[] = {
 	GF_OPT_COMMON("root", "take the machine model (the drive's node) from a\n"
 		      "recording; the I/O still runs here"),
 	GF_OPT_COMMON("pci-locality", NULL),
-	GF_OPT_COMMON("json", "results with raw samples (schema gpufeed-bench-io/2)"),
+	GF_OPT_COMMON("json", "results with raw samples (schema gpufeed-bench-io/3)"),
 	GF_OPT_COMMON("output", NULL),
 	GF_OPT_COMMON("quiet", "no progress or status lines on stderr"),
 	GF_OPTS_STANDARD,
@@ -240,17 +194,13 @@ const struct gf_cmd gf_cmd_bench_io_def = {
 static int cmd_bench_io(int argc, char **argv)
 {
 	struct args a = { .rq = GF_BENCH_IO_REQUEST_INIT, .numa_node = -1 };
+	struct gf_bench_io_results *res = NULL;
 	struct gf_bench_plan plan;
 	struct gf_bench_io_opts bo;
-	struct gf_bench_point *pts;
-	struct gf_bench_result *res = NULL;
-	struct gf_bench_io *b = NULL;
-	struct gf_bench_target target;
-	struct progress prog;
-	bool failed = false, progress;
-	unsigned n, done = 0;
+	struct sigaction sa = { .sa_handler = SIG_IGN };
 	struct gf_cli cli;
-	int ret, rc = 0;
+	bool failed;
+	int ret, rc;
 
 	gf_cli_init(&cli, "bench io");
 	if ((ret = gf_cli_parse(&cli, &gf_cmd_bench_io_def, argc, argv, &a)) >= 0 ||
@@ -259,105 +209,31 @@ static int cmd_bench_io(int argc, char **argv)
 	a.rq.path = argv[optind];
 	if (gf_bench_io_plan(&a.rq, &plan))
 		return gf_cli_usage(&cli, "%s", gf_last_error());
-	pts = plan.points;
-	n = plan.n;
-	if (plan.reads_only && !cli.quiet)
-		fprintf(stderr, "gpufeed bench io: %s exists: reads only (--force to include writes)\n", a.rq.path);
 	bo = plan.opts;
 	bo.numa_node = a.numa_node;
 	bo.root = cli.topo.root;
 	bo.pci_locality = cli.topo.pci_locality;
-	bo.cancel = &interrupted;
-	{
-		struct sigaction sa = { .sa_handler = on_signal };
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
-		/* A reader that goes away must not kill us before the file we
-		 * made is removed: a closed stdout is a write error (EPIPE). */
-		sa.sa_handler = SIG_IGN;
-		sigaction(SIGPIPE, &sa, NULL);
-	}
-	res = calloc(n, sizeof(*res));
-	if (!res) {
-		gf_bench_plan_free(&plan);
-		return gf_cli_fail(&cli, -ENOMEM);
-	}
-	progress = !cli.quiet && isatty(STDERR_FILENO);
-	prog = (struct progress){ .pts = pts, .n = n, .tty = progress, .t0 = now_s(),
-				  .status_interval = cli.quiet ? 0 : a.status_interval };
-	prog.last_status = prog.t0;
-	if (progress || prog.status_interval) {
-		bo.progress = on_progress;
-		bo.progress_ctx = &prog;
-	}
-	if (progress)
-		fprintf(stderr, "gpufeed bench io: preparing %s\n", bo.path);
-	rc = gf_bench_io_open(&bo, &b);
-	if (rc) {
-		gf_bench_plan_free(&plan);
-		free(res);
-		return gf_cli_fail(&cli, interrupted ? -ECANCELED : rc);
-	}
-	for (unsigned i = 0; i < n; i++) {
-		if (gf_bench_io_check(b, &pts[i])) {
-			/* Asked for something this target cannot do: a usage
-			 * error, before anything runs. */
-			ret = gf_cli_usage(&cli, "%s", gf_last_error());
-			gf_bench_io_close(b);
-			gf_bench_plan_free(&plan);
-			free(res);
-			return ret;
-		}
-	}
-	for (unsigned i = 0; i < n && !rc; i++) {
-		prog.i = i;
-		rc = gf_bench_io_run(b, &pts[i], &res[i]);
-		if (!rc) {
-			done++;
-			if (res[i].status)
-				failed = true;
-		}
-	}
-	if (progress)
-		fprintf(stderr, "\n");
-	if (rc) {
-		/* Cancelled: the file we made goes; what ran is not printed. */
-		bool created = gf_bench_io_target(b)->created;
-		int rm = gf_bench_io_remove(b);
-
-		if (rm)
-			fprintf(stderr, "gpufeed bench io: %s\n", gf_last_error());
-		else if (created)
-			fprintf(stderr, "gpufeed bench io: interrupted; removed %s\n", bo.path);
-		gf_bench_io_close(b);
-		gf_bench_plan_free(&plan);
-		free(res);
-		return gf_cli_fail(&cli, rc);
-	}
-	/* The file we made goes before any output: nothing the output does
-	 * (a full disk, a closed pipe) can leave it behind. */
-	target = *gf_bench_io_target(b);
-	if (gf_bench_io_remove(b)) {
-		fprintf(stderr, "gpufeed bench io: %s\n", gf_last_error());
-		failed = true;
-	}
-	gf_bench_io_close(b);
-	if (a.rq.single && res[0].status)
-		fprintf(stderr, "gpufeed bench io: %s\n", res[0].error);
-	errno = 0;
-	if (cli.json)
-		rc = gf_bench_io_write_json(&target, res, done, a.rq.single, stdout);
-	else
-		rc = gf_bench_io_print(&target, res, done, stdout);
-	if (fflush(stdout) || ferror(stdout) || rc) {
-		fprintf(stderr, "gpufeed bench io: writing the results: %s\n", strerror(errno ? errno : EIO));
-		failed = true;
-	}
+	bo.status_interval_s = a.status_interval;
+	gf_cli_bench_start(&cli, &bo.cancel, &bo.progress_stream, &bo.progress_tty);
+	/* A reader that goes away must not kill us before the file we made
+	 * is removed: a closed stdout is a write error (EPIPE). */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGPIPE, &sa, NULL);
+	rc = gf_bench_io_run_plan(&plan, &bo, &res);
 	gf_bench_plan_free(&plan);
-	free(res);
-	return failed ? GF_EXIT_INPUT : GF_EXIT_OK;
+	if (rc == -EDOM)	/* a point this target cannot take */
+		return gf_cli_usage(&cli, "%s", gf_last_error());
+	if (!res)
+		return gf_cli_fail(&cli, rc);
+	/* Also when interrupted: the points that ran, the others marked. */
+	if (*gf_bench_io_results_problem(res))
+		fprintf(stderr, "gpufeed bench io: %s\n", gf_bench_io_results_problem(res));
+	errno = 0;
+	rc = cli.json ? gf_bench_io_results_write_json(res, stdout) : gf_bench_io_results_print(res, stdout);
+	failed = gf_bench_io_results_failed(res);
+	gf_bench_io_results_free(res);
+	ret = gf_cli_bench_finish("bench io", rc, 0);
+	return ret ? ret : failed ? GF_EXIT_INPUT : GF_EXIT_OK;
 }
 
 static const struct gf_cmd *const bench_subs[] = { &gf_cmd_bench_io_def, &gf_cmd_bench_mem_def, &gf_cmd_bench_h2d_def, &gf_cmd_bench_p2p_def, NULL };

@@ -17,8 +17,10 @@ extern "C" {
 #endif
 
 /* 2: gpufeed_version and generated_at (was version), span_bytes, redrops,
- * target.direct_align. */
-#define GF_BENCH_IO_SCHEMA "gpufeed-bench-io/2"
+ * target.direct_align.  3: per point "repeats", "summary" (the median and
+ * spread of its runs' GB/s) and "runs" (each run's figures); gb_per_s is
+ * the median of the runs. */
+#define GF_BENCH_IO_SCHEMA "gpufeed-bench-io/3"
 
 enum gf_bench_mode { GF_BENCH_SEQREAD = 0, GF_BENCH_RANDREAD, GF_BENCH_SEQWRITE, GF_BENCH_RANDWRITE };
 GF_API const char *gf_bench_mode_name(enum gf_bench_mode m);
@@ -50,6 +52,7 @@ struct gf_bench_point {
 #define GF_BENCH_BS_MAX (1u << 30)
 #define GF_BENCH_QD_MAX 4096u
 #define GF_BENCH_THREADS_MAX 256u
+#define GF_BENCH_IO_REPEATS_MAX 100u	/* runs per point (--repeats) */
 
 struct gf_bench_result {
 	struct gf_bench_point p;
@@ -93,6 +96,11 @@ struct gf_bench_io_opts {
 	 * called gf_bench_io_run; NULL: none. */
 	void (*progress)(const struct gf_bench_progress *pr, void *ctx);
 	void *progress_ctx;
+	/* gf_bench_io_run_plan only (the shared bench runner's): */
+	unsigned repeats;		/* runs of each point, 0 means 1 */
+	FILE *progress_stream;		/* progress lines (elapsed, ETA); NULL none */
+	bool progress_tty;		/* one line rewritten in place */
+	double status_interval_s;	/* not tty: a status line this often; 0 none */
 };
 #define GF_BENCH_IO_OPTS_INIT { .struct_size = sizeof(struct gf_bench_io_opts), .numa_node = -1 }
 
@@ -174,6 +182,7 @@ struct gf_bench_io_request {
 	double duration_s;		/* per point, 0: default */
 	uint64_t size;			/* of a file we create, 0: default */
 	bool force;			/* writes to an existing file or device */
+	unsigned repeats;		/* runs of each point, 0: 1 */
 };
 #define GF_BENCH_IO_REQUEST_INIT { .struct_size = sizeof(struct gf_bench_io_request), .engine = GF_IO_URING }
 
@@ -182,13 +191,37 @@ struct gf_bench_plan {
 	struct gf_bench_point *points;
 	unsigned n;
 	bool reads_only;		/* PATH exists, no --force: the sweep's writes were dropped */
-	struct gf_bench_io_opts opts;	/* path, size, force, writes set; the rest default */
+	struct gf_bench_io_opts opts;	/* path, size, force, writes, repeats set; the rest default */
+	bool single;			/* one point (--mode): its fields also at the JSON's top level */
 };
 /* Checks the request (conflicting options, bounds, lists) and makes the
  * points.  Errors are the caller's usage errors: -EINVAL/-ERANGE with a
  * message naming the option.  Free with gf_bench_plan_free. */
 GF_API int gf_bench_io_plan(const struct gf_bench_io_request *rq, struct gf_bench_plan *plan);
 GF_API void gf_bench_plan_free(struct gf_bench_plan *plan);
+
+/* The whole of `gpufeed bench io` on the shared bench runner: opens the
+ * target with opts (plan->opts with the caller's placement, cancel and
+ * progress), checks every point before any runs, runs each point
+ * opts->repeats times (progress with ETA on opts->progress_stream, stopping
+ * when *opts->cancel is set), removes the file it created and returns the
+ * results in *out.  0 when every point ran (some may have failed:
+ * gf_bench_io_results_failed); -EDOM when a point is one the target cannot
+ * take (gf_bench_io_check's message: a usage error), nothing run;
+ * -ECANCELED when stopped, *out still set (the points not reached say so);
+ * else -errno from opening the target, *out NULL. */
+struct gf_bench_io_results;
+GF_API int gf_bench_io_run_plan(const struct gf_bench_plan *plan, const struct gf_bench_io_opts *opts,
+				struct gf_bench_io_results **out);
+/* Whether something failed: a point, the removal of the file, or the run
+ * was interrupted. */
+GF_API bool gf_bench_io_results_failed(const struct gf_bench_io_results *res);
+/* What went wrong, for a line on stderr ("" when nothing): the file could
+ * not be removed, the run was interrupted, or the one point failed. */
+GF_API const char *gf_bench_io_results_problem(const struct gf_bench_io_results *res);
+GF_API int gf_bench_io_results_write_json(const struct gf_bench_io_results *res, FILE *f);
+GF_API int gf_bench_io_results_print(const struct gf_bench_io_results *res, FILE *f);
+GF_API void gf_bench_io_results_free(struct gf_bench_io_results *res);
 
 /* Output: results of one run (n points); single = the fio-style one point,
  * whose fields are also written at the top level. */

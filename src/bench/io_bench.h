@@ -8,6 +8,8 @@
 #include <gpufeed/bench.h>
 #include <gpufeed/cpuset.h>
 
+#include "bench/runner.h"
+
 struct gf_bench_io {
 	struct gf_bench_io_opts opts;
 	struct gf_bench_target target;
@@ -19,7 +21,32 @@ struct gf_bench_io {
 	ino_t ino;
 	bool removed;
 	int excl_fd;			/* a block device claimed O_EXCL, -1 */
+	/* Progress inside a point for gf_bench_io_run_plan (the runner's
+	 * in-point report), in place of opts.progress when set. */
+	void (*in_point)(const struct gf_bench_progress *pr, void *ctx);
+	void *in_point_ctx;
 };
+
+/* What gf_bench_io_run_plan returns (io_runner.c), written by io_report.c. */
+struct gf_bench_io_results {
+	struct gf_bench_target target;
+	bool single;			/* one point: its fields at the JSON's top level too */
+	unsigned n, repeats;
+	/* Per point the figure: the median run's result, gb_per_s the median
+	 * of the runs' GB/s; a point not run has only p, status and error. */
+	struct gf_bench_result *figures;
+	struct gf_bench_result *runs;	/* n * repeats, point i's from i * repeats */
+	unsigned *nruns;		/* runs each point made */
+	struct gf_runner_point *points;	/* the runner's: each run's GB/s, summarised */
+	bool cancelled, remove_failed;
+	char problem[512];
+};
+
+/* Writes n points (figure, its runs, the runner's summary of them) as
+ * gf_bench_io_write_json does. */
+int gf_bench__write_json(const struct gf_bench_target *t, const struct gf_bench_result *figures,
+			 const struct gf_bench_result *runs, const unsigned *nruns, unsigned repeats,
+			 const struct gf_runner_point *points, unsigned n, bool single, FILE *f);
 
 /* Whether st (of the path or of a descriptor opened on it) is the file
  * this run created; true for targets we did not create. */

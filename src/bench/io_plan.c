@@ -3,6 +3,7 @@
  * is only read" rule.  In the library, so a binding gets the same answers
  * as the command line. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -71,8 +72,11 @@ int gf_bench_io_plan(const struct gf_bench_io_request *rq, struct gf_bench_plan 
 	if (!rq || !plan)
 		return gf_error(-EINVAL, "bench io: gf_bench_io_plan: NULL argument");
 	memset(plan, 0, sizeof(*plan));
-	if ((rc = gf_opts_check(rq->struct_size, sizeof(*rq), "gf_bench_io_plan", "GF_BENCH_IO_REQUEST_INIT")))
+	if ((rc = gf_opts_check(rq->struct_size, offsetof(struct gf_bench_io_request, force) + sizeof(rq->force),
+				"gf_bench_io_plan", "GF_BENCH_IO_REQUEST_INIT")))
 		return rc;
+	if (GF_OPTS_HAS(rq, struct gf_bench_io_request, repeats) && rq->repeats > GF_BENCH_IO_REPEATS_MAX)
+		return gf_error(-ERANGE, "--repeats: at most %u runs of a point", GF_BENCH_IO_REPEATS_MAX);
 	if (!rq->path || !*rq->path)
 		return gf_error(-EINVAL, "no PATH");
 	if (!(rq->duration_s >= 0 && rq->duration_s <= GF_DURATION_MAX))
@@ -113,6 +117,8 @@ int gf_bench_io_plan(const struct gf_bench_io_request *rq, struct gf_bench_plan 
 	plan->opts.path = rq->path;
 	plan->opts.size = rq->size ? rq->size : rq->quick ? 256ull << 20 : 1ull << 30;
 	plan->opts.force = rq->force;
+	plan->opts.repeats = GF_OPTS_HAS(rq, struct gf_bench_io_request, repeats) ? rq->repeats : 0;
+	plan->single = rq->single;
 	for (unsigned i = 0; i < n; i++)
 		plan->opts.writes |= gf_bench_mode_writes(plan->points[i].mode);
 	return 0;

@@ -1,16 +1,20 @@
 /* `bench io` output: the documented JSON (docs/bench-io.md) and the
  * human table. */
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <jansson.h>
 #include <gpufeed/bench.h>
 #include <gpufeed/gpufeed.h>
+#include "bench/io_bench.h"
 #include "bench/output.h"
+#include "bench/stats.h"
 #include "core/error.h"
 #include "core/json_read.h"
 #include "core/json_stamp.h"
+#include "core/strutil.h"
 #include "topo/render.h"
 
 /* Buffered writes have no cold or warm: call them "buffered". */
@@ -21,11 +25,9 @@ static const char *cache_label(const struct gf_bench_point *p)
 	return gf_bench_cache_name(p->cache);
 }
 
-static void put_point(json_t *o, const struct gf_bench_result *r)
+/* What a point asked for. */
+static void put_setup(json_t *o, const struct gf_bench_point *p)
 {
-	const struct gf_bench_point *p = &r->p;
-	json_t *samples = json_array();
-
 	json_object_set_new(o, "mode", json_string(gf_bench_mode_name(p->mode)));
 	json_object_set_new(o, "bs", json_integer((json_int_t)p->bs));
 	json_object_set_new(o, "qd", json_integer(p->qd));
@@ -35,6 +37,13 @@ static void put_point(json_t *o, const struct gf_bench_result *r)
 	json_object_set_new(o, "engine", json_string(gf_io_backend_name(p->engine)));
 	json_object_set_new(o, "sqpoll", json_boolean(p->sqpoll));
 	json_object_set_new(o, "duration_s", gf_bench_jnum(p->duration_s));
+}
+
+/* What one run (or the point's figure) measured. */
+static void put_measures(json_t *o, const struct gf_bench_result *r)
+{
+	json_t *samples = json_array();
+
 	json_object_set_new(o, "status", json_string(r->status ? "error" : "ok"));
 	if (r->status)
 		json_object_set_new(o, "error", gf_jstr(r->error));
@@ -61,6 +70,25 @@ static void put_point(json_t *o, const struct gf_bench_result *r)
 	for (unsigned i = 0; i < r->nsamples && i < GF_LAT_SAMPLES_MAX; i++)
 		json_array_append_new(samples, gf_bench_jnum(r->samples[i]));
 	json_object_set_new(o, "samples_gb_per_s", samples);
+}
+
+/* A point: its setup, its figure, how many runs were asked for, the
+ * summary of the runs' GB/s (gf_bench_json_point) and each run. */
+static void put_point(json_t *o, const struct gf_bench_result *fig, const struct gf_bench_result *runs, unsigned nruns,
+		      unsigned repeats, const struct gf_runner_point *rp)
+{
+	json_t *arr = json_array();
+
+	put_setup(o, &fig->p);
+	put_measures(o, fig);
+	json_object_set_new(o, "repeats", json_integer(repeats));
+	json_object_set_new(o, "summary", gf_bench_json_point(rp, "GB/s"));
+	for (unsigned k = 0; k < nruns; k++) {
+		json_t *run = json_object();
+		put_measures(run, &runs[k]);
+		json_array_append_new(arr, run);
+	}
+	json_object_set_new(o, "runs", arr);
 }
 
 static json_t *target_json(const struct gf_bench_target *t)
@@ -104,27 +132,53 @@ static void put_target(json_t *root, const struct gf_bench_target *t)
 	json_object_set_new(root, "target", o);
 }
 
+int gf_bench__write_json(const struct gf_bench_target *t, const struct gf_bench_result *figures,
+			 const struct gf_bench_result *runs, const unsigned *nruns, unsigned repeats,
+			 const struct gf_runner_point *points, unsigned n, bool single, FILE *f)
+{
+	json_t *root = json_object(), *arr = json_array();
+
+	gf_json_stamp(root, GF_BENCH_IO_SCHEMA);
+	for (unsigned i = 0; i < n; i++) {
+		json_t *o = json_object();
+		put_point(o, &figures[i], &runs[(size_t)i * repeats], nruns[i], repeats, &points[i]);
+		if (single && n == 1)
+			json_object_update(root, o);
+		json_array_append_new(arr, o);
+	}
+	put_target(root, t);
+	json_object_set_new(root, "points", arr);
+	return gf_json_dump(root, f);
+}
+
+/* Results made elsewhere (a binding, a replay): each point one run, its
+ * own figure. */
 int gf_bench_io_write_json(const struct gf_bench_target *t, const struct gf_bench_result *r, unsigned n,
 			   bool single, FILE *f)
 {
-	json_t *root, *points;
+	struct gf_runner_point *pts;
+	unsigned *nruns;
+	int rc = 0;
 
 	if (!t || !r || !f)
 		return gf_error(-EINVAL, "bench io: gf_bench_io_write_json: NULL argument");
-	root = json_object();
-	points = json_array();
-
-	gf_json_stamp(root, GF_BENCH_IO_SCHEMA);
-	if (single && n == 1)
-		put_point(root, &r[0]);
-	put_target(root, t);
-	for (unsigned i = 0; i < n; i++) {
-		json_t *o = json_object();
-		put_point(o, &r[i]);
-		json_array_append_new(points, o);
+	pts = calloc(n ? n : 1, sizeof(*pts));
+	nruns = calloc(n ? n : 1, sizeof(*nruns));
+	for (unsigned i = 0; pts && nruns && i < n && !rc; i++) {
+		nruns[i] = 1;
+		pts[i].status = r[i].status;
+		gf_strlcpy(pts[i].error, r[i].error, sizeof(pts[i].error));
+		pts[i].samples = (double *)&r[i].gb_per_s;	/* read only */
+		pts[i].nsamples = r[i].status ? 0 : 1;
+		rc = gf_stats_compute(pts[i].samples, pts[i].nsamples, &pts[i].stats);
 	}
-	json_object_set_new(root, "points", points);
-	return gf_json_dump(root, f);
+	if (!pts || !nruns || rc)
+		rc = gf_error(-ENOMEM, "bench io: out of memory");
+	else
+		rc = gf_bench__write_json(t, r, r, nruns, 1, pts, n, single, f);
+	free(pts);
+	free(nruns);
+	return rc;
 }
 
 static void fmt_bs(size_t bs, char *buf, size_t size)

@@ -427,7 +427,10 @@ static void report_progress(struct run *r, unsigned started)
 		pr.gb_per_s_now = now > last_ns ? (double)(pr.bytes - last_bytes) / (double)(now - last_ns) : 0;
 		last_bytes = pr.bytes;
 		last_ns = now;
-		r->b->opts.progress(&pr, r->b->opts.progress_ctx);
+		if (r->b->in_point)
+			r->b->in_point(&pr, r->b->in_point_ctx);
+		else
+			r->b->opts.progress(&pr, r->b->opts.progress_ctx);
 	}
 }
 
@@ -567,7 +570,7 @@ int gf_bench_io_run(struct gf_bench_io *b, const struct gf_bench_point *p, struc
 	r.go = true;
 	pthread_cond_broadcast(&r.cv);
 	pthread_mutex_unlock(&r.mu);
-	if (GF_OPTS_HAS(&b->opts, struct gf_bench_io_opts, progress_ctx) && b->opts.progress)
+	if (b->in_point || b->opts.progress)
 		report_progress(&r, started);
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(r.jobs[i].th, NULL);

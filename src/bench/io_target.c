@@ -258,7 +258,9 @@ int gf_bench_io_open(const struct gf_bench_io_opts *opts, struct gf_bench_io **o
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return gf_error(-ENOMEM, "bench io: out of memory");
-	b->opts = *opts;
+	/* Fields an older caller's struct lacks keep their defaults. */
+	b->opts = (struct gf_bench_io_opts)GF_BENCH_IO_OPTS_INIT;
+	gf_opts_copy(&b->opts, sizeof(b->opts), opts, opts->struct_size);
 	b->excl_fd = -1;
 	b->target.numa_node = -1;
 	b->target.device_numa_node = -1;

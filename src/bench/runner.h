@@ -17,6 +17,9 @@
 
 #include "bench/stats.h"
 
+/* The run in progress (runner.c), for a target's in-point reports. */
+struct gf_runner;
+
 struct gf_bench_ops {
 	/* Makes point i ready (buffers, threads, calibration).  0, or -errno
 	 * with gf_error's message: the point is recorded as failed and the
@@ -29,6 +32,11 @@ struct gf_bench_ops {
 	void (*cleanup)(void *ctx, unsigned i);
 	/* Names point i in progress lines ("read, CPU node 0, memory node 1"). */
 	void (*label)(void *ctx, unsigned i, char *buf, size_t size);
+	/* Optional, for a target whose one sample lasts seconds (bench io: a
+	 * sample is a whole timed run): given the run before the first point
+	 * and NULL after the last, so that sample() can report where it is
+	 * with gf_runner_report. */
+	void (*attach)(void *ctx, struct gf_runner *run);
 };
 
 struct gf_runner_opts {
@@ -58,6 +66,13 @@ struct gf_runner_point {
 int gf_runner_run(const struct gf_bench_ops *ops, void *ctx, unsigned n, const struct gf_runner_opts *o,
 		  struct gf_runner_point *res);
 void gf_runner_points_free(struct gf_runner_point *res, unsigned n);
+
+/* From inside sample(), in the runner's thread: the sample in progress is
+ * this fraction (0..1) done; detail ("0.6 of 1.0 s, 1.234 GB/s now") goes
+ * on the progress line after the point's label, and the ETA counts the
+ * fraction.  Printed as other progress lines are (tty: every call; else
+ * every status_interval_s, none when that is 0).  run NULL: nothing. */
+void gf_runner_report(struct gf_runner *run, double fraction, const char *detail);
 
 /* Seconds on the monotonic clock: what every target times with. */
 double gf_bench_now(void);

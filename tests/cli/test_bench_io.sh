@@ -52,7 +52,7 @@ expect_jq "$out" '.duration_s == 0.2' "200ms is 0.2 s"
 expect_rc 0 "randread point on a new file" gf bench io "$TMP/r.bin" --mode randread --bs 4K --qd 8 \
 	--direct --duration 0.3 --size 16M --json
 cp "$out" "$TMP/point.json"
-expect_jq "$TMP/point.json" '.schema == "gpufeed-bench-io/2"' "schema tag"
+expect_jq "$TMP/point.json" '.schema == "gpufeed-bench-io/3"' "schema tag"
 expect_jq "$TMP/point.json" '(.gpufeed_version | type) == "string" and (.generated_at | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T"))' \
 	"tool version and a timestamp"
 expect_jq "$TMP/point.json" '.span_bytes == 16777216 and .redrops == 0 and .target.direct_align > 0' \
@@ -336,5 +336,43 @@ expect_jq "$out" '[.points[].cache] | (index("warm") != null and index("buffered
 expect_rc 0 "human table" gf bench io "$TMP/q.bin" --modes randread --bs 4K --engines psync:1 --cache direct \
 	--duration 0.1 --size 4M
 expect_grep "$out" "randread  direct" "a table row"
+
+# --repeats N: N runs of each point on the shared runner; the figure is the
+# median of their GB/s, every run and the summary are in the JSON.
+expect_rc 2 "--repeats 0" gf bench io "$TMP/rp.bin" --mode seqread --repeats 0
+expect_rc 2 "--repeats 101" gf bench io "$TMP/rp.bin" --mode seqread --repeats 101
+expect_rc 0 "--repeats 3 on a sweep of 2 points" gf bench io "$TMP/rp.bin" --modes seqread --bs 4K,64K \
+	--engines psync:1 --cache direct --duration 0.2 --size 4M --repeats 3 --status-interval 100ms --json
+expect_jq "$out" 'all(.points[]; .repeats == 3 and (.runs | length) == 3 and .summary.n == 3)' "3 runs per point"
+expect_jq "$out" 'all(.points[]; ([.runs[].gb_per_s] | sort | .[1]) as $m | .gb_per_s == $m and .summary.median == $m)' \
+	"gb_per_s is the median of the runs' GB/s"
+expect_jq "$out" 'all(.points[]; .summary.samples == [.runs[].gb_per_s] and all(.runs[]; (.samples_gb_per_s | length) > 0))' \
+	"the runs' GB/s and their per-interval samples"
+expect_jq "$out" 'all(.points[]; .summary.unit == "GB/s" and .summary.iqr >= 0)' "the summary's unit and spread"
+# Progress lines come from the runner: the point, the run, elapsed and ETA.
+expect_grep "$err" "gpufeed bench io: \[1/2\] seqread direct bs=4096 psync:1: run 2 of 3, [0-9.]* of 0.2 s, .*ETA" \
+	"a status line names the point and the run"
+expect_grep "$err" "\[2/2\] seqread direct bs=65536 psync:1: .* elapsed [0-9.]* s, ETA [0-9.]* s" "and the next point"
+[ ! -e "$TMP/rp.bin" ] && ok "--repeats: file removed" || not_ok "--repeats left $TMP/rp.bin"
+expect_rc 0 "human table with --repeats 2" gf bench io "$TMP/rp.bin" --mode seqread --duration 0.1 --size 4M --repeats 2
+expect_grep "$out" "median of 2 runs" "the table says what GB/s is"
+
+# Ctrl-C mid-sweep: the points that ran are written, the one in progress
+# is "interrupted", those not reached "not run (interrupted)"; the file goes; exit 3.
+"$GPUFEED" bench io "$TMP/cs.bin" --modes seqread --bs 4K,8K,16K --engines psync:1 --cache direct \
+	--duration 2 --size 4M --status-interval 100ms --json >"$TMP/cs.json" 2>"$TMP/cs.err" &
+pid=$!
+# Stopped once the second point reports (the runner's in-point lines).
+for _ in $(seq 200); do grep -q '\[2/3\]' "$TMP/cs.err" && break; sleep 0.05; done
+kill -INT $pid
+wait $pid
+crc=$?
+[ "$crc" = 3 ] && ok "interrupted sweep exits 3" || not_ok "interrupted sweep exit $crc"
+[ ! -e "$TMP/cs.bin" ] && ok "interrupted sweep removed its file" || not_ok "interrupted sweep left $TMP/cs.bin"
+expect_grep "$TMP/cs.err" "interrupted; removed $TMP/cs.bin" "says it was interrupted and removed the file"
+expect_jq "$TMP/cs.json" '.points[0].status == "ok" and .points[1].error == "interrupted"' \
+	"the first point ran, the second was interrupted"
+expect_jq "$TMP/cs.json" '.points[2].status == "error" and .points[2].error == "not run (interrupted)" and .points[2].bs == 16384' \
+	"the point not reached is marked"
 
 finish

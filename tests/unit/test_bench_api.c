@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
 #include <gpufeed/bench.h>
 #include <gpufeed/error.h>
 
@@ -123,14 +124,15 @@ static void bad_points(void **state)
 }
 
 /* nsamples is the caller's to fill in a result it builds (a binding, a
- * replay): more than the array holds must not be read past its end. */
+ * replay): more than the array holds must not be read past its end, in
+ * the point's samples nor in its run's (schema /3 writes both). */
 static void json_samples_bounded(void **state)
 {
 	struct gf_bench_result *r = calloc(1, sizeof(*r));
+	json_t *root, *pt;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
-	unsigned commas = 0;
 
 	(void)state;
 	assert_non_null(r);
@@ -142,11 +144,14 @@ static void json_samples_bounded(void **state)
 	assert_non_null(f);
 	assert_int_equal(gf_bench_io_write_json(gf_bench_io_target(bench), r, 1, false, f), 0);
 	fclose(f);
-	/* Count the samples: the array is the only place "1.5" appears. */
-	for (const char *p = text; (p = strstr(p, "1.5")); p++)
-		commas++;
-	if (commas > GF_LAT_SAMPLES_MAX)
-		fail_msg("%u samples written; at most %u exist", commas, GF_LAT_SAMPLES_MAX);
+	root = json_loads(text, 0, NULL);
+	assert_non_null(root);
+	pt = json_array_get(json_object_get(root, "points"), 0);
+	assert_int_equal(json_array_size(json_object_get(pt, "samples_gb_per_s")), GF_LAT_SAMPLES_MAX);
+	assert_int_equal(json_array_size(json_object_get(pt, "runs")), 1);
+	assert_int_equal(json_array_size(json_object_get(json_array_get(json_object_get(pt, "runs"), 0),
+							 "samples_gb_per_s")), GF_LAT_SAMPLES_MAX);
+	json_decref(root);
 	free(text);
 	free(r);
 }
@@ -278,6 +283,168 @@ static void plans(void **state)
 	assert_int_equal(gf_bench_io_plan(&rq, &plan), -EINVAL);
 }
 
+/* A plan of n seqread points (bs 4K, 8K, ...) of duration_s on a new file. */
+static void make_plan(struct gf_bench_plan *plan, const char *file, const char *bs, double duration_s,
+		      unsigned repeats)
+{
+	struct gf_bench_io_request rq = GF_BENCH_IO_REQUEST_INIT;
+
+	rq.path = file;
+	rq.modes = "seqread";
+	rq.engines = "psync:1";
+	rq.cache = "direct";
+	rq.bs = bs;
+	rq.duration_s = duration_s;
+	rq.size = 1u << 20;
+	rq.repeats = repeats;
+	assert_int_equal(gf_bench_io_plan(&rq, plan), 0);
+}
+
+static json_t *results_json(const struct gf_bench_io_results *res)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	json_t *root;
+
+	assert_non_null(f);
+	assert_int_equal(gf_bench_io_results_write_json(res, f), 0);
+	fclose(f);
+	root = json_loads(text, 0, NULL);
+	free(text);
+	assert_non_null(root);
+	return root;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* --repeats 3: three runs of each point, the figure the median of their
+ * GB/s, each run and the summary in the JSON. */
+static void plan_repeats(void **state)
+{
+	char file[4200];
+	struct gf_bench_plan plan;
+	struct gf_bench_io_results *res = NULL;
+	json_t *root, *pts;
+	size_t i;
+	json_t *pt;
+
+	(void)state;
+	snprintf(file, sizeof(file), "%s/rep.bin", dir);
+	make_plan(&plan, file, "4K,64K", 0.1, 3);
+	assert_int_equal(plan.opts.repeats, 3);
+	plan.opts.numa_node = -2;
+	assert_int_equal(gf_bench_io_run_plan(&plan, &plan.opts, &res), 0);
+	assert_false(gf_bench_io_results_failed(res));
+	assert_string_equal(gf_bench_io_results_problem(res), "");
+	assert_int_equal(access(file, F_OK), -1);	/* the created file is gone */
+	root = results_json(res);
+	assert_string_equal(json_string_value(json_object_get(root, "schema")), "gpufeed-bench-io/3");
+	pts = json_object_get(root, "points");
+	assert_int_equal(json_array_size(pts), 2);
+	json_array_foreach(pts, i, pt) {
+		json_t *runs = json_object_get(pt, "runs"), *sum = json_object_get(pt, "summary");
+		double v[3];
+
+		assert_int_equal(json_integer_value(json_object_get(pt, "repeats")), 3);
+		assert_int_equal(json_array_size(runs), 3);
+		assert_int_equal(json_integer_value(json_object_get(sum, "n")), 3);
+		for (unsigned k = 0; k < 3; k++) {
+			json_t *run = json_array_get(runs, k);
+			v[k] = json_real_value(json_object_get(run, "gb_per_s"));
+			assert_true(v[k] > 0);
+			assert_true(json_array_size(json_object_get(run, "samples_gb_per_s")) > 0);
+			/* The summary's samples are the runs' GB/s, in order. */
+			assert_true(json_number_value(json_array_get(json_object_get(sum, "samples"), k)) == v[k]);
+		}
+		qsort(v, 3, sizeof(v[0]), by_value);
+		assert_true(json_number_value(json_object_get(sum, "median")) == v[1]);
+		assert_true(json_number_value(json_object_get(pt, "gb_per_s")) == v[1]);
+	}
+	json_decref(root);
+	gf_bench_io_results_free(res);
+	gf_bench_plan_free(&plan);
+}
+
+static volatile sig_atomic_t stop;
+
+/* Stops the run once the second point has run a while. */
+static void stop_in_second(const struct gf_bench_progress *pr, void *ctx)
+{
+	const struct gf_bench_plan *plan = ctx;
+
+	if (pr->point == &plan->points[1] && pr->elapsed_s > 0.1)
+		stop = 1;
+}
+
+/* Cancelled in the second of three points: the first is kept, the second
+ * is "interrupted", the third "not run", the file removed, -ECANCELED. */
+static void plan_cancel(void **state)
+{
+	char file[4200];
+	struct gf_bench_plan plan;
+	struct gf_bench_io_results *res = NULL;
+	json_t *root, *pts;
+
+	(void)state;
+	snprintf(file, sizeof(file), "%s/cancel.bin", dir);
+	make_plan(&plan, file, "4K,8K,16K", 5, 0);
+	plan.opts.numa_node = -2;
+	plan.opts.cancel = &stop;
+	plan.opts.progress = stop_in_second;
+	plan.opts.progress_ctx = &plan;
+	plan.points[0].duration_s = 0.1;
+	stop = 0;
+	signal(SIGALRM, on_alarm);
+	alarm(20);
+	assert_int_equal(gf_bench_io_run_plan(&plan, &plan.opts, &res), -ECANCELED);
+	alarm(0);
+	assert_non_null(res);
+	assert_true(gf_bench_io_results_failed(res));
+	assert_non_null(strstr(gf_bench_io_results_problem(res), "interrupted; removed"));
+	assert_int_equal(access(file, F_OK), -1);
+	root = results_json(res);
+	pts = json_object_get(root, "points");
+	assert_int_equal(json_array_size(pts), 3);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(pts, 0), "status")), "ok");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(pts, 1), "error")), "interrupted");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(pts, 2), "error")),
+			    "not run (interrupted)");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(pts, 2), "bs")), 16384);
+	json_decref(root);
+	gf_bench_io_results_free(res);
+	gf_bench_plan_free(&plan);
+}
+
+/* A point the target cannot take is refused before any runs: -EDOM. */
+static void plan_refused(void **state)
+{
+	char file[4200];
+	struct gf_bench_plan plan;
+	struct gf_bench_io_results *res = (struct gf_bench_io_results *)1;
+
+	(void)state;
+	snprintf(file, sizeof(file), "%s/refused.bin", dir);
+	make_plan(&plan, file, "4K", 0.1, 0);
+	plan.opts.numa_node = -2;
+	plan.points[0].threads = 2;	/* two threads of 1 MiB blocks on a 1 MiB file */
+	plan.points[0].bs = 1u << 20;
+	assert_int_equal(gf_bench_io_run_plan(&plan, &plan.opts, &res), -EDOM);
+	assert_null(res);
+	assert_non_null(strstr(gf_last_error(), "too small"));
+	assert_int_equal(access(file, F_OK), -1);
+	assert_int_equal(gf_bench_io_run_plan(&plan, &plan.opts, NULL), -EINVAL);
+	assert_int_equal(gf_bench_io_run_plan(NULL, &plan.opts, &res), -EINVAL);
+	gf_bench_plan_free(&plan);
+	gf_bench_io_results_free(NULL);
+	assert_false(gf_bench_io_results_failed(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,6 +453,9 @@ int main(void)
 		cmocka_unit_test(null_arguments),
 		cmocka_unit_test(sweep_lists),
 		cmocka_unit_test(plans),
+		cmocka_unit_test(plan_repeats),
+		cmocka_unit_test(plan_cancel),
+		cmocka_unit_test(plan_refused),
 	};
 
 	return cmocka_run_group_tests_name("bench_api", tests, setup, teardown);

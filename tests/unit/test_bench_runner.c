@@ -81,7 +81,7 @@ static void f_label(void *ctx, unsigned i, char *buf, size_t size)
 	snprintf(buf, size, "fake point %u", i);
 }
 
-static const struct gf_bench_ops fake_ops = { f_prepare, f_sample, f_cleanup, f_label };
+static const struct gf_bench_ops fake_ops = { f_prepare, f_sample, f_cleanup, f_label, NULL };
 
 static void test_runner(void **state)
 {
