@@ -28,6 +28,7 @@
 #include <gpufeed/bench.h>
 #include <gpufeed/bench_h2d.h>
 #include <gpufeed/bench_mem.h>
+#include <gpufeed/xfer.h>
 #include <gpufeed/env.h>
 #include <gpufeed/bind.h>
 #include <gpufeed/launch.h>
