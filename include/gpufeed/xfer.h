@@ -112,8 +112,12 @@ GF_API int gf_xfer_read_fd(struct gf_xfer *x, int fd, const char *name, uint64_t
 GF_API int gf_xfer_dev_alloc(struct gf_xfer *x, size_t len, uint64_t *dev);
 GF_API int gf_xfer_dev_free(struct gf_xfer *x, uint64_t dev);
 GF_API int gf_xfer_dtoh(struct gf_xfer *x, void *dst, uint64_t dev, size_t len);
-/* The GPU's PCI address ("0000:17:00.0"). */
+/* Zeroes GPU memory (so a check cannot pass on bytes already there). */
+GF_API int gf_xfer_dev_clear(struct gf_xfer *x, uint64_t dev, size_t len);
+/* The GPU's PCI address ("0000:17:00.0"), and the NUMA node its staging
+ * memory is placed on (-1: none). */
 GF_API const char *gf_xfer_gpu_pci(const struct gf_xfer *x);
+GF_API int gf_xfer_numa_node(const struct gf_xfer *x);
 
 #ifdef __cplusplus
 }

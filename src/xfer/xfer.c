@@ -284,7 +284,30 @@ int gf_xfer_dtoh(struct gf_xfer *x, void *dst, uint64_t dev, size_t len)
 	return rc;
 }
 
+int gf_xfer_dev_clear(struct gf_xfer *x, uint64_t dev, size_t len)
+{
+	gf_cu_stream s;
+	int rc;
+
+	if (!x)
+		return gf_error(-EINVAL, "transfer: no transfer (NULL)");
+	if ((rc = gf_cuda_dev_make_current(&x->dev)))
+		return rc;
+	if ((rc = gf_xfer_cu(x, x->cu->stream_create(&s, GF_CU_STREAM_NON_BLOCKING), "cuStreamCreate", "clear")))
+		return rc;
+	rc = gf_xfer_cu(x, x->cu->memset_d8_async(dev, 0, len, s), "cuMemsetD8Async", "clear");
+	if (!rc)
+		rc = gf_xfer_cu(x, x->cu->stream_synchronize(s), "cuStreamSynchronize", "clear");
+	x->cu->stream_destroy(s);
+	return rc;
+}
+
 const char *gf_xfer_gpu_pci(const struct gf_xfer *x)
 {
 	return x ? x->dev.pci : "";
+}
+
+int gf_xfer_numa_node(const struct gf_xfer *x)
+{
+	return x ? x->numa_node : -1;
 }
