@@ -24,12 +24,16 @@ expect_grep "$out" "--path LIST" "help lists --path"
 expect_rc 4 "no libcuda" env GPUFEED_CUDA_LIBRARY=/nonexistent/libcuda.so.1 \
 	GPUFEED_NVML_LIBRARY="$fakes/libnvidia-ml.so.1" "$GPUFEED" bench io --gpu 0 "$TMP/f"
 expect_grep "$err" "CUDA not available" "the reason is given"
-[ ! -e "$TMP/f" ] || fail "no file is created for a machine that cannot run"
+[ ! -e "$TMP/f" ] || not_ok "no file is created for a machine that cannot run"
 expect_rc 4 "an absent GPU" gf bench io --gpu 9 "$TMP/f"
 
-expect_rc 0 "a created file, JSON" gf bench io --gpu 0 --size 3M --chunk 1M --repeats 2 --json --quiet "$TMP/f"
-[ ! -e "$TMP/f" ] || fail "the file we created is removed"
-python3 - "$out" <<'PY' || fail "JSON contract"
+# Stand-in timings are noise: a path above the disk (exit 1) is allowed,
+# and must then be the findings the JSON counts.
+gf bench io --gpu 0 --size 3M --chunk 1M --repeats 2 --json --quiet "$TMP/f" >"$out" 2>"$err"
+rc=$?
+case $rc in 0|1) ok "a created file, JSON (exit $rc)" ;; *) not_ok "a created file, JSON: exit $rc" ;; esac
+[ ! -e "$TMP/f" ] || not_ok "the file we created is removed"
+python3 - "$out" <<'PY' || not_ok "JSON contract"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == "gpufeed-bench-io-gpu/1"
@@ -45,14 +49,22 @@ for p in d["points"]:
 gds = d["points"][3]
 assert gds["compat_mode"] is True and gds["api"] == "cuFileBatchIO"
 assert d["points"][2]["api"] in ("io_uring", "psync")
-assert d["findings"] == 0
+assert d["findings"] == sum(p.get("above_disk", False) for p in d["points"])
 PY
 
 head -c 1234567 /dev/urandom > "$TMP/keep.bin"
-expect_rc 0 "an existing file, text, no cuFile" env GPUFEED_CUFILE_LIBRARY=/nonexistent/libcufile.so.0 \
-	GPUFEED_CUDA_LIBRARY="$fakes/libcuda.so.1" GPUFEED_NVML_LIBRARY="$fakes/libnvidia-ml.so.1" \
-	"$GPUFEED" bench io --gpu 0 --repeats 1 --quiet "$TMP/keep.bin"
-[ -e "$TMP/keep.bin" ] || fail "an existing file is kept"
+# One sample of a 1.2 MB file: a path may time above the disk by chance,
+# which is the one finding (exit 1) allowed here.
+env GPUFEED_CUFILE_LIBRARY=/nonexistent/libcufile.so.0 GPUFEED_CUDA_LIBRARY="$fakes/libcuda.so.1" \
+	GPUFEED_NVML_LIBRARY="$fakes/libnvidia-ml.so.1" timeout 120 \
+	"$GPUFEED" bench io --gpu 0 --repeats 1 --quiet "$TMP/keep.bin" >"$out" 2>"$err"
+rc=$?
+if [ $rc = 0 ] || { [ $rc = 1 ] && grep -q "ABOVE the disk" "$out"; }; then
+	ok "an existing file, text, no cuFile (exit $rc)"
+else
+	not_ok "an existing file, text, no cuFile: exit $rc"
+fi
+[ -e "$TMP/keep.bin" ] || not_ok "an existing file is kept"
 expect_grep "$out" "1234567 bytes" "the file's size is read"
 expect_grep "$out" "^gds .*unavailable: cuFile not available" "gds unavailable, said so"
 expect_grep "$out" "^bounce .*O_DIRECT\|^bounce .*io_uring\|^bounce .*psync" "bounce's api"
