@@ -12,14 +12,23 @@
 #include <gpufeed/parse.h>
 #include "cli.h"
 
+/* A number 0..1023 (an NVML index, a node): -1 with a usage message. */
+static int index_opt(struct gf_cli *cli, const char *name, const char *what, const char *arg, int *v)
+{
+	uint64_t n;
+
+	if (gf_parse_count(arg, 0, 1023, &n))
+		return gf_cli_usage(cli, "--%s: '%s' is not %s", name, arg, what);
+	*v = (int)n;
+	return 0;
+}
+
 static int opt_gpu(struct gf_cli *cli, void *ctx, const char *arg)
 {
-	uint64_t v;
+	int v = 0, rc = index_opt(cli, "gpu", "an NVML index", arg, &v);
 
-	if (gf_parse_count(arg, 0, 1023, &v))
-		return gf_cli_usage(cli, "--gpu: '%s' is not an NVML index", arg);
 	((struct gf_bench_io_gpu_opts *)ctx)->gpu = (unsigned)v;
-	return 0;
+	return rc;
 }
 
 static int size_opt(struct gf_cli *cli, const char *name, const char *arg, uint64_t *v)
@@ -61,12 +70,7 @@ static int opt_repeats(struct gf_cli *cli, void *ctx, const char *arg)
 
 static int opt_node(struct gf_cli *cli, void *ctx, const char *arg)
 {
-	uint64_t v;
-
-	if (gf_parse_count(arg, 0, 1023, &v))
-		return gf_cli_usage(cli, "--numa-node: '%s' is not a node number", arg);
-	((struct gf_bench_io_gpu_opts *)ctx)->numa_node = (int)v;
-	return 0;
+	return index_opt(cli, "numa-node", "a node number", arg, &((struct gf_bench_io_gpu_opts *)ctx)->numa_node);
 }
 
 static int cmd_bench_io_gpu(int argc, char **argv);
