@@ -88,6 +88,7 @@ TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 # The CUDA layer against a real GPU: built everywhere (so every compiler
 # checks it), run on GPU machines by tests/gpu/run-gpu-tests.sh.
 GPU_SMOKE := $(BUILD)/gpu/cuda_smoke
+GPU_XFER_CHECK := $(BUILD)/gpu/xfer_check
 
 STATIC_LIB := $(BUILD)/libgpufeed.a
 SHARED_REAL := $(BUILD)/libgpufeed.so.$(VERSION)
@@ -112,7 +113,7 @@ all: lib cli tests
 
 lib: $(STATIC_LIB) $(SHARED_REAL)
 cli: $(CLI)
-tests: $(TEST_BINS) $(FAKE_LIBS) $(GPU_SMOKE)
+tests: $(TEST_BINS) $(FAKE_LIBS) $(GPU_SMOKE) $(GPU_XFER_CHECK)
 
 $(BUILD)/obj/src/%.o: src/%.c
 	@mkdir -p $(dir $@)
@@ -166,6 +167,10 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TESTLIB_OBJS) $(STATIC_LIB)
 	$(CC) $(SANITIZE) -o $@ $< $(TESTLIB_OBJS) $(STATIC_LIB) $(JANSSON_LIBS) $(URING_LIBS) $(ZLIB_LIBS) -lcmocka $(SYS_LIBS)
 
 $(GPU_SMOKE): $(BUILD)/obj/tests/gpu/cuda_smoke.o $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(SANITIZE) -o $@ $< $(STATIC_LIB) $(JANSSON_LIBS) $(URING_LIBS) $(ZLIB_LIBS) $(SYS_LIBS)
+
+$(GPU_XFER_CHECK): $(BUILD)/obj/tests/gpu/xfer_check.o $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANITIZE) -o $@ $< $(STATIC_LIB) $(JANSSON_LIBS) $(URING_LIBS) $(ZLIB_LIBS) $(SYS_LIBS)
 

@@ -67,6 +67,8 @@ int gf_cmd_report(int argc, char **argv);
 int gf_cmd_check(int argc, char **argv);
 int gf_cmd_record(int argc, char **argv);
 int gf_cmd_bench(int argc, char **argv);
+int gf_cmd_bench_io_gpu(int argc, char **argv);	/* bench io --gpu (cmd_bench_io_gpu.c) */
+bool gf_cli_wants_gpu(int argc, char **argv);
 int gf_cmd_tune(int argc, char **argv);
 int gf_cmd_revert(int argc, char **argv);
 int gf_cmd_run(int argc, char **argv);

@@ -202,6 +202,8 @@ static int cmd_bench_io(int argc, char **argv)
 	bool failed;
 	int ret, rc;
 
+	if (gf_cli_wants_gpu(argc, argv))
+		return gf_cmd_bench_io_gpu(argc, argv);
 	gf_cli_init(&cli, "bench io");
 	if ((ret = gf_cli_parse(&cli, &gf_cmd_bench_io_def, argc, argv, &a)) >= 0 ||
 	    (ret = gf_cli_one_operand(&cli, argc, argv, "PATH", NULL)) >= 0)

@@ -20,7 +20,8 @@ core:
 vendor: core
 topo: core vendor
 io: core
-bench: core io topo vendor
+xfer: core io topo vendor
+bench: core io topo vendor xfer
 audit: core vendor topo
 tune: core vendor topo audit
 report: core topo audit
@@ -34,9 +35,10 @@ emit: core topo
 # listed is private to its subsystem.
 OFFERS='
 core: *
-vendor: nvml_facts.h cuda_device.h cuda_kernels.h
+vendor: nvml_facts.h cuda_device.h cuda_kernels.h cufile.h
 topo: render.h
 io: engine.h file.h
+xfer:
 bench:
 audit: audit_render.h
 tune:

@@ -29,6 +29,7 @@
 #include <gpufeed/bench_h2d.h>
 #include <gpufeed/bench_p2p.h>
 #include <gpufeed/bench_mem.h>
+#include <gpufeed/xfer.h>
 #include <gpufeed/env.h>
 #include <gpufeed/bind.h>
 #include <gpufeed/launch.h>

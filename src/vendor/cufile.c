@@ -25,6 +25,10 @@ static const struct gf_dl_sym cufile_syms[] = {
 	GF_DL_REQUIRED(struct gf_cufile_ops, write, "cuFileWrite"),
 	GF_DL_OPTIONAL(struct gf_cufile_ops, driver_get_properties, "cuFileDriverGetProperties"),
 	GF_DL_OPTIONAL(struct gf_cufile_ops, get_version, "cuFileGetVersion"),
+	GF_DL_OPTIONAL(struct gf_cufile_ops, batch_setup, "cuFileBatchIOSetUp"),
+	GF_DL_OPTIONAL(struct gf_cufile_ops, batch_submit, "cuFileBatchIOSubmit"),
+	GF_DL_OPTIONAL(struct gf_cufile_ops, batch_get_status, "cuFileBatchIOGetStatus"),
+	GF_DL_OPTIONAL(struct gf_cufile_ops, batch_destroy, "cuFileBatchIODestroy"),
 };
 
 static struct gf_dl_lib cufile_lib = GF_DL_LIB_INIT("cuFile", GF_CUFILE_LIBRARY_DEFAULT, GF_ENV_CUFILE_LIBRARY,
@@ -34,6 +38,10 @@ int gf_cufile_load(const struct gf_cufile_ops **ops, char *why, size_t whysize)
 {
 	int ret = gf_dl_load(&cufile_lib);
 
+	/* Half a batch API is none: a caller tests batch_setup alone. */
+	if (!ret && !(cufile_ops.batch_setup && cufile_ops.batch_submit && cufile_ops.batch_get_status &&
+		      cufile_ops.batch_destroy))
+		cufile_ops.batch_setup = NULL;
 	*ops = ret ? NULL : &cufile_ops;
 	gf_strlcpy(why, gf_dl_why(&cufile_lib), whysize);
 	return ret;

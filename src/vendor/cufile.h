@@ -24,6 +24,14 @@ struct gf_cufile_ops {
 	/* Optional. */
 	struct gf_cufile_error (*driver_get_properties)(struct gf_cufile_props *);
 	struct gf_cufile_error (*get_version)(int *);
+	/* Optional: the batch API (cuFile 1.6+).  All four or none: the
+	 * loader clears them unless every one is there. */
+	struct gf_cufile_error (*batch_setup)(gf_cufile_batch *, unsigned nr);
+	struct gf_cufile_error (*batch_submit)(gf_cufile_batch, unsigned nr, struct gf_cufile_io_params *,
+					       unsigned flags);
+	struct gf_cufile_error (*batch_get_status)(gf_cufile_batch, unsigned min_nr, unsigned *nr,
+						   struct gf_cufile_io_event *, struct timespec *timeout);
+	void (*batch_destroy)(gf_cufile_batch);
 };
 
 /* Loads libcufile once (thread-safe); -ENOSYS with `why` when absent. */

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <sys/types.h>
+#include <time.h>
 
 /* CUfileError_t: a cuFile code and, for CU_FILE_CUDA_DRIVER_ERROR, the CUresult. */
 struct gf_cufile_error {
@@ -71,5 +72,50 @@ struct gf_cufile_props {
 /* CUfileFeatureFlags_t: bit numbers in fflags */
 #define GF_CU_FILE_BATCH_IO_SUPPORTED	1
 #define GF_CU_FILE_STREAMS_SUPPORTED	2
+
+/* ---- batch API (cuFile 1.6+).  Layouts from NVIDIA/cuda-python's
+ * cuda/bindings/cycufile.pxd (generated from cufile.h of CUDA 12.9.0 to
+ * 13.0.1; found with the code search, its CUfileIOParams_t, _anon_pod2/3
+ * and CUfileIOEvents_t) and the CUfileStatus_t values of cufile.h as
+ * quoted in the GDS API reference: mode is an enum (int) and comes first;
+ * the union holds one struct of pointer, off_t, off_t, size_t. */
+typedef void *gf_cufile_batch;		/* CUfileBatchHandle_t */
+
+/* CUfileOpcode_t */
+#define GF_CUFILE_READ		0
+#define GF_CUFILE_WRITE		1
+/* CUfileBatchMode_t */
+#define GF_CUFILE_BATCH		1
+/* CUfileStatus_t */
+#define GF_CUFILE_WAITING	0x01
+#define GF_CUFILE_PENDING	0x02
+#define GF_CUFILE_INVALID	0x04
+#define GF_CUFILE_CANCELED	0x08
+#define GF_CUFILE_COMPLETE	0x10
+#define GF_CUFILE_TIMEOUT	0x20
+#define GF_CUFILE_FAILED	0x40
+
+/* CUfileIOParams_t */
+struct gf_cufile_io_params {
+	int mode;			/* GF_CUFILE_BATCH; first, always */
+	union {
+		struct {
+			void *dev_ptr_base;	/* registered base */
+			off_t file_offset;
+			off_t dev_ptr_offset;
+			size_t size;
+		} batch;
+	} u;
+	gf_cufile_handle fh;
+	int opcode;			/* GF_CUFILE_READ / WRITE */
+	void *cookie;
+};
+
+/* CUfileIOEvents_t */
+struct gf_cufile_io_event {
+	void *cookie;
+	int status;			/* GF_CUFILE_* status */
+	size_t ret;			/* bytes, or a negative error as size_t */
+};
 
 #endif

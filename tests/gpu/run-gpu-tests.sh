@@ -36,6 +36,14 @@ if [ -x "$smoke" ]; then
 else
 	echo "$smoke not built: CUDA smoke test not run"; rc=1
 fi
+# Storage to GPU memory by bounce, gds (compatibility mode without
+# nvidia-fs) and naive, every byte compared (tests/gpu/xfer_check.c).
+xcheck=$(dirname "$gf")/gpu/xfer_check
+if [ -x "$xcheck" ]; then
+	"$xcheck" 0 "${GPUFEED_XFER_DIR:-.}" || rc=1
+else
+	echo "$xcheck not built: transfer check not run"; rc=1
+fi
 nvidia-smi topo -m > "$tmp/smi.txt"
 "$gf" topo --json > "$tmp/gf.json" || rc=1
 python3 tests/gpu/compare_topo.py "$tmp/gf.json" "$tmp/smi.txt" || rc=1

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# gpufeed bench io --gpu on the stand-in libcuda and libcufile (copies
+# really move bytes; cuFile in compatibility mode): usage errors, the
+# not-available cases (exit 4), the JSON contract (five figures, raw
+# samples, CPU s/GB, the byte check, compatibility mode labelled), a file
+# we create is removed, an existing one is kept, gds without libcufile is
+# "unavailable", not a failure.  Checks behaviour and shape, not speed.
+. "$(dirname "$0")/lib.sh"
+
+fakes=${GPUFEED_SRC:-$PWD}/${BUILD:-build}/fakes
+gf() { timeout 120 env GPUFEED_CUDA_LIBRARY="$fakes/libcuda.so.1" GPUFEED_NVML_LIBRARY="$fakes/libnvidia-ml.so.1" \
+	GPUFEED_CUFILE_LIBRARY="$fakes/libcufile.so.0" "$GPUFEED" "$@"; }
+
+expect_rc 2 "no FILE" gf bench io --gpu 0
+expect_rc 2 "--gpu junk" gf bench io --gpu x "$TMP/f"
+expect_grep "$err" "--gpu: 'x'" "the bad GPU is named"
+expect_rc 2 "--path junk" gf bench io --gpu 0 --path bounce,dma "$TMP/f"
+expect_grep "$err" "--path: 'dma' is not a transfer path" "the bad path is named"
+expect_rc 2 "--depth 4" gf bench io --gpu 0 --depth 4 "$TMP/f"
+expect_rc 2 "--chunk not a multiple of 4K" gf bench io --gpu 0 --chunk 5000 "$TMP/f"
+expect_rc 0 "--help" gf bench io --gpu 0 --help
+expect_grep "$out" "--path LIST" "help lists --path"
+
+expect_rc 4 "no libcuda" env GPUFEED_CUDA_LIBRARY=/nonexistent/libcuda.so.1 \
+	GPUFEED_NVML_LIBRARY="$fakes/libnvidia-ml.so.1" "$GPUFEED" bench io --gpu 0 "$TMP/f"
+expect_grep "$err" "CUDA not available" "the reason is given"
+[ ! -e "$TMP/f" ] || not_ok "no file is created for a machine that cannot run"
+expect_rc 4 "an absent GPU" gf bench io --gpu 9 "$TMP/f"
+
+# Stand-in timings are noise: a path above the disk (exit 1) is allowed,
+# and must then be the findings the JSON counts.
+gf bench io --gpu 0 --size 3M --chunk 1M --repeats 2 --json --quiet "$TMP/f" >"$out" 2>"$err"
+rc=$?
+case $rc in 0|1) ok "a created file, JSON (exit $rc)" ;; *) not_ok "a created file, JSON: exit $rc" ;; esac
+[ ! -e "$TMP/f" ] || not_ok "the file we created is removed"
+python3 - "$out" <<'PY' || not_ok "JSON contract"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "gpufeed-bench-io-gpu/1"
+assert d["config"]["bytes"] == 3 << 20 and d["config"]["file_created"]
+names = [p["name"] for p in d["points"]]
+assert names == ["disk O_DIRECT read", "pinned host-to-device", "bounce", "gds", "naive"], names
+for p in d["points"]:
+    assert p["gbs"]["n"] == 2 and len(p["gbs"]["samples"]) == 2 and p["gbs"]["median"] > 0, p
+    assert len(p["cpu_s_per_gb"]) == 2
+    if p["kind"] == "path":
+        assert p["check"].startswith("ok"), p
+        assert p["ratio_to_limit"] > 0
+gds = d["points"][3]
+assert gds["compat_mode"] is True and gds["api"] == "cuFileBatchIO"
+assert d["points"][2]["api"] in ("io_uring", "psync")
+assert d["findings"] == sum(p.get("above_disk", False) for p in d["points"])
+PY
+
+head -c 1234567 /dev/urandom > "$TMP/keep.bin"
+# One sample of a 1.2 MB file: a path may time above the disk by chance,
+# which is the one finding (exit 1) allowed here.
+env GPUFEED_CUFILE_LIBRARY=/nonexistent/libcufile.so.0 GPUFEED_CUDA_LIBRARY="$fakes/libcuda.so.1" \
+	GPUFEED_NVML_LIBRARY="$fakes/libnvidia-ml.so.1" timeout 120 \
+	"$GPUFEED" bench io --gpu 0 --repeats 1 --quiet "$TMP/keep.bin" >"$out" 2>"$err"
+rc=$?
+if [ $rc = 0 ] || { [ $rc = 1 ] && grep -q "ABOVE the disk" "$out"; }; then
+	ok "an existing file, text, no cuFile (exit $rc)"
+else
+	not_ok "an existing file, text, no cuFile: exit $rc"
+fi
+[ -e "$TMP/keep.bin" ] || not_ok "an existing file is kept"
+expect_grep "$out" "1234567 bytes" "the file's size is read"
+expect_grep "$out" "^gds .*unavailable: cuFile not available" "gds unavailable, said so"
+expect_grep "$out" "^bounce .*O_DIRECT\|^bounce .*io_uring\|^bounce .*psync" "bounce's api"
+expect_grep "$out" "^naive .*ok: the first and last" "the byte check"
+finish

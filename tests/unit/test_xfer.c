@@ -1,0 +1,397 @@
+/* Storage to GPU memory (src/xfer/) through the stand-in libcuda (device
+ * memory is host memory behind made-up addresses: copying it back with
+ * DtoH shows what arrived) and the stand-in libcufile (compatibility mode:
+ * pread plus the stand-in's HtoD copy).  Each path, each depth, sizes and
+ * offsets that are not multiples of the chunk or of 4096, and failures in
+ * the middle of the pipeline, after which nothing may stay allocated. */
+#include "helpers.h"
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gpufeed/error.h>
+#include <gpufeed/io.h>
+#include <gpufeed/xfer.h>
+#include "io/fault.h"
+#include "vendor/cuda.h"
+#include "vendor/cufile.h"
+
+#define CHUNK (64u << 10)
+
+static char *dir;
+static char file[600];
+static unsigned char *pattern;
+static size_t file_len;
+
+static void env_fakes(void)
+{
+	const char *cuda = getenv("GPUFEED_FAKE_CUDA"), *nvml = getenv("GPUFEED_FAKE_NVML"),
+		   *cufile = getenv("GPUFEED_FAKE_CUFILE");
+
+	setenv("GPUFEED_CUDA_LIBRARY", cuda ? cuda : "build/fakes/libcuda.so.1", 1);
+	setenv("GPUFEED_NVML_LIBRARY", nvml ? nvml : "build/fakes/libnvidia-ml.so.1", 1);
+	setenv("GPUFEED_CUFILE_LIBRARY", cufile ? cufile : "build/fakes/libcufile.so.0", 1);
+	unsetenv("FAKE_CUDA_FAIL");
+	unsetenv("FAKE_CUDA_SCENARIO");
+	unsetenv("FAKE_CUFILE_SCENARIO");
+	unsetenv("FAKE_CUFILE_FAIL_READ");
+	gf_io_fault_clear();
+}
+
+/* A file of len bytes of a pattern no shift of itself matches. */
+static void make_file(size_t len)
+{
+	int fd;
+
+	free(pattern);
+	pattern = malloc(len ? len : 1);
+	assert_non_null(pattern);
+	for (size_t i = 0; i < len; i++)
+		pattern[i] = (unsigned char)((i * 2654435761u) >> 11 ^ i >> 16);
+	snprintf(file, sizeof(file), "%s/data.bin", dir);
+	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, pattern, len), (ssize_t)len);
+	close(fd);
+	file_len = len;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	env_fakes();
+	dir = t_mkdtemp();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	t_rmtree(dir);
+	free(dir);
+	free(pattern);
+	pattern = NULL;
+	gf_io_fault_clear();
+	return 0;
+}
+
+/* The stand-in's count of live allocations (its test hook). */
+static int live_allocs(void)
+{
+	void *h = dlopen(getenv("GPUFEED_CUDA_LIBRARY"), RTLD_LAZY | RTLD_NOLOAD);
+	int (*f)(void) = h ? (int (*)(void))(uintptr_t)dlsym(h, "fake_cuda_live_allocs") : NULL;
+	int n = f ? f() : -1;
+
+	if (h)
+		dlclose(h);
+	return n;
+}
+
+struct hook_log {
+	unsigned calls, fail_at;
+	uint64_t next_off;	/* chunks come in file order, back to back */
+	bool in_order;
+};
+
+static int hook(void *user, void *stream, uint64_t dev, size_t len, uint64_t file_off)
+{
+	struct hook_log *l = user;
+
+	(void)dev;
+	if (!stream || file_off != l->next_off)
+		l->in_order = false;
+	l->next_off = file_off + len;
+	if (++l->calls == l->fail_at)
+		return -ECANCELED;
+	return 0;
+}
+
+/* Moves [off, off + len) by path/depth and checks every byte on the GPU. */
+static void move_and_check(enum gf_xfer_path path, unsigned depth, size_t chunk, uint64_t off, size_t len)
+{
+	struct gf_xfer_opts o = GF_XFER_OPTS_INIT;
+	struct hook_log log = { .next_off = off, .in_order = true };
+	struct gf_xfer_stats st;
+	struct gf_xfer *x;
+	unsigned char *back = malloc(len + 64);
+	uint64_t dev;
+
+	o.path = path;
+	o.depth = depth;
+	o.chunk = chunk;
+	o.reads = 3;
+	o.on_chunk = hook;
+	o.user = &log;
+	assert_non_null(back);
+	assert_int_equal(gf_xfer_open(&o, &x), 0);
+	/* 64 bytes more, to see that nothing lands past the range. */
+	assert_int_equal(gf_xfer_dev_alloc(x, len + 64, &dev), 0);
+	memset(back, 0xa5, len + 64);
+	assert_int_equal(gf_xfer_dtoh(x, back, dev, len + 64), 0);	/* calloc'd: zeros */
+	assert_int_equal(gf_xfer_read(x, file, off, len, dev, &st), 0);
+	assert_int_equal(gf_xfer_dtoh(x, back, dev, len + 64), 0);
+	assert_memory_equal(back, pattern + off, len);
+	for (size_t i = len; i < len + 64; i++)
+		assert_int_equal(back[i], 0);
+	assert_int_equal(st.bytes, len);
+	assert_int_equal(st.path, path);
+	assert_int_equal(st.chunks, log.calls);
+	assert_true(log.in_order);
+	assert_int_equal(log.next_off, off + len);
+	assert_true(st.wall_s >= 0 && st.cpu_user_s >= 0 && st.cpu_sys_s >= 0);
+	if (path == GF_XFER_GDS) {
+		assert_true(st.compat_mode);
+		assert_string_equal(st.api, "cuFileBatchIO");
+	}
+	assert_int_equal(gf_xfer_dev_free(x, dev), 0);
+	gf_xfer_close(x);
+	assert_int_equal(live_allocs(), 0);
+	free(back);
+}
+
+static void each_path_each_depth(void **state)
+{
+	/* 5 chunks and a tail of 4096 + 1000 bytes: neither a multiple of the
+	 * chunk nor of the block. */
+	size_t len = 5 * CHUNK + 5096;
+
+	(void)state;
+	make_file(len);
+	for (unsigned p = 0; p < GF_XFER_PATHS; p++)
+		for (unsigned d = 1; d <= GF_XFER_DEPTH_MAX; d++)
+			move_and_check((enum gf_xfer_path)p, d, CHUNK, 0, len);
+}
+
+static void odd_ranges(void **state)
+{
+	static const struct { uint64_t off; size_t len; } r[] = {
+		{ 0, 1 }, { 1, 4095 }, { 4095, 2 }, { 4096, CHUNK }, { 100, 3 * CHUNK + 17 },
+		{ 5 * CHUNK + 5095, 1 }, { 7, 5 * CHUNK + 5089 },
+	};
+
+	(void)state;
+	make_file(5 * CHUNK + 5096);
+	for (unsigned p = 0; p < GF_XFER_PATHS; p++)
+		for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+			move_and_check((enum gf_xfer_path)p, 2 + (unsigned)(i % 2), CHUNK, r[i].off, r[i].len);
+}
+
+static void gds_without_batch(void **state)
+{
+	struct gf_xfer_opts o = GF_XFER_OPTS_INIT;
+	struct gf_xfer_stats st;
+	struct gf_xfer *x;
+	size_t len = 3 * CHUNK + 123;
+	unsigned char *back = malloc(len);
+	uint64_t dev;
+
+	(void)state;
+	make_file(len);
+	setenv("FAKE_CUFILE_SCENARIO", "no_batch", 1);
+	o.path = GF_XFER_GDS;
+	o.chunk = CHUNK;
+	assert_int_equal(gf_xfer_open(&o, &x), 0);
+	assert_int_equal(gf_xfer_dev_alloc(x, len, &dev), 0);
+	assert_int_equal(gf_xfer_read(x, file, 0, len, dev, &st), 0);
+	assert_string_equal(st.api, "cuFileRead");
+	assert_true(st.compat_mode);
+	assert_int_equal(st.chunks, 4);
+	assert_int_equal(gf_xfer_dtoh(x, back, dev, len), 0);
+	assert_memory_equal(back, pattern, len);
+	gf_xfer_dev_free(x, dev);
+	gf_xfer_close(x);
+	free(back);
+}
+
+/* Opens path p, runs a read that must fail with want, checks the message
+ * names `names`, and that the transfer still works afterwards. */
+static void fails(enum gf_xfer_path p, unsigned depth, int want, const char *names)
+{
+	struct gf_xfer_opts o = GF_XFER_OPTS_INIT;
+	struct gf_xfer *x;
+	uint64_t dev;
+	int rc;
+
+	o.path = p;
+	o.depth = depth;
+	o.chunk = CHUNK;
+	assert_int_equal(gf_xfer_open(&o, &x), 0);
+	assert_int_equal(gf_xfer_dev_alloc(x, file_len, &dev), 0);
+	rc = gf_xfer_read(x, file, 0, file_len, dev, NULL);
+	if (rc != want || !strstr(gf_last_error(), names))
+		fail_msg("%s depth %u: %d '%s', wanted %d naming '%s'", gf_xfer_path_name(p), depth, rc,
+			 gf_last_error(), want, names);
+	gf_xfer_dev_free(x, dev);
+	gf_xfer_close(x);
+	assert_int_equal(live_allocs(), 0);
+}
+
+static void read_errors_mid_pipeline(void **state)
+{
+	struct gf_io_fault eio = { .op = GF_IO_READ, .off = 3 * CHUNK, .len = CHUNK, .err = -EIO };
+
+	(void)state;
+	make_file(6 * CHUNK + 1);
+	for (unsigned d = 1; d <= GF_XFER_DEPTH_MAX; d++) {
+		assert_int_equal(gf_io_fault_add(&eio), 0);
+		fails(GF_XFER_BOUNCE, d, -EIO, "data.bin: read of");
+		gf_io_fault_clear();
+	}
+	setenv("FAKE_CUFILE_FAIL_READ", "3", 1);
+	fails(GF_XFER_GDS, 2, -EIO, "data.bin: cuFile batch read");
+	setenv("FAKE_CUFILE_SCENARIO", "no_batch", 1);
+	setenv("FAKE_CUFILE_FAIL_READ", "3", 1);
+	fails(GF_XFER_GDS, 2, -EIO, "data.bin: cuFileRead of");
+}
+
+static void copy_and_hook_failures(void **state)
+{
+	struct gf_xfer_opts o = GF_XFER_OPTS_INIT;
+	struct hook_log log = { .fail_at = 3 };
+	struct gf_xfer *x;
+	uint64_t dev;
+
+	(void)state;
+	make_file(6 * CHUNK + 1);
+	setenv("FAKE_CUDA_FAIL", "cuMemcpyHtoDAsync_v2", 1);
+	for (unsigned d = 1; d <= GF_XFER_DEPTH_MAX; d++)
+		fails(GF_XFER_BOUNCE, d, -EIO, "cuMemcpyHtoDAsync (staging to GPU, GPU 0000:00:06.0)");
+	fails(GF_XFER_NAIVE, 1, -EIO, "cuMemcpyHtoDAsync (pageable copy");
+	unsetenv("FAKE_CUDA_FAIL");
+	/* The consumer stops it at the third chunk, reads of later ones in flight. */
+	for (unsigned p = 0; p < GF_XFER_PATHS; p++) {
+		o.path = (enum gf_xfer_path)p;
+		o.depth = 3;
+		o.chunk = CHUNK;
+		o.on_chunk = hook;
+		o.user = &log;
+		log.calls = 0;
+		log.next_off = 0;
+		assert_int_equal(gf_xfer_open(&o, &x), 0);
+		assert_int_equal(gf_xfer_dev_alloc(x, file_len, &dev), 0);
+		assert_int_equal(gf_xfer_read(x, file, 0, file_len, dev, NULL), -ECANCELED);
+		assert_non_null(strstr(gf_last_error(), "chunk at file offset 131072: the consumer's hook returned"));
+		assert_int_equal(log.calls, 3);
+		gf_xfer_dev_free(x, dev);
+		gf_xfer_close(x);
+		assert_int_equal(live_allocs(), 0);
+	}
+}
+
+static void open_failures_leave_nothing(void **state)
+{
+	static const char *const fail[] = { "cuMemHostRegister_v2", "cuStreamCreate" };
+	struct gf_xfer_opts o = GF_XFER_OPTS_INIT;
+	struct gf_xfer *x = (struct gf_xfer *)&o;
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		setenv("FAKE_CUDA_FAIL", fail[i], 1);
+		o.depth = 3;
+		assert_int_not_equal(gf_xfer_open(&o, &x), 0);
+		assert_null(x);
+		assert_non_null(strstr(gf_last_error(), i ? "cuStreamCreate (staging" : "cuMemHostRegister (staging"));
+		assert_int_equal(live_allocs(), 0);
+	}
+	unsetenv("FAKE_CUDA_FAIL");
+	setenv("FAKE_CUFILE_SCENARIO", "no_driver", 1);
+	o.path = GF_XFER_GDS;
+	assert_int_equal(gf_xfer_open(&o, &x), -ENODEV);
+	assert_string_equal(gf_last_error(), "cuFileDriverOpen: CU_FILE_DRIVER_NOT_INITIALIZED (5001)");
+	unsetenv("FAKE_CUFILE_SCENARIO");
+	setenv("GPUFEED_CUFILE_LIBRARY", "/nonexistent/libcufile.so.0", 1);
+	gf_cufile_unload();
+	assert_int_equal(gf_xfer_open(&o, &x), -ENOSYS);
+	assert_non_null(strstr(gf_last_error(), "cuFile not available"));
+	gf_cufile_unload();
+	env_fakes();
+	setenv("GPUFEED_CUDA_LIBRARY", "/nonexistent/libcuda.so.1", 1);
+	gf_cuda_unload();
+	o.path = GF_XFER_BOUNCE;
+	assert_int_equal(gf_xfer_open(&o, &x), -ENOSYS);
+	assert_non_null(strstr(gf_last_error(), "libcuda.so.1"));
+	gf_cuda_unload();
+	env_fakes();
+	setenv("FAKE_CUDA_SCENARIO", "no_device", 1);
+	assert_int_equal(gf_xfer_open(&o, &x), -ENODEV);
+	unsetenv("FAKE_CUDA_SCENARIO");
+	o.depth = 4;
+	assert_int_equal(gf_xfer_open(&o, &x), -EINVAL);
+	assert_string_equal(gf_last_error(), "transfer: depth 4: 1, 2 or 3 staging buffers");
+	o.depth = 2;
+	o.chunk = 1000;
+	assert_int_equal(gf_xfer_open(&o, &x), -EINVAL);
+}
+
+static void bad_inputs_name_the_file(void **state)
+{
+	struct gf_xfer_opts o = GF_XFER_OPTS_INIT;
+	struct gf_xfer *x;
+	char missing[700];
+	uint64_t dev;
+
+	(void)state;
+	make_file(10000);
+	snprintf(missing, sizeof(missing), "%s/missing.bin", dir);
+	for (unsigned p = 0; p < GF_XFER_PATHS; p++) {
+		o.path = (enum gf_xfer_path)p;
+		assert_int_equal(gf_xfer_open(&o, &x), 0);
+		assert_int_equal(gf_xfer_dev_alloc(x, 20000, &dev), 0);
+		assert_int_equal(gf_xfer_read(x, missing, 0, 10, dev, NULL), -ENOENT);
+		assert_non_null(strstr(gf_last_error(), "missing.bin: No such file or directory"));
+		assert_int_equal(gf_xfer_read(x, file, 5000, 5001, dev, NULL), -EINVAL);
+		assert_non_null(strstr(gf_last_error(), "data.bin: bytes 5000 to 10001 run past its end (10000 bytes)"));
+		assert_int_equal(gf_xfer_read(x, file, 0, 10, 0, NULL), -EINVAL);
+		assert_int_equal(gf_xfer_read_fd(x, -1, "shard", 0, 10, dev, NULL), -EBADF);
+		assert_int_equal(gf_xfer_read(x, file, 0, 0, dev, NULL), 0);
+		gf_xfer_dev_free(x, dev);
+		gf_xfer_close(x);
+	}
+	assert_int_equal(live_allocs(), 0);
+}
+
+static void short_file_mid_pipeline(void **state)
+{
+	/* The engine sees end of file where the file was longer at the
+	 * check: a short read, named, not a silent hole in GPU memory. */
+	struct gf_io_fault cut = { .op = GF_IO_READ, .off = 2 * CHUNK, .len = 1, .cut = 0 };
+
+	(void)state;
+	make_file(4 * CHUNK);
+	assert_int_equal(gf_io_fault_add(&cut), 0);
+	fails(GF_XFER_BOUNCE, 2, -EIO, "data.bin: short read: 0 of");
+}
+
+static void path_names(void **state)
+{
+	enum gf_xfer_path p;
+
+	(void)state;
+	assert_int_equal(gf_xfer_path_parse("gds", &p), 0);
+	assert_int_equal(p, GF_XFER_GDS);
+	assert_string_equal(gf_xfer_path_name(GF_XFER_NAIVE), "naive");
+	assert_int_equal(gf_xfer_path_parse("dma", &p), -EINVAL);
+	assert_string_equal(gf_last_error(), "'dma' is not a transfer path (bounce, gds or naive)");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(each_path_each_depth, setup, teardown),
+		cmocka_unit_test_setup_teardown(odd_ranges, setup, teardown),
+		cmocka_unit_test_setup_teardown(gds_without_batch, setup, teardown),
+		cmocka_unit_test_setup_teardown(read_errors_mid_pipeline, setup, teardown),
+		cmocka_unit_test_setup_teardown(copy_and_hook_failures, setup, teardown),
+		cmocka_unit_test_setup_teardown(open_failures_leave_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(bad_inputs_name_the_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(short_file_mid_pipeline, setup, teardown),
+		cmocka_unit_test_setup_teardown(path_names, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
