@@ -28,6 +28,14 @@ if [ -n "$cinc" ] && [ -f "$cinc/cuda.h" ]; then
 else
 	echo "cuda.h not found: CUDA ABI check not run"
 fi
+fhdr=$(find /usr/local/cuda/include/ /usr/local/cuda/targets/x86_64-linux/include/ /usr/include/ -maxdepth 1 \
+	-name cufile.h 2>/dev/null | head -1)
+if [ -n "$fhdr" ]; then
+	cc -std=c11 -Wall -Werror -I"$(dirname "$fhdr")" -Isrc tests/gpu/cufile_abi_check.c -o "$tmp/fabi" &&
+		"$tmp/fabi" || rc=1
+else
+	echo "cufile.h not found: cuFile ABI check not run"
+fi
 # The CUDA layer on the real driver: every byte of a 256 MiB round trip, the
 # embedded PTX's kernels (built by make with the rest; carry build/gpu/).
 smoke=${GPUFEED_CUDA_SMOKE:-$(dirname "$gf")/gpu/cuda_smoke}
