@@ -181,7 +181,10 @@ const struct gf_cmd gf_cmd_bench_io_def = {
 		"Without --mode, a sweep: seq/rand reads and writes x block sizes x O_DIRECT,\n"
 		"cold and warm page cache x pread threads and io_uring queue depths.  With\n"
 		"--mode, one point, fio-style, for scripts (docs/bench-io.md):\n"
-		"  gpufeed bench io FILE --mode randread --bs 4K --qd 32 --direct --json\n",
+		"  gpufeed bench io FILE --mode randread --bs 4K --qd 32 --direct --json\n"
+		"\n"
+		"With --gpu G, storage to GPU G's memory instead, by each transfer path\n"
+		"(bounce, gds, naive): 'gpufeed bench io --gpu 0 --help' for its options.\n",
 	.opts = bench_io_opts,
 	.exits = { "", NULL, "also a point the target cannot take, e.g. an O_DIRECT block size",
 		   "a point failed, e.g. an I/O error (the others still run); Ctrl-C;\n"

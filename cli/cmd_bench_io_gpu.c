@@ -97,7 +97,7 @@ static const struct gf_opt bench_io_gpu_opts[] = {
 
 const struct gf_cmd gf_cmd_bench_io_gpu_def = {
 	.name = "bench io --gpu",
-	.args = "--gpu G [OPTIONS] FILE",
+	.args = "G [OPTIONS] FILE",
 	.summary = "storage to GPU memory: bounce, GPUDirect Storage, naive",
 	.description =
 		"Moves FILE (created, filled and removed when absent) to GPU memory by each\n"
