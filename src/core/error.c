@@ -13,13 +13,19 @@ GF_API const char *gf_last_error(void)
 	return last_error;
 }
 
+/* Formats into a scratch buffer first: callers often wrap the previous
+ * message (gf_error(rc, "%s: %s", name, gf_last_error())), and vsnprintf
+ * into the buffer it is reading from is undefined (it garbled cuFile's
+ * error into "NAME: NAME: NOT_REGISTERED" on a GPU machine). */
 int gf_error(int err, const char *fmt, ...)
 {
+	char msg[sizeof(last_error)];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	memcpy(last_error, msg, sizeof(last_error));
 	return err;
 }
 

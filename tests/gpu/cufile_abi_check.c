@@ -5,7 +5,10 @@
  * line. */
 #include <stddef.h>
 #include <stdio.h>
-#include <cufile.h>
+#include <time.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <cufile.h>	/* wants loff_t (_GNU_SOURCE), struct timespec, sockaddr */
 
 #include "vendor/cufile_api.h"
 

@@ -31,7 +31,8 @@ fi
 fhdr=$(find /usr/local/cuda/include/ /usr/local/cuda/targets/x86_64-linux/include/ /usr/include/ -maxdepth 1 \
 	-name cufile.h 2>/dev/null | head -1)
 if [ -n "$fhdr" ]; then
-	cc -std=c11 -Wall -Werror -I"$(dirname "$fhdr")" -Isrc tests/gpu/cufile_abi_check.c -o "$tmp/fabi" &&
+	cc -std=c11 -D_GNU_SOURCE -Wall -Werror -I"$(dirname "$fhdr")" -I/usr/local/cuda/include -Isrc \
+		tests/gpu/cufile_abi_check.c -o "$tmp/fabi" &&
 		"$tmp/fabi" || rc=1
 else
 	echo "cufile.h not found: cuFile ABI check not run"

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/atomic.h"
+#include "core/error.h"
 #include "core/pciaddr.h"
 #include "core/quote.h"
 #include "core/strutil.h"
@@ -138,6 +139,16 @@ static void quoting(void **state)
 	assert_string_equal(quoted(gf_xml_escape, "<a & 'b'>\""), "&lt;a &amp; &apos;b&apos;&gt;&quot;");
 }
 
+/* A message wrapping the previous one, the common idiom, keeps both. */
+static void error_wraps_itself(void **state)
+{
+	(void)state;
+	assert_int_equal(gf_error(-EIO, "cuFileHandleRegister: CU_FILE_HANDLE_NOT_REGISTERED (5027)"), -EIO);
+	assert_int_equal(gf_error(-EIO, "/var/tmp/f.bin: %s", gf_last_error()), -EIO);
+	assert_string_equal(gf_last_error(),
+			    "/var/tmp/f.bin: cuFileHandleRegister: CU_FILE_HANDLE_NOT_REGISTERED (5027)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -146,6 +157,7 @@ int main(void)
 		cmocka_unit_test(integers),
 		cmocka_unit_test(atomic_write),
 		cmocka_unit_test(quoting),
+		cmocka_unit_test(error_wraps_itself),
 	};
 
 	return cmocka_run_group_tests_name("core", tests, NULL, NULL);
