@@ -11,6 +11,8 @@
 #                  /var/tmp; never OUTDIR: the file must not come back)
 #   XFER_SIZE_MB   its size (default 4096, shrunk to a third of the free space)
 #   GPU            NVML index (default 0)
+#   CUFILE_VM_UDEV 1: first run bench/cufile-vm-udev.sh (a VM without udevd,
+#                  where cuFile otherwise refuses every file; see there)
 # Every figure's raw JSON lands in OUTDIR; summary.txt holds the verdict.
 # Cold reads: O_DIRECT bypasses the page cache (bench io --direct, bounce,
 # gds); the naive path reads through it, so bench io --gpu drops the file's
@@ -38,6 +40,9 @@ command -v python3 >/dev/null || { say "python3 needed"; exit 2; }
 	lsblk -o NAME,SIZE,ROTA,MODEL,SCHED 2>&1
 } > "$out/machine.txt"
 
+if [ "${CUFILE_VM_UDEV:-0}" = 1 ]; then
+	bash "$(dirname "$0")/cufile-vm-udev.sh" "$out" "$dir" || say "cufile-vm-udev.sh failed: gds may be refused"
+fi
 free_mb=$(df -Pm "$dir" | awk 'NR == 2 { print $4 }')
 size_mb=${XFER_SIZE_MB:-4096}
 [ -n "$free_mb" ] && [ "$size_mb" -gt $((free_mb / 3)) ] && size_mb=$((free_mb / 3))

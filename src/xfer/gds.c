@@ -160,7 +160,10 @@ int gf_xfer_gds(struct gf_xfer *x, struct gf_xfer_job *j)
 
 	d.handle.fd = j->fd;
 	if ((rc = gf_cufile_check(x->cf->handle_register(&fh, &d), "cuFileHandleRegister")))
-		return gf_error(rc, "%s: %s", j->name, gf_last_error());
+		return gf_error(rc, "%s: %s%s", j->name, gf_last_error(),
+				x->compat ? " (compatibility mode: cuFile still needs the disk's udev properties; "
+					    "cufile.log says which; on a VM without udevd see bench/cufile-vm-udev.sh)"
+					  : "");
 	/* Registering the GPU range spares cuFile its own bounce buffers for
 	 * it; a driver that refuses (BAR space) still reads, through them. */
 	reg = x->cf->buf_register((void *)(uintptr_t)j->dev, j->len, 0).err == GF_CU_FILE_SUCCESS;

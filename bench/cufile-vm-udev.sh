@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# For a GPU VM without udevd (the lent Firecracker VMs): cuFile reads the
+# file system's block device properties through libudev, finds none
+# (cufile.log: "udev property not found: ID_FS_USAGE vda", then
+# cuFileHandleRegister fails with CU_FILE_HANDLE_NOT_REGISTERED), and
+# refuses every file, even in compatibility mode.  This writes the two
+# properties it asks for into /run/udev/data/b<major>:<minor>, as udevd's
+# blkid rule would have, for the disk holding DIR.  /run only: gone at
+# reboot; no GPU or driver setting is touched.  Run as root before
+# `bench io --gpu --path gds` or tests/gpu/xfer_check on such a VM.
+#
+#   bench/cufile-vm-udev.sh OUTDIR [DIR]     (DIR default /var/tmp)
+# OUTDIR/udev-made.txt records what was written.
+set -eu
+o=${1:?usage: bench/cufile-vm-udev.sh OUTDIR [DIR]}
+d=${2:-/var/tmp}
+mkdir -p "$o"
+
+dev=$(findmnt -n -o SOURCE -T "$d"); fstype=$(findmnt -n -o FSTYPE -T "$d")
+mm=$(lsblk -n -d -o MAJ:MIN "$dev" | tr -d ' ')
+mkdir -p /run/udev/data
+[ -e /run/udev/data/b$mm ] && cp /run/udev/data/b$mm "$o"/udev-before.txt
+grep -q '^E:ID_FS_USAGE=' "/run/udev/data/b$mm" 2>/dev/null ||
+	printf 'E:ID_FS_TYPE=%s\nE:ID_FS_USAGE=filesystem\n' "$fstype" >> "/run/udev/data/b$mm"
+echo "$dev b$mm $fstype" > "$o/udev-made.txt"
+cat "/run/udev/data/b$mm" >> "$o/udev-made.txt"
