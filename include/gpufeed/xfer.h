@@ -107,8 +107,17 @@ GF_API int gf_xfer_read(struct gf_xfer *x, const char *path, uint64_t off, size_
 GF_API int gf_xfer_read_fd(struct gf_xfer *x, int fd, const char *name, uint64_t off, size_t len, uint64_t dev,
 			   struct gf_xfer_stats *st);
 
+/* Host memory (pageable or not) to GPU memory and back through x's pinned
+ * staging pool, chunk by chunk, the CPU's copy into one staging buffer
+ * overlapping the copy engine's from another (depth >= 2); on_chunk runs
+ * per chunk of a copy to the GPU as for a file.  Both wait until every
+ * byte has arrived.  They need the bounce path's pool (path bounce):
+ * -EINVAL otherwise. */
+GF_API int gf_xfer_copy_to_gpu(struct gf_xfer *x, const void *src, size_t len, uint64_t dev);
+GF_API int gf_xfer_copy_from_gpu(struct gf_xfer *x, uint64_t dev, void *dst, size_t len);
+
 /* GPU memory on x's GPU, and a synchronous copy back to host memory (for
- * checks). */
+ * checks: one cuMemcpyDtoHAsync straight into dst, no staging). */
 GF_API int gf_xfer_dev_alloc(struct gf_xfer *x, size_t len, uint64_t *dev);
 GF_API int gf_xfer_dev_free(struct gf_xfer *x, uint64_t dev);
 GF_API int gf_xfer_dtoh(struct gf_xfer *x, void *dst, uint64_t dev, size_t len);

@@ -379,10 +379,86 @@ static void path_names(void **state)
 	assert_string_equal(gf_last_error(), "'dma' is not a transfer path (bounce, gds or naive)");
 }
 
+/* Host memory to the GPU and back through the staging pool: every byte
+ * there and back, lengths that are not multiples of the chunk, each depth;
+ * the chunks reach the hook in order; a failed copy half way releases all;
+ * a transfer without the pool says so. */
+static void host_round_trip(void **state)
+{
+	size_t len = 4 * CHUNK + 777;
+	unsigned char *src = malloc(len), *back = malloc(len + 64);
+
+	(void)state;
+	assert_non_null(src);
+	assert_non_null(back);
+	for (size_t i = 0; i < len; i++)
+		src[i] = (unsigned char)(i * 131u + (i >> 9));
+	for (unsigned d = 1; d <= GF_XFER_DEPTH_MAX; d++) {
+		struct gf_xfer_opts o = GF_XFER_OPTS_INIT;
+		struct hook_log log = { .in_order = true };
+		struct gf_xfer *x;
+		uint64_t dev;
+
+		o.depth = d;
+		o.chunk = CHUNK;
+		o.on_chunk = hook;
+		o.user = &log;
+		assert_int_equal(gf_xfer_open(&o, &x), 0);
+		assert_int_equal(gf_xfer_dev_alloc(x, len + 64, &dev), 0);
+		assert_int_equal(gf_xfer_copy_to_gpu(x, src, len, dev), 0);
+		assert_int_equal(log.calls, 5);
+		assert_true(log.in_order);
+		memset(back, 0x5a, len + 64);
+		assert_int_equal(gf_xfer_dtoh(x, back, dev, len + 64), 0);	/* unstaged: what is there */
+		assert_memory_equal(back, src, len);
+		for (size_t i = len; i < len + 64; i++)
+			assert_int_equal(back[i], 0);
+		memset(back, 0x5a, len + 64);
+		assert_int_equal(gf_xfer_copy_from_gpu(x, dev, back, len), 0);
+		assert_memory_equal(back, src, len);
+		for (size_t i = len; i < len + 64; i++)
+			assert_int_equal(back[i], 0x5a);	/* nothing written past len */
+		assert_int_equal(gf_xfer_dev_free(x, dev), 0);
+		gf_xfer_close(x);
+		assert_int_equal(live_allocs(), 0);
+	}
+	/* A device-to-host copy failing half way: the error, nothing left. */
+	{
+		struct gf_xfer_opts o = GF_XFER_OPTS_INIT;
+		struct gf_xfer *x;
+		uint64_t dev;
+
+		o.chunk = CHUNK;
+		assert_int_equal(gf_xfer_open(&o, &x), 0);
+		assert_int_equal(gf_xfer_dev_alloc(x, len, &dev), 0);
+		setenv("FAKE_CUDA_FAIL", "cuMemcpyDtoHAsync_v2=2", 1);
+		assert_int_equal(gf_xfer_copy_from_gpu(x, dev, back, len), -ENOMEM);
+		assert_non_null(strstr(gf_last_error(), "cuMemcpyDtoHAsync"));
+		unsetenv("FAKE_CUDA_FAIL");
+		assert_int_equal(gf_xfer_dev_free(x, dev), 0);
+		gf_xfer_close(x);
+		assert_int_equal(live_allocs(), 0);
+	}
+	/* The naive path has no pinned pool to stage through. */
+	{
+		struct gf_xfer_opts o = GF_XFER_OPTS_INIT;
+		struct gf_xfer *x;
+
+		o.path = GF_XFER_NAIVE;
+		assert_int_equal(gf_xfer_open(&o, &x), 0);
+		assert_int_equal(gf_xfer_copy_to_gpu(x, src, len, 1), -EINVAL);
+		assert_non_null(strstr(gf_last_error(), "needs the staging pool of the bounce path"));
+		gf_xfer_close(x);
+	}
+	free(src);
+	free(back);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(each_path_each_depth, setup, teardown),
+		cmocka_unit_test_setup_teardown(host_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(odd_ranges, setup, teardown),
 		cmocka_unit_test_setup_teardown(gds_without_batch, setup, teardown),
 		cmocka_unit_test_setup_teardown(read_errors_mid_pipeline, setup, teardown),
