@@ -21,21 +21,10 @@
 # 2 usage, 3 a tool failed.
 set -uo pipefail
 
-out=${1:-}
-runs=${2:-5}
-[ -n "$out" ] || { echo "usage: $0 OUTDIR [RUNS]" >&2; exit 2; }
-[ "$runs" -ge 5 ] 2>/dev/null || { echo "$0: RUNS must be a number >= 5" >&2; exit 2; }
-root=$(cd "$(dirname "$0")/.." && pwd)
-gpufeed=${GPUFEED:-$root/build/gpufeed}
-nvbw=${NVBANDWIDTH:-$root/bench/.nvbw/nvbandwidth}
 size=${P2P_SIZE:-512M}
-mib=$(( $(numfmt --from=iec "$size") >> 20 ))
-for t in "$gpufeed" "$nvbw"; do [ -x "$t" ] || { echo "$0: $t is not there (build it)" >&2; exit 2; }; done
-command -v python3 >/dev/null || { echo "$0: python3 is needed" >&2; exit 2; }
-mkdir -p "$out"
-log=$out/log.txt
-: >"$out/nvbandwidth.jsonl"
-: >"$out/gpufeed.jsonl"
+# shellcheck source-path=SCRIPTDIR source=lib-nvbw.sh
+. "$(dirname "$0")/lib-nvbw.sh"
+nvbw_setup "$@"
 tests=(device_to_device_memcpy_read_ce device_to_device_memcpy_write_ce
        device_to_device_bidirectional_memcpy_read_ce device_to_device_bidirectional_memcpy_write_ce
        device_to_device_memcpy_read_sm device_to_device_memcpy_write_sm
@@ -51,26 +40,7 @@ tests=(device_to_device_memcpy_read_ce device_to_device_memcpy_write_ce
 	echo "# $gpufeed bench p2p --json --size $size --quiet"
 } >"$log"
 
-# One line of JSON from a tool's stdout (nvbandwidth may print around it).
-oneline() { python3 -c 'import json,sys; t=sys.stdin.read(); print(json.dumps(json.loads(t[t.index("{"):t.rindex("}")+1])))'; }
-
-for r in $(seq 1 "$runs"); do
-	echo "run $r of $runs: nvbandwidth" | tee -a "$log" >&2
-	if ! CUDA_DEVICE_ORDER=PCI_BUS_ID "$nvbw" -j -b "$mib" -t "${tests[@]}" 2>>"$log" >"$out/.nvbw.tmp" ||
-	   ! oneline <"$out/.nvbw.tmp" >>"$out/nvbandwidth.jsonl" 2>>"$log"; then
-		cat "$out/.nvbw.tmp" >>"$log"; rm -f "$out/.nvbw.tmp"
-		echo "$0: nvbandwidth failed (log.txt)" >&2; exit 3
-	fi
-	rm -f "$out/.nvbw.tmp"
-	echo "run $r of $runs: gpufeed bench p2p" | tee -a "$log" >&2
-	"$gpufeed" bench p2p --json --size "$size" --quiet 2>>"$log" >"$out/.gf.tmp"
-	rc=$?
-	# Exit 1 (findings) still has figures to compare; others do not.
-	if [ "$rc" -gt 1 ] || ! oneline <"$out/.gf.tmp" >>"$out/gpufeed.jsonl" 2>>"$log"; then
-		rm -f "$out/.gf.tmp"; echo "$0: gpufeed bench p2p failed with exit $rc (log.txt)" >&2; exit 3
-	fi
-	rm -f "$out/.gf.tmp"
-done
+nvbw_runs p2p --json --size "$size" --quiet
 
 python3 - "$out" "${tests[@]}" <<'PY'
 import json, statistics, sys

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/gpu_bench.h"
 #include "bench/h2d_bench.h"
 #include "core/error.h"
 
@@ -27,19 +28,13 @@
 int gf_h2d_gpu_setup(struct gf_h2d_gpu *g)
 {
 	const struct gf_cuda_ops *o = g->dev.ops;
-	int khz = 0, rc;
+	int rc;
 
 	if ((rc = gf_cuda_dev_make_current(&g->dev)))
 		return rc;
-	if ((rc = gf_cuda_kernel_load(o, "spin", "gf_spin", &g->spin)))
+	if ((rc = gf_gpu_spin_load(&g->dev, GF_H2D_SPIN_MS, &g->spin, &g->spin_cycles)))
 		return rc;
 	g->spin_loaded = true;
-	/* The attribute is in kHz: cycles per ms.  A driver that does not
-	 * say (CUDA 13 deprecates it) gets 3 GHz, above any GPU's clock, so
-	 * the spin lasts at least GF_H2D_SPIN_MS. */
-	if (o->device_attribute(&khz, GF_CU_DEVICE_ATTRIBUTE_CLOCK_RATE, g->dev.dev) != GF_CUDA_SUCCESS || khz <= 0)
-		khz = 3000000;
-	g->spin_cycles = (unsigned long long)khz * GF_H2D_SPIN_MS;
 	for (int i = 0; i < 2; i++)
 		if ((rc = CU(g, o->stream_create(&g->s[i], GF_CU_STREAM_NON_BLOCKING), "cuStreamCreate")))
 			return rc;
@@ -83,12 +78,8 @@ static int host_alloc(struct gf_h2d_gpu *g, size_t size, int node, bool pinned, 
 	bo.size = size;
 	bo.numa_node = node;
 	bo.flags = GF_BUF_NODE_STRICT;
-	if ((rc = gf_buf_alloc(&bo, b))) {
-		char why[256];
-
-		snprintf(why, sizeof(why), "%s", gf_last_error());
-		return gf_error(rc, "%zu bytes on NUMA node %d: %s", size, node, why);
-	}
+	if ((rc = gf_buf_alloc(&bo, b)))
+		return gf_error(rc, "%zu bytes on NUMA node %d: %s", size, node, gf_last_error());
 	if (!pinned)
 		return 0;
 	if ((rc = CU(g, g->dev.ops->mem_host_register((*b)->data, (*b)->size, GF_CU_MEMHOSTREGISTER_PORTABLE),
@@ -205,45 +196,6 @@ static int copy(struct gf_h2d_gpu *g, bool htod, void *host, gf_cu_deviceptr dev
 		    : CU(g, o->memcpy_dtoh_async(host, dev, n, s), "cuMemcpyDtoHAsync");
 }
 
-static int spin(struct gf_h2d_gpu *g, gf_cu_stream s)
-{
-	void *args[] = { &g->spin_cycles };
-
-	return CU(g, g->dev.ops->launch_kernel(g->spin.fn, 1, 1, 1, 1, 1, 1, 0, s, args, NULL),
-		  "cuLaunchKernel gf_spin");
-}
-
-
-/* The pattern of word i: xorshift-mixed, different per point and offset,
- * so a copy of the wrong bytes or of nothing is caught. */
-static uint64_t pattern(uint64_t seed, size_t i)
-{
-	uint64_t x = seed ^ (i * 0x9e3779b97f4a7c15ull);
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return x;
-}
-
-static void fill(void *p, size_t n, uint64_t seed)
-{
-	uint64_t *w = p;
-
-	for (size_t i = 0; i < n / 8; i++)
-		w[i] = pattern(seed, i);
-}
-
-static int check(const void *p, size_t n, uint64_t seed)
-{
-	const uint64_t *w = p;
-
-	for (size_t i = 0; i < n / 8; i++)
-		if (w[i] != pattern(seed, i))
-			return gf_error(-EIO, "the bytes copied differ from those sent at offset %zu", i * 8);
-	return 0;
-}
-
 /* Before the timed copies of a point's first sample: the source holds the
  * pattern, the destination does not. */
 static int seed_pattern(struct gf_bench_h2d *h, struct gf_h2d_gpu *g, const struct gf_h2d_point *pt, uint64_t seed)
@@ -252,7 +204,7 @@ static int seed_pattern(struct gf_bench_h2d *h, struct gf_h2d_gpu *g, const stru
 	size_t n = (size_t)pt->size;
 	int rc;
 
-	fill(b->ha->data, n, seed);
+	gf_gpu_pattern_fill(b->ha->data, n, seed);
 	if (gf_h2d_dir_htod(pt->dir))
 		rc = CU(g, g->dev.ops->memset_d8_async(b->da, 0, n, g->s[0]), "cuMemsetD8Async");
 	else
@@ -278,7 +230,7 @@ static int check_pattern(struct gf_bench_h2d *h, struct gf_h2d_gpu *g, const str
 		if (!rc)
 			rc = CU(g, g->dev.ops->stream_synchronize(g->s[0]), "cuStreamSynchronize");
 	}
-	return rc ? rc : check(gf_h2d_dir_htod(pt->dir) ? b->hb->data : b->ha->data, n, seed);
+	return rc ? rc : gf_gpu_pattern_check(gf_h2d_dir_htod(pt->dir) ? b->hb->data : b->ha->data, n, seed, NULL);
 }
 
 /* The other GPUs' copies of an ALL point: behind the measured GPU's spin
@@ -318,7 +270,7 @@ static int queue(struct gf_bench_h2d *h, struct gf_h2d_gpu *g, const struct gf_h
 	struct gf_h2d_bufs *b = &h->bufs;
 	bool htod = gf_h2d_dir_htod(pt->dir), bidir = gf_h2d_dir_bidir(pt->dir), all = gf_h2d_dir_all(pt->dir);
 	size_t n = (size_t)pt->size;
-	int rc = spin(g, g->s[0]);
+	int rc = gf_gpu_spin(&g->dev, &g->spin, &g->spin_cycles, g->s[0]);
 
 	if (!rc && (bidir || all))
 		rc = CU(g, g->dev.ops->event_record(g->go, g->s[0]), "cuEventRecord");

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include <gpufeed/cpuset.h>
-#include <gpufeed/parse.h>
+#include "bench/gpu_bench.h"
 #include "bench/h2d_bench.h"
 #include "core/error.h"
 #include "core/opts.h"
@@ -44,31 +44,6 @@ const char *gf_h2d_mem_name(enum gf_h2d_mem m)
 	return (unsigned)m < GF_H2D_MEMS ? mem_names[m] : "?";
 }
 
-/* "64M,512M" into sizes[]; -EINVAL/-ERANGE naming the option. */
-static int parse_sizes(const char *text, uint64_t *sizes, unsigned *n)
-{
-	char buf[256], *save = NULL, *tok;
-
-	*n = 0;
-	if (strlen(text) >= sizeof(buf))
-		return gf_error(-EINVAL, "--sizes: '%s' is too long", text);
-	strcpy(buf, text);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		uint64_t v;
-
-		if (*n == GF_BENCH_H2D_SIZES_MAX)
-			return gf_error(-ERANGE, "--sizes: at most %u sizes", GF_BENCH_H2D_SIZES_MAX);
-		if (gf_parse_size(tok, &v))
-			return gf_error(-EINVAL, "--sizes: '%s': %s", tok, gf_last_error());
-		if (v < GF_BENCH_H2D_SIZE_MIN || v > GF_BENCH_H2D_SIZE_MAX || v % 8)
-			return gf_error(-ERANGE, "--sizes: '%s' is not a multiple of 8 bytes from 4K to 64G", tok);
-		sizes[(*n)++] = v;
-	}
-	if (!*n)
-		return gf_error(-EINVAL, "--sizes: '%s' names no size", text);
-	return 0;
-}
-
 int gf_bench_h2d_check(const struct gf_bench_h2d_opts *o)
 {
 	uint64_t sizes[GF_BENCH_H2D_SIZES_MAX];
@@ -80,12 +55,12 @@ int gf_bench_h2d_check(const struct gf_bench_h2d_opts *o)
 		return gf_error(-EINVAL, "bench h2d: no options");
 	if ((rc = gf_opts_check(o->struct_size, sizeof(*o), "gf_bench_h2d_run", "GF_BENCH_H2D_OPTS_INIT")))
 		return rc;
-	if (o->gpus && (gf_cpuset_parse_list(&set, o->gpus) || gf_cpuset_empty(&set)))
-		return gf_error(-EINVAL, "--gpu: '%s' is not a list of NVML indexes (0,1 or 0-3)", o->gpus);
+	if ((rc = gf_gpu_bench_check_gpus(o->gpus)))
+		return rc;
 	if (o->nodes && strcmp(o->nodes, "all") && (gf_cpuset_parse_list(&set, o->nodes) || gf_cpuset_empty(&set)))
 		return gf_error(-EINVAL, "--numa-node: '%s' is not a list of node numbers (0,1 or 0-3) or 'all'",
 				o->nodes);
-	if (o->sizes && (rc = parse_sizes(o->sizes, sizes, &n)))
+	if (o->sizes && (rc = gf_gpu_bench_parse_sizes(o->sizes, sizes, GF_BENCH_H2D_SIZES_MAX, &n)))
 		return rc;
 	if (o->repeats > GF_BENCH_H2D_REPEATS_MAX)
 		return gf_error(-ERANGE, "--repeats: at most %u", GF_BENCH_H2D_REPEATS_MAX);
@@ -116,16 +91,6 @@ static void limit_of(struct gf_bench_h2d *h, struct gf_h2d_gpu *g)
 	}
 }
 
-/* rc with "<prefix>: <the last error>" (gf_error formats into the buffer
- * gf_last_error() reads, so the message is copied first). */
-static int prefixed(int rc, const char *prefix)
-{
-	char why[256];
-
-	snprintf(why, sizeof(why), "%s", gf_last_error());
-	return gf_error(rc, "%s: %s", prefix, why);
-}
-
 /* GPU g's own node: the model's, or the first node when it does not know. */
 static int own_node(const struct gf_bench_h2d *h, const struct gf_h2d_gpu *g)
 {
@@ -139,32 +104,22 @@ static int own_node(const struct gf_bench_h2d *h, const struct gf_h2d_gpu *g)
 static int open_gpus(struct gf_bench_h2d *h)
 {
 	struct gf_cpuset want;
-	const struct gf_cuda_ops *ops;
-	int ndev, rc;
+	int rc;
 
-	if ((rc = gf_cuda_init(&ops, &ndev)))
+	if ((rc = gf_gpu_bench_wanted(h->o.gpus, &want)))
 		return rc;
-	gf_cpuset_zero(&want);
-	if (h->o.gpus)
-		gf_cpuset_parse_list(&want, h->o.gpus);
-	else
-		for (int i = 0; i < ndev; i++)
-			gf_cpuset_set(&want, (unsigned)i);
 	h->gpus = calloc(gf_cpuset_count(&want), sizeof(*h->gpus));
 	if (!h->gpus)
 		return gf_error(-ENOMEM, "bench h2d: out of memory");
 	for (int i = gf_cpuset_first(&want); i >= 0; i = gf_cpuset_next(&want, i)) {
 		struct gf_h2d_gpu *g = &h->gpus[h->ngpus++];
-		char what[64];
 
 		g->index = (unsigned)i;
-		snprintf(what, sizeof(what), "GPU %u", g->index);
-		if ((rc = gf_cuda_dev_open_nvml(g->index, &g->dev)))
-			return prefixed(rc, what);
+		if ((rc = gf_gpu_bench_open(g->index, &g->dev)))
+			return rc;
 		g->open = true;
-		snprintf(what, sizeof(what), "GPU %u (%s)", g->index, g->dev.pci);
 		if ((rc = gf_h2d_gpu_setup(g)))
-			return prefixed(rc, what);
+			return gf_error(rc, "GPU %u (%s): %s", g->index, g->dev.pci, gf_last_error());
 		limit_of(h, g);
 		g->inode = own_node(h, g);
 	}
@@ -322,7 +277,7 @@ int gf_bench_h2d_run(const struct gf_bench_h2d_opts *opts, struct gf_bench_h2d *
 	h->o.repeats = opts->repeats ? opts->repeats : opts->quick ? 3 : 5;
 	h->o.loops = opts->loops ? opts->loops : GF_H2D_LOOPS;
 	if (opts->sizes)
-		parse_sizes(opts->sizes, h->sizes, &h->nsizes);
+		gf_gpu_bench_parse_sizes(opts->sizes, h->sizes, GF_BENCH_H2D_SIZES_MAX, &h->nsizes);
 	else
 		h->sizes[h->nsizes++] = opts->quick ? GF_H2D_SIZE_QUICK : GF_H2D_SIZE;
 	if ((rc = gf_topo_discover(&to, &h->topo))) {

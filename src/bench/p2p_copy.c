@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/gpu_bench.h"
 #include "bench/p2p_bench.h"
 #include "core/error.h"
 
@@ -29,11 +30,11 @@
 int gf_p2p_gpu_setup(struct gf_p2p_gpu *g)
 {
 	const struct gf_cuda_ops *o = g->dev.ops;
-	int khz = 0, rc;
+	int rc;
 
 	if ((rc = gf_cuda_dev_make_current(&g->dev)))
 		return rc;
-	if ((rc = gf_cuda_kernel_load(o, "spin", "gf_spin", &g->spin)))
+	if ((rc = gf_gpu_spin_load(&g->dev, GF_P2P_SPIN_MS, &g->spin, &g->spin_cycles)))
 		return rc;
 	g->spin_loaded = true;
 	if ((rc = gf_cuda_kernel_load(o, "copy", "gf_copy", &g->copy)))
@@ -42,12 +43,6 @@ int gf_p2p_gpu_setup(struct gf_p2p_gpu *g)
 	if ((rc = gf_cuda_kernel_load(o, "chase", "gf_chase", &g->chase)))
 		return rc;
 	g->chase_loaded = true;
-	/* The attribute is in kHz: cycles per ms.  A driver that does not
-	 * say (CUDA 13 deprecates it) gets 3 GHz, above any GPU's clock, so
-	 * the spin lasts at least GF_P2P_SPIN_MS. */
-	if (o->device_attribute(&khz, GF_CU_DEVICE_ATTRIBUTE_CLOCK_RATE, g->dev.dev) != GF_CUDA_SUCCESS || khz <= 0)
-		khz = 3000000;
-	g->spin_cycles = (unsigned long long)khz * GF_P2P_SPIN_MS;
 	for (int i = 0; i < 2; i++)
 		if ((rc = CU(g, o->stream_create(&g->s[i], GF_CU_STREAM_NON_BLOCKING), "cuStreamCreate")) ||
 		    (rc = CU(g, o->event_create(&g->start[i], GF_CU_EVENT_DEFAULT), "cuEventCreate")) ||
@@ -177,29 +172,9 @@ static int copy(struct gf_bench_p2p *p, enum gf_p2p_copy kind, unsigned by, unsi
 		  "cuMemcpyPeerAsync");
 }
 
-static int spin(struct gf_p2p_gpu *g, gf_cu_stream s)
-{
-	void *args[] = { &g->spin_cycles };
-
-	return CU(g, g->dev.ops->launch_kernel(g->spin.fn, 1, 1, 1, 1, 1, 1, 0, s, args, NULL),
-		  "cuLaunchKernel gf_spin");
-}
-
 static int current(struct gf_bench_p2p *p, unsigned gi)
 {
 	return gf_cuda_dev_make_current(&p->gpus[gi].dev);
-}
-
-/* The pattern of word i: xorshift-mixed, different per point, direction
- * and offset, so a copy of the wrong bytes or of nothing is caught. */
-static uint64_t pattern(uint64_t seed, size_t i)
-{
-	uint64_t x = seed ^ (i * 0x9e3779b97f4a7c15ull);
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return x;
 }
 
 /* Source `from` gets the pattern, destination `to` zeros. */
@@ -210,8 +185,7 @@ static int seed_one(struct gf_bench_p2p *p, unsigned sg, gf_cu_deviceptr from, u
 	uint64_t *w = p->bufs.host;
 	int rc;
 
-	for (size_t i = 0; i < n / 8; i++)
-		w[i] = pattern(seed, i);
+	gf_gpu_pattern_fill(w, n, seed);
 	if ((rc = current(p, sg)) || (rc = CU(s, s->dev.ops->memcpy_htod_async(from, w, n, s->s[0]), "cuMemcpyHtoDAsync")) ||
 	    (rc = CU(s, s->dev.ops->stream_synchronize(s->s[0]), "cuStreamSynchronize")) || (rc = current(p, dg)) ||
 	    (rc = CU(d, d->dev.ops->memset_d8_async(to, 0, n, d->s[0]), "cuMemsetD8Async")))
@@ -224,17 +198,13 @@ static int check_one(struct gf_bench_p2p *p, unsigned dg, gf_cu_deviceptr to, si
 		     const char *which)
 {
 	struct gf_p2p_gpu *d = &p->gpus[dg];
-	const uint64_t *w = p->bufs.host;
 	int rc;
 
 	memset(p->bufs.host, 0, n);
 	if ((rc = current(p, dg)) || (rc = CU(d, d->dev.ops->memcpy_dtoh_async(p->bufs.host, to, n, d->s[0]), "cuMemcpyDtoHAsync")) ||
 	    (rc = CU(d, d->dev.ops->stream_synchronize(d->s[0]), "cuStreamSynchronize")))
 		return rc;
-	for (size_t i = 0; i < n / 8; i++)
-		if (w[i] != pattern(seed, i))
-			return gf_error(-EIO, "%s: the bytes copied differ from those sent at offset %zu", which, i * 8);
-	return 0;
+	return gf_gpu_pattern_check(p->bufs.host, n, seed, which);
 }
 
 /* Queues one sample: spin, warm-up copies, start, loops copies, end; the
@@ -249,7 +219,7 @@ static int queue(struct gf_bench_p2p *p, const struct gf_p2p_point *pt)
 	size_t n = (size_t)pt->size;
 	int rc;
 
-	if ((rc = current(p, i0)) || (rc = spin(g0, g0->s[0])))
+	if ((rc = current(p, i0)) || (rc = gf_gpu_spin(&g0->dev, &g0->spin, &g0->spin_cycles, g0->s[0])))
 		return rc;
 	if (bidir && ((rc = CU(g0, g0->dev.ops->event_record(g0->go, g0->s[0]), "cuEventRecord")) ||
 		      (rc = current(p, i1)) ||

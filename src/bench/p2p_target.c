@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include <gpufeed/cpuset.h>
-#include <gpufeed/parse.h>
+#include "bench/gpu_bench.h"
 #include "bench/p2p_bench.h"
 #include "core/error.h"
 #include "core/opts.h"
@@ -47,31 +47,6 @@ const char *gf_p2p_nvbw_name(const struct gf_p2p_point *pt, unsigned *row, unsig
 	return pt->copy == GF_P2P_CE ? ce[pt->test] : sm[pt->test];
 }
 
-/* "64M,512M" into sizes[]; -EINVAL/-ERANGE naming the option. */
-static int parse_sizes(const char *text, uint64_t *sizes, unsigned *n)
-{
-	char buf[256], *save = NULL, *tok;
-
-	*n = 0;
-	if (strlen(text) >= sizeof(buf))
-		return gf_error(-EINVAL, "--sizes: '%s' is too long", text);
-	strcpy(buf, text);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		uint64_t v;
-
-		if (*n == GF_BENCH_P2P_SIZES_MAX)
-			return gf_error(-ERANGE, "--sizes: at most %u sizes", GF_BENCH_P2P_SIZES_MAX);
-		if (gf_parse_size(tok, &v))
-			return gf_error(-EINVAL, "--sizes: '%s': %s", tok, gf_last_error());
-		if (v < GF_BENCH_P2P_SIZE_MIN || v > GF_BENCH_P2P_SIZE_MAX || v % 8)
-			return gf_error(-ERANGE, "--sizes: '%s' is not a multiple of 8 bytes from 4K to 64G", tok);
-		sizes[(*n)++] = v;
-	}
-	if (!*n)
-		return gf_error(-EINVAL, "--sizes: '%s' names no size", text);
-	return 0;
-}
-
 /* "read,latency" into want[] over names[0..n); NULL or "all": every one. */
 static int parse_names(const char *opt, const char *text, const char *const *names, unsigned n, bool *want)
 {
@@ -108,7 +83,6 @@ int gf_bench_p2p_check(const struct gf_bench_p2p_opts *o)
 {
 	uint64_t sizes[GF_BENCH_P2P_SIZES_MAX];
 	bool tests[GF_P2P_TESTS], copies[GF_P2P_COPIES];
-	struct gf_cpuset set;
 	unsigned n;
 	int rc;
 
@@ -116,9 +90,9 @@ int gf_bench_p2p_check(const struct gf_bench_p2p_opts *o)
 		return gf_error(-EINVAL, "bench p2p: no options");
 	if ((rc = gf_opts_check(o->struct_size, sizeof(*o), "gf_bench_p2p_run", "GF_BENCH_P2P_OPTS_INIT")))
 		return rc;
-	if (o->gpus && (gf_cpuset_parse_list(&set, o->gpus) || gf_cpuset_empty(&set)))
-		return gf_error(-EINVAL, "--gpu: '%s' is not a list of NVML indexes (0,1 or 0-3)", o->gpus);
-	if (o->sizes && (rc = parse_sizes(o->sizes, sizes, &n)))
+	if ((rc = gf_gpu_bench_check_gpus(o->gpus)))
+		return rc;
+	if (o->sizes && (rc = gf_gpu_bench_parse_sizes(o->sizes, sizes, GF_BENCH_P2P_SIZES_MAX, &n)))
 		return rc;
 	if ((rc = parse_names("test", o->tests, test_names, GF_P2P_TESTS, tests)) ||
 	    (rc = parse_names("copy", o->copies, copy_names, GF_P2P_COPIES, copies)))
@@ -128,16 +102,6 @@ int gf_bench_p2p_check(const struct gf_bench_p2p_opts *o)
 	if (o->loops > GF_BENCH_P2P_LOOPS_MAX)
 		return gf_error(-ERANGE, "--loops: at most %u", GF_BENCH_P2P_LOOPS_MAX);
 	return 0;
-}
-
-/* rc with "<prefix>: <the last error>" (gf_error formats into the buffer
- * gf_last_error() reads, so the message is copied first). */
-static int prefixed(int rc, const char *prefix)
-{
-	char why[256];
-
-	snprintf(why, sizeof(why), "%s", gf_last_error());
-	return gf_error(rc, "%s: %s", prefix, why);
 }
 
 /* The model's matrix index of GPU g, -1 when the model does not have it. */
@@ -205,32 +169,22 @@ static int peer_of(struct gf_bench_p2p *p, unsigned a, unsigned b, bool *ok)
 static int open_gpus(struct gf_bench_p2p *p)
 {
 	struct gf_cpuset want;
-	const struct gf_cuda_ops *ops;
-	int ndev, rc;
+	int rc;
 
-	if ((rc = gf_cuda_init(&ops, &ndev)))
+	if ((rc = gf_gpu_bench_wanted(p->o.gpus, &want)))
 		return rc;
-	gf_cpuset_zero(&want);
-	if (p->o.gpus)
-		gf_cpuset_parse_list(&want, p->o.gpus);
-	else
-		for (int i = 0; i < ndev; i++)
-			gf_cpuset_set(&want, (unsigned)i);
 	p->gpus = calloc(gf_cpuset_count(&want), sizeof(*p->gpus));
 	if (!p->gpus)
 		return gf_error(-ENOMEM, "bench p2p: out of memory");
 	for (int i = gf_cpuset_first(&want); i >= 0; i = gf_cpuset_next(&want, i)) {
 		struct gf_p2p_gpu *g = &p->gpus[p->ngpus++];
-		char what[64];
 
 		g->index = (unsigned)i;
-		snprintf(what, sizeof(what), "GPU %u", g->index);
-		if ((rc = gf_cuda_dev_open_nvml(g->index, &g->dev)))
-			return prefixed(rc, what);
+		if ((rc = gf_gpu_bench_open(g->index, &g->dev)))
+			return rc;
 		g->open = true;
-		snprintf(what, sizeof(what), "GPU %u (%s)", g->index, g->dev.pci);
 		if ((rc = gf_p2p_gpu_setup(g)))
-			return prefixed(rc, what);
+			return gf_error(rc, "GPU %u (%s): %s", g->index, g->dev.pci, gf_last_error());
 		g->topo_mi = matrix_index(p->topo, g);
 	}
 	p->pairs = calloc((size_t)p->ngpus * p->ngpus, sizeof(*p->pairs));
@@ -239,15 +193,14 @@ static int open_gpus(struct gf_bench_p2p *p)
 	for (unsigned a = 0; a < p->ngpus; a++)
 		for (unsigned b = 0; b < p->ngpus; b++) {
 			struct gf_p2p_pair *pr = &p->pairs[a * p->ngpus + b];
-			char what[96];
 
 			limit_of(p, a, b, pr);
 			if (a == b) {
 				pr->peer = true;
 			} else if (b > a) {
-				snprintf(what, sizeof(what), "GPU %u and GPU %u", p->gpus[a].index, p->gpus[b].index);
 				if ((rc = peer_of(p, a, b, &pr->peer)))
-					return prefixed(rc, what);
+					return gf_error(rc, "GPU %u and GPU %u: %s", p->gpus[a].index, p->gpus[b].index,
+							gf_last_error());
 			} else {
 				pr->peer = p->pairs[b * p->ngpus + a].peer;
 			}
@@ -353,7 +306,7 @@ int gf_bench_p2p_run(const struct gf_bench_p2p_opts *opts, struct gf_bench_p2p *
 	parse_names("test", opts->tests, test_names, GF_P2P_TESTS, p->tests);
 	parse_names("copy", opts->copies, copy_names, GF_P2P_COPIES, p->copies);
 	if (opts->sizes)
-		parse_sizes(opts->sizes, p->sizes, &p->nsizes);
+		gf_gpu_bench_parse_sizes(opts->sizes, p->sizes, GF_BENCH_P2P_SIZES_MAX, &p->nsizes);
 	else
 		p->sizes[p->nsizes++] = opts->quick ? GF_P2P_SIZE_QUICK : GF_P2P_SIZE;
 	if ((rc = gf_topo_discover(&to, &p->topo))) {
