@@ -4,6 +4,7 @@
 #define GF_BENCH_IO_GPU_BENCH_H
 
 #include <gpufeed/bench_io_gpu.h>
+#include <gpufeed/topo.h>
 #include <gpufeed/xfer.h>
 #include "bench/runner.h"
 
@@ -26,6 +27,8 @@ struct gf_bench_io_gpu {
 	uint64_t bytes;			/* moved per sample: the whole file */
 	char pci[16];
 	int numa_node;
+	struct gf_topo *topo;		/* the machine summary in the JSON; NULL
+					 * when it could not be read */
 	struct gf_iog_point pts[2 + GF_XFER_PATHS];
 	struct gf_runner_point res[2 + GF_XFER_PATHS];
 	unsigned npoints;

@@ -142,6 +142,7 @@ int gf_bench_io_gpu_write_json(const struct gf_bench_io_gpu *b, FILE *f)
 	lim = limit_of(b);
 	root = json_object();
 	gf_json_stamp(root, GF_BENCH_IO_GPU_SCHEMA);
+	json_object_set_new(root, "machine", b->topo ? gf_bench_json_topology(b->topo) : json_null());
 	cfg = json_object();
 	json_object_set_new(cfg, "gpu", json_integer(b->o.gpu));
 	json_object_set_new(cfg, "pci", json_string(b->pci));

@@ -277,6 +277,14 @@ int gf_bench_io_gpu_run(const struct gf_bench_io_gpu_opts *opts, struct gf_bench
 	snprintf(b->pci, sizeof(b->pci), "%s", gf_xfer_gpu_pci(base));
 	b->numa_node = gf_xfer_numa_node(base);
 	b->base = base;
+	/* The machine summary every bench result carries; best effort: the
+	 * figures stand without it. */
+	{
+		struct gf_topo_options to = GF_TOPO_OPTS_INIT;
+
+		if (gf_topo_discover(&to, &b->topo))
+			b->topo = NULL;
+	}
 	ro.repeats = b->o.repeats;
 	ro.cancel = opts->cancel;
 	ro.progress = opts->progress;
@@ -311,5 +319,6 @@ void gf_bench_io_gpu_free(struct gf_bench_io_gpu *b)
 	if (!b)
 		return;
 	gf_runner_points_free(b->res, b->npoints);
+	gf_topo_free(b->topo);
 	free(b);
 }

@@ -37,6 +37,7 @@ python3 - "$out" <<'PY' || not_ok "JSON contract"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == "gpufeed-bench-io-gpu/1"
+assert d["machine"]["numa_nodes"] >= 1 and d["machine"]["cpus"] >= 1, d["machine"]
 assert d["config"]["bytes"] == 3 << 20 and d["config"]["file_created"]
 names = [p["name"] for p in d["points"]]
 assert names == ["disk O_DIRECT read", "pinned host-to-device", "bounce", "gds", "naive"], names
