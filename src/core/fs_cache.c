@@ -1,0 +1,201 @@
+/* Shorter lookups for reading a recording.  A device's attributes are read
+ * one after another from its directory, so the directory opened last is
+ * kept and each file is looked up in it by name instead of walking the
+ * whole path from the root again (eight components for a GPU behind two
+ * switches).  And where only this user or root can change that directory,
+ * a file's type is checked by name and the file opened once, instead of
+ * an O_PATH open, its check, and a second open through /proc/self/fd (the
+ * most expensive of the three). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/fs.h"
+#include "core/fs_cache.h"
+
+struct gf_fs_cache {
+	atomic_bool busy;	/* one user at a time: another thread goes uncached */
+	int dirfd;		/* O_PATH of `dir`, resolved inside the root, or -1 */
+	char dir[PATH_MAX];	/* the machine path dirfd was opened by */
+	bool dir_closed;	/* dirfd's entries change only by us or root */
+	int root_closed;	/* the same for the root: -1 not known yet */
+};
+
+struct gf_fs_cache *gf_fs_cache_new(void)
+{
+	struct gf_fs_cache *c = calloc(1, sizeof(*c));
+
+	if (c) {
+		c->dirfd = -1;
+		c->root_closed = -1;
+	}
+	return c;
+}
+
+void gf_fs_cache_free(struct gf_fs_cache *c)
+{
+	if (!c)
+		return;
+	if (c->dirfd >= 0)
+		close(c->dirfd);
+	free(c);
+}
+
+static bool take(struct gf_fs_cache *c)
+{
+	return c && !atomic_exchange(&c->busy, true);
+}
+
+static void give(struct gf_fs_cache *c)
+{
+	atomic_store(&c->busy, false);
+}
+
+/* Whether only this user (or root) can add, remove or rename entries of
+ * directory fd: ours, and no write bit for group or others (with an ACL
+ * the group bits are its mask, so no named user or group may write
+ * either).  Then a name in it cannot turn from a regular file into a FIFO
+ * or a device node between our stat and our open, but by our own hand. */
+static bool closed_dir(int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+	       !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* The directory `path` is in, as an fd (the root's own, the one kept, or
+ * newly opened inside the root and kept), *leaf pointing at the last
+ * component and *closed saying closed_dir(); -1 when the last component is
+ * no plain name or the directory does not open (the whole walk then says
+ * why). */
+static int dir_of(const struct gf_fs *fs, struct gf_fs_cache *c, const char *path, const char **leaf,
+		  bool *closed)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	size_t len;
+	int fd;
+
+	if (!slash)
+		return -1;
+	*leaf = slash + 1;
+	if (!**leaf || !strcmp(*leaf, ".") || !strcmp(*leaf, ".."))
+		return -1;
+	len = (size_t)(slash - path);
+	if (len == 0) {
+		if (c->root_closed < 0)
+			c->root_closed = closed_dir(fs->rootfd);
+		*closed = c->root_closed;
+		return fs->rootfd;
+	}
+	if (len >= sizeof(dir))
+		return -1;
+	if (c->dirfd < 0 || strncmp(c->dir, path, len) || c->dir[len] != '\0') {
+		memcpy(dir, path, len);
+		dir[len] = '\0';
+		fd = gf_fs_open(fs, dir, O_PATH | O_DIRECTORY);
+		if (fd < 0)
+			return -1;
+		if (c->dirfd >= 0)
+			close(c->dirfd);
+		c->dirfd = fd;
+		memcpy(c->dir, dir, len + 1);
+		c->dir_closed = closed_dir(fd);
+	}
+	*closed = c->dir_closed;
+	return c->dirfd;
+}
+
+/* The O_PATH way: the leaf's own descriptor shows its type before anything
+ * opens it, and /proc/self/fd opens that very inode. */
+static int open_checked(int dfd, const char *leaf, struct stat *st)
+{
+	char proc[64];
+	int pfd = openat(dfd, leaf, O_PATH | O_NOFOLLOW | O_CLOEXEC), fd;
+
+	if (pfd < 0)
+		return errno == ENOENT ? -ENOENT : GF_FS_UNCACHED;
+	if (fstat(pfd, st) || S_ISLNK(st->st_mode)) {
+		close(pfd);
+		return GF_FS_UNCACHED;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(pfd);
+		return -EBADMSG;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	fd = open(proc, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	close(pfd);
+	return fd < 0 ? GF_FS_UNCACHED : fd;
+}
+
+/* In a closed directory the type stat'ed by name is the type opened: one
+ * open, not an O_PATH one and a second through /proc.  The fd's own stat
+ * must still agree (a file we replaced ourselves meanwhile is refused). */
+static int open_closed(int dfd, const char *leaf, struct stat *st)
+{
+	struct stat named;
+	int fd;
+
+	if (fstatat(dfd, leaf, &named, AT_SYMLINK_NOFOLLOW))
+		return errno == ENOENT ? -ENOENT : GF_FS_UNCACHED;
+	if (S_ISLNK(named.st_mode))
+		return GF_FS_UNCACHED;
+	if (!S_ISREG(named.st_mode))
+		return -EBADMSG;
+	fd = openat(dfd, leaf, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return GF_FS_UNCACHED;
+	if (fstat(fd, st) || !S_ISREG(st->st_mode) || st->st_ino != named.st_ino || st->st_dev != named.st_dev) {
+		close(fd);
+		return -EBADMSG;
+	}
+	return fd;
+}
+
+int gf_fs_cache_open_regular(const struct gf_fs *fs, const char *path, struct stat *st)
+{
+	struct gf_fs_cache *c = fs->cache;
+	const char *leaf;
+	bool closed;
+	int dfd, ret = GF_FS_UNCACHED;
+
+	if (!fs->rootlen || !take(c))
+		return GF_FS_UNCACHED;
+	dfd = dir_of(fs, c, path, &leaf, &closed);
+	if (dfd >= 0)
+		ret = closed ? open_closed(dfd, leaf, st) : open_checked(dfd, leaf, st);
+	give(c);
+	return ret;
+}
+
+int gf_fs_cache_open(const struct gf_fs *fs, const char *path, struct stat *st)
+{
+	struct gf_fs_cache *c = fs->cache;
+	const char *leaf;
+	bool closed;
+	int dfd, fd, ret = GF_FS_UNCACHED;
+
+	if (!fs->rootlen || !take(c))
+		return GF_FS_UNCACHED;
+	dfd = dir_of(fs, c, path, &leaf, &closed);
+	if (dfd >= 0) {
+		/* One name, not followed: it cannot lead out of the directory. */
+		fd = openat(dfd, leaf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			ret = errno == ENOENT ? -ENOENT : GF_FS_UNCACHED;
+		else if (st && (fstat(fd, st) || S_ISLNK(st->st_mode)))
+			close(fd);
+		else
+			ret = fd;
+	}
+	give(c);
+	return ret;
+}
