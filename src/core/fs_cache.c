@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "core/fs.h"
@@ -25,6 +27,8 @@ struct gf_fs_cache {
 	char dir[PATH_MAX];	/* the machine path dirfd was opened by */
 	bool dir_closed;	/* dirfd's entries change only by us or root */
 	int root_closed;	/* the same for the root: -1 not known yet */
+	dev_t fs_dev;		/* the file system last asked about by local_fs() */
+	int fs_local;		/* its answer; -1 none asked yet */
 };
 
 struct gf_fs_cache *gf_fs_cache_new(void)
@@ -34,6 +38,7 @@ struct gf_fs_cache *gf_fs_cache_new(void)
 	if (c) {
 		c->dirfd = -1;
 		c->root_closed = -1;
+		c->fs_local = -1;
 	}
 	return c;
 }
@@ -57,17 +62,34 @@ static void give(struct gf_fs_cache *c)
 	atomic_store(&c->busy, false);
 }
 
+/* Whether a directory's mode bits are the whole story of who may change
+ * it: a local file system.  On NFS, CIFS, 9p or FUSE another host or a
+ * daemon can change names whatever the bits say.  Asked once per device. */
+static bool local_fs(struct gf_fs_cache *c, int fd, dev_t dev)
+{
+	struct statfs sf;
+
+	if (c->fs_local < 0 || c->fs_dev != dev) {
+		c->fs_dev = dev;
+		c->fs_local = !fstatfs(fd, &sf) &&
+			      (sf.f_type == EXT4_SUPER_MAGIC || sf.f_type == XFS_SUPER_MAGIC ||
+			       sf.f_type == BTRFS_SUPER_MAGIC || sf.f_type == TMPFS_MAGIC);
+	}
+	return c->fs_local;
+}
+
 /* Whether only this user (or root) can add, remove or rename entries of
- * directory fd: ours, and no write bit for group or others (with an ACL
- * the group bits are its mask, so no named user or group may write
- * either).  Then a name in it cannot turn from a regular file into a FIFO
- * or a device node between our stat and our open, but by our own hand. */
-static bool closed_dir(int fd)
+ * directory fd: on a local file system, ours, and no write bit for group
+ * or others (with an ACL the group bits are its mask, so no named user or
+ * group may write either).  Then a name in it cannot turn from a regular
+ * file into a FIFO or a device node between our stat and our open, but by
+ * our own hand. */
+static bool closed_dir(struct gf_fs_cache *c, int fd)
 {
 	struct stat st;
 
 	return !fstat(fd, &st) && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
-	       !(st.st_mode & (S_IWGRP | S_IWOTH));
+	       !(st.st_mode & (S_IWGRP | S_IWOTH)) && local_fs(c, fd, st.st_dev);
 }
 
 /* The directory `path` is in, as an fd (the root's own, the one kept, or
@@ -91,7 +113,7 @@ static int dir_of(const struct gf_fs *fs, struct gf_fs_cache *c, const char *pat
 	len = (size_t)(slash - path);
 	if (len == 0) {
 		if (c->root_closed < 0)
-			c->root_closed = closed_dir(fs->rootfd);
+			c->root_closed = closed_dir(c, fs->rootfd);
 		*closed = c->root_closed;
 		return fs->rootfd;
 	}
@@ -107,7 +129,7 @@ static int dir_of(const struct gf_fs *fs, struct gf_fs_cache *c, const char *pat
 			close(c->dirfd);
 		c->dirfd = fd;
 		memcpy(c->dir, dir, len + 1);
-		c->dir_closed = closed_dir(fd);
+		c->dir_closed = closed_dir(c, fd);
 	}
 	*closed = c->dir_closed;
 	return c->dirfd;
@@ -136,28 +158,21 @@ static int open_checked(int dfd, const char *leaf, struct stat *st)
 	return fd < 0 ? GF_FS_UNCACHED : fd;
 }
 
-/* In a closed directory the type stat'ed by name is the type opened: one
- * open, not an O_PATH one and a second through /proc.  The fd's own stat
- * must still agree (a file we replaced ourselves meanwhile is refused). */
+/* In a closed directory the type stat'ed by name is the type opened (the
+ * name cannot change in between), so one open does, not an O_PATH one and
+ * a second through /proc. */
 static int open_closed(int dfd, const char *leaf, struct stat *st)
 {
-	struct stat named;
 	int fd;
 
-	if (fstatat(dfd, leaf, &named, AT_SYMLINK_NOFOLLOW))
+	if (fstatat(dfd, leaf, st, AT_SYMLINK_NOFOLLOW))
 		return errno == ENOENT ? -ENOENT : GF_FS_UNCACHED;
-	if (S_ISLNK(named.st_mode))
+	if (S_ISLNK(st->st_mode))
 		return GF_FS_UNCACHED;
-	if (!S_ISREG(named.st_mode))
+	if (!S_ISREG(st->st_mode))
 		return -EBADMSG;
 	fd = openat(dfd, leaf, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return GF_FS_UNCACHED;
-	if (fstat(fd, st) || !S_ISREG(st->st_mode) || st->st_ino != named.st_ino || st->st_dev != named.st_dev) {
-		close(fd);
-		return -EBADMSG;
-	}
-	return fd;
+	return fd < 0 ? GF_FS_UNCACHED : fd;
 }
 
 int gf_fs_cache_open_regular(const struct gf_fs *fs, const char *path, struct stat *st)
