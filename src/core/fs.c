@@ -583,22 +583,33 @@ int gf_fs_read_ll(const struct gf_fs *fs, const char *path, long long *v)
 	return 0;
 }
 
+/* readlink() of a path inside the root, its last component not followed:
+ * the length, or -errno (-EINVAL: not a link). */
+static int readlink_walk(const struct gf_fs *fs, const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd = fs_open(fs, path, O_PATH | O_NOFOLLOW);
+
+	if (fd < 0)
+		return -errno;
+	n = readlinkat(fd, "", buf, size);
+	if (n < 0)
+		n = errno == ENOENT ? -EINVAL : -errno;
+	close(fd);
+	return (int)n;
+}
+
 int gf_fs_readlink(const struct gf_fs *fs, const char *path, char *buf, size_t size)
 {
 	char real[PATH_MAX];
-	ssize_t n;
-	int fd;
+	int n;
 
 	gf_fs_real(fs, path, real, sizeof(real));
-	fd = gf_fs_cache_open(fs, path, NULL);
-	if (fd == GF_FS_UNCACHED && (fd = fs_open(fs, path, O_PATH | O_NOFOLLOW)) < 0)
-		fd = -errno;
-	if (fd < 0)
-		return gf_error_errno(fd, real);
-	n = readlinkat(fd, "", buf, size - 1);
-	close(fd);
+	n = gf_fs_cache_readlink(fs, path, buf, size - 1);
+	if (n == GF_FS_UNCACHED)
+		n = readlink_walk(fs, path, buf, size - 1);
 	if (n < 0)
-		return gf_error_errno(errno == ENOENT ? -EINVAL : -errno, real);
+		return gf_error_errno(n, real);
 	if ((size_t)n >= size - 1)
 		return gf_error(-ENAMETOOLONG, "%s: link target too long", real);
 	buf[n] = '\0';
@@ -714,15 +725,14 @@ out:
 int gf_fs_probe(const struct gf_fs *fs, const char *path, struct stat *st)
 {
 	char real[PATH_MAX];
-	int fd = gf_fs_cache_open(fs, path, st);
-	int ret = 0;
+	int fd, ret = gf_fs_cache_stat(fs, path, st);
 
-	if (fd == -ENOENT)
-		return -ENOENT;
-	if (fd >= 0) {
-		close(fd);
+	if (ret != GF_FS_UNCACHED) {
+		if (ret)
+			return ret;	/* -ENOENT */
 		goto out;
 	}
+	ret = 0;
 	fd = fs_open(fs, path, O_PATH);
 	if (fd < 0) {
 		if (absent(errno))

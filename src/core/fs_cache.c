@@ -27,6 +27,7 @@ struct gf_fs_cache {
 	char dir[PATH_MAX];	/* the machine path dirfd was opened by */
 	bool dir_closed;	/* dirfd's entries change only by us or root */
 	int root_closed;	/* the same for the root: -1 not known yet */
+	uid_t euid;		/* who reads: the user the cache was made for */
 	dev_t fs_dev;		/* the file system last asked about by local_fs() */
 	int fs_local;		/* its answer; -1 none asked yet */
 };
@@ -39,6 +40,7 @@ struct gf_fs_cache *gf_fs_cache_new(void)
 		c->dirfd = -1;
 		c->root_closed = -1;
 		c->fs_local = -1;
+		c->euid = geteuid();
 	}
 	return c;
 }
@@ -88,7 +90,7 @@ static bool closed_dir(struct gf_fs_cache *c, int fd)
 {
 	struct stat st;
 
-	return !fstat(fd, &st) && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+	return !fstat(fd, &st) && S_ISDIR(st.st_mode) && st.st_uid == c->euid &&
 	       !(st.st_mode & (S_IWGRP | S_IWOTH)) && local_fs(c, fd, st.st_dev);
 }
 
@@ -191,25 +193,44 @@ int gf_fs_cache_open_regular(const struct gf_fs *fs, const char *path, struct st
 	return ret;
 }
 
-int gf_fs_cache_open(const struct gf_fs *fs, const char *path, struct stat *st)
+int gf_fs_cache_readlink(const struct gf_fs *fs, const char *path, char *buf, size_t size)
 {
 	struct gf_fs_cache *c = fs->cache;
 	const char *leaf;
 	bool closed;
-	int dfd, fd, ret = GF_FS_UNCACHED;
+	int dfd, ret = GF_FS_UNCACHED;
+	ssize_t n;
+
+	if (!fs->rootlen || !take(c))
+		return GF_FS_UNCACHED;
+	dfd = dir_of(fs, c, path, &leaf, &closed);
+	if (dfd >= 0) {
+		n = readlinkat(dfd, leaf, buf, size);
+		if (n >= 0)
+			ret = (int)n;
+		else if (errno == ENOENT || errno == EINVAL)
+			ret = -errno;	/* absent; not a link */
+	}
+	give(c);
+	return ret;
+}
+
+int gf_fs_cache_stat(const struct gf_fs *fs, const char *path, struct stat *st)
+{
+	struct gf_fs_cache *c = fs->cache;
+	const char *leaf;
+	bool closed;
+	int dfd, ret = GF_FS_UNCACHED;
 
 	if (!fs->rootlen || !take(c))
 		return GF_FS_UNCACHED;
 	dfd = dir_of(fs, c, path, &leaf, &closed);
 	if (dfd >= 0) {
 		/* One name, not followed: it cannot lead out of the directory. */
-		fd = openat(dfd, leaf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
+		if (fstatat(dfd, leaf, st, AT_SYMLINK_NOFOLLOW))
 			ret = errno == ENOENT ? -ENOENT : GF_FS_UNCACHED;
-		else if (st && (fstat(fd, st) || S_ISLNK(st->st_mode)))
-			close(fd);
-		else
-			ret = fd;
+		else if (!S_ISLNK(st->st_mode))
+			ret = 0;
 	}
 	give(c);
 	return ret;
