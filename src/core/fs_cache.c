@@ -177,7 +177,18 @@ static int open_closed(int dfd, const char *leaf, struct stat *st)
 	return fd < 0 ? GF_FS_UNCACHED : fd;
 }
 
-int gf_fs_cache_open_regular(const struct gf_fs *fs, const char *path, struct stat *st)
+/* One lookup in the directory `path` is in; the names are plain and not
+ * followed, so none can lead out of that directory. */
+struct lookup {
+	char *buf;		/* readlink: target and its room */
+	size_t size;
+	struct stat *st;	/* open, stat */
+	int (*op)(const struct lookup *l, int dfd, const char *leaf, bool closed);
+};
+
+/* l->op in `path`'s directory, when the cache is free and the directory
+ * opens; else GF_FS_UNCACHED. */
+static int in_dir(const struct gf_fs *fs, const char *path, const struct lookup *l)
 {
 	struct gf_fs_cache *c = fs->cache;
 	const char *leaf;
@@ -188,50 +199,45 @@ int gf_fs_cache_open_regular(const struct gf_fs *fs, const char *path, struct st
 		return GF_FS_UNCACHED;
 	dfd = dir_of(fs, c, path, &leaf, &closed);
 	if (dfd >= 0)
-		ret = closed ? open_closed(dfd, leaf, st) : open_checked(dfd, leaf, st);
+		ret = l->op(l, dfd, leaf, closed);
 	give(c);
 	return ret;
+}
+
+static int op_open(const struct lookup *l, int dfd, const char *leaf, bool closed)
+{
+	return closed ? open_closed(dfd, leaf, l->st) : open_checked(dfd, leaf, l->st);
+}
+
+static int op_readlink(const struct lookup *l, int dfd, const char *leaf, bool closed)
+{
+	ssize_t n = readlinkat(dfd, leaf, l->buf, l->size);
+
+	(void)closed;
+	if (n >= 0)
+		return (int)n;
+	return errno == ENOENT || errno == EINVAL ? -errno : GF_FS_UNCACHED;	/* absent; not a link */
+}
+
+static int op_stat(const struct lookup *l, int dfd, const char *leaf, bool closed)
+{
+	(void)closed;
+	if (fstatat(dfd, leaf, l->st, AT_SYMLINK_NOFOLLOW))
+		return errno == ENOENT ? -ENOENT : GF_FS_UNCACHED;
+	return S_ISLNK(l->st->st_mode) ? GF_FS_UNCACHED : 0;
+}
+
+int gf_fs_cache_open_regular(const struct gf_fs *fs, const char *path, struct stat *st)
+{
+	return in_dir(fs, path, &(struct lookup){ .st = st, .op = op_open });
 }
 
 int gf_fs_cache_readlink(const struct gf_fs *fs, const char *path, char *buf, size_t size)
 {
-	struct gf_fs_cache *c = fs->cache;
-	const char *leaf;
-	bool closed;
-	int dfd, ret = GF_FS_UNCACHED;
-	ssize_t n;
-
-	if (!fs->rootlen || !take(c))
-		return GF_FS_UNCACHED;
-	dfd = dir_of(fs, c, path, &leaf, &closed);
-	if (dfd >= 0) {
-		n = readlinkat(dfd, leaf, buf, size);
-		if (n >= 0)
-			ret = (int)n;
-		else if (errno == ENOENT || errno == EINVAL)
-			ret = -errno;	/* absent; not a link */
-	}
-	give(c);
-	return ret;
+	return in_dir(fs, path, &(struct lookup){ .buf = buf, .size = size, .op = op_readlink });
 }
 
 int gf_fs_cache_stat(const struct gf_fs *fs, const char *path, struct stat *st)
 {
-	struct gf_fs_cache *c = fs->cache;
-	const char *leaf;
-	bool closed;
-	int dfd, ret = GF_FS_UNCACHED;
-
-	if (!fs->rootlen || !take(c))
-		return GF_FS_UNCACHED;
-	dfd = dir_of(fs, c, path, &leaf, &closed);
-	if (dfd >= 0) {
-		/* One name, not followed: it cannot lead out of the directory. */
-		if (fstatat(dfd, leaf, st, AT_SYMLINK_NOFOLLOW))
-			ret = errno == ENOENT ? -ENOENT : GF_FS_UNCACHED;
-		else if (!S_ISLNK(st->st_mode))
-			ret = 0;
-	}
-	give(c);
-	return ret;
+	return in_dir(fs, path, &(struct lookup){ .st = st, .op = op_stat });
 }
