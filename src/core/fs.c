@@ -16,6 +16,7 @@
 
 #include "core/error.h"
 #include "core/fs.h"
+#include "core/fs_cache.h"
 #include "core/recorder.h"
 #include "core/rmtree.h"
 #include "core/tar.h"
@@ -186,11 +187,14 @@ int gf_fs_init(struct gf_fs *fs, const char *root)
 		gf_fs_fini(fs);
 		return ret;
 	}
+	fs->cache = gf_fs_cache_new();	/* NULL: slower, as correct */
 	return 0;
 }
 
 void gf_fs_fini(struct gf_fs *fs)
 {
+	gf_fs_cache_free(fs->cache);
+	fs->cache = NULL;
 	if (fs->rootfd >= 0)
 		close(fs->rootfd);
 	fs->rootfd = -1;
@@ -387,11 +391,30 @@ static bool absent(int err)
 	return err == ENOENT || err == ENOTDIR;
 }
 
+/* O_PATH descriptor of a recording's `path`, its last component followed,
+ * and its stat; or -errno. */
+static int open_stat(const struct gf_fs *fs, const char *path, struct stat *st)
+{
+	int fd, err;
+
+	fd = fs_open(fs, path, O_PATH);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
 /* A regular file opened for reading, or -errno (-EBADMSG: not a regular
- * file).  In a recording the type is checked on an O_PATH descriptor first,
- * so a FIFO or a device node planted there is never opened (opening one can
- * block, or act: rewind a tape, arm a watchdog); the file is then reopened
- * through /proc/self/fd, which opens that very inode. */
+ * file).  In a recording the type is checked before the file is opened, so
+ * a FIFO or a device node planted there is never opened (opening one can
+ * block, or act: rewind a tape, arm a watchdog): by name in a directory
+ * only this user or root can change (fs_cache.c), else on an O_PATH
+ * descriptor, the file then reopened through /proc/self/fd, which opens
+ * that very inode. */
 static int open_regular(const struct gf_fs *fs, const char *path, struct stat *st)
 {
 	char proc[64];
@@ -407,10 +430,13 @@ static int open_regular(const struct gf_fs *fs, const char *path, struct stat *s
 		}
 		return fd;
 	}
-	pfd = fs_open(fs, path, O_PATH);
+	fd = gf_fs_cache_open_regular(fs, path, st);
+	if (fd != GF_FS_UNCACHED)
+		return fd;
+	pfd = open_stat(fs, path, st);
 	if (pfd < 0)
-		return -errno;
-	if (fstat(pfd, st) || !S_ISREG(st->st_mode)) {
+		return pfd;
+	if (!S_ISREG(st->st_mode)) {
 		close(pfd);
 		return -EBADMSG;
 	}
@@ -432,10 +458,24 @@ static int open_regular(const struct gf_fs *fs, const char *path, struct stat *s
 	return err ? err : fd;
 }
 
+/* Where a read buffer starts: 4 KiB, or for a recording (regular files on
+ * a real file system, whose st_size is their length) room for the whole
+ * file and the NUL, so that one read() takes it; a power of two either way,
+ * so that the GF_FS_MAX_FILE check below meets the same sizes. */
+static size_t first_cap(const struct gf_fs *fs, const struct stat *st)
+{
+	size_t cap = 4096;
+
+	if (fs->rootlen && st->st_size > 0)
+		while (cap < GF_FS_MAX_FILE && cap < (size_t)st->st_size + 2)
+			cap *= 2;
+	return cap;
+}
+
 int gf_fs_read(const struct gf_fs *fs, const char *path, char **data, size_t *len)
 {
 	char real[PATH_MAX];
-	size_t cap = 4096, n = 0;
+	size_t cap, n = 0;
 	struct stat st;
 	char *buf;
 	int fd, ret = 0;
@@ -447,12 +487,14 @@ int gf_fs_read(const struct gf_fs *fs, const char *path, char **data, size_t *le
 	fd = open_regular(fs, path, &st);
 	if (fd < 0)
 		return fd == -EBADMSG ? gf_error(-EBADMSG, "%s: not a regular file", real) : gf_error_errno(fd, real);
+	cap = first_cap(fs, &st);
 	buf = malloc(cap);
 	if (!buf) {
 		close(fd);
 		return gf_error(-ENOMEM, "%s: out of memory", real);
 	}
 	for (;;) {
+		size_t want;
 		ssize_t r;
 
 		if (n + 1 >= cap) {
@@ -470,7 +512,8 @@ int gf_fs_read(const struct gf_fs *fs, const char *path, char **data, size_t *le
 			buf = nb;
 			cap *= 2;
 		}
-		r = read(fd, buf + n, cap - n - 1);
+		want = cap - n - 1;
+		r = read(fd, buf + n, want);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -480,6 +523,10 @@ int gf_fs_read(const struct gf_fs *fs, const char *path, char **data, size_t *le
 		if (r == 0)
 			break;
 		n += (size_t)r;
+		/* A recording's file that gave less than asked and all its
+		 * st_size is at its end: no read() for the 0 that says so. */
+		if (fs->rootlen && (size_t)r < want && n == (size_t)st.st_size)
+			break;
 	}
 	buf[n] = '\0';
 	if (fs->rec)
@@ -536,20 +583,33 @@ int gf_fs_read_ll(const struct gf_fs *fs, const char *path, long long *v)
 	return 0;
 }
 
+/* readlink() of a path inside the root, its last component not followed:
+ * the length, or -errno (-EINVAL: not a link). */
+static int readlink_walk(const struct gf_fs *fs, const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd = fs_open(fs, path, O_PATH | O_NOFOLLOW);
+
+	if (fd < 0)
+		return -errno;
+	n = readlinkat(fd, "", buf, size);
+	if (n < 0)
+		n = errno == ENOENT ? -EINVAL : -errno;
+	close(fd);
+	return (int)n;
+}
+
 int gf_fs_readlink(const struct gf_fs *fs, const char *path, char *buf, size_t size)
 {
 	char real[PATH_MAX];
-	ssize_t n;
-	int fd;
+	int n;
 
 	gf_fs_real(fs, path, real, sizeof(real));
-	fd = fs_open(fs, path, O_PATH | O_NOFOLLOW);
-	if (fd < 0)
-		return gf_error_errno(-errno, real);
-	n = readlinkat(fd, "", buf, size - 1);
-	close(fd);
+	n = gf_fs_cache_readlink(fs, path, buf, size - 1);
+	if (n == GF_FS_UNCACHED)
+		n = readlink_walk(fs, path, buf, size - 1);
 	if (n < 0)
-		return gf_error_errno(errno == ENOENT ? -EINVAL : -errno, real);
+		return gf_error_errno(n, real);
 	if ((size_t)n >= size - 1)
 		return gf_error(-ENAMETOOLONG, "%s: link target too long", real);
 	buf[n] = '\0';
@@ -665,9 +725,15 @@ out:
 int gf_fs_probe(const struct gf_fs *fs, const char *path, struct stat *st)
 {
 	char real[PATH_MAX];
-	int fd = fs_open(fs, path, O_PATH);
-	int ret = 0;
+	int fd, ret = gf_fs_cache_stat(fs, path, st);
 
+	if (ret != GF_FS_UNCACHED) {
+		if (ret)
+			return ret;	/* -ENOENT */
+		goto out;
+	}
+	ret = 0;
+	fd = fs_open(fs, path, O_PATH);
 	if (fd < 0) {
 		if (absent(errno))
 			return -ENOENT;
@@ -679,6 +745,7 @@ int gf_fs_probe(const struct gf_fs *fs, const char *path, struct stat *st)
 		ret = gf_error_errno(-errno, real);
 	}
 	close(fd);
+out:
 	if (!ret && fs->rec)
 		gf_rec_path(fs->rec, fs, path);
 	return ret;

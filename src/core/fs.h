@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 struct gf_recorder;
+struct gf_fs_cache;
 
 struct gf_fs {
 	char root[PATH_MAX];		/* canonical, "" for this machine; the
@@ -27,6 +28,8 @@ struct gf_fs {
 	int rootfd;			/* O_PATH of dir, -1 for this machine */
 	char unpacked[PATH_MAX];	/* private temp dir to remove, or "" */
 	struct gf_recorder *rec;	/* NULL unless recording */
+	struct gf_fs_cache *cache;	/* a recording's open directory and
+					 * /proc/self/fd (fs_cache.c), or NULL */
 };
 
 /* Longest root we accept, so that root + machine path always fits. */
@@ -37,7 +40,7 @@ struct gf_fs {
  * writable, else $TMPDIR) that gf_fs_fini removes; one left by a process
  * killed before that is removed by the next unpack.  -ENOENT/-ENOTDIR/
  * -ENAMETOOLONG/-EBADMSG with a message.  Release with gf_fs_fini (copies
- * of the struct share the fd and the temp dir). */
+ * of the struct share the fd, the cache and the temp dir). */
 int gf_fs_init(struct gf_fs *fs, const char *root);
 void gf_fs_fini(struct gf_fs *fs);
 bool gf_fs_live(const struct gf_fs *fs);
