@@ -15,7 +15,8 @@
 # (default 512M: nvbandwidth's -b is MiB, set from it), H2D_TESTS (a
 # space-separated subset of the nvbandwidth testcases below, e.g. to give
 # a noisy figure more runs), H2D_PAGEABLE (1, the default: gpufeed also
-# measures pageable memory, shown beside; 0: pinned only, faster).  Needs python3 (no jq).
+# measures pageable memory, shown beside; 0: pinned only, faster),
+# NVBW_SAMPLES (samples per figure per run in both tools, bench/lib-nvbw.sh).  Needs python3 (no jq).
 # OUTDIR gets 5 files: nvbandwidth.jsonl and gpufeed.jsonl (every run's
 # JSON, one per line), summary.txt, summary.json, log.txt (commands,
 # machine, stderr).  Exit 0 all PASS, 1 a figure outside 2%, 2 usage, 3 a
@@ -32,13 +33,14 @@ tests=(host_to_device_memcpy_ce device_to_host_memcpy_ce host_to_device_bidirect
 [ -n "${H2D_TESTS:-}" ] && read -r -a tests <<<"$H2D_TESTS"
 gfopts=(--json --size "$size" --all-at-once --quiet)
 [ "${H2D_PAGEABLE:-1}" = 1 ] && gfopts+=(--pageable)
+[ -n "${NVBW_SAMPLES:-}" ] && gfopts+=(--repeats "$NVBW_SAMPLES")
 {
 	echo "# $(date -u +%FT%TZ) $(hostname) $(uname -r)"
 	nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version,pcie.link.gen.current,pcie.link.width.current \
 		--format=csv 2>&1 || true
 	# nvbandwidth numbers devices by CUDA ordinal: in PCI order here, so its
 	# column i is NVML's (and gpufeed's) GPU i.
-	echo "# CUDA_DEVICE_ORDER=PCI_BUS_ID $nvbw -j -b $mib -t ${tests[*]}"
+	echo "# CUDA_DEVICE_ORDER=PCI_BUS_ID $nvbw -j -b $mib ${NVBW_SAMPLES:+-i $NVBW_SAMPLES }-t ${tests[*]}"
 	echo "# $gpufeed bench h2d ${gfopts[*]}"
 } >"$log"
 

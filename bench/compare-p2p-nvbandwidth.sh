@@ -36,11 +36,11 @@ tests=(device_to_device_memcpy_read_ce device_to_device_memcpy_write_ce
 	nvidia-smi topo -m 2>&1 || true
 	# nvbandwidth numbers devices by CUDA ordinal: in PCI order here, so its
 	# row/column i is NVML's (and gpufeed's) GPU i.
-	echo "# CUDA_DEVICE_ORDER=PCI_BUS_ID $nvbw -j -b $mib -t ${tests[*]}"
-	echo "# $gpufeed bench p2p --json --size $size --quiet"
+	echo "# CUDA_DEVICE_ORDER=PCI_BUS_ID $nvbw -j -b $mib ${NVBW_SAMPLES:+-i $NVBW_SAMPLES }-t ${tests[*]}"
+	echo "# $gpufeed bench p2p --json --size $size --quiet${NVBW_SAMPLES:+ --repeats $NVBW_SAMPLES}"
 } >"$log"
 
-nvbw_runs p2p --json --size "$size" --quiet
+nvbw_runs p2p --json --size "$size" --quiet ${NVBW_SAMPLES:+--repeats "$NVBW_SAMPLES"}
 
 python3 - "$out" "${tests[@]}" <<'PY'
 import json, statistics, sys

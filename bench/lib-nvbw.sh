@@ -26,6 +26,10 @@ nvbw_setup() {
 # One line of JSON from a tool's stdout (nvbandwidth may print around it).
 oneline() { python3 -c 'import json,sys; t=sys.stdin.read(); print(json.dumps(json.loads(t[t.index("{"):t.rindex("}")+1])))'; }
 
+# NVBW_SAMPLES=N (environment): samples per figure in every run, nvbandwidth's
+# -i N (its default 3); the calling script gives gpufeed --repeats N to match.
+# More samples per run steady a figure whose single samples scatter.
+
 # nvbw_runs BENCH GPUFEED-OPTION...: $runs runs, interleaved (nvbandwidth
 # -t "${tests[@]}", then gpufeed bench BENCH with the options), each
 # tool's JSON a line of its .jsonl.  Exits 3 when a tool fails.
@@ -34,7 +38,8 @@ nvbw_runs() {
 	shift
 	for r in $(seq 1 "$runs"); do
 		echo "run $r of $runs: nvbandwidth" | tee -a "$log" >&2
-		if ! CUDA_DEVICE_ORDER=PCI_BUS_ID "$nvbw" -j -b "$mib" -t "${tests[@]}" 2>>"$log" >"$out/.nvbw.tmp" ||
+		if ! CUDA_DEVICE_ORDER=PCI_BUS_ID "$nvbw" -j -b "$mib" ${NVBW_SAMPLES:+-i "$NVBW_SAMPLES"} -t "${tests[@]}" \
+			2>>"$log" >"$out/.nvbw.tmp" ||
 		   ! oneline <"$out/.nvbw.tmp" >>"$out/nvbandwidth.jsonl" 2>>"$log"; then
 			cat "$out/.nvbw.tmp" >>"$log"; rm -f "$out/.nvbw.tmp"
 			echo "$0: nvbandwidth failed (log.txt)" >&2; exit 3
