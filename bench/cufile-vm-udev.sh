@@ -19,7 +19,7 @@ mkdir -p "$o"
 dev=$(findmnt -n -o SOURCE -T "$d"); fstype=$(findmnt -n -o FSTYPE -T "$d")
 mm=$(lsblk -n -d -o MAJ:MIN "$dev" | tr -d ' ')
 mkdir -p /run/udev/data
-[ -e /run/udev/data/b$mm ] && cp /run/udev/data/b$mm "$o"/udev-before.txt
+[ -e "/run/udev/data/b$mm" ] && cp "/run/udev/data/b$mm" "$o/udev-before.txt"
 grep -q '^E:ID_FS_USAGE=' "/run/udev/data/b$mm" 2>/dev/null ||
 	printf 'E:ID_FS_TYPE=%s\nE:ID_FS_USAGE=filesystem\n' "$fstype" >> "/run/udev/data/b$mm"
 echo "$dev b$mm $fstype" > "$o/udev-made.txt"
