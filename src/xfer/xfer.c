@@ -2,6 +2,7 @@
  * GPU memory by the path chosen, timed and charged for CPU. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/fs.h"
 #include "core/opts.h"
 #include "xfer/xfer_internal.h"
 
@@ -58,21 +60,21 @@ static int check_opts(struct gf_xfer_opts *o)
 	return 0;
 }
 
-/* The GPU's NUMA node from sysfs, -1 when it does not say. */
+/* The GPU's NUMA node from sysfs (the reader every command uses), -1 when
+ * it does not say. */
 static int gpu_node(const char *pci)
 {
+	struct gf_fs fs;
 	char p[128];
-	FILE *f;
-	int node = -1;
+	long long node = -1;
 
+	if (gf_fs_init(&fs, NULL))
+		return -1;
 	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/numa_node", pci);
-	f = fopen(p, "r");
-	if (f) {
-		if (fscanf(f, "%d", &node) != 1)
-			node = -1;
-		fclose(f);
-	}
-	return node;
+	if (gf_fs_read_ll(&fs, p, &node) || node < -1 || node > INT_MAX)
+		node = -1;
+	gf_fs_fini(&fs);
+	return (int)node;
 }
 
 static int open_path(struct gf_xfer *x)
