@@ -125,7 +125,7 @@ int gf_h2d_bufs_for(struct gf_bench_h2d *h, const struct gf_h2d_point *pt);
 void gf_h2d_bufs_free(struct gf_bench_h2d *h);
 /* The interfering copies' buffers of every GPU but pt's (ALL points). */
 int gf_h2d_ibufs_for(struct gf_bench_h2d *h, const struct gf_h2d_point *pt);
-void gf_h2d_ibufs_free(struct gf_bench_h2d *h, struct gf_h2d_gpu *g);
+void gf_h2d_ibufs_free(struct gf_h2d_gpu *g);
 /* One sample: GB/s of the measured direction over h->o.loops copies.  The
  * first sample of a point also checks the bytes one copy moved. */
 int gf_h2d_sample(struct gf_bench_h2d *h, struct gf_h2d_point *pt, double *gbs);

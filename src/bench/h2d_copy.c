@@ -139,9 +139,8 @@ int gf_h2d_bufs_for(struct gf_bench_h2d *h, const struct gf_h2d_point *pt)
 	return 0;
 }
 
-void gf_h2d_ibufs_free(struct gf_bench_h2d *h, struct gf_h2d_gpu *g)
+void gf_h2d_ibufs_free(struct gf_h2d_gpu *g)
 {
-	(void)h;
 	for (int k = 0; k < 2; k++) {
 		if (g->open) {
 			gf_cuda_dev_make_current(&g->dev);
@@ -172,7 +171,7 @@ int gf_h2d_ibufs_for(struct gf_bench_h2d *h, const struct gf_h2d_point *pt)
 
 		if (j == pt->gpu || g->isize == sz)
 			continue;
-		gf_h2d_ibufs_free(h, g);
+		gf_h2d_ibufs_free(g);
 		g->isize = sz;
 		snprintf(what, sizeof(what), "cuMemAlloc %zu bytes on %s", sz, g->dev.pci);
 		if ((rc = gf_cuda_dev_make_current(&g->dev)))
@@ -181,7 +180,7 @@ int gf_h2d_ibufs_for(struct gf_bench_h2d *h, const struct gf_h2d_point *pt)
 			if (!(rc = host_alloc(g, sz, g->inode, true, &g->ih[k], &g->ih_reg[k])))
 				rc = CU(g, g->dev.ops->mem_alloc(&g->id[k], sz), what);
 		if (rc) {
-			gf_h2d_ibufs_free(h, g);
+			gf_h2d_ibufs_free(g);
 			return rc;
 		}
 	}

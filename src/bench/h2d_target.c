@@ -252,7 +252,7 @@ static void release(struct gf_bench_h2d *h)
 {
 	gf_h2d_bufs_free(h);
 	for (unsigned i = 0; i < h->ngpus; i++) {
-		gf_h2d_ibufs_free(h, &h->gpus[i]);
+		gf_h2d_ibufs_free(&h->gpus[i]);
 		gf_h2d_gpu_teardown(&h->gpus[i]);
 	}
 }

@@ -20,6 +20,14 @@ static int next_slot(struct gf_xfer *x, uint64_t k, struct gf_xfer_slot **s)
 	return gf_xfer_slot_wait(x, *s);
 }
 
+/* Every slot's copy waited for, also after a failure; the first error. */
+static int finish(struct gf_xfer *x, int rc)
+{
+	int d = gf_xfer_slots_drain(x);
+
+	return rc ? rc : d;
+}
+
 static int staged(struct gf_xfer *x, const char *what)
 {
 	if (!x)
@@ -48,11 +56,7 @@ int gf_xfer_copy_to_gpu(struct gf_xfer *x, const void *src, size_t len, uint64_t
 			rc = gf_xfer_slot_copy(x, s, 0, n, dev + at, at);
 		}
 	}
-	{
-		int d = gf_xfer_slots_drain(x);
-
-		return rc ? rc : d;
-	}
+	return finish(x, rc);
 }
 
 /* Queues the device-to-host copy of chunk k into its slot. */
@@ -98,9 +102,5 @@ int gf_xfer_copy_from_gpu(struct gf_xfer *x, uint64_t dev, void *dst, size_t len
 				rc = fetch(x, k + x->nslots, dev, len);
 		}
 	}
-	{
-		int d = gf_xfer_slots_drain(x);
-
-		return rc ? rc : d;
-	}
+	return finish(x, rc);
 }
