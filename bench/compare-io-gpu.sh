@@ -95,12 +95,8 @@ def load(name):
         with open(os.path.join(out, name)) as f: return json.load(f)
     except Exception as e: return None
 def disk_gbs(d):
-    if not d: return None
-    if isinstance(d.get("gb_per_s"), (int, float)): return d["gb_per_s"]
-    for p in d.get("points", []):           # the runner port may move it
-        for k in ("gb_per_s", "median"):
-            if isinstance(p.get(k), (int, float)): return p[k]
-    return None
+    # bench io --mode (gpufeed-bench-io/3): the point's GB/s at the top level
+    return d.get("gb_per_s") if d and isinstance(d.get("gb_per_s"), (int, float)) else None
 def h2d_gbs(d):
     if not d: return None
     for p in d.get("points", []):
