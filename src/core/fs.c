@@ -631,22 +631,32 @@ int gf_fs_resolve(const struct gf_fs *fs, const char *path, char *buf, size_t si
 		return gf_error_errno(-errno, real);
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	n = readlink(proc, canon, sizeof(canon) - 1);
-	close(fd);
-	if (n < 0)
+	if (n < 0) {
+		close(fd);
 		return gf_error_errno(-errno, real);
+	}
 	canon[n] = '\0';
 	rel = canon;
 	if (fs->rootlen) {
 		if (strncmp(canon, fs->dir, fs->dirlen) ||
-		    (canon[fs->dirlen] && canon[fs->dirlen] != '/'))
+		    (canon[fs->dirlen] && canon[fs->dirlen] != '/')) {
+			close(fd);
 			return gf_error(-EXDEV, "%s: resolves to %s, outside the recording", real, canon);
+		}
 		rel = canon + fs->dirlen;
 		if (!*rel)
 			rel = "/";
 	}
-	if (strlen(rel) >= size)
+	if (strlen(rel) >= size) {
+		close(fd);
 		return gf_error(-ENAMETOOLONG, "%s: path too long", real);
+	}
 	strcpy(buf, rel);
+	/* What is read next is most often inside what was just resolved (a
+	 * PCI device's attributes after its sys/bus/pci/devices link): the
+	 * cache keeps this descriptor rather than walk the path again. */
+	if (gf_fs_cache_adopt(fs, rel, fd))
+		close(fd);
 	if (fs->rec)
 		gf_rec_path(fs->rec, fs, path);
 	return 0;

@@ -86,12 +86,17 @@ static bool local_fs(struct gf_fs_cache *c, int fd, dev_t dev)
  * group may write either).  Then a name in it cannot turn from a regular
  * file into a FIFO or a device node between our stat and our open, but by
  * our own hand. */
+static bool closed_st(struct gf_fs_cache *c, int fd, const struct stat *st)
+{
+	return S_ISDIR(st->st_mode) && st->st_uid == c->euid && !(st->st_mode & (S_IWGRP | S_IWOTH)) &&
+	       local_fs(c, fd, st->st_dev);
+}
+
 static bool closed_dir(struct gf_fs_cache *c, int fd)
 {
 	struct stat st;
 
-	return !fstat(fd, &st) && S_ISDIR(st.st_mode) && st.st_uid == c->euid &&
-	       !(st.st_mode & (S_IWGRP | S_IWOTH)) && local_fs(c, fd, st.st_dev);
+	return !fstat(fd, &st) && closed_st(c, fd, &st);
 }
 
 /* The directory `path` is in, as an fd (the root's own, the one kept, or
@@ -135,6 +140,27 @@ static int dir_of(const struct gf_fs *fs, struct gf_fs_cache *c, const char *pat
 	}
 	*closed = c->dir_closed;
 	return c->dirfd;
+}
+
+int gf_fs_cache_adopt(const struct gf_fs *fs, const char *path, int fd)
+{
+	struct gf_fs_cache *c = fs->cache;
+	size_t len = strlen(path);
+	struct stat st;
+
+	if (!fs->rootlen || len == 0 || len >= sizeof(c->dir) || !take(c))
+		return -1;
+	if (fstat(fd, &st) || !S_ISDIR(st.st_mode)) {
+		give(c);
+		return -1;
+	}
+	if (c->dirfd >= 0)
+		close(c->dirfd);
+	c->dirfd = fd;
+	memcpy(c->dir, path, len + 1);
+	c->dir_closed = closed_st(c, fd, &st);
+	give(c);
+	return 0;
 }
 
 /* The O_PATH way: the leaf's own descriptor shows its type before anything

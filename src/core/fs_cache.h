@@ -40,4 +40,11 @@ int gf_fs_cache_readlink(const struct gf_fs *fs, const char *path, char *buf, si
  * type and /proc/self/fd opens that inode. */
 int gf_fs_cache_open_regular(const struct gf_fs *fs, const char *path, struct stat *st);
 
+/* Keep fd, a descriptor of the recording's directory `path` (a machine
+ * path, as gf_fs_resolve gives it) that the caller opened inside the root,
+ * as the directory the next lookups start from: 0 when taken (the cache
+ * closes it), -1 when not (not a directory, the cache busy or absent, this
+ * machine): the caller closes it. */
+int gf_fs_cache_adopt(const struct gf_fs *fs, const char *path, int fd);
+
 #endif

@@ -231,6 +231,84 @@ static void special_files_open_dirs(void **state)
 	special_files(0777);
 }
 
+static int open_fds(void)
+{
+	char **names;
+	int n;
+	struct gf_fs fs;
+
+	assert_int_equal(gf_fs_init(&fs, "/"), 0);
+	gf_fs_fini(&fs);
+	assert_int_equal(gf_fs_list(&fs, "/proc/self/fd", &names, &n), 0);
+	gf_strv_free(names, n);
+	return n;
+}
+
+/* gf_fs_resolve hands the directory it resolved to the cache: what is read
+ * in it next gives the same bytes and the same refusals (a FIFO with no
+ * writer would read as "" if it were opened), a link to a file is not kept
+ * as a directory, and nothing stays open after gf_fs_fini. */
+static void resolve_then_read(mode_t mode)
+{
+	char *d = make_rec(mode), buf[PATH_MAX], fifo[PATH_MAX];
+	struct gf_fs fs;
+	int fds = open_fds();
+
+	snprintf(fifo, sizeof(fifo), "%s/sys/devices/pci0000:00/0000:00:01.0/fifo", d);
+	assert_int_equal(mkfifo(fifo, 0644), 0);
+	assert_int_equal(gf_fs_init(&fs, d), 0);
+	for (int pass = 0; pass < 2; pass++) {
+		char *want = expected(4097, 5);	/* sizes[5] */
+
+		assert_int_equal(gf_fs_resolve(&fs, "/sys/bus/pci/devices/0000:00:01.0", buf, sizeof(buf)), 0);
+		assert_string_equal(buf, "/sys/devices/pci0000:00/0000:00:01.0");
+		assert_int_equal(gf_fs_read_str(&fs, "/sys/devices/pci0000:00/0000:00:01.0/vendor", buf, sizeof(buf)),
+				 0);
+		assert_string_equal(buf, "0x10de");
+		assert_int_equal(gf_fs_resolve(&fs, "/sys/bus/pci/devices/0000:00:01.0", buf, sizeof(buf)), 0);
+		assert_int_equal(gf_fs_read_str(&fs, "/sys/devices/pci0000:00/0000:00:01.0/fifo", buf, sizeof(buf)),
+				 -EBADMSG);
+		assert_int_equal(gf_fs_resolve(&fs, "/sys/devices/pci0000:00/0000:00:01.0/rel", buf, sizeof(buf)), 0);
+		assert_string_equal(buf, "/sys/devices/pci0000:00/0000:00:02.0/vendor");
+		assert_int_equal(gf_fs_read_str(&fs, "/sys/devices/pci0000:00/0000:00:02.0/vendor", buf, sizeof(buf)),
+				 0);
+		assert_string_equal(buf, "0x15b3");
+		assert_int_equal(gf_fs_resolve(&fs, "/sys/bus/pci/devices/0000:00:01.0", buf, sizeof(buf)), 0);
+		assert_int_equal(gf_fs_read_str(&fs, "/sys/devices/pci0000:00/0000:00:02.0/f4097", buf, sizeof(buf)),
+				 -EOVERFLOW);
+		{
+			char *data;
+			size_t len;
+
+			assert_int_equal(gf_fs_read(&fs, "/sys/devices/pci0000:00/0000:00:02.0/f4097", &data, &len), 0);
+			assert_int_equal(len, 4097);
+			assert_memory_equal(data, want, 4098);
+			free(data);
+		}
+		assert_int_equal(gf_fs_resolve(&fs, "/sys/devices/pci0000:00/0000:00:01.0/out", buf, sizeof(buf)),
+				 -ENOENT);
+		free(want);
+		gf_fs_have_openat2 = 0;		/* the second pass: the walk in user space */
+	}
+	gf_fs_have_openat2 = 1;
+	gf_fs_fini(&fs);
+	assert_int_equal(open_fds(), fds);
+	t_rmtree(d);
+	free(d);
+}
+
+static void resolve_then_read_closed_dirs(void **state)
+{
+	(void)state;
+	resolve_then_read(0755);
+}
+
+static void resolve_then_read_open_dirs(void **state)
+{
+	(void)state;
+	resolve_then_read(0777);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,6 +318,8 @@ int main(void)
 		cmocka_unit_test(links_and_absence_open_dirs),
 		cmocka_unit_test(special_files_closed_dirs),
 		cmocka_unit_test(special_files_open_dirs),
+		cmocka_unit_test(resolve_then_read_closed_dirs),
+		cmocka_unit_test(resolve_then_read_open_dirs),
 	};
 
 	umask(022);
