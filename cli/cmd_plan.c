@@ -161,6 +161,9 @@ int gf_cmd_plan(int argc, char **argv)
 		return gf_cli_usage(&cli, "--gpus N is required");
 	if (cli.json && a.format_set && a.format != GF_PLAN_JSON)
 		return gf_cli_usage(&cli, "--json is --format json: give one of --json and --format");
+	/* Placement needs GPUs, NICs, the PCIe tree and NUMA nodes: the CPU
+	 * details and the disks are a third of the files a big host has. */
+	cli.topo.omit = GF_TOPO_OMIT_CPU_DETAIL | GF_TOPO_OMIT_STORAGE;
 	if ((ret = gf_cli_discover(&cli, &t)))
 		return ret;
 	ret = plan(&cli, t, &a);

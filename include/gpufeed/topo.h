@@ -44,11 +44,29 @@ struct gf_topo_options {
 	 * like hwloc's HWLOC_PCI_LOCALITY: "BDF-or-prefix=NODE;...", e.g.
 	 * "0000:00:06.0=1;0000:80=1".  NULL = $GPUFEED_PCI_LOCALITY. */
 	const char *pci_locality;
+	/* GF_TOPO_OMIT_* or'ed: parts of the model the caller does not need,
+	 * left unread (0: the whole model). */
+	unsigned omit;
 	/* New fields go here, at the end. */
 };
 
 #define GF_TOPO_OPTS_INIT \
-	{ .struct_size = sizeof(struct gf_topo_options), .root = NULL, .nvml = GF_NVML_AUTO, .pci_locality = NULL }
+	{ .struct_size = sizeof(struct gf_topo_options), .root = NULL, .nvml = GF_NVML_AUTO, .pci_locality = NULL, \
+	  .omit = 0 }
+
+/* Every sysfs file costs a few microseconds of system calls and a large
+ * host has a thousand of them; a caller that needs only part of the model
+ * (gpufeed plan: GPUs, NICs, the PCIe tree and NUMA nodes) can leave the
+ * rest unread.  An omitted part keeps its "unknown" values, gf_topo.omitted
+ * says which were left out, and a model missing any part has no findings
+ * (they are judgements on the whole machine). */
+enum gf_topo_omit {
+	/* SMT siblings (cores, smt_rank, threads_per_core), L3 groups and
+	 * /proc/cpuinfo (CPU model, hypervisor flag).  Packages stay. */
+	GF_TOPO_OMIT_CPU_DETAIL = 1u << 0,
+	/* Block devices (t->blocks, and the NVMe rows of the matrix). */
+	GF_TOPO_OMIT_STORAGE = 1u << 1,
+};
 
 /* Where a value came from; shown beside it. */
 enum gf_source {
@@ -67,7 +85,7 @@ struct gf_cpu {
 	int id;
 	int package;		/* physical_package_id, -1 unknown */
 	int die;
-	int core;		/* core_id (unique within a package) */
+	int core;		/* core_id (unique within a package), -1 unknown */
 	int node;		/* NUMA node, -1 unknown */
 	int l3;			/* index into gf_cpus.l3, -1 unknown */
 	int smt_rank;		/* 0 for the first thread of its core */
@@ -330,6 +348,7 @@ struct gf_topo {
 	int nfindings;
 	char **warnings;		/* malformed input, named by file */
 	int nwarnings;
+	unsigned omitted;		/* GF_TOPO_OMIT_*: parts left unread */
 };
 
 /* opts NULL: this machine, NVML when present.  A struct not started from

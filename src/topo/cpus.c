@@ -308,12 +308,15 @@ int gf_discover_cpus(struct gf_ctx *c)
 		return gf_error(-ENOMEM, "out of memory");
 	for (int s = gf_cpuset_first(&cp->online), i = 0; s >= 0; s = gf_cpuset_next(&cp->online, s), i++) {
 		cp->cpu[i].id = s;
-		cp->cpu[i].package = cp->cpu[i].die = cp->cpu[i].node = cp->cpu[i].l3 = -1;
+		cp->cpu[i].package = cp->cpu[i].die = cp->cpu[i].core = cp->cpu[i].node = cp->cpu[i].l3 = -1;
 	}
-	read_model(c);
-	read_cores(c);
-	read_packages(c);
-	read_l3_groups(c);
+	if (!(c->t->omitted & GF_TOPO_OMIT_CPU_DETAIL)) {
+		read_model(c);
+		read_cores(c);
+	}
+	read_packages(c);	/* kept under OMIT_CPU_DETAIL: paths ask which cross sockets */
+	if (!(c->t->omitted & GF_TOPO_OMIT_CPU_DETAIL))
+		read_l3_groups(c);
 
 	/* Affinity of this process, as the kernel states it. */
 	if (gf_read_opt(c, "/proc/self/status", &c->self_status, NULL) == 0) {

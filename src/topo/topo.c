@@ -348,8 +348,12 @@ int gf_topo_discover_ctx(struct gf_ctx *c, struct gf_topo **out)
 	};
 	int ret = 0;
 
-	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]) && !ret; i++)
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]) && !ret; i++) {
+		if ((steps[i] == gf_discover_blocks && (c->t->omitted & GF_TOPO_OMIT_STORAGE)) ||
+		    (steps[i] == gf_build_findings && c->t->omitted))
+			continue;
 		ret = steps[i](c);
+	}
 	free(c->self_status);
 	c->self_status = NULL;
 	gf_warn_fini(c);
@@ -381,7 +385,12 @@ GF_API int gf_topo_discover(const struct gf_topo_options *opts, struct gf_topo *
 		o.root = opts->root;
 		o.nvml = opts->nvml;
 		o.pci_locality = opts->pci_locality;
+		/* A caller built before `omit` existed reads the whole model. */
+		if (opts->struct_size >= offsetof(struct gf_topo_options, omit) + sizeof(opts->omit))
+			o.omit = opts->omit;
 	}
+	if (o.omit & ~(unsigned)(GF_TOPO_OMIT_CPU_DETAIL | GF_TOPO_OMIT_STORAGE))
+		return gf_error(-EINVAL, "gf_topo_discover: unknown omit flags 0x%x", o.omit);
 	if ((ret = gf_fs_init(&c.fs, o.root)))
 		return ret;
 	c.t = calloc(1, sizeof(*c.t));
@@ -400,6 +409,7 @@ GF_API int gf_topo_discover(const struct gf_topo_options *opts, struct gf_topo *
 		gf_fs_fini(&c.fs);
 		return ret;
 	}
+	c.t->omitted = o.omit;
 	gf_strlcpy(c.t->machine.source, gf_fs_live(&c.fs) ? "this machine" : c.fs.root,
 		   sizeof(c.t->machine.source));
 	ret = load_facts(&c, o.nvml);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <gpufeed/gpufeed.h>
@@ -732,6 +733,78 @@ static void topo_options_versioned(void **state)
 	assert_int_equal(gf_topo_discover(&o, NULL), -EINVAL);
 }
 
+/* What gpufeed plan reads: a model without CPU detail and disks keeps the
+ * GPUs, NICs, packages, matrix and paths of the whole one, says what it
+ * left out, and judges nothing. */
+static void omit_parts(void **state)
+{
+	struct gf_topo_options o = TOPO_OPTS(.root = t_fixture_root("dual-8gpu-pcie-switch"),
+					      .omit = GF_TOPO_OMIT_CPU_DETAIL | GF_TOPO_OMIT_STORAGE);
+	struct gf_topo *all = load("dual-8gpu-pcie-switch", NULL), *part = NULL;
+
+	(void)state;
+	assert_int_equal(gf_topo_discover(&o, &part), 0);
+	assert_int_equal(all->omitted, 0);
+	assert_int_equal(part->omitted, GF_TOPO_OMIT_CPU_DETAIL | GF_TOPO_OMIT_STORAGE);
+	assert_true(all->cpus.ncores > 0 && all->cpus.nl3 > 0 && all->cpus.model[0]);
+	assert_true(all->nblocks > 0 && all->nfindings > 0);
+	assert_int_equal(part->cpus.ncores, 0);
+	assert_int_equal(part->cpus.nl3, 0);
+	assert_string_equal(part->cpus.model, "");
+	assert_int_equal(part->nblocks, 0);
+	assert_int_equal(part->nfindings, 0);
+	assert_int_equal(part->cpus.ncpu, all->cpus.ncpu);
+	assert_int_equal(part->cpus.npackages, all->cpus.npackages);
+	for (int i = 0; i < part->cpus.ncpu; i++) {
+		assert_int_equal(part->cpus.cpu[i].core, -1);
+		assert_int_equal(part->cpus.cpu[i].l3, -1);
+		assert_int_equal(part->cpus.cpu[i].package, all->cpus.cpu[i].package);
+	}
+	assert_int_equal(part->ngpus, all->ngpus);
+	assert_int_equal(part->nnics, all->nnics);
+	assert_int_equal(part->npci, all->npci);
+	for (int i = 0; i < part->ngpus; i++) {
+		assert_int_equal(part->gpus[i].numa_node, all->gpus[i].numa_node);
+		assert_true(gf_cpuset_equal(&part->gpus[i].cpus, &all->gpus[i].cpus));
+		assert_int_equal(gf_topo_nearest_nic(part, i), gf_topo_nearest_nic(all, i));
+	}
+	/* The rows of `nvidia-smi topo -m` (GPUs and NICs), link for link. */
+	assert_int_equal(part->matrix.nsmi, all->matrix.nsmi);
+	for (int i = 0; i < part->matrix.nsmi; i++) {
+		char a[16], b[16];
+
+		assert_string_equal(part->matrix.dev[i].name, all->matrix.dev[i].name);
+		for (int j = 0; j < part->matrix.nsmi; j++) {
+			gf_link_format(gf_matrix_at(&part->matrix, i, j), a, sizeof(a));
+			gf_link_format(gf_matrix_at(&all->matrix, i, j), b, sizeof(b));
+			assert_string_equal(a, b);
+		}
+	}
+	for (int i = 0; i < part->npaths; i++) {
+		const struct gf_path *p = &part->paths[i];
+
+		if (p->kind == GF_PATH_GPU_NVME)
+			fail_msg("a GPU-NVMe path without disks");
+		assert_true(p->gb_per_s ==
+			    path(all, p->kind, p->from >= 0 ? part->matrix.dev[p->from].name : NULL,
+				 part->matrix.dev[p->to].name)->gb_per_s);
+	}
+	gf_topo_free(part);
+
+	/* Unknown bits are refused; a caller built before `omit` existed
+	 * (a shorter struct_size) gets the whole model whatever follows. */
+	o.omit = 1u << 7;
+	assert_int_equal(gf_topo_discover(&o, &part), -EINVAL);
+	assert_non_null(strstr(gf_last_error(), "omit"));
+	o.omit = GF_TOPO_OMIT_CPU_DETAIL;
+	o.struct_size = offsetof(struct gf_topo_options, omit);
+	assert_int_equal(gf_topo_discover(&o, &part), 0);
+	assert_int_equal(part->omitted, 0);
+	assert_int_equal(part->cpus.ncores, all->cpus.ncores);
+	gf_topo_free(part);
+	gf_topo_free(all);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -757,6 +830,7 @@ int main(void)
 		cmocka_unit_test(nearest_nic),
 		cmocka_unit_test(sanitize_text),
 		cmocka_unit_test(topo_options_versioned),
+		cmocka_unit_test(omit_parts),
 	};
 
 	return cmocka_run_group_tests_name("topo", tests, NULL, NULL);
