@@ -16,6 +16,10 @@
  *                       and cuGetErrorString know no code)
  *   FAKE_CUDA_NO_PEER   A-B,...: ordinals A and B cannot reach each other
  *                       (cuDeviceCanAccessPeer 0 both ways)
+ *   FAKE_CUDA_HOST_LOG  a file: cuMemHostRegister appends "register ADDR
+ *                       BYTES", cuMemHostUnregister "unregister ADDR", so a
+ *                       test can look at the very pages the driver was
+ *                       asked to pin (tests/numa/xfer_pages.c)
  *
  * Kernels: cuModuleLoadData takes a NUL-terminated PTX text;
  * cuModuleGetFunction finds ".entry NAME" in it; cuLaunchKernel runs
@@ -340,6 +344,20 @@ gf_cu_result cuMemFreeHost(void *p)
 	return GF_CUDA_SUCCESS;
 }
 
+/* FAKE_CUDA_HOST_LOG: one line per (un)registration, appended. */
+static void host_log(const char *what, const void *p, size_t size)
+{
+	FILE *f = *env("FAKE_CUDA_HOST_LOG") ? fopen(env("FAKE_CUDA_HOST_LOG"), "a") : NULL;
+
+	if (!f)
+		return;
+	if (size)
+		fprintf(f, "%s %p %zu\n", what, p, size);
+	else
+		fprintf(f, "%s %p\n", what, p);
+	fclose(f);
+}
+
 gf_cu_result cuMemHostRegister_v2(void *p, size_t size, unsigned int flags)
 {
 	struct alloc *a;
@@ -355,6 +373,7 @@ gf_cu_result cuMemHostRegister_v2(void *p, size_t size, unsigned int flags)
 	if (!a)
 		return GF_CUDA_ERROR_OUT_OF_MEMORY;
 	a->registered = 1;
+	host_log("register", p, size);
 	return GF_CUDA_SUCCESS;
 }
 
@@ -366,6 +385,7 @@ gf_cu_result cuMemHostUnregister(void *p)
 	if (!a || !a->registered)
 		return GF_CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
 	a->va = 0;
+	host_log("unregister", p, 0);
 	return GF_CUDA_SUCCESS;
 }
 
