@@ -33,6 +33,8 @@ xpl() { name=$1 spec=$2; shift 2; rm -f "$FAKE_CUDA_HOST_LOG"; run "$name" env G
 # library failed to place would land there by first touch.
 xp g1-cpu0 "$G1" --cpu 0
 xp g0-cpu1 "$G0" --cpu 1
+# Both GPUs from the same CPU: only placement can put them apart.
+xp g0-cpu0 "$G0" --cpu 0
 # options.numa_node wins over the GPU's node.
 xp g1-opt0 "$G1" --node 0 --cpu 1
 xp g0-opt1 "$G0" --node 1 --cpu 0

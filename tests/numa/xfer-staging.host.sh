@@ -80,9 +80,11 @@ check_xfer_staging() {
 
 	xstage_on g1-cpu0 1 1 0 "GPU $g1 (sysfs node 1), run on CPU 0"
 	xstage_on g0-cpu1 0 0 1 "GPU $g0 (sysfs node 0), run on CPU 1"
-	n1=$(xstage_node g1-cpu0) n0=$(xstage_node g0-cpu1)
+	xstage_on g0-cpu0 0 0 0 "GPU $g0 (sysfs node 0), run on CPU 0 too"
+	# From the same CPU, first touch would put both on node 0.
+	n1=$(xstage_node g1-cpu0) n0=$(xstage_node g0-cpu0)
 	[ "$n1" != mixed ] && [ "$n0" != mixed ] && [ "$n1" != "$n0" ]
-	numa_check "the node-1 GPU's staging (node $n1) and the node-0 GPU's (node $n0) are on different nodes" $?
+	numa_check "from the same CPU 0, the node-1 GPU's staging (node $n1) and the node-0 GPU's (node $n0) are on different nodes" $?
 	xstage_on g1-opt0 0 0 1 "GPU $g1 with options.numa_node 0, run on CPU 1"
 	xstage_on g0-opt1 1 1 0 "GPU $g0 with options.numa_node 1, run on CPU 0"
 	xstage_on root-none 1 -1 1 "GPU 0000:00:00.0 (no node): no placement, first touch on CPU 1 decides"
@@ -97,7 +99,7 @@ check_xfer_staging() {
 evidence_xfer_staging() {	# evidence_xfer_staging OUTDIR
 	local s
 	numa_section xfer-gpus
-	for s in g1-cpu0 g0-cpu1 g1-opt0 g0-opt1 root-none g0-locality1 root-locality1 g1-portlocality0; do
+	for s in g1-cpu0 g0-cpu1 g0-cpu0 g1-opt0 g0-opt1 root-none g0-locality1 root-locality1 g1-portlocality0; do
 		printf 'xfer-staging %-17s exit %-3s cpu %-2s claim %-3s %s; control %s\n' "$s" "$(numa_section_rc "$s")" \
 			"$(xstage_field "$s" cpu)" "$(xstage_field "$s" "claim numa_node")" \
 			"$(xstage_field "$s" staging-total)" "$(xstage_field "$s" control)"
