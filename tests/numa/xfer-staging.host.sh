@@ -15,6 +15,7 @@
 prepare_xfer_staging() {
 	local b=$NUMA_SRC/build-numa
 	if ! make -C "$NUMA_SRC" -s -j2 BUILD=build-numa build-numa/libgpufeed.a build-numa/fakes/libcuda.so.1 \
+		build-numa/fakes/libnvidia-ml.so.1 \
 		>"$NUMA_W"/xfer_pages.log 2>&1 ||
 		! gcc -O2 -std=c11 -Wall -Wextra -Werror -I"$NUMA_SRC"/include -o "$NUMA_W"/xfer_pages \
 			"$NUMA_SRC"/tests/numa/xfer_pages.c "$b"/libgpufeed.a -ljansson -luring -lz -ldl -lpthread -lm \
@@ -23,9 +24,17 @@ prepare_xfer_staging() {
 		return 1
 	fi
 	numa_ir_program "$NUMA_W"/xfer_pages /bin/xfer_pages || return 1
-	# dlopen'ed, so ldd does not name it: copied by hand.
-	mkdir -p "$NUMA_IR"/lib/gpufeed-fakes && cp "$b"/fakes/libcuda.so.1 "$NUMA_IR"/lib/gpufeed-fakes/ || return 1
+	# dlopen'ed, so ldd does not name them: copied by hand.
+	mkdir -p "$NUMA_IR"/lib/gpufeed-fakes &&
+		cp "$b"/fakes/libcuda.so.1 "$b"/fakes/libnvidia-ml.so.1 "$NUMA_IR"/lib/gpufeed-fakes/ || return 1
 	numa_testdevs
+	# bench io --gpu's file: a disk of its own (O_DIRECT; the guest's tmpfs
+	# takes none), on the root bus: the disk's node is not what is checked.
+	numa_ir_modules VIRTIO_PCI VIRTIO_BLK
+	truncate -s 32M "$NUMA_W/xfer.img"
+	# shellcheck disable=SC2054  # the commas are inside QEMU option values
+	NUMA_QEMU+=(-drive file="$NUMA_W/xfer.img",if=none,id=dxfer,format=raw
+		-device virtio-blk-pci,drive=dxfer,bus=pcie.0,serial=gf-xfer)
 }
 
 # xstage_field NAME KEY: the rest of xfer_pages' "KEY ..." line
@@ -91,9 +100,39 @@ check_xfer_staging() {
 	xstage_on g0-locality1 1 1 0 "GPU $g0 with GPUFEED_PCI_LOCALITY=$g0=1 (over sysfs's 0), run on CPU 0"
 	xstage_on root-locality1 1 1 0 "GPU 0000:00:00.0 with GPUFEED_PCI_LOCALITY=0000:00=1 (sysfs has none), run on CPU 0"
 	xstage_on g1-portlocality0 0 0 1 "GPU $g1 with a GPUFEED_PCI_LOCALITY rule for its root port ($port=0), run on CPU 1"
+	numa_section xfer-disk | grep ' /tmp/xd ' | sed 's/^/# guest: /'
+	xbench bench-g1 1 0 "bench io --gpu 0 (NVML GPU 0 = $g1, node 1)"
+	xbench bench-g0 0 1 "bench io --gpu 1 (NVML GPU 1 = $g0, node 0)"
+	xbench bench-g0-locality1 1 0 "bench io --gpu 1 ($g0) with GPUFEED_PCI_LOCALITY=$g0=1"
 	rc=$(numa_section_rc bad-locality)
 	[ "$rc" = 1 ] && numa_section bad-locality.stderr | grep -q GPUFEED_PCI_LOCALITY
 	numa_check "bad-locality: a malformed GPUFEED_PCI_LOCALITY fails gf_xfer_open, naming the variable (exit ${rc:-none})" $?
+}
+
+# xbench NAME NODE CPU DESC: bench io --gpu exited 0 or 1 (1: a finding,
+# such as a path above the disk's rate in an emulated guest) with its
+# JSON, the bounce path ran and its byte check passed, staging_numa_node is
+# NODE, and every range the driver was asked to pin (>= 2: the pinned
+# host-to-device limit's buffer and the bounce pool's) had all its pages on
+# NODE when pinned, from CPU, whose first touch would be on the other node.
+xbench() {
+	local rc pins bad
+	rc=$(numa_section_rc "$1")
+	pins=$(numa_section "$1.pins" | grep -c '^register ')
+	bad=$(numa_section "$1.pins" | awk -v k="node$2" '$1 == "register" {
+		want = $5; ok = 0
+		for (i = 6; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k && kv[2] == want) ok = 1 }
+		if (!ok) n++ } END { print n + 0 }')
+	if { [ "$rc" = 0 ] || [ "$rc" = 1 ]; } && [ "$pins" -ge 2 ] && [ "$bad" = 0 ] &&
+		numa_section "$1" | jq -e -s --argjson n "$2" 'length == 1 and (.[0] | .config.staging_numa_node == $n
+			and any(.points[]; .kind == "path" and .path == "bounce" and (.check | startswith("ok:"))))' >/dev/null 2>&1; then
+		numa_ok "$1: $4: staging_numa_node $2 in the JSON, and all pages of the $pins pinned ranges on node $2 (run on CPU $3)"
+	else
+		numa_not_ok "$1: $4: want exit 0/1 (got ${rc:-none}), staging_numa_node $2, bounce checked ok, >= 2 pins all on node $2 ($pins pins, $bad not)"
+		numa_section "$1" | jq -c '{config: .config.staging_numa_node, points: [.points[] | {name, check, gbs: (.gbs.median // .gbs.status)}]}' 2>/dev/null | sed 's/^/#   /'
+		numa_section "$1.pins" | head -6 | sed "s/^/#   $1 pins: /"
+		numa_section "$1.stderr" | head -5 | sed "s/^/#   $1 stderr: /"
+	fi
 }
 
 evidence_xfer_staging() {	# evidence_xfer_staging OUTDIR
@@ -103,5 +142,11 @@ evidence_xfer_staging() {	# evidence_xfer_staging OUTDIR
 		printf 'xfer-staging %-17s exit %-3s cpu %-2s claim %-3s %s; control %s\n' "$s" "$(numa_section_rc "$s")" \
 			"$(xstage_field "$s" cpu)" "$(xstage_field "$s" "claim numa_node")" \
 			"$(xstage_field "$s" staging-total)" "$(xstage_field "$s" control)"
+	done
+	for s in bench-g1 bench-g0 bench-g0-locality1; do
+		numa_section "$s" >"$1/xfer-staging-$s.json"
+		printf 'xfer-staging %-19s exit %-3s staging_numa_node %s; pinned: %s\n' "$s" "$(numa_section_rc "$s")" \
+			"$(numa_section "$s" | jq -r .config.staging_numa_node 2>/dev/null)" \
+			"$(numa_section "$s.pins" | awk '$1 == "register" { $1 = $2 = ""; print }' | sort | uniq -c | tr -s ' ' | paste -sd';')"
 	done
 }
