@@ -12,7 +12,7 @@
 
 static const struct gf_env_info registry[] = {
 	[GF_ENV_PCI_LOCALITY] = {
-		"GPUFEED_PCI_LOCALITY", GF_ENV_STRING, "sysfs numa_node and local_cpulist", "topo",
+		"GPUFEED_PCI_LOCALITY", GF_ENV_STRING, "sysfs numa_node and local_cpulist", "topo, xfer",
 		"NUMA node of devices whose locality a VM hides: PCI=NODE;... (as --pci-locality)", 0, 0 },
 	[GF_ENV_NVML_LIBRARY] = {
 		"GPUFEED_NVML_LIBRARY", GF_ENV_PATH, "libnvidia-ml.so.1", "vendor",

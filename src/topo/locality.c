@@ -13,6 +13,7 @@
 
 #include "core/pciaddr.h"
 #include "core/strutil.h"
+#include "topo/locality.h"
 #include "topo/topo_internal.h"
 
 static bool parse_spec(const char *spec, struct gf_locality_rule *r)
@@ -83,25 +84,50 @@ GF_API int gf_pci_locality_check(const char *spec)
 	return ret;
 }
 
+/* The node of the first rule naming the device at bdf, -1 when none does. */
+static int rule_match(const struct gf_ctx *c, const char *bdf)
+{
+	struct gf_pciaddr a;
+
+	if (!gf_pciaddr_parse(bdf, &a))
+		return -1;
+	for (int i = 0; i < c->nrules; i++) {
+		const struct gf_locality_rule *r = &c->rules[i];
+
+		if (r->domain == a.domain && a.bus >= r->bus_lo && a.bus <= r->bus_hi &&
+		    (r->dev < 0 || (r->dev == (int)a.dev && r->fn == (int)a.fn)))
+			return r->node;
+	}
+	return -1;
+}
+
 static int rule_node(const struct gf_ctx *c, int pci)
 {
 	const struct gf_topo *t = c->t;
 
 	/* A rule for a bridge covers everything below it. */
 	for (int x = pci; x >= 0; x = t->pci[x].parent) {
-		struct gf_pciaddr a;
+		int node = rule_match(c, t->pci[x].bdf);
 
-		if (!gf_pciaddr_parse(t->pci[x].bdf, &a))
-			continue;
-		for (int i = 0; i < c->nrules; i++) {
-			const struct gf_locality_rule *r = &c->rules[i];
-
-			if (r->domain == a.domain && a.bus >= r->bus_lo && a.bus <= r->bus_hi &&
-			    (r->dev < 0 || (r->dev == (int)a.dev && r->fn == (int)a.fn)))
-				return r->node;
-		}
+		if (node >= 0)
+			return node;
 	}
 	return -1;
+}
+
+int gf_locality_override(const char *spec, const char *origin, const char *const *chain, int n, int *node)
+{
+	struct gf_ctx *c = calloc(1, sizeof(*c));
+	int ret;
+
+	*node = -1;
+	if (!c)
+		return gf_error(-ENOMEM, "out of memory");
+	ret = gf_locality_parse(c, spec, origin);
+	for (int i = 0; !ret && i < n && *node < 0; i++)
+		*node = rule_match(c, chain[i]);
+	free(c);
+	return ret;
 }
 
 void gf_locality_of(struct gf_ctx *c, int pci, const struct gf_nvml_gpu *nvml, struct gf_locality *out)

@@ -10,9 +10,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <gpufeed/env.h>
 #include "core/error.h"
 #include "core/fs.h"
+#include "core/log.h"
 #include "core/opts.h"
+#include "core/pciaddr.h"
+#include "topo/locality.h"
 #include "xfer/xfer_internal.h"
 
 /* The first release's struct gf_xfer_opts ends with user. */
@@ -60,21 +64,79 @@ static int check_opts(struct gf_xfer_opts *o)
 	return 0;
 }
 
-/* The GPU's NUMA node from sysfs (the reader every command uses), -1 when
- * it does not say. */
-static int gpu_node(const char *pci)
+/* The PCI functions from the GPU up to its root port, nearest first, read
+ * from the GPU's sysfs path (/sys/devices/pci0000:00/0000:00:01.0/...), so a
+ * locality rule for a bridge covers the GPU below it as in the model.  The
+ * GPU itself always comes first, in sysfs or not. */
+static int pci_chain(struct gf_fs *fs, const char *pci, char bdf[][16], int max)
 {
+	char p[128], real[1024], *rest = real, *c;
+	int n = 0, k;
+
+	snprintf(bdf[n++], 16, "%s", pci);
+	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s", pci);
+	if (gf_fs_resolve(fs, p, real, sizeof(real)))
+		return n;
+	/* Components root first; kept in that order, then reversed. */
+	k = n;
+	while ((c = gf_path_next(&rest)) && n < max) {
+		char norm[16];
+
+		if (gf_pci_normalize(c, norm, sizeof(norm)) && strcmp(norm, pci))
+			snprintf(bdf[n++], 16, "%s", norm);
+	}
+	for (int i = k, j = n - 1; i < j; i++, j--) {
+		char t[16];
+
+		memcpy(t, bdf[i], sizeof(t));
+		memcpy(bdf[i], bdf[j], sizeof(t));
+		memcpy(bdf[j], t, sizeof(t));
+	}
+	return n;
+}
+
+/* The GPU's NUMA node for its staging memory: the locality override
+ * first (o->pci_locality, else GPUFEED_PCI_LOCALITY; VMs hide locality and
+ * sysfs says -1 there), read by topo's own parser so a spec means what it
+ * means to `gpufeed topo`; then sysfs numa_node through the reader every
+ * command uses.  *node -1 when neither says; -EINVAL for a malformed spec. */
+static int gpu_node(const struct gf_xfer_opts *o, const char *pci, int *node)
+{
+	const char *spec = o->pci_locality ? o->pci_locality : gf_env_str(GF_ENV_PCI_LOCALITY);
 	struct gf_fs fs;
 	char p[128];
-	long long node = -1;
+	long long v = -1;
+	int rc;
 
-	if (gf_fs_init(&fs, NULL))
-		return -1;
+	*node = -1;
+	if ((rc = gf_fs_init(&fs, NULL)))
+		return spec ? rc : 0;
+	if (spec) {
+		char bdf[16][16];
+		const char *chain[16];
+		int n = pci_chain(&fs, pci, bdf, 16);
+
+		for (int i = 0; i < n; i++)
+			chain[i] = bdf[i];
+		rc = gf_locality_override(spec, o->pci_locality ? "--pci-locality" : gf_env_name(GF_ENV_PCI_LOCALITY),
+					  chain, n, node);
+		snprintf(p, sizeof(p), "/sys/devices/system/node/node%d", *node);
+		if (!rc && *node >= 0 && !gf_fs_is_dir(&fs, p)) {
+			/* As topo does: a node the machine lacks is a mistake in the spec. */
+			GF_WARN(GF_LOG_IO, "the locality override puts %s on node %d, which this machine does not have: ignored",
+				pci, *node);
+			*node = -1;
+		}
+		if (rc || *node >= 0) {
+			gf_fs_fini(&fs);
+			return rc;
+		}
+	}
 	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/numa_node", pci);
-	if (gf_fs_read_ll(&fs, p, &node) || node < -1 || node > INT_MAX)
-		node = -1;
+	if (!gf_fs_read_ll(&fs, p, &v) && v >= -1 && v <= INT_MAX)
+		*node = (int)v;
 	gf_fs_fini(&fs);
-	return (int)node;
+	return 0;
 }
 
 static int open_path(struct gf_xfer *x)
@@ -125,8 +187,10 @@ int gf_xfer_open(const struct gf_xfer_opts *opts, struct gf_xfer **out)
 		return rc;
 	}
 	x->cu = x->dev.ops;
-	x->numa_node = x->o.numa_node >= 0 ? x->o.numa_node : gpu_node(x->dev.pci);
-	rc = open_path(x);
+	x->numa_node = x->o.numa_node;
+	rc = x->o.numa_node >= 0 ? 0 : gpu_node(&x->o, x->dev.pci, &x->numa_node);
+	if (!rc)
+		rc = open_path(x);
 	if (rc) {
 		gf_xfer_close(x);
 		return rc;

@@ -16,6 +16,11 @@
  *                       and cuGetErrorString know no code)
  *   FAKE_CUDA_NO_PEER   A-B,...: ordinals A and B cannot reach each other
  *                       (cuDeviceCanAccessPeer 0 both ways)
+ *   FAKE_CUDA_HOST_LOG  a file: cuMemHostRegister appends "register ADDR
+ *                       BYTES pages N node0=A ... absent=C" (where the
+ *                       pages are when pinned), cuMemHostUnregister
+ *                       "unregister ADDR", so a test can look at the very
+ *                       pages the driver was asked to pin (tests/numa)
  *
  * Kernels: cuModuleLoadData takes a NUL-terminated PTX text;
  * cuModuleGetFunction finds ".entry NAME" in it; cuLaunchKernel runs
@@ -27,7 +32,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "vendor/cuda_api.h"
 
@@ -340,6 +347,46 @@ gf_cu_result cuMemFreeHost(void *p)
 	return GF_CUDA_SUCCESS;
 }
 
+/* FAKE_CUDA_HOST_LOG: one line per (un)registration, appended; a
+ * registration with the node of each of its pages when it is pinned, as the
+ * kernel says (move_pages with no target nodes: a query), "node1=256". */
+static void host_log(const char *what, const void *p, size_t size)
+{
+	FILE *f = *env("FAKE_CUDA_HOST_LOG") ? fopen(env("FAKE_CUDA_HOST_LOG"), "a") : NULL;
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), n = size / pg, node[8] = { 0 }, absent = 0;
+	void **pages = NULL;
+	int *status = NULL;
+
+	if (!f)
+		return;
+	if (!size) {
+		fprintf(f, "%s %p\n", what, p);
+		fclose(f);
+		return;
+	}
+	pages = calloc(n ? n : 1, sizeof(*pages));
+	status = calloc(n ? n : 1, sizeof(*status));
+	for (size_t i = 0; pages && i < n; i++)
+		pages[i] = (char *)(uintptr_t)p + i * pg;
+	if (!pages || !status || syscall(SYS_move_pages, 0, (unsigned long)n, pages, NULL, status, 0))
+		absent = n;
+	else
+		for (size_t i = 0; i < n; i++) {
+			if (status[i] >= 0 && status[i] < 8)
+				node[status[i]]++;
+			else
+				absent++;
+		}
+	fprintf(f, "%s %p %zu pages %zu", what, p, size, n);
+	for (int k = 0; k < 8; k++)
+		if (node[k])
+			fprintf(f, " node%d=%zu", k, node[k]);
+	fprintf(f, " absent=%zu\n", absent);
+	fclose(f);
+	free(pages);
+	free(status);
+}
+
 gf_cu_result cuMemHostRegister_v2(void *p, size_t size, unsigned int flags)
 {
 	struct alloc *a;
@@ -355,6 +402,7 @@ gf_cu_result cuMemHostRegister_v2(void *p, size_t size, unsigned int flags)
 	if (!a)
 		return GF_CUDA_ERROR_OUT_OF_MEMORY;
 	a->registered = 1;
+	host_log("register", p, size);
 	return GF_CUDA_SUCCESS;
 }
 
@@ -366,6 +414,7 @@ gf_cu_result cuMemHostUnregister(void *p)
 	if (!a || !a->registered)
 		return GF_CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
 	a->va = 0;
+	host_log("unregister", p, 0);
 	return GF_CUDA_SUCCESS;
 }
 

@@ -7,6 +7,9 @@
  *   init_fail    nvmlInit_v2 returns NVML_ERROR_DRIVER_NOT_LOADED
  *   lost_gpu     GPU 2 fails nvmlDeviceGetHandleByIndex (fell off the bus)
  *   mig          GPU 0 has MIG enabled with two instances
+ * FAKE_NVML_PCI: the GPUs' PCI addresses in index order, comma separated
+ * (missing ones keep 0000:00:06.0 + index), so a test can make NVML's GPUs
+ * PCI functions that exist (tests/numa/xfer-staging: one on each node).
  *
  * fake-soname: libnvidia-ml.so.1 */
 #include <stdio.h>
@@ -111,7 +114,17 @@ static void fill_pci(struct gf_nvml_pci_info *p, unsigned bus, unsigned devno)
 
 gf_nvml_return nvmlDeviceGetPciInfo_v3(gf_nvml_device d, struct gf_nvml_pci_info *p)
 {
-	fill_pci(p, 0, 6 + (unsigned)dev(d)->index);
+	const char *list = getenv("FAKE_NVML_PCI");
+	unsigned dom = 0, bus = 0, devno = 0, fn = 0;
+
+	for (int i = 0; list && *list && i < dev(d)->index; i++) {
+		list = strchr(list, ',');
+		list = list ? list + 1 : NULL;
+	}
+	if (list && sscanf(list, "%x:%x:%x.%x", &dom, &bus, &devno, &fn) == 4 && dom == 0)
+		fill_pci(p, bus, devno);
+	else
+		fill_pci(p, 0, 6 + (unsigned)dev(d)->index);
 	return GF_NVML_SUCCESS;
 }
 

@@ -12,6 +12,7 @@
 #   numa_workdir [KEEP]        NUMA_W, NUMA_IR: the work folder and initramfs tree
 #   numa_ir_program SRC DEST   copy a program and its shared libraries in
 #   numa_ir_modules OPT...     the kernel modules CONFIG_OPT needs (=m)
+#   numa_testdevs              a pci-testdev behind each node's bridge (once)
 #   numa_ir_init PART...       /init: prologue, each part's fragment, epilogue
 #   numa_boot                  pack, boot with NUMA_QEMU (base + parts' devices)
 #   numa_section NAME, numa_section_rc NAME   what the guest printed
@@ -198,6 +199,15 @@ numa_qemu_base() {
 		-device pxb-pcie,id=pxb1,bus_nr=128,numa_node=1,bus=pcie.0
 		-device pcie-root-port,id=rp1,bus=pxb1,chassis=2
 		-device pcie-root-port,id=rp1b,bus=pxb1,chassis=4)
+}
+
+# A pci-testdev function behind each node's expander bridge (rp0b: node 0,
+# rp1b: node 1), the stand-in GPUs of the parts that need one per node.
+# Added once however many parts ask: a root port has a single slot.
+numa_testdevs() {
+	case " ${NUMA_QEMU[*]} " in *" pci-testdev,bus=rp0b "*) return 0 ;; esac
+	# shellcheck disable=SC2054  # the commas are inside QEMU option values
+	NUMA_QEMU+=(-device pci-testdev,bus=rp0b -device pci-testdev,bus=rp1b)
 }
 
 numa_boot() {

@@ -12,8 +12,7 @@ prepare_placement() {
 		"$NUMA_SRC"/tests/numa/touch_pages.c >"$NUMA_W"/touch_pages.log 2>&1 ||
 		{ sed 's/^/#   /' "$NUMA_W"/touch_pages.log; return 1; }
 	cp "$NUMA_W"/touch_pages "$NUMA_IR"/bin/touch_pages
-	# shellcheck disable=SC2054  # the commas are inside QEMU option values
-	NUMA_QEMU+=(-device pci-testdev,bus=rp0b -device pci-testdev,bus=rp1b)
+	numa_testdevs
 }
 
 # placement_field NAME KEY: the rest of touch_pages' "KEY ..." line

@@ -23,7 +23,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-ALL_PARTS=(bench-io bench-mem placement)
+ALL_PARTS=(bench-io bench-mem placement xfer-staging)
 PARTS=("${ALL_PARTS[@]}") OUT='' KEEP=0 BIN=''
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -32,14 +32,14 @@ while [ $# -gt 0 ]; do
 	--out) OUT=${2:?--out needs a folder}; shift 2 ;;
 	--out=*) OUT=${1#--out=}; shift ;;
 	--keep) KEEP=1; shift ;;
-	-h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "unknown option: $1" >&2; exit 2 ;;
 	*) BIN=$1; shift ;;
 	esac
 done
 for p in "${PARTS[@]}"; do
 	[ -f "$NUMA_SRC/tests/numa/$p.host.sh" ] || { echo "unknown part: $p (parts: ${ALL_PARTS[*]})" >&2; exit 2; }
-	# shellcheck source=/dev/null  # bench-io.host.sh, bench-mem.host.sh, placement.host.sh
+	# shellcheck source=/dev/null  # bench-io.host.sh, bench-mem.host.sh, placement.host.sh, xfer-staging.host.sh
 	. "$NUMA_SRC/tests/numa/$p.host.sh"
 done
 fn() { echo "${1//-/_}"; }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <gpufeed/gpufeed.h>
+#include "topo/locality.h"
 #include "topo/render.h"
 #include "vendor/nvml_facts.h"
 
@@ -302,6 +303,28 @@ static void ci_machine(void **state)
 	assert_false(t->machine.nvml);
 	assert_int_equal(t->nwarnings, 0);
 	gf_topo_free(t);
+}
+
+/* The override without a model (xfer's staging node): the device's own
+ * rule, else the nearest bridge's; the same parser's errors. */
+static void locality_override_chain(void **state)
+{
+	const char *chain[] = { "0000:82:00.0", "0000:80:01.0", "0000:80:00.0" };
+	int node = 7;
+
+	(void)state;
+	assert_int_equal(gf_locality_override("0000:80:01.0=1;0000:82:00.0=0", "X", chain, 3, &node), 0);
+	assert_int_equal(node, 0);
+	assert_int_equal(gf_locality_override("0000:80:00.0=2;0000:80:01.0=1", "X", chain, 3, &node), 0);
+	assert_int_equal(node, 1);	/* the nearest bridge, not the first rule */
+	assert_int_equal(gf_locality_override("0000:80-81=3", "X", chain, 1, &node), 0);
+	assert_int_equal(node, -1);	/* the device alone: bus 0x82 is not in 80-81 */
+	assert_int_equal(gf_locality_override("0000:80-81=3", "X", chain, 3, &node), 0);
+	assert_int_equal(node, 3);
+	assert_int_equal(gf_locality_override("0000:82:00.0=x", "GPUFEED_PCI_LOCALITY", chain, 3, &node), -EINVAL);
+	assert_int_equal(node, -1);
+	assert_string_equal(gf_last_error(),
+			    "GPUFEED_PCI_LOCALITY: '0000:82:00.0=x': expected PCI=NODE, e.g. 0000:3b:00.0=1 or 0000:80-ff=1");
 }
 
 static void locality_override(void **state)
@@ -831,6 +854,7 @@ int main(void)
 		cmocka_unit_test(sanitize_text),
 		cmocka_unit_test(topo_options_versioned),
 		cmocka_unit_test(omit_parts),
+		cmocka_unit_test(locality_override_chain),
 	};
 
 	return cmocka_run_group_tests_name("topo", tests, NULL, NULL);
