@@ -14,7 +14,7 @@
 # bench/.nvbw/nvbandwidth, built by bench/nvbandwidth-kit.sh), H2D_SIZE
 # (default 512M: nvbandwidth's -b is MiB, set from it), H2D_TESTS (a
 # space-separated subset of the nvbandwidth testcases below, e.g. to give
-# a noisy figure more runs), H2D_PAGEABLE (1, the default: gpufeed also
+# a noisy figure more runs; gpufeed measures the same ones, --direction), H2D_PAGEABLE (1, the default: gpufeed also
 # measures pageable memory, shown beside; 0: pinned only, faster),
 # NVBW_SAMPLES (samples per figure per run in both tools, bench/lib-nvbw.sh).  Needs python3 (no jq).
 # OUTDIR gets 5 files: nvbandwidth.jsonl and gpufeed.jsonl (every run's
@@ -31,7 +31,15 @@ tests=(host_to_device_memcpy_ce device_to_host_memcpy_ce host_to_device_bidirect
        device_to_host_bidirectional_memcpy_ce host_to_all_memcpy_ce all_to_host_memcpy_ce
        host_to_all_bidirectional_memcpy_ce all_to_host_bidirectional_memcpy_ce)
 [ -n "${H2D_TESTS:-}" ] && read -r -a tests <<<"$H2D_TESTS"
-gfopts=(--json --size "$size" --all-at-once --quiet)
+# The same figures from gpufeed (--direction): host_to_device_bidirectional_memcpy_ce
+# is its bidirectional_host_to_device.
+dirs=()
+for t in "${tests[@]}"; do
+	d=${t%_memcpy_ce}
+	case $d in *_bidirectional) d=bidirectional_${d%_bidirectional} ;; esac
+	dirs+=("$d")
+done
+gfopts=(--json --size "$size" --direction "$(IFS=,; echo "${dirs[*]}")" --quiet)
 [ "${H2D_PAGEABLE:-1}" = 1 ] && gfopts+=(--pageable)
 [ -n "${NVBW_SAMPLES:-}" ] && gfopts+=(--repeats "$NVBW_SAMPLES")
 {

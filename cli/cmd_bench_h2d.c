@@ -38,6 +38,12 @@ static const struct gf_opt bench_h2d_opts[] = {
 		    "pageable host memory (malloc-like, bound to the\nnode) beside pinned"),
 	GF_OPT_BOOL(0, "all-at-once", struct gf_bench_h2d_opts, all_at_once,
 		    "also each GPU while every other GPU copies the\nsame way (nvbandwidth's host_to_all, all_to_host)"),
+	GF_OPT_STRING(0, "direction", "LIST", struct gf_bench_h2d_opts, directions,
+		      "only these figures, as nvbandwidth's -t: host_to_device,\n"
+		      "device_to_host, bidirectional_host_to_device,\n"
+		      "bidirectional_device_to_host, host_to_all, all_to_host,\n"
+		      "bidirectional_host_to_all, bidirectional_all_to_host\n"
+		      "(default: the first four; all eight with --all-at-once)"),
 	GF_OPT_CALLBACK(0, "repeats", "N", opt_repeats, "samples per figure after a warm-up (default 5,\n--quick 3)"),
 	GF_OPT_CALLBACK(0, "loops", "N", opt_loops, "copies timed per sample (default 16, nvbandwidth's)"),
 	GF_OPT_COMMON("json", "every sample, median and spread, the limit\n"

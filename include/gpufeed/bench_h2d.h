@@ -44,6 +44,13 @@ struct gf_bench_h2d_opts {
 	bool all_at_once;		/* also each GPU while all the others copy
 					 * (pinned, each GPU's own node):
 					 * nvbandwidth's host_to_all and all_to_host */
+	/* New fields go here, at the end. */
+	const char *directions;		/* "host_to_device,bidirectional_host_to_all":
+					 * only these figures (the JSON's direction
+					 * names, as nvbandwidth's -t picks testcases;
+					 * an *_all one turns all_at_once on); NULL:
+					 * the four per GPU, and the four *_all ones
+					 * with all_at_once */
 };
 #define GF_BENCH_H2D_OPTS_INIT { .struct_size = sizeof(struct gf_bench_h2d_opts) }
 

@@ -112,6 +112,7 @@ struct gf_bench_h2d {
 	unsigned nflags;
 	struct gf_h2d_bufs bufs;
 	int pinned_gpu;			/* the GPU whose CPUs the thread runs on, -1 */
+	unsigned dirs;			/* 1u << enum gf_h2d_dir: the figures measured */
 };
 
 const char *gf_h2d_dir_name(enum gf_h2d_dir d);

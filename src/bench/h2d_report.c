@@ -128,6 +128,17 @@ static double all_sum(const struct gf_bench_h2d *h, enum gf_h2d_dir d, uint64_t 
 	return *ngpus ? sum : NAN;
 }
 
+/* The figures measured, by direction name (--direction or its default). */
+static json_t *directions_json(const struct gf_bench_h2d *h)
+{
+	json_t *a = json_array();
+
+	for (int d = 0; d < GF_H2D_DIRS; d++)
+		if (h->dirs & (1u << d))
+			json_array_append_new(a, json_string(gf_h2d_dir_name((enum gf_h2d_dir)d)));
+	return a;
+}
+
 static json_t *sums_json(const struct gf_bench_h2d *h)
 {
 	json_t *a = json_array();
@@ -136,7 +147,11 @@ static json_t *sums_json(const struct gf_bench_h2d *h)
 		for (int d = GF_H2D_PER_GPU_DIRS; d < GF_H2D_DIRS; d++) {
 			unsigned n;
 			double sum = all_sum(h, (enum gf_h2d_dir)d, h->sizes[si], &n);
-			json_t *o = json_object();
+			json_t *o;
+
+			if (!(h->dirs & (1u << d)))
+				continue;
+			o = json_object();
 
 			json_object_set_new(o, "direction", json_string(gf_h2d_dir_name((enum gf_h2d_dir)d)));
 			json_object_set_new(o, "bytes", json_integer((json_int_t)h->sizes[si]));
@@ -169,6 +184,7 @@ int gf_bench_h2d_write_json(const struct gf_bench_h2d *h, FILE *f)
 	json_object_set_new(cfg, "pageable", json_boolean(h->o.pageable));
 	json_object_set_new(cfg, "quick", json_boolean(h->o.quick));
 	json_object_set_new(cfg, "all_at_once", json_boolean(h->o.all_at_once));
+	json_object_set_new(cfg, "directions", directions_json(h));
 	json_object_set_new(root, "config", cfg);
 	json_object_set_new(root, "conventions",
 			    json_string("GB/s = bytes of one copy x loops / the time between CUDA events around the "
@@ -244,6 +260,8 @@ int gf_bench_h2d_print(const struct gf_bench_h2d *h, FILE *f)
 			unsigned n;
 			double sum = all_sum(h, (enum gf_h2d_dir)d, h->sizes[si], &n);
 
+			if (!(h->dirs & (1u << d)))
+				continue;
 			if (isnan(sum))
 				fprintf(f, "  %-29s %9s\n", gf_h2d_dir_name((enum gf_h2d_dir)d), "failed");
 			else

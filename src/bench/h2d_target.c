@@ -3,6 +3,7 @@
  * GPU's host-link limit from the machine model, and the run. */
 #include <errno.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,27 +45,61 @@ const char *gf_h2d_mem_name(enum gf_h2d_mem m)
 	return (unsigned)m < GF_H2D_MEMS ? mem_names[m] : "?";
 }
 
-int gf_bench_h2d_check(const struct gf_bench_h2d_opts *o)
+/* The first release's struct gf_bench_h2d_opts ends with all_at_once. */
+#define H2D_OPTS_V1_SIZE (offsetof(struct gf_bench_h2d_opts, all_at_once) + sizeof(bool))
+
+/* "host_to_device,bidirectional_host_to_all" -> a mask of 1u << dir. */
+static int parse_dirs(const char *list, unsigned *mask)
 {
+	const char *p = list;
+
+	*mask = 0;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		int d;
+
+		for (d = 0; d < GF_H2D_DIRS; d++)
+			if (strlen(dir_names[d]) == len && !strncmp(p, dir_names[d], len))
+				break;
+		if (d == GF_H2D_DIRS)
+			return gf_error(-EINVAL,
+					"--direction: '%.*s' is not one of host_to_device, device_to_host, "
+					"bidirectional_host_to_device, bidirectional_device_to_host, host_to_all, "
+					"all_to_host, bidirectional_host_to_all, bidirectional_all_to_host",
+					(int)len, p);
+		*mask |= 1u << d;
+		p += len;
+		if (*p == ',' && *++p == '\0')
+			break;
+	}
+	return *mask ? 0 : gf_error(-EINVAL, "--direction: '%s' names no direction", list);
+}
+
+int gf_bench_h2d_check(const struct gf_bench_h2d_opts *opts)
+{
+	struct gf_bench_h2d_opts o = GF_BENCH_H2D_OPTS_INIT;
 	uint64_t sizes[GF_BENCH_H2D_SIZES_MAX];
 	struct gf_cpuset set;
 	unsigned n;
 	int rc;
 
-	if (!o)
+	if (!opts)
 		return gf_error(-EINVAL, "bench h2d: no options");
-	if ((rc = gf_opts_check(o->struct_size, sizeof(*o), "gf_bench_h2d_run", "GF_BENCH_H2D_OPTS_INIT")))
+	if ((rc = gf_opts_check(opts->struct_size, H2D_OPTS_V1_SIZE, "gf_bench_h2d_run", "GF_BENCH_H2D_OPTS_INIT")))
 		return rc;
-	if ((rc = gf_gpu_bench_check_gpus(o->gpus)))
+	gf_opts_copy(&o, sizeof(o), opts, opts->struct_size);
+	if (o.directions && (rc = parse_dirs(o.directions, &n)))
 		return rc;
-	if (o->nodes && strcmp(o->nodes, "all") && (gf_cpuset_parse_list(&set, o->nodes) || gf_cpuset_empty(&set)))
+	if ((rc = gf_gpu_bench_check_gpus(o.gpus)))
+		return rc;
+	if (o.nodes && strcmp(o.nodes, "all") && (gf_cpuset_parse_list(&set, o.nodes) || gf_cpuset_empty(&set)))
 		return gf_error(-EINVAL, "--numa-node: '%s' is not a list of node numbers (0,1 or 0-3) or 'all'",
-				o->nodes);
-	if (o->sizes && (rc = gf_gpu_bench_parse_sizes(o->sizes, sizes, GF_BENCH_H2D_SIZES_MAX, &n)))
+				o.nodes);
+	if (o.sizes && (rc = gf_gpu_bench_parse_sizes(o.sizes, sizes, GF_BENCH_H2D_SIZES_MAX, &n)))
 		return rc;
-	if (o->repeats > GF_BENCH_H2D_REPEATS_MAX)
+	if (o.repeats > GF_BENCH_H2D_REPEATS_MAX)
 		return gf_error(-ERANGE, "--repeats: at most %u", GF_BENCH_H2D_REPEATS_MAX);
-	if (o->loops > GF_BENCH_H2D_LOOPS_MAX)
+	if (o.loops > GF_BENCH_H2D_LOOPS_MAX)
 		return gf_error(-ERANGE, "--loops: at most %u", GF_BENCH_H2D_LOOPS_MAX);
 	return 0;
 }
@@ -153,6 +188,13 @@ static int nodes_of(struct gf_bench_h2d *h, const struct gf_h2d_gpu *g, int *nod
 	return 0;
 }
 
+/* pt, when --direction (or its default) asks for its figure. */
+static void add_point(struct gf_bench_h2d *h, struct gf_h2d_point pt)
+{
+	if (h->dirs & (1u << pt.dir))
+		h->points[h->npoints++] = pt;
+}
+
 static int make_points(struct gf_bench_h2d *h)
 {
 	unsigned nmem = h->o.pageable ? 2 : 1, max = 0;
@@ -165,8 +207,7 @@ static int make_points(struct gf_bench_h2d *h)
 			return rc;
 		max += nn * h->nsizes * nmem * GF_H2D_PER_GPU_DIRS;
 	}
-	if (h->o.all_at_once)
-		max += h->ngpus * h->nsizes * (GF_H2D_DIRS - GF_H2D_PER_GPU_DIRS);
+	max += h->ngpus * h->nsizes * (GF_H2D_DIRS - GF_H2D_PER_GPU_DIRS);
 	h->points = calloc(max, sizeof(*h->points));
 	h->res = calloc(max, sizeof(*h->res));
 	h->flags = calloc(max, sizeof(*h->flags));
@@ -179,19 +220,19 @@ static int make_points(struct gf_bench_h2d *h)
 			for (unsigned si = 0; si < h->nsizes; si++)
 				for (unsigned m = 0; m < nmem; m++)
 					for (int d = 0; d < GF_H2D_PER_GPU_DIRS; d++)
-						h->points[h->npoints++] = (struct gf_h2d_point){
+						add_point(h, (struct gf_h2d_point){
 							.dir = (enum gf_h2d_dir)d, .mem = (enum gf_h2d_mem)m,
-							.gpu = gi, .node = nodes[ni], .size = h->sizes[si] };
+							.gpu = gi, .node = nodes[ni], .size = h->sizes[si] });
 	}
 	/* All GPUs at once: pinned memory on each GPU's own node, as
 	 * nvbandwidth's HostBuffer(size, deviceId); after the per-GPU points
 	 * so their buffers are made once. */
-	for (unsigned si = 0; h->o.all_at_once && si < h->nsizes; si++)
+	for (unsigned si = 0; si < h->nsizes; si++)
 		for (unsigned gi = 0; gi < h->ngpus; gi++)
 			for (int d = GF_H2D_PER_GPU_DIRS; d < GF_H2D_DIRS; d++)
-				h->points[h->npoints++] = (struct gf_h2d_point){
+				add_point(h, (struct gf_h2d_point){
 					.dir = (enum gf_h2d_dir)d, .mem = GF_H2D_PINNED, .gpu = gi,
-					.node = h->gpus[gi].inode, .size = h->sizes[si] };
+					.node = h->gpus[gi].inode, .size = h->sizes[si] });
 	return 0;
 }
 
@@ -273,13 +314,21 @@ int gf_bench_h2d_run(const struct gf_bench_h2d_opts *opts, struct gf_bench_h2d *
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return gf_error(-ENOMEM, "bench h2d: out of memory");
-	h->o = *opts;
-	h->o.repeats = opts->repeats ? opts->repeats : opts->quick ? 3 : 5;
-	h->o.loops = opts->loops ? opts->loops : GF_H2D_LOOPS;
-	if (opts->sizes)
-		gf_gpu_bench_parse_sizes(opts->sizes, h->sizes, GF_BENCH_H2D_SIZES_MAX, &h->nsizes);
+	h->o = (struct gf_bench_h2d_opts)GF_BENCH_H2D_OPTS_INIT;
+	gf_opts_copy(&h->o, sizeof(h->o), opts, opts->struct_size);
+	h->dirs = (1u << GF_H2D_PER_GPU_DIRS) - 1;
+	if (h->o.all_at_once)
+		h->dirs = (1u << GF_H2D_DIRS) - 1;
+	if (h->o.directions)
+		parse_dirs(h->o.directions, &h->dirs);
+	/* An *_all figure asked for by name needs the all-GPU points. */
+	h->o.all_at_once = h->dirs >> GF_H2D_PER_GPU_DIRS;
+	h->o.repeats = h->o.repeats ? h->o.repeats : h->o.quick ? 3 : 5;
+	h->o.loops = h->o.loops ? h->o.loops : GF_H2D_LOOPS;
+	if (h->o.sizes)
+		gf_gpu_bench_parse_sizes(h->o.sizes, h->sizes, GF_BENCH_H2D_SIZES_MAX, &h->nsizes);
 	else
-		h->sizes[h->nsizes++] = opts->quick ? GF_H2D_SIZE_QUICK : GF_H2D_SIZE;
+		h->sizes[h->nsizes++] = h->o.quick ? GF_H2D_SIZE_QUICK : GF_H2D_SIZE;
 	if ((rc = gf_topo_discover(&to, &h->topo))) {
 		rc = gf_error(-ENODEV, "bench h2d: the machine model is not available: %s", gf_last_error());
 		goto fail;
@@ -287,9 +336,9 @@ int gf_bench_h2d_run(const struct gf_bench_h2d_opts *opts, struct gf_bench_h2d *
 	if ((rc = open_gpus(h)) || (rc = make_points(h)))
 		goto fail;
 	ro.repeats = h->o.repeats;
-	ro.cancel = opts->cancel;
-	ro.progress = opts->progress;
-	ro.tty = opts->progress_tty;
+	ro.cancel = h->o.cancel;
+	ro.progress = h->o.progress;
+	ro.tty = h->o.progress_tty;
 	h->pinned_gpu = -1;
 	if (sched_getaffinity(0, sizeof(affinity), &affinity))
 		CPU_ZERO(&affinity);

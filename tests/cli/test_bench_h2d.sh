@@ -100,6 +100,22 @@ expect_rc 0 "--all-at-once text" gf bench h2d --size 4M --gpu 0,1 --all-at-once 
 expect_grep "$out" "^All GPUs at once, 4.0 MiB per copy" "the sums' table"
 expect_grep "$out" "bidirectional_host_to_all  *[0-9.]* GB/s over 2 GPUs" "a sum per direction over the GPUs"
 
+# --direction: only the figures named (nvbandwidth's -t); an *_all one
+# brings the all-GPU points without --all-at-once; a wrong name is usage.
+expect_rc 2 "--direction naming no direction" gf bench h2d --direction host_to_device,sideways
+expect_grep "$err" "--direction: 'sideways' is not one of" "the bad name is named"
+expect_rc 2 "--direction empty" gf bench h2d --direction ,
+expect_rc 0 "--direction bidirectional_host_to_device,host_to_all" \
+	gf bench h2d --size 4M --gpu 0,1 --pageable --direction bidirectional_host_to_device,host_to_all --json --repeats 1
+cp "$out" "$TMP/dir.json"
+expect_jq "$TMP/dir.json" '[.points[] | [.gpu, .direction, .memory]] == [[0, "bidirectional_host_to_device", "pinned"], [0, "bidirectional_host_to_device", "pageable"], [1, "bidirectional_host_to_device", "pinned"], [1, "bidirectional_host_to_device", "pageable"], [0, "host_to_all", "pinned"], [1, "host_to_all", "pinned"]]' \
+	"the two figures, per GPU and memory kind, nothing else"
+expect_jq "$TMP/dir.json" '.config.directions == ["bidirectional_host_to_device", "host_to_all"] and .config.all_at_once and ([.all_at_once_sums[].direction] == ["host_to_all"])' \
+	"the config says which; host_to_all turned the all-GPU points on, its sum alone"
+expect_jq "$TMP/dir.json" '.points | all(.[]; .status == "ok" and .verified)' "measured and checked"
+expect_jq "$TMP/q.json" '.config.directions == ["host_to_device", "device_to_host", "bidirectional_host_to_device", "bidirectional_device_to_host"]' \
+	"by default the four per-GPU figures"
+
 expect_rc 0 "--quick text" gf bench h2d --quick --gpu 1 --quiet
 expect_grep "$out" "GPU 1 .*0000:00:07.0" "a table per GPU, named by index and PCI address"
 expect_grep "$out" "bidirectional_device_to_host  *pinned  *node [0-9]  *64.0 MiB  *[0-9.]" "a row per direction, memory, node, size"

@@ -9,6 +9,7 @@
 #include "helpers.h"
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -220,12 +221,34 @@ static void test_check_catches_dropped_and_wrong_bytes(void **state)
 	rig_fini(&r);
 }
 
+/* --direction in the options: names checked, and a caller built before
+ * the field existed (a shorter struct_size) is not read past its end. */
+static void test_directions_option(void **state)
+{
+	struct gf_bench_h2d_opts o = GF_BENCH_H2D_OPTS_INIT;
+
+	(void)state;
+	o.directions = "bidirectional_host_to_device,host_to_all";
+	assert_int_equal(gf_bench_h2d_check(&o), 0);
+	o.directions = "host_to_device,upwards";
+	assert_int_equal(gf_bench_h2d_check(&o), -EINVAL);
+	assert_non_null(strstr(gf_last_error(), "'upwards'"));
+	o.directions = "";
+	assert_int_equal(gf_bench_h2d_check(&o), -EINVAL);
+	o.directions = "host_to_device,upwards";
+	o.struct_size = offsetof(struct gf_bench_h2d_opts, directions);
+	assert_int_equal(gf_bench_h2d_check(&o), 0);
+	o.struct_size = offsetof(struct gf_bench_h2d_opts, all_at_once);
+	assert_int_equal(gf_bench_h2d_check(&o), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_htod_figure_and_order),
 		cmocka_unit_test(test_bidir_twice_the_bytes),
 		cmocka_unit_test(test_check_catches_dropped_and_wrong_bytes),
+		cmocka_unit_test(test_directions_option),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
