@@ -16,7 +16,8 @@
 # space-separated subset of the nvbandwidth testcases below, e.g. to give
 # a noisy figure more runs; gpufeed measures the same ones, --direction), H2D_PAGEABLE (1, the default: gpufeed also
 # measures pageable memory, shown beside; 0: pinned only, faster),
-# NVBW_SAMPLES (samples per figure per run in both tools, bench/lib-nvbw.sh).  Needs python3 (no jq).
+# NVBW_SAMPLES (samples per figure per run in both tools, bench/lib-nvbw.sh),
+# NVBW_SPLIT (1: each testcase in a process of its own, both tools).  Needs python3 (no jq).
 # OUTDIR gets 5 files: nvbandwidth.jsonl and gpufeed.jsonl (every run's
 # JSON, one per line), summary.txt, summary.json, log.txt (commands,
 # machine, stderr).  Exit 0 all PASS, 1 a figure outside 2%, 2 usage, 3 a
@@ -33,13 +34,16 @@ tests=(host_to_device_memcpy_ce device_to_host_memcpy_ce host_to_device_bidirect
 [ -n "${H2D_TESTS:-}" ] && read -r -a tests <<<"$H2D_TESTS"
 # The same figures from gpufeed (--direction): host_to_device_bidirectional_memcpy_ce
 # is its bidirectional_host_to_device.
-dirs=()
-for t in "${tests[@]}"; do
-	d=${t%_memcpy_ce}
+h2d_direction() {
+	local d=${1%_memcpy_ce}
 	case $d in *_bidirectional) d=bidirectional_${d%_bidirectional} ;; esac
-	dirs+=("$d")
-done
-gfopts=(--json --size "$size" --direction "$(IFS=,; echo "${dirs[*]}")" --quiet)
+	echo "$d"
+}
+nvbw_test_opts() { echo "--direction $(h2d_direction "$1")"; }	# NVBW_SPLIT=1
+dirs=()
+for t in "${tests[@]}"; do dirs+=("$(h2d_direction "$t")"); done
+gfopts=(--json --size "$size" --quiet)
+[ "${NVBW_SPLIT:-0}" = 1 ] || gfopts+=(--direction "$(IFS=,; echo "${dirs[*]}")")
 [ "${H2D_PAGEABLE:-1}" = 1 ] && gfopts+=(--pageable)
 [ -n "${NVBW_SAMPLES:-}" ] && gfopts+=(--repeats "$NVBW_SAMPLES")
 {
@@ -112,7 +116,7 @@ for key in sorted(set(nv) | set(gf), key=lambda k: (k[1], order.index(k[0]))):
         row.update(result="MISSING")
     ok &= row["result"] == "PASS"
     rows.append(row)
-json.dump({"runs": len(open(f"{out}/gpufeed.jsonl").readlines()), "bar": "|median ratio - 1| <= 0.02",
+json.dump({"runs": max([len(r["gpufeed_runs"]) for r in rows] or [0]), "bar": "|median ratio - 1| <= 0.02",
            "figures": rows, "all_pass": ok}, open(f"{out}/summary.json", "w"), indent=1)
 with open(f"{out}/summary.txt", "w") as f:
     f.write(f"{'testcase':42} {'GPU':>3} {'gpufeed':>9} {'nvbw':>9} {'ratio':>7} {'%limit':>7} {'pageable':>9}  result\n")

@@ -30,28 +30,60 @@ oneline() { python3 -c 'import json,sys; t=sys.stdin.read(); print(json.dumps(js
 # -i N (its default 3); the calling script gives gpufeed --repeats N to match.
 # More samples per run steady a figure whose single samples scatter.
 
-# nvbw_runs BENCH GPUFEED-OPTION...: $runs runs, interleaved (nvbandwidth
-# -t "${tests[@]}", then gpufeed bench BENCH with the options), each
-# tool's JSON a line of its .jsonl.  Exits 3 when a tool fails.
-nvbw_runs() {
-	local bench=$1 r rc
+# NVBW_SPLIT=1 (environment): every testcase in a process of its own, both
+# tools (nvbandwidth -t TEST, gpufeed with the options plus what the calling
+# script's nvbw_test_opts TEST prints), so no figure depends on what ran
+# before it in the same process.
+
+# nvbw_one RUN TEST...: one nvbandwidth process over the testcases, its
+# JSON a line of nvbandwidth.jsonl.  Exits 3 when it fails.
+nvbw_one() {
+	local r=$1
 	shift
+	echo "run $r of $runs: nvbandwidth $*" | tee -a "$log" >&2
+	if ! CUDA_DEVICE_ORDER=PCI_BUS_ID "$nvbw" -j -b "$mib" ${NVBW_SAMPLES:+-i "$NVBW_SAMPLES"} -t "$@" \
+		2>>"$log" >"$out/.nvbw.tmp" ||
+	   ! oneline <"$out/.nvbw.tmp" >>"$out/nvbandwidth.jsonl" 2>>"$log"; then
+		cat "$out/.nvbw.tmp" >>"$log"; rm -f "$out/.nvbw.tmp"
+		echo "$0: nvbandwidth failed (log.txt)" >&2; exit 3
+	fi
+	rm -f "$out/.nvbw.tmp"
+}
+
+# gf_one RUN BENCH OPTION...: one gpufeed bench process, its JSON a line of
+# gpufeed.jsonl.  Exits 3 when it fails (exit 1, findings, still has
+# figures to compare).
+gf_one() {
+	local r=$1 bench=$2 rc
+	shift 2
+	echo "run $r of $runs: gpufeed bench $bench $*" | tee -a "$log" >&2
+	"$gpufeed" bench "$bench" "$@" 2>>"$log" >"$out/.gf.tmp"
+	rc=$?
+	if [ "$rc" -gt 1 ] || ! oneline <"$out/.gf.tmp" >>"$out/gpufeed.jsonl" 2>>"$log"; then
+		rm -f "$out/.gf.tmp"; echo "$0: gpufeed bench $bench failed with exit $rc (log.txt)" >&2; exit 3
+	fi
+	rm -f "$out/.gf.tmp"
+}
+
+# nvbw_runs BENCH GPUFEED-OPTION...: $runs runs, interleaved (nvbandwidth
+# -t "${tests[@]}", then gpufeed bench BENCH with the options; with
+# NVBW_SPLIT=1 that pair once per testcase).
+nvbw_runs() {
+	local bench=$1 r t
+	shift
+	if [ "${NVBW_SPLIT:-0}" = 1 ] && ! declare -F nvbw_test_opts >/dev/null; then
+		echo "$0: NVBW_SPLIT=1 is not offered by this comparison" >&2; exit 2
+	fi
 	for r in $(seq 1 "$runs"); do
-		echo "run $r of $runs: nvbandwidth" | tee -a "$log" >&2
-		if ! CUDA_DEVICE_ORDER=PCI_BUS_ID "$nvbw" -j -b "$mib" ${NVBW_SAMPLES:+-i "$NVBW_SAMPLES"} -t "${tests[@]}" \
-			2>>"$log" >"$out/.nvbw.tmp" ||
-		   ! oneline <"$out/.nvbw.tmp" >>"$out/nvbandwidth.jsonl" 2>>"$log"; then
-			cat "$out/.nvbw.tmp" >>"$log"; rm -f "$out/.nvbw.tmp"
-			echo "$0: nvbandwidth failed (log.txt)" >&2; exit 3
+		if [ "${NVBW_SPLIT:-0}" = 1 ]; then
+			for t in "${tests[@]}"; do
+				nvbw_one "$r" "$t"
+				# shellcheck disable=SC2046  # the options split as words
+				gf_one "$r" "$bench" "$@" $(nvbw_test_opts "$t")
+			done
+		else
+			nvbw_one "$r" "${tests[@]}"
+			gf_one "$r" "$bench" "$@"
 		fi
-		rm -f "$out/.nvbw.tmp"
-		echo "run $r of $runs: gpufeed bench $bench" | tee -a "$log" >&2
-		"$gpufeed" bench "$bench" "$@" 2>>"$log" >"$out/.gf.tmp"
-		rc=$?
-		# Exit 1 (findings) still has figures to compare; others do not.
-		if [ "$rc" -gt 1 ] || ! oneline <"$out/.gf.tmp" >>"$out/gpufeed.jsonl" 2>>"$log"; then
-			rm -f "$out/.gf.tmp"; echo "$0: gpufeed bench $bench failed with exit $rc (log.txt)" >&2; exit 3
-		fi
-		rm -f "$out/.gf.tmp"
 	done
 }
