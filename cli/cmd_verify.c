@@ -135,10 +135,10 @@ int gf_cmd_verify(int argc, char **argv)
 	if ((ret = gf_cli_parse(&cli, &gf_cmd_verify_def, argc, argv, &a)) >= 0 ||
 	    (ret = target(&cli, &a, argc, argv, &pid)) >= 0)
 		return ret;
-	a.o.topo = cli.topo;
 	a.o.proc_root = cli.topo.root;
 	if (a.model)
-		a.o.topo.root = a.model;
+		cli.topo.root = a.model;
+	a.o.topo = &cli.topo;
 	a.o.gpus = a.gpu;
 	if ((ret = gf_verify_run(&a.o, pid, &v)))
 		return ret == -EDOM ? gf_cli_usage(&cli, "%s", gf_last_error()) : gf_cli_fail(&cli, ret);

@@ -30,8 +30,10 @@ struct gf_verify_options {
 	/* Where /proc/PID is read: NULL or "" = this machine, else a
 	 * directory holding proc/PID (a test tree, a recording). */
 	const char *proc_root;
-	/* The model (root, NVML, locality override): gf_topo_discover's. */
-	struct gf_topo_options topo;
+	/* The model (root, NVML, locality override), as gf_topo_discover
+	 * takes it; NULL: this machine, the defaults.  A pointer, not the
+	 * struct, so gf_topo_options can grow without moving what follows. */
+	const struct gf_topo_options *topo;
 	/* The GPUs to compare with ("0,GPU-8f1c...,0000:3b:00.0,MIG-..."):
 	 * NULL = the GPUs the process has open, else its
 	 * CUDA_VISIBLE_DEVICES. */
@@ -43,7 +45,7 @@ struct gf_verify_options {
 };
 
 #define GF_VERIFY_OPTS_INIT \
-	{ .struct_size = sizeof(struct gf_verify_options), .proc_root = NULL, .topo = GF_TOPO_OPTS_INIT, \
+	{ .struct_size = sizeof(struct gf_verify_options), .proc_root = NULL, .topo = NULL, \
 	  .gpus = NULL, .max_off_node_pct = 10.0 }
 
 /* How a GPU came to be compared with. */

@@ -1,5 +1,6 @@
 /* gf_verify_run: read the process, then the model, then compare. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,9 @@ static int read_process(const struct verify_proc *p, struct gf_verify *v, int **
 	return verify_read_environ(p, v);
 }
 
+/* The first release's struct gf_verify_options ends with max_off_node_pct. */
+#define VERIFY_OPTS_V1_SIZE (offsetof(struct gf_verify_options, max_off_node_pct) + sizeof(double))
+
 static int run(const struct gf_verify_options *o, int pid, struct gf_verify *v)
 {
 	struct gf_fs fs;
@@ -72,7 +76,7 @@ static int run(const struct gf_verify_options *o, int pid, struct gf_verify *v)
 		snprintf(p.dir, sizeof(p.dir), "/proc/self");
 	snprintf(v->proc_source, sizeof(v->proc_source), "%s", gf_fs_live(&fs) ? "this machine" : fs.root);
 	v->pid = pid;
-	if (!(ret = read_process(&p, v, &minors, &nminors)) && !(ret = gf_topo_discover(&o->topo, &v->topo)) &&
+	if (!(ret = read_process(&p, v, &minors, &nminors)) && !(ret = gf_topo_discover(o->topo, &v->topo)) &&
 	    !(ret = verify_pick_gpus(v, &fs, o->gpus, minors, nminors)))
 		ret = verify_judge(v, o->max_off_node_pct);
 	free(minors);
@@ -90,7 +94,7 @@ GF_API int gf_verify_run(const struct gf_verify_options *opts, int pid, struct g
 		return gf_error(-EINVAL, "gf_verify_run: NULL argument");
 	*out = NULL;
 	if (opts) {
-		if ((ret = gf_opts_check(opts->struct_size, sizeof(o), "gf_verify_run", "GF_VERIFY_OPTS_INIT")))
+		if ((ret = gf_opts_check(opts->struct_size, VERIFY_OPTS_V1_SIZE, "gf_verify_run", "GF_VERIFY_OPTS_INIT")))
 			return ret;
 		gf_opts_copy(&o, sizeof(o), opts, opts->struct_size);
 	}

@@ -97,11 +97,13 @@ static void put_proc(const char *root, const struct fproc *p)
 static struct gf_verify *verify(const char *root, int pid, const char *gpus, int want)
 {
 	struct gf_verify_options o = GF_VERIFY_OPTS_INIT;
+	struct gf_topo_options to = GF_TOPO_OPTS_INIT;
 	struct gf_verify *v = NULL;
 
 	o.proc_root = root;
-	o.topo.root = root;
-	o.topo.nvml = GF_NVML_OFF;
+	to.root = root;
+	to.nvml = GF_NVML_OFF;
+	o.topo = &to;
 	o.gpus = gpus;
 	int ret = gf_verify_run(&o, pid, &v);
 
@@ -205,9 +207,11 @@ static void pages_on_node1(void **state)
 	gf_verify_free(v);
 	{
 		struct gf_verify_options o = GF_VERIFY_OPTS_INIT;
+		struct gf_topo_options to = GF_TOPO_OPTS_INIT;
 
-		o.proc_root = o.topo.root = hgx;
-		o.topo.nvml = GF_NVML_OFF;
+		o.proc_root = to.root = hgx;
+		to.nvml = GF_NVML_OFF;
+		o.topo = &to;
 		o.max_off_node_pct = 25;
 		assert_int_equal(gf_verify_run(&o, 5021, &v), 0);
 		assert_null(finding(v, "verify.pages-remote"));
@@ -416,13 +420,15 @@ static void maps_lines(void **state)
 static void live_self(void **state)
 {
 	struct gf_verify_options o = GF_VERIFY_OPTS_INIT;
+	struct gf_topo_options to = GF_TOPO_OPTS_INIT;
 	struct gf_verify *v;
 	char *text = NULL;
 	size_t len;
 	FILE *f;
 
 	(void)state;
-	o.topo.nvml = GF_NVML_OFF;
+	to.nvml = GF_NVML_OFF;
+	o.topo = &to;
 	assert_int_equal(gf_verify_run(&o, 0, &v), 0);
 	assert_int_equal(v->pid, getpid());
 	assert_true(v->nthreads >= 1);
