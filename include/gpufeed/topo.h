@@ -58,11 +58,14 @@ struct gf_topo_options {
  * host has a thousand of them; a caller that needs only part of the model
  * (gpufeed plan: GPUs, NICs, the PCIe tree and NUMA nodes) can leave the
  * rest unread.  An omitted part keeps its "unknown" values, gf_topo.omitted
- * says which were left out, and a model missing any part has no findings
- * (they are judgements on the whole machine). */
+ * says which were left out (the JSON's "omitted"), and a model missing any
+ * part has no findings (they are judgements on the whole machine).  The
+ * gf_emit_kubelet/slurm/labels and gf_emit_reserved_cpus calls need the
+ * cores and refuse a model without CPU detail (-EINVAL). */
 enum gf_topo_omit {
-	/* SMT siblings (cores, smt_rank, threads_per_core), L3 groups and
-	 * /proc/cpuinfo (CPU model, hypervisor flag).  Packages stay. */
+	/* SMT siblings (every cpu.core -1, smt_rank 0, ncores and
+	 * threads_per_core 0), L3 groups (cpu.l3 -1, nl3 0) and /proc/cpuinfo
+	 * (CPU model "", hypervisor false).  Packages stay. */
 	GF_TOPO_OMIT_CPU_DETAIL = 1u << 0,
 	/* Block devices (t->blocks, and the NVMe rows of the matrix). */
 	GF_TOPO_OMIT_STORAGE = 1u << 1,

@@ -115,12 +115,26 @@ static int find_core(const struct emit_cores *c, const struct gf_cpu *cpu)
 	return -1;
 }
 
+int emit_need_cpu_detail(const struct gf_topo *t)
+{
+	if (t->omitted & GF_TOPO_OMIT_CPU_DETAIL)
+		return gf_error(-EINVAL, "the model was discovered without CPU detail (GF_TOPO_OMIT_CPU_DETAIL): "
+					 "its cores and SMT are unknown");
+	return 0;
+}
+
 int emit_cores_build(const struct gf_topo *t, struct emit_cores *c)
 {
-	struct emit_core *raw = calloc((size_t)t->cpus.ncpu + 1, sizeof(*raw));
-	struct core_key *keys = calloc((size_t)t->cpus.ncpu + 1, sizeof(*keys));
+	struct emit_core *raw;
+	struct core_key *keys;
+	int ret;
+
 	c->core = NULL;
 	c->n = 0;
+	if ((ret = emit_need_cpu_detail(t)))
+		return ret;
+	raw = calloc((size_t)t->cpus.ncpu + 1, sizeof(*raw));
+	keys = calloc((size_t)t->cpus.ncpu + 1, sizeof(*keys));
 	if (!raw || !keys) {
 		free(raw);
 		free(keys);

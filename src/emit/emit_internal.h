@@ -23,6 +23,8 @@ struct emit_cores {
 	struct emit_core *core;		/* by abstract index */
 	int n;
 };
+/* 0, or -EINVAL when t was discovered without its cores (gf_topo.omitted). */
+int emit_need_cpu_detail(const struct gf_topo *t);
 int emit_cores_build(const struct gf_topo *t, struct emit_cores *c);
 void emit_cores_free(struct emit_cores *c);
 /* The abstract indices of the cores with a CPU in `cpus`, as a list. */

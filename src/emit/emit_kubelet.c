@@ -224,7 +224,7 @@ int gf_emit_kubelet(const struct gf_topo *t, const struct gf_emit_options *opts,
 	const char *policy, *scope;
 	int ret;
 
-	if ((ret = emit_opts(opts, &o)))
+	if ((ret = emit_opts(opts, &o)) || (ret = emit_need_cpu_detail(t)))
 		return ret;
 	scope = o.tm_scope ? o.tm_scope : "container";
 	if (o.tm_policy && !policy_known(o.tm_policy))

@@ -449,6 +449,16 @@ GF_API int gf_topo_write_json(const struct gf_topo *t, FILE *f)
 	json_object_set_new(root, "paths", gf_json_paths(t));
 	json_object_set_new(root, "findings", gf_json_findings(t));
 	json_object_set_new(root, "warnings", gf_json_warnings(t));
+	/* Only a library caller's partial model (gf_topo_options.omit) has it. */
+	if (t->omitted) {
+		json_t *om = json_array();
+
+		if (t->omitted & GF_TOPO_OMIT_CPU_DETAIL)
+			json_array_append_new(om, json_string("cpu_detail"));
+		if (t->omitted & GF_TOPO_OMIT_STORAGE)
+			json_array_append_new(om, json_string("storage"));
+		json_object_set_new(root, "omitted", om);
+	}
 	return gf_json_dump(root, f);
 }
 

@@ -812,6 +812,24 @@ static void omit_parts(void **state)
 			    path(all, p->kind, p->from >= 0 ? part->matrix.dev[p->from].name : NULL,
 				 part->matrix.dev[p->to].name)->gb_per_s);
 	}
+	/* What needs the cores refuses the partial model rather than guess. */
+	{
+		struct gf_cpuset set;
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		assert_int_equal(gf_emit_reserved_cpus(part, 1, &set), -EINVAL);
+		assert_non_null(strstr(gf_last_error(), "without CPU detail"));
+		assert_int_equal(gf_emit_reserved_cpus(all, 1, &set), 0);
+		assert_int_equal(gf_emit_slurm(part, NULL, f), -EINVAL);
+		assert_int_equal(gf_emit_kubelet(part, NULL, f), -EINVAL);
+		assert_int_equal(gf_emit_labels(part, NULL, f), -EINVAL);
+		assert_int_equal(gf_topo_write_json(part, f), 0);
+		fclose(f);
+		assert_non_null(strstr(text, "\"omitted\": [\n    \"cpu_detail\",\n    \"storage\"\n  ]"));
+		free(text);
+	}
 	gf_topo_free(part);
 
 	/* Unknown bits are refused; a caller built before `omit` existed
