@@ -5,7 +5,8 @@
 # (nvbandwidth, gpufeed, nvbandwidth, ...), then per GPU and figure the
 # median over the runs of each tool, their ratio, and PASS when
 # |ratio - 1| <= 0.02 (issue 10's bar).  Testcases: the four one-GPU ones
-# and nvbandwidth's four all-GPU ones (host_to_all..., gpufeed --all-at-once);
+# and nvbandwidth's four all-GPU ones (host_to_all..., gpufeed's *_all
+# directions), each asked of gpufeed with --direction;
 # gpufeed's pageable figure of each is shown beside (nvbandwidth has none).
 #
 #   bench/compare-h2d-nvbandwidth.sh OUTDIR [RUNS]       (RUNS default 5, at least 5)
@@ -31,7 +32,11 @@ nvbw_setup "$@"
 tests=(host_to_device_memcpy_ce device_to_host_memcpy_ce host_to_device_bidirectional_memcpy_ce
        device_to_host_bidirectional_memcpy_ce host_to_all_memcpy_ce all_to_host_memcpy_ce
        host_to_all_bidirectional_memcpy_ce all_to_host_bidirectional_memcpy_ce)
+all_tests=" ${tests[*]} "
 [ -n "${H2D_TESTS:-}" ] && read -r -a tests <<<"$H2D_TESTS"
+for t in "${tests[@]}"; do
+	[[ $all_tests == *" $t "* ]] || { echo "$0: H2D_TESTS: '$t' is not one of:$all_tests" >&2; exit 2; }
+done
 # The same figures from gpufeed (--direction): host_to_device_bidirectional_memcpy_ce
 # is its bidirectional_host_to_device.
 h2d_direction() {
@@ -52,6 +57,9 @@ gfopts=(--json --size "$size" --quiet)
 		--format=csv 2>&1 || true
 	# nvbandwidth numbers devices by CUDA ordinal: in PCI order here, so its
 	# column i is NVML's (and gpufeed's) GPU i.
+	if [ "${NVBW_SPLIT:-0}" = 1 ]; then
+		echo "# NVBW_SPLIT=1: each testcase alone in both tools (-t TEST; --direction of that test)"
+	fi
 	echo "# CUDA_DEVICE_ORDER=PCI_BUS_ID $nvbw -j -b $mib ${NVBW_SAMPLES:+-i $NVBW_SAMPLES }-t ${tests[*]}"
 	echo "# $gpufeed bench h2d ${gfopts[*]}"
 } >"$log"

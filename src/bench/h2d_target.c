@@ -90,6 +90,10 @@ int gf_bench_h2d_check(const struct gf_bench_h2d_opts *opts)
 	gf_opts_copy(&o, sizeof(o), opts, opts->struct_size);
 	if (o.directions && (rc = parse_dirs(o.directions, &n)))
 		return rc;
+	if (o.directions && o.all_at_once && !(n >> GF_H2D_PER_GPU_DIRS))
+		return gf_error(-EINVAL, "--all-at-once with --direction '%s', which names no *_all figure: "
+				"name the all-GPU figures in --direction (host_to_all, all_to_host, "
+				"bidirectional_host_to_all, bidirectional_all_to_host)", o.directions);
 	if ((rc = gf_gpu_bench_check_gpus(o.gpus)))
 		return rc;
 	if (o.nodes && strcmp(o.nodes, "all") && (gf_cpuset_parse_list(&set, o.nodes) || gf_cpuset_empty(&set)))

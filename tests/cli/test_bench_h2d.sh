@@ -104,7 +104,11 @@ expect_grep "$out" "bidirectional_host_to_all  *[0-9.]* GB/s over 2 GPUs" "a sum
 # brings the all-GPU points without --all-at-once; a wrong name is usage.
 expect_rc 2 "--direction naming no direction" gf bench h2d --direction host_to_device,sideways
 expect_grep "$err" "--direction: 'sideways' is not one of" "the bad name is named"
-expect_rc 2 "--direction empty" gf bench h2d --direction ,
+expect_rc 2 "--direction ',' (an empty name)" gf bench h2d --direction ,
+expect_grep "$err" "--direction: '' is not one of" "the empty name is refused"
+expect_rc 2 "--all-at-once with a --direction naming no *_all figure" \
+	gf bench h2d --all-at-once --direction host_to_device
+expect_grep "$err" "names no \*_all figure" "the conflict is said"
 expect_rc 0 "--direction bidirectional_host_to_device,host_to_all" \
 	gf bench h2d --size 4M --gpu 0,1 --pageable --direction bidirectional_host_to_device,host_to_all --json --repeats 1
 cp "$out" "$TMP/dir.json"
