@@ -79,7 +79,8 @@ struct gf_xfer_opts {
 	/* The GPU's node when numa_node is -1, by the rules gpufeed topo takes
 	 * ("0000:3b:00.0=1;0000:80-ff=1", as gf_topo_options.pci_locality):
 	 * a rule for the GPU or a bridge above it wins over sysfs.  NULL:
-	 * $GPUFEED_PCI_LOCALITY; a malformed one fails gf_xfer_open (-EINVAL). */
+	 * $GPUFEED_PCI_LOCALITY.  Read only when numa_node is -1; then a
+	 * malformed one fails gf_xfer_open (-EINVAL). */
 	const char *pci_locality;
 };
 #define GF_XFER_OPTS_INIT { .struct_size = sizeof(struct gf_xfer_opts), .gpu = 0, .numa_node = -1 }

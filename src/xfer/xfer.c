@@ -70,28 +70,24 @@ static int check_opts(struct gf_xfer_opts *o)
  * GPU itself always comes first, in sysfs or not. */
 static int pci_chain(struct gf_fs *fs, const char *pci, char bdf[][16], int max)
 {
-	char p[128], real[1024], *rest = real, *c;
-	int n = 0, k;
+	char p[128], real[1024], up[64][16], *rest = real, *c;
+	int n = 0, nup = 0;
 
 	snprintf(bdf[n++], 16, "%s", pci);
 	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s", pci);
 	if (gf_fs_resolve(fs, p, real, sizeof(real)))
 		return n;
-	/* Components root first; kept in that order, then reversed. */
-	k = n;
-	while ((c = gf_path_next(&rest)) && n < max) {
+	/* The bridges root first, as the path names them... */
+	while ((c = gf_path_next(&rest)) && nup < 64) {
 		char norm[16];
 
 		if (gf_pci_normalize(c, norm, sizeof(norm)) && strcmp(norm, pci))
-			snprintf(bdf[n++], 16, "%s", norm);
+			snprintf(up[nup++], 16, "%s", norm);
 	}
-	for (int i = k, j = n - 1; i < j; i++, j--) {
-		char t[16];
-
-		memcpy(t, bdf[i], sizeof(t));
-		memcpy(bdf[i], bdf[j], sizeof(t));
-		memcpy(bdf[j], t, sizeof(t));
-	}
+	/* ...then nearest first, as many as fit (the farthest go on a deeper
+	 * tree than any known). */
+	for (int i = nup - 1; i >= 0 && n < max; i--)
+		snprintf(bdf[n++], 16, "%s", up[i]);
 	return n;
 }
 
