@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,6 +245,34 @@ static int open_fds(void)
 	return n;
 }
 
+/* Whether this process holds a descriptor of d/rel. */
+static bool holds_fd_to(const char *d, const char *rel)
+{
+	char want[PATH_MAX], real[PATH_MAX], link[64], got[PATH_MAX];
+	char **names;
+	bool found = false;
+	int n;
+	struct gf_fs fs;
+
+	snprintf(want, sizeof(want), "%s/%s", d, rel);
+	assert_non_null(realpath(want, real));
+	assert_int_equal(gf_fs_init(&fs, "/"), 0);
+	gf_fs_fini(&fs);
+	assert_int_equal(gf_fs_list(&fs, "/proc/self/fd", &names, &n), 0);
+	for (int i = 0; i < n && !found; i++) {
+		ssize_t len;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%s", names[i]);
+		len = readlink(link, got, sizeof(got) - 1);
+		if (len > 0) {
+			got[len] = '\0';
+			found = !strcmp(got, real);
+		}
+	}
+	gf_strv_free(names, n);
+	return found;
+}
+
 /* gf_fs_resolve hands the directory it resolved to the cache: what is read
  * in it next gives the same bytes and the same refusals (a FIFO with no
  * writer would read as "" if it were opened), a link to a file is not kept
@@ -260,8 +289,14 @@ static void resolve_then_read(mode_t mode)
 	for (int pass = 0; pass < 2; pass++) {
 		char *want = expected(4097, 5);	/* sizes[5] */
 
+		/* Kept: the directory read last is 02.0, so a descriptor of
+		 * 01.0 after the resolve is the one the resolve handed over. */
+		assert_int_equal(gf_fs_read_str(&fs, "/sys/devices/pci0000:00/0000:00:02.0/vendor", buf, sizeof(buf)),
+				 0);
+		assert_false(holds_fd_to(d, "sys/devices/pci0000:00/0000:00:01.0"));
 		assert_int_equal(gf_fs_resolve(&fs, "/sys/bus/pci/devices/0000:00:01.0", buf, sizeof(buf)), 0);
 		assert_string_equal(buf, "/sys/devices/pci0000:00/0000:00:01.0");
+		assert_true(holds_fd_to(d, "sys/devices/pci0000:00/0000:00:01.0"));
 		assert_int_equal(gf_fs_read_str(&fs, "/sys/devices/pci0000:00/0000:00:01.0/vendor", buf, sizeof(buf)),
 				 0);
 		assert_string_equal(buf, "0x10de");
@@ -270,6 +305,7 @@ static void resolve_then_read(mode_t mode)
 				 -EBADMSG);
 		assert_int_equal(gf_fs_resolve(&fs, "/sys/devices/pci0000:00/0000:00:01.0/rel", buf, sizeof(buf)), 0);
 		assert_string_equal(buf, "/sys/devices/pci0000:00/0000:00:02.0/vendor");
+		assert_false(holds_fd_to(d, "sys/devices/pci0000:00/0000:00:02.0/vendor"));	/* a file: not kept */
 		assert_int_equal(gf_fs_read_str(&fs, "/sys/devices/pci0000:00/0000:00:02.0/vendor", buf, sizeof(buf)),
 				 0);
 		assert_string_equal(buf, "0x15b3");
