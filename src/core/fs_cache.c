@@ -99,6 +99,17 @@ static bool closed_dir(struct gf_fs_cache *c, int fd)
 	return !fstat(fd, &st) && closed_st(c, fd, &st);
 }
 
+/* fd (of the recording's directory `dir`, a machine path that fits) as the
+ * directory kept, in place of the one kept before. */
+static void keep(struct gf_fs_cache *c, int fd, const char *dir, bool closed)
+{
+	if (c->dirfd >= 0)
+		close(c->dirfd);
+	c->dirfd = fd;
+	strcpy(c->dir, dir);
+	c->dir_closed = closed;
+}
+
 /* The directory `path` is in, as an fd (the root's own, the one kept, or
  * newly opened inside the root and kept), *leaf pointing at the last
  * component and *closed saying closed_dir(); -1 when the last component is
@@ -132,11 +143,7 @@ static int dir_of(const struct gf_fs *fs, struct gf_fs_cache *c, const char *pat
 		fd = gf_fs_open(fs, dir, O_PATH | O_DIRECTORY);
 		if (fd < 0)
 			return -1;
-		if (c->dirfd >= 0)
-			close(c->dirfd);
-		c->dirfd = fd;
-		memcpy(c->dir, dir, len + 1);
-		c->dir_closed = closed_dir(c, fd);
+		keep(c, fd, dir, closed_dir(c, fd));
 	}
 	*closed = c->dir_closed;
 	return c->dirfd;
@@ -154,11 +161,7 @@ int gf_fs_cache_adopt(const struct gf_fs *fs, const char *path, int fd)
 		give(c);
 		return -1;
 	}
-	if (c->dirfd >= 0)
-		close(c->dirfd);
-	c->dirfd = fd;
-	memcpy(c->dir, path, len + 1);
-	c->dir_closed = closed_st(c, fd, &st);
+	keep(c, fd, path, closed_st(c, fd, &st));
 	give(c);
 	return 0;
 }
