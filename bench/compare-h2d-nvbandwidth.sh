@@ -18,11 +18,14 @@
 # a noisy figure more runs; gpufeed measures the same ones, --direction), H2D_PAGEABLE (1, the default: gpufeed also
 # measures pageable memory, shown beside; 0: pinned only, faster),
 # NVBW_SAMPLES (samples per figure per run in both tools, bench/lib-nvbw.sh),
-# NVBW_SPLIT (1: each testcase in a process of its own, both tools).  Needs python3 (no jq).
+# NVBW_SPLIT (1: each testcase in a process of its own, both tools),
+# NVBW_DEADLINE (seconds: start no run that would end later; summarise what
+# ran), NVBW_SUMMARY_ONLY (1: run nothing, summarise OUTDIR's runs again).
+# Needs python3 (no jq).
 # OUTDIR gets 5 files: nvbandwidth.jsonl and gpufeed.jsonl (every run's
 # JSON, one per line), summary.txt, summary.json, log.txt (commands,
-# machine, stderr).  Exit 0 all PASS, 1 a figure outside 2%, 2 usage, 3 a
-# tool failed.
+# machine, stderr).  Exit 0 all PASS, 1 a figure outside 2%, missing, or
+# SHORT (fewer than 5 paired runs), 2 usage, 3 a tool failed.
 set -uo pipefail
 
 size=${H2D_SIZE:-512M}
@@ -116,15 +119,19 @@ for key in sorted(set(nv) | set(gf), key=lambda k: (k[1], order.index(k[0]))):
            "gpufeed_pageable_runs": pageable.get(key, [])}
     if pageable.get(key):
         row["gpufeed_pageable_median"] = statistics.median(pageable[key])
-    if len(a) >= 5 and len(b) >= 5:
-        ma, mb = statistics.median(a), statistics.median(b)
+    # The runs interleave (nvbandwidth, gpufeed, ...): a run cut short leaves
+    # one tool a run ahead, unpaired; the medians are of the paired runs.
+    n = min(len(a), len(b))
+    if n:
+        ma, mb = statistics.median(a[:n]), statistics.median(b[:n])
         ratio = ma / mb if mb else float("inf")
-        row.update(gpufeed_median=ma, nvbandwidth_median=mb, ratio=ratio, result="PASS" if abs(ratio - 1) <= 0.02 else "FAIL")
+        row.update(paired_runs=n, gpufeed_median=ma, nvbandwidth_median=mb, ratio=ratio,
+                   result="SHORT" if n < 5 else "PASS" if abs(ratio - 1) <= 0.02 else "FAIL")
     else:
-        row.update(result="MISSING")
+        row.update(paired_runs=0, result="MISSING")
     ok &= row["result"] == "PASS"
     rows.append(row)
-json.dump({"runs": max([len(r["gpufeed_runs"]) for r in rows] or [0]), "bar": "|median ratio - 1| <= 0.02",
+json.dump({"runs": max([r["paired_runs"] for r in rows] or [0]), "bar": "|median ratio - 1| <= 0.02",
            "figures": rows, "all_pass": ok}, open(f"{out}/summary.json", "w"), indent=1)
 with open(f"{out}/summary.txt", "w") as f:
     f.write(f"{'testcase':42} {'GPU':>3} {'gpufeed':>9} {'nvbw':>9} {'ratio':>7} {'%limit':>7} {'pageable':>9}  result\n")
@@ -133,8 +140,9 @@ with open(f"{out}/summary.txt", "w") as f:
         pct = f"{100 * r['gpufeed_median'] / lim:6.1f}%" if lim and "gpufeed_median" in r else "      -"
         pct += f" {r['gpufeed_pageable_median']:9.2f}" if "gpufeed_pageable_median" in r else f" {'-':>9}"
         if "ratio" in r:
+            short = f" ({r['paired_runs']} paired runs; the bar needs 5)" if r["result"] == "SHORT" else ""
             f.write(f"{r['test']:42} {r['gpu']:>3} {r['gpufeed_median']:9.2f} {r['nvbandwidth_median']:9.2f} "
-                    f"{r['ratio']:7.4f} {pct}  {r['result']}\n")
+                    f"{r['ratio']:7.4f} {pct}  {r['result']}{short}\n")
         else:
             f.write(f"{r['test']:42} {r['gpu']:>3} {'-':>9} {'-':>9} {'-':>7} {pct}  MISSING "
                     f"(gpufeed {len(r['gpufeed_runs'])} runs, nvbandwidth {len(r['nvbandwidth_runs'])})\n")

@@ -6,17 +6,30 @@
 # nvbw_setup OUTDIR [RUNS], with $size set: checks the arguments and tools
 # and sets out, runs, root, gpufeed, nvbw, mib and log; OUTDIR gets empty
 # nvbandwidth.jsonl and gpufeed.jsonl.  Exits 2 on a usage error.
+#
+# NVBW_SUMMARY_ONLY=1 (environment): run nothing; summarise the runs already
+# in OUTDIR again (both .jsonl files kept, log.txt untouched), e.g. after a
+# run cut short by a time limit.  No GPU, gpufeed or nvbandwidth needed.
 nvbw_setup() {
 	out=${1:-}
 	runs=${2:-5}
 	[ -n "$out" ] || { echo "usage: $0 OUTDIR [RUNS]" >&2; exit 2; }
 	[ "$runs" -ge 5 ] 2>/dev/null || { echo "$0: RUNS must be a number >= 5" >&2; exit 2; }
+	[[ ${NVBW_DEADLINE:-1} =~ ^[1-9][0-9]*$ ]] ||
+		{ echo "$0: NVBW_DEADLINE must be a number of seconds > 0" >&2; exit 2; }
+	command -v python3 >/dev/null || { echo "$0: python3 is needed" >&2; exit 2; }
 	root=$(cd "$(dirname "$0")/.." && pwd)
 	gpufeed=${GPUFEED:-$root/build/gpufeed}
 	nvbw=${NVBANDWIDTH:-$root/bench/.nvbw/nvbandwidth}
 	mib=$(( $(numfmt --from=iec "$size") >> 20 ))
+	if [ "${NVBW_SUMMARY_ONLY:-0}" = 1 ]; then
+		for f in nvbandwidth.jsonl gpufeed.jsonl; do
+			[ -f "$out/$f" ] || { echo "$0: NVBW_SUMMARY_ONLY=1: $out/$f is not there" >&2; exit 2; }
+		done
+		log=/dev/null
+		return
+	fi
 	for t in "$gpufeed" "$nvbw"; do [ -x "$t" ] || { echo "$0: $t is not there (build it)" >&2; exit 2; }; done
-	command -v python3 >/dev/null || { echo "$0: python3 is needed" >&2; exit 2; }
 	mkdir -p "$out"
 	log=$out/log.txt
 	: >"$out/nvbandwidth.jsonl"
@@ -68,13 +81,25 @@ gf_one() {
 # nvbw_runs BENCH GPUFEED-OPTION...: $runs runs, interleaved (nvbandwidth
 # -t "${tests[@]}", then gpufeed bench BENCH with the options; with
 # NVBW_SPLIT=1 that pair once per testcase).
+#
+# NVBW_DEADLINE=S (environment): start no run that would end more than S
+# seconds after the script began, judging by the longest run so far, and
+# summarise the runs done: a device call's time limit then costs the last
+# run, not every run's summary.  Fewer than 5 runs is reported SHORT.
 nvbw_runs() {
-	local bench=$1 r t
+	local bench=$1 r t t0 took longest=0
 	shift
+	[ "${NVBW_SUMMARY_ONLY:-0}" = 1 ] && return
 	if [ "${NVBW_SPLIT:-0}" = 1 ] && ! declare -F nvbw_test_opts >/dev/null; then
 		echo "$0: NVBW_SPLIT=1 is not offered by this comparison" >&2; exit 2
 	fi
 	for r in $(seq 1 "$runs"); do
+		if [ -n "${NVBW_DEADLINE:-}" ] && [ "$r" -gt 1 ] && [ $((SECONDS + longest)) -gt "$NVBW_DEADLINE" ]; then
+			echo "stopped after $((r - 1)) of $runs runs: another (up to ${longest} s) would end past" \
+				"NVBW_DEADLINE=$NVBW_DEADLINE s (at $SECONDS s)" | tee -a "$log" >&2
+			break
+		fi
+		t0=$SECONDS
 		if [ "${NVBW_SPLIT:-0}" = 1 ]; then
 			for t in "${tests[@]}"; do
 				nvbw_one "$r" "$t"
@@ -85,5 +110,7 @@ nvbw_runs() {
 			nvbw_one "$r" "${tests[@]}"
 			gf_one "$r" "$bench" "$@"
 		fi
+		took=$((SECONDS - t0))
+		[ "$took" -gt "$longest" ] && longest=$took
 	done
 }

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# bench/compare-{h2d,p2p}-nvbandwidth.sh (and bench/lib-nvbw.sh) with
+# stand-in tools: a fake nvbandwidth and a fake gpufeed that print the JSON
+# the real ones print, at chosen figures.  The verdict (PASS within 2%, FAIL
+# outside, SHORT under 5 paired runs), the interleaved run loop, the
+# NVBW_DEADLINE stop, NVBW_SUMMARY_ONLY on a folder of real runs, and the
+# usage errors.  The real comparison needs a GPU: bench/results/.
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || { echo "skip: python3 is needed"; exit 77; }
+
+h2d=$SRC/bench/compare-h2d-nvbandwidth.sh
+p2p=$SRC/bench/compare-p2p-nvbandwidth.sh
+
+# fake nvbandwidth: -j -b MIB [-i N] -t TEST...; two GPUs, every h2d
+# testcase's row at $FAKE_NVBW_GBS; sleeps $FAKE_SLEEP first.
+cat >"$TMP/nvbandwidth" <<'EOF'
+#!/usr/bin/env bash
+sleep "${FAKE_SLEEP:-0}"
+echo "$*" >>"$FAKE_CALLS"
+while [ "$1" != -t ]; do shift; done
+shift
+v=${FAKE_NVBW_GBS:-50}
+echo 'nvbandwidth Version: v0.8 (fake)'
+printf '{"nvbandwidth": {"testcases": ['
+sep=
+for t in "$@"; do
+	printf '%s{"name": "%s", "status": "Passed", "bandwidth_matrix": [["%s", "%s"]]}' "$sep" "$t" "$v" "$v"
+	sep=,
+done
+echo ']}}'
+EOF
+# fake gpufeed: bench h2d --json ... --direction LIST; every direction on two
+# GPUs at $FAKE_GF_GBS.
+cat >"$TMP/gpufeed" <<'EOF'
+#!/usr/bin/env bash
+sleep "${FAKE_SLEEP:-0}"
+echo "$*" >>"$FAKE_CALLS"
+dirs=
+while [ $# -gt 0 ]; do [ "$1" = --direction ] && dirs=$2; shift; done
+v=${FAKE_GF_GBS:-50}
+printf '{"points": ['
+sep=
+for d in ${dirs//,/ }; do
+	for g in 0 1; do
+		printf '%s{"direction": "%s", "gpu": %d, "memory": "pinned", "median": %s, "samples": [%s], "limit_gb_per_s": 64, "host_node": 0}' \
+			"$sep" "$d" "$g" "$v" "$v"
+		sep=,
+	done
+done
+echo ']}'
+EOF
+chmod +x "$TMP/nvbandwidth" "$TMP/gpufeed"
+export GPUFEED="$TMP/gpufeed" NVBANDWIDTH="$TMP/nvbandwidth" FAKE_CALLS="$TMP/calls" H2D_PAGEABLE=0
+two="host_to_device_memcpy_ce host_to_all_bidirectional_memcpy_ce"
+
+# Usage errors: nothing run.
+expect_rc 2 "no OUTDIR" bash "$h2d"
+expect_rc 2 "RUNS under 5" bash "$h2d" "$TMP/u" 4
+expect_grep "$err" "RUNS must be a number >= 5" "the rule is said"
+expect_rc 2 "NVBW_DEADLINE not a number" env NVBW_DEADLINE=soon bash "$h2d" "$TMP/u"
+expect_grep "$err" "NVBW_DEADLINE must be a number of seconds" "the variable is named"
+expect_rc 2 "a testcase nvbandwidth does not have" env H2D_TESTS=host_to_moon bash "$h2d" "$TMP/u"
+expect_rc 2 "no nvbandwidth" env NVBANDWIDTH="$TMP/none" bash "$h2d" "$TMP/u"
+expect_grep "$err" "$TMP/none is not there" "the missing tool is named"
+
+# Equal figures, 5 runs: every figure PASS, the runs interleaved.
+: >"$TMP/calls"
+expect_rc 0 "equal figures pass" env H2D_TESTS="$two" bash "$h2d" "$TMP/eq" 5
+expect_grep "$out" "ALL PASS" "ALL PASS said"
+expect_jq "$TMP/eq/summary.json" '.runs == 5 and (.figures | length) == 4 and all(.figures[]; .result == "PASS" and .paired_runs == 5 and .ratio == 1)' \
+	"4 figures (2 testcases x 2 GPUs), each over 5 paired runs, ratio 1"
+if [ "$(cut -c1-2 "$TMP/calls" | tr -d '\n')" = "-jbe-jbe-jbe-jbe-jbe" ]; then ok "nvbandwidth, gpufeed, nvbandwidth, ... (interleaved)"
+else not_ok "the calls are not interleaved: $(cut -c1-12 "$TMP/calls" | tr '\n' '|')"; fi
+expect_grep "$TMP/eq/log.txt" "bench h2d --json --size 512M --quiet --direction host_to_device,bidirectional_host_to_all" \
+	"log.txt holds the gpufeed command with the matching directions"
+
+# gpufeed 2.5% under nvbandwidth: FAIL, exit 1; 1.5% under: PASS.
+expect_rc 1 "2.5% apart fails" env H2D_TESTS="$two" FAKE_GF_GBS=48.75 bash "$h2d" "$TMP/far" 5
+expect_jq "$TMP/far/summary.json" 'all(.figures[]; .result == "FAIL") and (.all_pass | not)' "every figure FAIL"
+expect_rc 0 "1.5% apart passes" env H2D_TESTS="$two" FAKE_GF_GBS=49.25 bash "$h2d" "$TMP/near" 5
+
+# NVBW_SPLIT=1: each testcase a process of its own in both tools.
+: >"$TMP/calls"
+expect_rc 0 "NVBW_SPLIT=1" env H2D_TESTS="$two" NVBW_SPLIT=1 bash "$h2d" "$TMP/split" 5
+if [ "$(grep -c -- '-t host_to_device_memcpy_ce$' "$TMP/calls")" = 5 ] &&
+   [ "$(grep -c -- '--direction bidirectional_host_to_all$' "$TMP/calls")" = 5 ]; then
+	ok "20 processes, one testcase each"
+else not_ok "NVBW_SPLIT=1 calls: $(tr '\n' '|' <"$TMP/calls")"; fi
+
+# NVBW_DEADLINE: each run takes 2 s, the deadline 3 s: one run, then stop
+# and summarise it (SHORT: the bar needs 5 runs), exit 1.
+: >"$TMP/calls"
+expect_rc 1 "NVBW_DEADLINE stops the runs" env H2D_TESTS="$two" FAKE_SLEEP=1 NVBW_DEADLINE=3 bash "$h2d" "$TMP/dl" 5
+expect_grep "$err" "stopped after 1 of 5 runs" "the stop is said, with the runs done"
+expect_grep "$TMP/dl/log.txt" "stopped after 1 of 5 runs" "and logged"
+if [ "$(wc -l <"$TMP/calls")" = 2 ]; then ok "no run started past the deadline"
+else not_ok "$(wc -l <"$TMP/calls") tool calls, wanted 2"; fi
+expect_grep "$out" "SHORT (1 paired runs; the bar needs 5)" "the figures are SHORT, with the runs"
+expect_jq "$TMP/dl/summary.json" 'all(.figures[]; .result == "SHORT" and .paired_runs == 1 and .ratio == 1) and (.all_pass | not)' \
+	"SHORT in the JSON, the ratio still given"
+
+# NVBW_SUMMARY_ONLY=1: no tool run (none there); a run cut short after
+# nvbandwidth leaves it one run ahead: only the paired runs count.
+cp -r "$TMP/eq" "$TMP/cut"
+sed -i '$d' "$TMP/cut/gpufeed.jsonl"
+cp "$TMP/cut/log.txt" "$TMP/cut-log"
+expect_rc 1 "NVBW_SUMMARY_ONLY=1 on 5 nvbandwidth runs and 4 of gpufeed" env NVBW_SUMMARY_ONLY=1 \
+	GPUFEED=/nonexistent NVBANDWIDTH=/nonexistent H2D_TESTS="$two" bash "$h2d" "$TMP/cut"
+expect_jq "$TMP/cut/summary.json" 'all(.figures[]; .result == "SHORT" and .paired_runs == 4 and (.nvbandwidth_runs | length) == 5)' \
+	"4 paired runs of the 5 and 4"
+if cmp -s "$TMP/cut/log.txt" "$TMP/cut-log"; then ok "log.txt left as it was"; else not_ok "log.txt changed"; fi
+expect_rc 2 "NVBW_SUMMARY_ONLY=1 on a folder without runs" env NVBW_SUMMARY_ONLY=1 bash "$h2d" "$TMP/nothing"
+expect_grep "$err" "nvbandwidth.jsonl is not there" "the missing file is named"
+
+# The p2p comparison re-summarises a folder of real runs (2x H200): every
+# CE and SM figure of both pairs within 2%, latency beside it.
+real=$SRC/bench/results/2026-11-24-h200x2-p2p-vs-nvbandwidth
+cp "$real/nvbandwidth.jsonl" "$real/gpufeed.jsonl" "$TMP/" && mkdir -p "$TMP/p2p" && mv "$TMP"/*.jsonl "$TMP/p2p/"
+expect_rc 0 "p2p: NVBW_SUMMARY_ONLY=1 on the H200x2 runs" env NVBW_SUMMARY_ONLY=1 bash "$p2p" "$TMP/p2p"
+expect_jq "$TMP/p2p/summary.json" '.matched == 18 and .runs == 5 and .all_pass' "18 matching figures over 5 runs, all within 2%"
+expect_jq "$TMP/p2p/summary.json" '[.figures[] | select(.test == "device_to_device_memcpy_read_ce")] | length == 2 and all(.[]; .gpufeed_median > 350)' \
+	"the read CE figure of both ordered pairs"
+head -4 "$TMP/p2p/gpufeed.jsonl" >"$TMP/p2p/g4" && mv "$TMP/p2p/g4" "$TMP/p2p/gpufeed.jsonl"
+expect_rc 1 "p2p: 4 runs are SHORT" env NVBW_SUMMARY_ONLY=1 bash "$p2p" "$TMP/p2p"
+expect_grep "$out" "SHORT (4 paired runs; the bar needs 5)" "p2p says SHORT too"
+
+finish
