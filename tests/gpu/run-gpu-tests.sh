@@ -48,8 +48,22 @@ fi
 # Storage to GPU memory by bounce, gds (compatibility mode without
 # nvidia-fs) and naive, every byte compared (tests/gpu/xfer_check.c).
 xcheck=$(dirname "$gf")/gpu/xfer_check
+xdir=${GPUFEED_XFER_DIR:-.}
+# cuFile refuses every file whose disk has no udev properties (VMs without
+# udevd, like the lent ones): give it the two it asks for, in /run only,
+# as bench/cufile-vm-udev.sh does; say so, and say why when we cannot.
+xdev=$(findmnt -n -o SOURCE -T "$xdir" 2>/dev/null)
+xmm=$(lsblk -n -d -o MAJ:MIN "$xdev" 2>/dev/null | tr -d ' ')
+if [ -n "$xmm" ] && ! grep -q '^E:ID_FS_USAGE=' "/run/udev/data/b$xmm" 2>/dev/null; then
+	if [ "$(id -u)" = 0 ] && ! pgrep -x systemd-udevd >/dev/null && ! pgrep -x udevd >/dev/null; then
+		echo "no udevd and no udev properties for $xdev: adding them in /run for cuFile (bench/cufile-vm-udev.sh)"
+		bash bench/cufile-vm-udev.sh "$tmp/udev" "$xdir" || rc=1
+	else
+		echo "note: $xdev has no udev ID_FS_USAGE; cuFile will refuse its files (root: bench/cufile-vm-udev.sh)"
+	fi
+fi
 if [ -x "$xcheck" ]; then
-	"$xcheck" 0 "${GPUFEED_XFER_DIR:-.}" || rc=1
+	"$xcheck" 0 "$xdir" || rc=1
 else
 	echo "$xcheck not built: transfer check not run"; rc=1
 fi
