@@ -21,7 +21,8 @@ nvidia-smi -L || { echo "no GPU here"; exit 77; }
 nvidia-smi topo -m > "$OUT/nvidia-smi-topo-m.txt"; cat "$OUT/nvidia-smi-topo-m.txt"
 
 step "NVML ABI check (our declarations vs nvml.h)"
-inc=$(dirname "$(find / -name nvml.h -path '*cuda*' -not -path '/proc/*' 2>/dev/null | head -1)")
+nvml_h=$(find / -name nvml.h -path '*cuda*' -not -path '/proc/*' 2>/dev/null | head -1)
+inc=${nvml_h:+$(dirname "$nvml_h")}
 echo "nvml.h: $inc/nvml.h ($(grep -m1 'define NVML_NVLINK_MAX_LINKS' "$inc/nvml.h"))"
 if [ -n "$inc" ] && cc -std=c11 -Wall -Werror -I"$inc" -Isrc tests/gpu/nvml_abi_check.c -o /tmp/nvml_abi_check; then
 	/tmp/nvml_abi_check

@@ -16,7 +16,8 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rc=0
-inc=$(dirname "$(find / -name nvml.h -path '*cuda*' -not -path '/proc/*' 2>/dev/null | head -1)")
+nvml_h=$(find / -name nvml.h -path '*cuda*' -not -path '/proc/*' 2>/dev/null | head -1)
+inc=${nvml_h:+$(dirname "$nvml_h")}
 if [ -n "$inc" ]; then
 	cc -std=c11 -Wall -Werror -I"$inc" -Isrc tests/gpu/nvml_abi_check.c -o "$tmp/abi" && "$tmp/abi" || rc=1
 else
