@@ -8,7 +8,6 @@
  * when none of these answers. */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "core/pciaddr.h"
@@ -41,7 +40,7 @@ static bool parse_spec(const char *spec, struct gf_locality_rule *r)
 	return *p == '\0';
 }
 
-int gf_locality_parse(struct gf_ctx *c, const char *text, const char *origin)
+int gf_locality_parse(struct gf_locality_rules *rules, const char *text, const char *origin)
 {
 	char buf[4096], *save = NULL;
 
@@ -64,35 +63,30 @@ int gf_locality_parse(struct gf_ctx *c, const char *text, const char *origin)
 		    node >= GF_CPUSET_MAX)
 			return gf_error(-EINVAL, "%s: '%s=%s': expected PCI=NODE, e.g. 0000:3b:00.0=1 or 0000:80-ff=1",
 					origin, spec, eq + 1);
-		if (c->nrules == GF_MAX_LOCALITY_RULES)
+		if (rules->n == GF_MAX_LOCALITY_RULES)
 			return gf_error(-EINVAL, "%s: more than %d rules", origin, GF_MAX_LOCALITY_RULES);
 		r.node = (int)node;
-		c->rules[c->nrules++] = r;
+		rules->rule[rules->n++] = r;
 	}
 	return 0;
 }
 
 GF_API int gf_pci_locality_check(const char *spec)
 {
-	struct gf_ctx *c = calloc(1, sizeof(*c));
-	int ret;
+	struct gf_locality_rules rules = { .n = 0 };
 
-	if (!c)
-		return gf_error(-ENOMEM, "out of memory");
-	ret = gf_locality_parse(c, spec, "--pci-locality");
-	free(c);
-	return ret;
+	return gf_locality_parse(&rules, spec, "--pci-locality");
 }
 
 /* The node of the first rule naming the device at bdf, -1 when none does. */
-static int rule_match(const struct gf_ctx *c, const char *bdf)
+static int rule_match(const struct gf_locality_rules *rules, const char *bdf)
 {
 	struct gf_pciaddr a;
 
 	if (!gf_pciaddr_parse(bdf, &a))
 		return -1;
-	for (int i = 0; i < c->nrules; i++) {
-		const struct gf_locality_rule *r = &c->rules[i];
+	for (int i = 0; i < rules->n; i++) {
+		const struct gf_locality_rule *r = &rules->rule[i];
 
 		if (r->domain == a.domain && a.bus >= r->bus_lo && a.bus <= r->bus_hi &&
 		    (r->dev < 0 || (r->dev == (int)a.dev && r->fn == (int)a.fn)))
@@ -107,7 +101,7 @@ static int rule_node(const struct gf_ctx *c, int pci)
 
 	/* A rule for a bridge covers everything below it. */
 	for (int x = pci; x >= 0; x = t->pci[x].parent) {
-		int node = rule_match(c, t->pci[x].bdf);
+		int node = rule_match(&c->locality, t->pci[x].bdf);
 
 		if (node >= 0)
 			return node;
@@ -117,16 +111,12 @@ static int rule_node(const struct gf_ctx *c, int pci)
 
 int gf_locality_override(const char *spec, const char *origin, const char *const *chain, int n, int *node)
 {
-	struct gf_ctx *c = calloc(1, sizeof(*c));
-	int ret;
+	struct gf_locality_rules rules = { .n = 0 };
+	int ret = gf_locality_parse(&rules, spec, origin);
 
 	*node = -1;
-	if (!c)
-		return gf_error(-ENOMEM, "out of memory");
-	ret = gf_locality_parse(c, spec, origin);
 	for (int i = 0; !ret && i < n && *node < 0; i++)
-		*node = rule_match(c, chain[i]);
-	free(c);
+		*node = rule_match(&rules, chain[i]);
 	return ret;
 }
 

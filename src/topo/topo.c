@@ -400,9 +400,9 @@ GF_API int gf_topo_discover(const struct gf_topo_options *opts, struct gf_topo *
 		return gf_error(-ENOMEM, "out of memory");
 	}
 	if (o.pci_locality)
-		ret = gf_locality_parse(&c, o.pci_locality, "--pci-locality");
+		ret = gf_locality_parse(&c.locality, o.pci_locality, "--pci-locality");
 	else if (gf_env_str(GF_ENV_PCI_LOCALITY))
-		ret = gf_locality_parse(&c, gf_env_str(GF_ENV_PCI_LOCALITY), gf_env_name(GF_ENV_PCI_LOCALITY));
+		ret = gf_locality_parse(&c.locality, gf_env_str(GF_ENV_PCI_LOCALITY), gf_env_name(GF_ENV_PCI_LOCALITY));
 	if (ret) {
 		gf_topo_free(c.t);
 		gf_warn_fini(&c);

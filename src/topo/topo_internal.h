@@ -20,12 +20,17 @@ struct gf_locality_rule {
 
 #define GF_MAX_LOCALITY_RULES 64
 
+/* The rules of one spec, in its order (the first that matches wins). */
+struct gf_locality_rules {
+	struct gf_locality_rule rule[GF_MAX_LOCALITY_RULES];
+	int n;
+};
+
 struct gf_ctx {
 	struct gf_fs fs;
 	struct gf_topo *t;
 	struct gf_nvml_facts *facts;	/* NULL: sysfs only */
-	struct gf_locality_rule rules[GF_MAX_LOCALITY_RULES];
-	int nrules;
+	struct gf_locality_rules locality;
 	char *self_status;		/* /proc/self/status, shared by cpus and numa */
 	bool nvml_pci_order;		/* NVML's indices not believable: PCI order */
 	/* Which warnings t->warnings holds (gf_warn says each once): an open
@@ -36,7 +41,7 @@ struct gf_ctx {
 
 /* Parse "SPEC=NODE;..." (SPEC: 0000:3b:00.0, 0000:3b or 0000:80-ff);
  * -EINVAL naming `origin` (the variable or option) when malformed. */
-int gf_locality_parse(struct gf_ctx *c, const char *text, const char *origin);
+int gf_locality_parse(struct gf_locality_rules *rules, const char *text, const char *origin);
 
 /* Steps (topo.c runs them in this order). */
 int gf_discover_machine(struct gf_ctx *c);
