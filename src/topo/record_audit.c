@@ -1,5 +1,6 @@
-/* Files the host audit (check/tune, a later issue) reads, recorded now so a
- * recording made once serves every later feature.  Sources: the checklist in
+/* Files the host audit (check/tune) and the config emitters read beyond
+ * what discovery reads, recorded so a recording made once serves every
+ * command.  Sources: the checklist in
  * shared/research/host-audit-tuning.md §7.  Missing paths are skipped. */
 #include <errno.h>
 #include <stdio.h>
@@ -360,6 +361,21 @@ static void copy_cuda_names(struct gf_recorder *rec, const struct gf_fs *fs)
 	}
 }
 
+/* What the config emitters read beyond the model (src/emit): each modelled
+ * PCI device's subsystem ids, which `config nccl-topo` writes (NCCL tells
+ * Broadcom switches by them).  Without them its XML from a recording lost
+ * two attributes the live machine's had. */
+static void copy_emitter_files(struct gf_recorder *rec, const struct gf_fs *fs, const struct gf_topo *t)
+{
+	char path[512];
+
+	for (int i = 0; i < t->npci; i++)
+		for (const char **a = (const char *[]){ "subsystem_vendor", "subsystem_device", NULL }; *a; a++) {
+			snprintf(path, sizeof(path), "%s/%s", t->pci[i].path, *a);
+			gf_rec_copy_tree(rec, fs, path, 0);
+		}
+}
+
 void gf_record_audit_files(struct gf_recorder *rec, const struct gf_fs *fs, const struct gf_topo *t)
 {
 	for (size_t i = 0; i < sizeof(audit_paths) / sizeof(audit_paths[0]); i++)
@@ -371,4 +387,5 @@ void gf_record_audit_files(struct gf_recorder *rec, const struct gf_fs *fs, cons
 	copy_devices(rec, fs, t);
 	copy_ctr_nccl(rec, fs);
 	copy_cuda_names(rec, fs);
+	copy_emitter_files(rec, fs, t);
 }

@@ -37,6 +37,15 @@ expect_rc 0 "record --root a fixture" "$GPUFEED" record --root "$HGX" "$TMP/hgx"
 "$GPUFEED" topo --json --root "$HGX" >"$TMP/a.json" 2>/dev/null
 "$GPUFEED" topo --json --root "$TMP/hgx" >"$TMP/b.json" 2>/dev/null
 diff <(strip "$TMP/a.json") <(strip "$TMP/b.json") >/dev/null && ok "re-recording replays the same" || not_ok "re-recording differs"
+# The config emitters read files beyond the model (nccl-topo: the subsystem
+# ids): each output from the re-recording equals the source's.
+hgx_abs=$(realpath "$HGX")
+for what in nccl-topo kubelet slurm labels; do
+	"$GPUFEED" config "$what" --root "$hgx_abs" 2>&1 | sed "s|$hgx_abs|ROOT|g" >"$TMP/a.cfg"
+	"$GPUFEED" config "$what" --root "$TMP/hgx" 2>&1 | sed "s|$TMP/hgx|ROOT|g" >"$TMP/b.cfg"
+	if [ -s "$TMP/a.cfg" ] && diff "$TMP/a.cfg" "$TMP/b.cfg" >/dev/null; then ok "re-recording: config $what the same"
+	else not_ok "re-recording: config $what differs"; diff "$TMP/a.cfg" "$TMP/b.cfg" | head -6 | sed 's/^/#   /'; fi
+done
 
 # Existing targets.
 expect_rc 3 "record into a non-empty directory" "$GPUFEED" record --root "$HGX" "$TMP/hgx"
