@@ -106,4 +106,15 @@ r = ET.parse(sys.argv[1]).getroot()
 node = [c.get("numaid") for c in r.findall("cpu") for p in c.iter("pci") if p.get("busid") == "0000:18:00.0"]
 assert node and node[0] == "1", node' "$out" && ok "--pci-locality moves a GPU under its new node" ||
 	not_ok "--pci-locality: GPU 0000:18:00.0 not under node 1"
+
+# The 2x H200 VM recorded in the run where NCCL 2.28.9 loaded config
+# nccl-topo's XML (NCCL_TOPO_FILE) with all-reduce bandwidth unchanged: the
+# recording must give that XML again, all but the comment naming the source.
+live_xml=$SRC/bench/results/2026-11-24-h200x2-launch-evidence/topo.xml
+expect_rc 0 "nccl-topo of the 2x H200 recording" "$GPUFEED" config nccl-topo --root "$FIX/h200x2-vm/root"
+if diff <(tail -n +2 "$out") <(tail -n +2 "$live_xml") >"$TMP/xml.diff"; then
+	ok "the recording gives the XML NCCL loaded on that machine"
+else
+	not_ok "nccl-topo of the recording differs from the XML NCCL loaded live"; head -10 "$TMP/xml.diff" | sed 's/^/#   /'
+fi
 finish
