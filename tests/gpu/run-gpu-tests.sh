@@ -51,11 +51,10 @@ fi
 xcheck=$(dirname "$gf")/gpu/xfer_check
 xdir=${GPUFEED_XFER_DIR:-.}
 # cuFile refuses every file whose disk has no udev properties (VMs without
-# udevd, like the lent ones): give it the two it asks for, in /run only,
-# as bench/cufile-vm-udev.sh does; say so, and say why when we cannot.
-xdev=$(findmnt -n -o SOURCE -T "$xdir" 2>/dev/null)
-xmm=$(lsblk -n -d -o MAJ:MIN "$xdev" 2>/dev/null | tr -d ' ')
-if [ -n "$xmm" ] && ! grep -q '^E:ID_FS_USAGE=' "/run/udev/data/b$xmm" 2>/dev/null; then
+# udevd, like the lent ones): bench/cufile-vm-udev.sh tells and gives it the
+# two it asks for, in /run only; say so, and say why when we cannot.
+xdev=$(bash bench/cufile-vm-udev.sh --check "$xdir" 2>/dev/null)
+if [ $? = 1 ]; then
 	if [ "$(id -u)" = 0 ] && ! pgrep -x systemd-udevd >/dev/null && ! pgrep -x udevd >/dev/null; then
 		echo "no udevd and no udev properties for $xdev: adding them in /run for cuFile (bench/cufile-vm-udev.sh)"
 		bash bench/cufile-vm-udev.sh "$tmp/udev" "$xdir" || rc=1
