@@ -69,8 +69,9 @@ gfopts=(--json --size "$size" --quiet)
 
 nvbw_runs h2d "${gfopts[@]}"
 
-python3 - "$out" "${tests[@]}" <<'PY'
+PYTHONPATH=$(dirname "$0") python3 - "$out" "${tests[@]}" <<'PY'
 import json, statistics, sys
+from nvbw_verdict import short_note, verdict
 out, wanted = sys.argv[1], set(sys.argv[2:])
 # nvbandwidth testcase -> gpufeed direction (pinned memory, the GPU's node)
 pairs = {
@@ -119,16 +120,7 @@ for key in sorted(set(nv) | set(gf), key=lambda k: (k[1], order.index(k[0]))):
            "gpufeed_pageable_runs": pageable.get(key, [])}
     if pageable.get(key):
         row["gpufeed_pageable_median"] = statistics.median(pageable[key])
-    # The runs interleave (nvbandwidth, gpufeed, ...): a run cut short leaves
-    # one tool a run ahead, unpaired; the medians are of the paired runs.
-    n = min(len(a), len(b))
-    if n:
-        ma, mb = statistics.median(a[:n]), statistics.median(b[:n])
-        ratio = ma / mb if mb else float("inf")
-        row.update(paired_runs=n, gpufeed_median=ma, nvbandwidth_median=mb, ratio=ratio,
-                   result="SHORT" if n < 5 else "PASS" if abs(ratio - 1) <= 0.02 else "FAIL")
-    else:
-        row.update(paired_runs=0, result="MISSING")
+    row.update(verdict(a, b))
     ok &= row["result"] == "PASS"
     rows.append(row)
 json.dump({"runs": max([r["paired_runs"] for r in rows] or [0]), "bar": "|median ratio - 1| <= 0.02",
@@ -140,9 +132,8 @@ with open(f"{out}/summary.txt", "w") as f:
         pct = f"{100 * r['gpufeed_median'] / lim:6.1f}%" if lim and "gpufeed_median" in r else "      -"
         pct += f" {r['gpufeed_pageable_median']:9.2f}" if "gpufeed_pageable_median" in r else f" {'-':>9}"
         if "ratio" in r:
-            short = f" ({r['paired_runs']} paired runs; the bar needs 5)" if r["result"] == "SHORT" else ""
             f.write(f"{r['test']:42} {r['gpu']:>3} {r['gpufeed_median']:9.2f} {r['nvbandwidth_median']:9.2f} "
-                    f"{r['ratio']:7.4f} {pct}  {r['result']}{short}\n")
+                    f"{r['ratio']:7.4f} {pct}  {r['result']}{short_note(r)}\n")
         else:
             f.write(f"{r['test']:42} {r['gpu']:>3} {'-':>9} {'-':>9} {'-':>7} {pct}  MISSING "
                     f"(gpufeed {len(r['gpufeed_runs'])} runs, nvbandwidth {len(r['nvbandwidth_runs'])})\n")

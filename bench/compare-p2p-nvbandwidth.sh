@@ -43,8 +43,9 @@ tests=(device_to_device_memcpy_read_ce device_to_device_memcpy_write_ce
 
 nvbw_runs p2p --json --size "$size" --quiet ${NVBW_SAMPLES:+--repeats "$NVBW_SAMPLES"}
 
-python3 - "$out" "${tests[@]}" <<'PY'
-import json, statistics, sys
+PYTHONPATH=$(dirname "$0") python3 - "$out" "${tests[@]}" <<'PY'
+import json, sys
+from nvbw_verdict import short_note, verdict
 out, order = sys.argv[1], sys.argv[2:]
 nv = {}   # (testcase, row, column) -> [value per run]
 for line in open(f"{out}/nvbandwidth.jsonl"):
@@ -77,16 +78,7 @@ for key in sorted(set(nv) | set(gf), key=lambda k: (order.index(k[0]), k[1], k[2
     row = {"test": key[0], "row": key[1], "column": key[2], "gpufeed_runs": a, "nvbandwidth_runs": b,
            "gpufeed_samples": samples.get(key, []), "limit_gb_per_s": limits.get(key),
            "unit": "ns" if info else "GB/s"}
-    # The runs interleave (nvbandwidth, gpufeed, ...): a run cut short leaves
-    # one tool a run ahead, unpaired; the medians are of the paired runs.
-    n = min(len(a), len(b))
-    if n:
-        ma, mb = statistics.median(a[:n]), statistics.median(b[:n])
-        ratio = ma / mb if mb else float("inf")
-        row.update(paired_runs=n, gpufeed_median=ma, nvbandwidth_median=mb, ratio=ratio,
-                   result="INFO" if info else "SHORT" if n < 5 else "PASS" if abs(ratio - 1) <= 0.02 else "FAIL")
-    else:
-        row.update(paired_runs=0, result="INFO" if info else "MISSING")
+    row.update(verdict(a, b, info))
     ok &= row["result"] in ("PASS", "INFO")
     rows.append(row)
 matched = sum(r["result"] in ("PASS", "FAIL") for r in rows)
@@ -102,7 +94,7 @@ with open(f"{out}/summary.txt", "w") as f:
             f.write(f"{r['test']:48} {r['row']:>3} {r['column']:>3} {r['gpufeed_median']:9.2f} "
                     f"{r['nvbandwidth_median']:9.2f} {r['ratio']:7.4f} {pct}  {r['result']}"
                     f"{' (ns, outside the bar)' if r['unit'] == 'ns' else ''}"
-                    f"{' (%d paired runs; the bar needs 5)' % r['paired_runs'] if r['result'] == 'SHORT' else ''}\n")
+                    f"{short_note(r)}\n")
         else:
             f.write(f"{r['test']:48} {r['row']:>3} {r['column']:>3} {'-':>9} {'-':>9} {'-':>7} {pct}  "
                     f"{r['result']} (gpufeed {len(r['gpufeed_runs'])} runs, nvbandwidth {len(r['nvbandwidth_runs'])})\n")
