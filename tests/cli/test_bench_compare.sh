@@ -115,7 +115,7 @@ expect_grep "$err" "nvbandwidth.jsonl is not there" "the missing file is named"
 # The p2p comparison re-summarises a folder of real runs (2x H200): every
 # CE and SM figure of both pairs within 2%, latency beside it.
 real=$SRC/bench/results/2026-11-24-h200x2-p2p-vs-nvbandwidth
-cp "$real/nvbandwidth.jsonl" "$real/gpufeed.jsonl" "$TMP/" && mkdir -p "$TMP/p2p" && mv "$TMP"/*.jsonl "$TMP/p2p/"
+mkdir -p "$TMP/p2p" && cp "$real/nvbandwidth.jsonl" "$real/gpufeed.jsonl" "$TMP/p2p/"
 expect_rc 0 "p2p: NVBW_SUMMARY_ONLY=1 on the H200x2 runs" env NVBW_SUMMARY_ONLY=1 bash "$p2p" "$TMP/p2p"
 expect_jq "$TMP/p2p/summary.json" '.matched == 18 and .runs == 5 and .all_pass' "18 matching figures over 5 runs, all within 2%"
 expect_jq "$TMP/p2p/summary.json" '[.figures[] | select(.test == "device_to_device_memcpy_read_ce")] | length == 2 and all(.[]; .gpufeed_median > 350)' \
