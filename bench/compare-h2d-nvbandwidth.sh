@@ -2,7 +2,7 @@
 # `gpufeed bench h2d` against NVIDIA's nvbandwidth on a GPU machine: the
 # same copies (CE, pinned, each GPU's own NUMA node, nvbandwidth's default
 # 512 MiB buffer and 16 copies per sample), RUNS runs of each, interleaved
-# (nvbandwidth, gpufeed, nvbandwidth, ...), then per GPU and figure the
+# (nvbandwidth first in odd runs, gpufeed first in even ones), then per GPU and figure the
 # median over the runs of each tool, their ratio, and PASS when
 # |ratio - 1| <= 0.02 (issue 10's bar).  Testcases: the four one-GPU ones
 # and nvbandwidth's four all-GPU ones (host_to_all..., gpufeed's *_all
@@ -71,7 +71,7 @@ nvbw_runs h2d "${gfopts[@]}"
 
 PYTHONPATH=$(dirname "$0") python3 - "$out" "${tests[@]}" <<'PY'
 import json, statistics, sys
-from nvbw_verdict import short_note, verdict
+from nvbw_verdict import interval_text, short_note, verdict
 out, wanted = sys.argv[1], set(sys.argv[2:])
 # nvbandwidth testcase -> gpufeed direction (pinned memory, the GPU's node)
 pairs = {
@@ -126,18 +126,19 @@ for key in sorted(set(nv) | set(gf), key=lambda k: (k[1], order.index(k[0]))):
 json.dump({"runs": max([r["paired_runs"] for r in rows] or [0]), "bar": "|median ratio - 1| <= 0.02",
            "figures": rows, "all_pass": ok}, open(f"{out}/summary.json", "w"), indent=1)
 with open(f"{out}/summary.txt", "w") as f:
-    f.write(f"{'testcase':42} {'GPU':>3} {'gpufeed':>9} {'nvbw':>9} {'ratio':>7} {'%limit':>7} {'pageable':>9}  result\n")
+    f.write(f"{'testcase':42} {'GPU':>3} {'gpufeed':>9} {'nvbw':>9} {'ratio':>7} {'95% of ratio':>12} {'%limit':>7} {'pageable':>9}  result\n")
     for r in rows:
         lim = r["limit_gb_per_s"]
         pct = f"{100 * r['gpufeed_median'] / lim:6.1f}%" if lim and "gpufeed_median" in r else "      -"
         pct += f" {r['gpufeed_pageable_median']:9.2f}" if "gpufeed_pageable_median" in r else f" {'-':>9}"
         if "ratio" in r:
             f.write(f"{r['test']:42} {r['gpu']:>3} {r['gpufeed_median']:9.2f} {r['nvbandwidth_median']:9.2f} "
-                    f"{r['ratio']:7.4f} {pct}  {r['result']}{short_note(r)}\n")
+                    f"{r['ratio']:7.4f} {interval_text(r):>12} {pct}  {r['result']}{short_note(r)}\n")
         else:
-            f.write(f"{r['test']:42} {r['gpu']:>3} {'-':>9} {'-':>9} {'-':>7} {pct}  MISSING "
+            f.write(f"{r['test']:42} {r['gpu']:>3} {'-':>9} {'-':>9} {'-':>7} {'-':>12} {pct}  MISSING "
                     f"(gpufeed {len(r['gpufeed_runs'])} runs, nvbandwidth {len(r['nvbandwidth_runs'])})\n")
-    f.write(("ALL PASS" if ok else "NOT ALL PASS") + " (medians over the runs; GB/s = 1e9 bytes/s; pageable: gpufeed's figure of the same "
+    f.write(("ALL PASS" if ok else "NOT ALL PASS") + " (medians over the runs; 95% of ratio: its bootstrap interval over the paired runs; "
+            "GB/s = 1e9 bytes/s; pageable: gpufeed's figure of the same "
             "copies from pageable memory, which nvbandwidth does not measure)\n")
 print(open(f"{out}/summary.txt").read(), end="")
 sys.exit(0 if ok else 1)

@@ -3,7 +3,7 @@
 # same copies (nvbandwidth's d2d read/write testcases, CE and SM,
 # unidirectional and bidirectional, and device_local_copy; its default
 # 512 MiB buffer and 16 copies per sample), RUNS runs of each, interleaved
-# (nvbandwidth, gpufeed, nvbandwidth, ...), then per matching figure (a
+# (nvbandwidth first in odd runs, gpufeed first in even ones), then per matching figure (a
 # testcase's matrix cell) the median over the runs of each tool, their
 # ratio, and PASS when |ratio - 1| <= 0.02 (issue 10's bar).  Latency
 # (device_to_device_latency_sm) is listed beside it as INFO, outside the
@@ -45,7 +45,7 @@ nvbw_runs p2p --json --size "$size" --quiet ${NVBW_SAMPLES:+--repeats "$NVBW_SAM
 
 PYTHONPATH=$(dirname "$0") python3 - "$out" "${tests[@]}" <<'PY'
 import json, sys
-from nvbw_verdict import short_note, verdict
+from nvbw_verdict import interval_text, short_note, verdict
 out, order = sys.argv[1], sys.argv[2:]
 nv = {}   # (testcase, row, column) -> [value per run]
 for line in open(f"{out}/nvbandwidth.jsonl"):
@@ -86,20 +86,20 @@ ok &= matched > 0
 json.dump({"runs": max([r["paired_runs"] for r in rows] or [0]), "bar": "|median ratio - 1| <= 0.02",
            "figures": rows, "matched": matched, "all_pass": ok}, open(f"{out}/summary.json", "w"), indent=1)
 with open(f"{out}/summary.txt", "w") as f:
-    f.write(f"{'testcase':48} {'row':>3} {'col':>3} {'gpufeed':>9} {'nvbw':>9} {'ratio':>7} {'%limit':>7}  result\n")
+    f.write(f"{'testcase':48} {'row':>3} {'col':>3} {'gpufeed':>9} {'nvbw':>9} {'ratio':>7} {'95% of ratio':>12} {'%limit':>7}  result\n")
     for r in rows:
         lim = r["limit_gb_per_s"]
         pct = f"{100 * r['gpufeed_median'] / lim:6.1f}%" if lim and "gpufeed_median" in r else "      -"
         if "ratio" in r:
             f.write(f"{r['test']:48} {r['row']:>3} {r['column']:>3} {r['gpufeed_median']:9.2f} "
-                    f"{r['nvbandwidth_median']:9.2f} {r['ratio']:7.4f} {pct}  {r['result']}"
+                    f"{r['nvbandwidth_median']:9.2f} {r['ratio']:7.4f} {interval_text(r):>12} {pct}  {r['result']}"
                     f"{' (ns, outside the bar)' if r['unit'] == 'ns' else ''}"
                     f"{short_note(r)}\n")
         else:
-            f.write(f"{r['test']:48} {r['row']:>3} {r['column']:>3} {'-':>9} {'-':>9} {'-':>7} {pct}  "
+            f.write(f"{r['test']:48} {r['row']:>3} {r['column']:>3} {'-':>9} {'-':>9} {'-':>7} {'-':>12} {pct}  "
                     f"{r['result']} (gpufeed {len(r['gpufeed_runs'])} runs, nvbandwidth {len(r['nvbandwidth_runs'])})\n")
     f.write(("ALL PASS" if ok else "NOT ALL PASS") + f" ({matched} matching figures; medians over the runs; "
-            "GB/s = 1e9 bytes/s; bidirectional: nvbandwidth's read1/write1)\n")
+            "95% of ratio: its bootstrap interval over the paired runs; GB/s = 1e9 bytes/s; bidirectional: nvbandwidth's read1/write1)\n")
 print(open(f"{out}/summary.txt").read(), end="")
 sys.exit(0 if ok else 1)
 PY

@@ -78,9 +78,27 @@ gf_one() {
 	rm -f "$out/.gf.tmp"
 }
 
+# nvbw_pair RUN BENCH "TEST..." GPUFEED-OPTION...: one run of each tool, in
+# the order nvbw_runs gives run RUN.
+nvbw_pair() {
+	local r=$1 bench=$2 t
+	read -r -a t <<<"$3"
+	shift 3
+	if [ $((r % 2)) = 1 ]; then
+		nvbw_one "$r" "${t[@]}"
+		gf_one "$r" "$bench" "$@"
+	else
+		gf_one "$r" "$bench" "$@"
+		nvbw_one "$r" "${t[@]}"
+	fi
+}
+
 # nvbw_runs BENCH GPUFEED-OPTION...: $runs runs, interleaved (nvbandwidth
-# -t "${tests[@]}", then gpufeed bench BENCH with the options; with
-# NVBW_SPLIT=1 that pair once per testcase).
+# -t "${tests[@]}" and gpufeed bench BENCH with the options; with
+# NVBW_SPLIT=1 that pair once per testcase).  The pair's order alternates,
+# nvbandwidth first in odd runs and gpufeed first in even ones (ABBA): a
+# machine whose state drifts over seconds (a VM's host, a GPU coming out of
+# idle after the other tool's process) then favours neither tool's median.
 #
 # NVBW_DEADLINE=S (environment): start no run that would end more than S
 # seconds after the script began, judging by the longest run so far, and
@@ -102,13 +120,11 @@ nvbw_runs() {
 		t0=$SECONDS
 		if [ "${NVBW_SPLIT:-0}" = 1 ]; then
 			for t in "${tests[@]}"; do
-				nvbw_one "$r" "$t"
 				# shellcheck disable=SC2046  # the options split as words
-				gf_one "$r" "$bench" "$@" $(nvbw_test_opts "$t")
+				nvbw_pair "$r" "$bench" "$t" "$@" $(nvbw_test_opts "$t")
 			done
 		else
-			nvbw_one "$r" "${tests[@]}"
-			gf_one "$r" "$bench" "$@"
+			nvbw_pair "$r" "$bench" "${tests[*]}" "$@"
 		fi
 		took=$((SECONDS - t0))
 		[ "$took" -gt "$longest" ] && longest=$took

@@ -69,8 +69,11 @@ expect_rc 0 "equal figures pass" env H2D_TESTS="$two" bash "$h2d" "$TMP/eq" 5
 expect_grep "$out" "ALL PASS" "ALL PASS said"
 expect_jq "$TMP/eq/summary.json" '.runs == 5 and (.figures | length) == 4 and all(.figures[]; .result == "PASS" and .paired_runs == 5 and .ratio == 1)' \
 	"4 figures (2 testcases x 2 GPUs), each over 5 paired runs, ratio 1"
-if [ "$(cut -c1-2 "$TMP/calls" | tr -d '\n')" = "-jbe-jbe-jbe-jbe-jbe" ]; then ok "nvbandwidth, gpufeed, nvbandwidth, ... (interleaved)"
-else not_ok "the calls are not interleaved: $(cut -c1-12 "$TMP/calls" | tr '\n' '|')"; fi
+if [ "$(cut -c1-2 "$TMP/calls" | tr -d '\n')" = "-jbebe-j-jbebe-j-jbe" ]; then
+	ok "interleaved, the order alternating: nvbandwidth first in odd runs, gpufeed in even ones"
+else not_ok "the calls are not interleaved ABBA: $(cut -c1-12 "$TMP/calls" | tr '\n' '|')"; fi
+expect_jq "$TMP/eq/summary.json" 'all(.figures[]; .ratio_95 == [1, 1])' "equal runs: the ratio's 95% interval is 1-1"
+expect_grep "$out" "1.0000  1.000-1.000" "the interval printed beside the ratio"
 expect_grep "$TMP/eq/log.txt" "bench h2d --json --size 512M --quiet --direction host_to_device,bidirectional_host_to_all" \
 	"log.txt holds the gpufeed command with the matching directions"
 
@@ -78,6 +81,24 @@ expect_grep "$TMP/eq/log.txt" "bench h2d --json --size 512M --quiet --direction 
 expect_rc 1 "2.5% apart fails" env H2D_TESTS="$two" FAKE_GF_GBS=48.75 bash "$h2d" "$TMP/far" 5
 expect_jq "$TMP/far/summary.json" 'all(.figures[]; .result == "FAIL") and (.all_pass | not)' "every figure FAIL"
 expect_rc 0 "1.5% apart passes" env H2D_TESTS="$two" FAKE_GF_GBS=49.25 bash "$h2d" "$TMP/near" 5
+
+# The interval: resampled pairs of runs, the same every time (fixed seed).
+interval() { PYTHONPATH=$SRC/bench python3 -c "from nvbw_verdict import verdict; print(verdict($1, $2).get('ratio_95'))"; }
+steady=$(interval "[50, 51, 49, 50, 50]" "[50, 50, 50, 51, 49]")
+if [ "$steady" = "$(interval "[50, 51, 49, 50, 50]" "[50, 50, 50, 51, 49]")" ]; then ok "the same runs give the same interval"
+else not_ok "two intervals of the same runs differ"; fi
+# Each tool's runs drift together 40 -> 44 GB/s: paired, the ratio stays 1.
+got=$(interval "[40, 41, 42, 43, 44]" "[40, 41, 42, 43, 44]")
+if [ "$got" = "[1.0, 1.0]" ]; then ok "drift both tools share is not noise"; else not_ok "shared drift: interval $got"; fi
+# One tool scattering 10% from run to run: an interval far wider than the bar.
+if PYTHONPATH=$SRC/bench python3 -c "
+from nvbw_verdict import verdict
+r = verdict([50, 50, 50, 50, 50, 50], [45, 55, 50, 46, 54, 50])
+lo, hi = r['ratio_95']
+assert lo <= r['ratio'] <= hi and lo < 0.95 and hi > 1.05, r"; then ok "a scattering tool: the interval spans more than the bar, around the ratio"
+else not_ok "the interval of scattering runs"; fi
+got=$(interval "[50]" "[50]")
+if [ "$got" = None ]; then ok "no interval from one pair"; else not_ok "one pair: interval $got"; fi
 
 # NVBW_SPLIT=1: each testcase a process of its own in both tools.
 : >"$TMP/calls"
@@ -118,6 +139,8 @@ real=$SRC/bench/results/2026-11-24-h200x2-p2p-vs-nvbandwidth
 mkdir -p "$TMP/p2p" && cp "$real/nvbandwidth.jsonl" "$real/gpufeed.jsonl" "$TMP/p2p/"
 expect_rc 0 "p2p: NVBW_SUMMARY_ONLY=1 on the H200x2 runs" env NVBW_SUMMARY_ONLY=1 bash "$p2p" "$TMP/p2p"
 expect_jq "$TMP/p2p/summary.json" '.matched == 18 and .runs == 5 and .all_pass' "18 matching figures over 5 runs, all within 2%"
+expect_jq "$TMP/p2p/summary.json" 'all(.figures[] | select(.unit != "ns"); .ratio_95[0] <= .ratio and .ratio <= .ratio_95[1])' \
+	"each figure's interval holds its ratio"
 expect_jq "$TMP/p2p/summary.json" '[.figures[] | select(.test == "device_to_device_memcpy_read_ce")] | length == 2 and all(.[]; .gpufeed_median > 350)' \
 	"the read CE figure of both ordered pairs"
 head -4 "$TMP/p2p/gpufeed.jsonl" >"$TMP/p2p/g4" && mv "$TMP/p2p/g4" "$TMP/p2p/gpufeed.jsonl"
