@@ -4,9 +4,11 @@
  * which x->compat records for the results.
  *
  * The batch API (cuFileBatchIOSetUp/Submit/GetStatus/Destroy) keeps many
- * chunk reads in flight in waves of up to `nr` entries; where the library
- * lacks it or refuses a batch (compatibility mode may), cuFileRead reads
- * one chunk at a time.  cuFile takes any offset and length: it handles the
+ * chunk reads in flight: waves of up to `nr` entries on two batch handles
+ * (BATCH_HANDLES), the next wave already reading while the oldest is
+ * collected and handed to the consumer.  Where the library lacks the batch
+ * API or refuses a batch (compatibility mode may), cuFileRead reads one
+ * chunk at a time.  cuFile takes any offset and length: it handles the
  * unaligned head and tail itself. */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +19,22 @@
 #include "xfer/xfer_internal.h"
 
 #define BATCH_MAX 128u
+/* A batch handle takes one submission at a time and cannot be refilled
+ * before every entry of it has come back, so with one handle the disk
+ * idles while a wave's last reads finish, its hooks run and the next wave
+ * is built.  A second handle reads the next wave meanwhile (as KvikIO and
+ * gdsio do), so the disk always has a wave; more handles would only deepen
+ * its queue, which a larger wave (depth x reads) does too. */
+#define BATCH_HANDLES 2u
+
+/* One batch handle and the wave it holds. */
+struct batch {
+	gf_cufile_batch b;
+	unsigned n;		/* entries of the wave in flight; 0: none */
+	unsigned got;		/* of them come back */
+	struct gf_cufile_io_params io[BATCH_MAX];
+	struct gf_cufile_io_event ev[BATCH_MAX];
+};
 
 int gf_xfer_gds_open(struct gf_xfer *x)
 {
@@ -88,65 +106,110 @@ static int by_read(struct gf_xfer *x, struct gf_xfer_job *j, gf_cufile_handle fh
 	return rc;
 }
 
-/* One wave of up to nr chunks from `at`; *next gets where it ended. */
-static int wave(struct gf_xfer *x, struct gf_xfer_job *j, gf_cufile_handle fh, gf_cufile_batch b, unsigned nr,
-		uint64_t at, uint64_t *next)
+/* The error of wave w, "<file>: wave of N chunks at offset O: <call>: ...". */
+static int wave_error(struct gf_xfer_job *j, const struct batch *w, unsigned n, struct gf_cufile_error e,
+		      const char *call)
 {
-	struct gf_cufile_io_params io[BATCH_MAX];
-	struct gf_cufile_io_event ev[BATCH_MAX];
-	size_t sizes[BATCH_MAX];
-	unsigned n = 0, got = 0;
-	int rc;
+	int rc = gf_cufile_check(e, call);
 
-	for (; n < nr && at < j->len; n++, at += x->o.chunk) {
-		sizes[n] = j->len - at < x->o.chunk ? (size_t)(j->len - at) : x->o.chunk;
-		io[n] = (struct gf_cufile_io_params){ .mode = GF_CUFILE_BATCH, .fh = fh, .opcode = GF_CUFILE_READ,
-						      .cookie = (void *)(uintptr_t)n };
-		io[n].u.batch.dev_ptr_base = (void *)(uintptr_t)j->dev;
-		io[n].u.batch.file_offset = (off_t)(j->off + at);
-		io[n].u.batch.dev_ptr_offset = (off_t)at;
-		io[n].u.batch.size = sizes[n];
+	return gf_error(rc, "%s: wave of %u chunks at offset %llu: %s", j->name, n,
+			(unsigned long long)w->io[0].u.batch.file_offset, gf_last_error());
+}
+
+/* Submits on w the wave of up to nr chunks from *at; *at moves past it. */
+static int submit(struct gf_xfer *x, struct gf_xfer_job *j, gf_cufile_handle fh, struct batch *w, unsigned nr,
+		  uint64_t *at)
+{
+	struct gf_cufile_error e;
+	unsigned n = 0;
+
+	for (; n < nr && *at < j->len; n++, *at += x->o.chunk) {
+		w->io[n] = (struct gf_cufile_io_params){ .mode = GF_CUFILE_BATCH, .fh = fh, .opcode = GF_CUFILE_READ,
+							 .cookie = (void *)(uintptr_t)n };
+		w->io[n].u.batch.dev_ptr_base = (void *)(uintptr_t)j->dev;
+		w->io[n].u.batch.file_offset = (off_t)(j->off + *at);
+		w->io[n].u.batch.dev_ptr_offset = (off_t)*at;
+		w->io[n].u.batch.size = j->len - *at < x->o.chunk ? (size_t)(j->len - *at) : x->o.chunk;
 	}
-	*next = at;
-	if ((rc = gf_cufile_check(x->cf->batch_submit(b, n, io, 0), "cuFileBatchIOSubmit")))
-		return gf_error(rc, "%s: %s", j->name, gf_last_error());
-	/* Every entry must come back before the next wave may reuse the batch. */
-	while (got < n) {
+	w->got = 0;
+	/* A refused submission leaves nothing in flight on w. */
+	if ((e = x->cf->batch_submit(w->b, n, w->io, 0)).err != GF_CU_FILE_SUCCESS)
+		return wave_error(j, w, n, e, "cuFileBatchIOSubmit");
+	w->n = n;
+	return 0;
+}
+
+/* Waits until every entry of w's wave has come back. */
+static struct gf_cufile_error collect(struct gf_xfer *x, struct batch *w)
+{
+	struct gf_cufile_error e = { GF_CU_FILE_SUCCESS, 0 };
+
+	while (w->got < w->n) {
 		struct timespec t = { 1, 0 };
-		unsigned k = n - got;
+		unsigned k = w->n - w->got;
 
-		if ((rc = gf_cufile_check(x->cf->batch_get_status(b, 1, &k, ev + got, &t), "cuFileBatchIOGetStatus")))
-			return gf_error(rc, "%s: %s", j->name, gf_last_error());
-		got += k;
+		if ((e = x->cf->batch_get_status(w->b, 1, &k, w->ev + w->got, &t)).err != GF_CU_FILE_SUCCESS)
+			break;
+		w->got += k < w->n - w->got ? k : w->n - w->got;
 	}
-	rc = 0;
+	return e;
+}
+
+/* Collects w's whole wave, checks every entry, then runs the hooks of its
+ * chunks in file order, whatever order the entries came back in.  w is
+ * free again afterwards, whatever the outcome. */
+static int finish(struct gf_xfer *x, struct gf_xfer_job *j, struct batch *w)
+{
+	struct gf_cufile_error e = collect(x, w);
+	unsigned n = w->n;
+	int rc = 0;
+
+	/* Free for the next wave; after a failed GetStatus the handle can tell
+	 * nothing more, so it is not waited for again either. */
+	w->n = 0;
+	if (e.err != GF_CU_FILE_SUCCESS)
+		return wave_error(j, w, n, e, "cuFileBatchIOGetStatus");
 	for (unsigned i = 0; i < n && !rc; i++) {
-		unsigned e = (unsigned)(uintptr_t)ev[i].cookie;
-		uint64_t eat = (uint64_t)io[e].u.batch.dev_ptr_offset;
-		ssize_t r = (ssize_t)ev[i].ret;
+		const struct gf_cufile_io_params *io = &w->io[(unsigned)(uintptr_t)w->ev[i].cookie];
+		uint64_t at = (uint64_t)io->u.batch.dev_ptr_offset;
+		ssize_t r = (ssize_t)w->ev[i].ret;
 
-		if (ev[i].status != GF_CUFILE_COMPLETE)
+		if (w->ev[i].status != GF_CUFILE_COMPLETE)
 			rc = gf_error(r < 0 ? (int)r : -EIO, "%s: cuFile batch read of %zu bytes at offset %llu: status 0x%x%s%s",
-				      j->name, sizes[e], (unsigned long long)(j->off + eat), (unsigned)ev[i].status,
-				      r < 0 ? ", " : "", r < 0 ? strerror((int)-r) : "");
-		else if ((size_t)r < sizes[e])
-			rc = short_read(j, eat, (size_t)r, sizes[e]);
+				      j->name, io->u.batch.size, (unsigned long long)(j->off + at),
+				      (unsigned)w->ev[i].status, r < 0 ? ", " : "", r < 0 ? strerror((int)-r) : "");
+		else if ((size_t)r < io->u.batch.size)
+			rc = short_read(j, at, (size_t)r, io->u.batch.size);
 	}
-	/* The consumer sees chunks in file order, whatever order they came in. */
 	for (unsigned i = 0; i < n && !rc; i++)
-		rc = hook(x, j, (uint64_t)io[i].u.batch.dev_ptr_offset, sizes[i]);
+		rc = hook(x, j, (uint64_t)w->io[i].u.batch.dev_ptr_offset, w->io[i].u.batch.size);
 	return rc;
 }
 
-static int by_batch(struct gf_xfer *x, struct gf_xfer_job *j, gf_cufile_handle fh, gf_cufile_batch b)
+/* Waves go to the handles in turn, so the next handle in turn holds the
+ * oldest wave: waiting for it first hands the consumer every chunk once,
+ * in file order.  A handle is refilled as soon as its wave is done with. */
+static int by_batch(struct gf_xfer *x, struct gf_xfer_job *j, gf_cufile_handle fh, struct batch *w, unsigned nw,
+		    unsigned nr)
 {
-	unsigned nr = batch_size(x);
 	uint64_t at = 0;
 	int rc = 0;
 
 	j->st->api = "cuFileBatchIO";
-	while (at < j->len && !rc)
-		rc = wave(x, j, fh, b, nr, at, &at);
+	for (unsigned i = 0; i < nw && at < j->len && !rc; i++)
+		rc = submit(x, j, fh, &w[i], nr, &at);
+	for (unsigned i = 0; !rc && w[i].n; i = (i + 1) % nw)
+		if (!(rc = finish(x, j, &w[i])) && at < j->len)
+			rc = submit(x, j, fh, &w[i], nr, &at);
+	/* The other handle may still be reading into the GPU range, which the
+	 * caller frees once we return: wait for it (the ops table has no
+	 * cuFileBatchIOCancel; a wave's reads end on their own).  The first
+	 * error stands: these waits leave gf_last_error alone. */
+	for (unsigned i = 0; rc && i < nw; i++)
+		if (w[i].n) {
+			collect(x, &w[i]);
+			w[i].n = 0;
+		}
 	return rc;
 }
 
@@ -154,7 +217,8 @@ int gf_xfer_gds(struct gf_xfer *x, struct gf_xfer_job *j)
 {
 	struct gf_cufile_descr d = { .type = GF_CU_FILE_HANDLE_TYPE_OPAQUE_FD };
 	gf_cufile_handle fh = NULL;
-	gf_cufile_batch b = NULL;
+	struct batch w[BATCH_HANDLES];
+	unsigned nw = 0, nr = 0;
 	bool reg;
 	int rc;
 
@@ -167,11 +231,16 @@ int gf_xfer_gds(struct gf_xfer *x, struct gf_xfer_job *j)
 	/* Registering the GPU range spares cuFile its own bounce buffers for
 	 * it; a driver that refuses (BAR space) still reads, through them. */
 	reg = x->cf->buf_register((void *)(uintptr_t)j->dev, j->len, 0).err == GF_CU_FILE_SUCCESS;
-	if (x->cf->batch_setup && x->cf->batch_setup(&b, batch_size(x)).err != GF_CU_FILE_SUCCESS)
-		b = NULL;
-	rc = b ? by_batch(x, j, fh, b) : by_read(x, j, fh);
-	if (b)
-		x->cf->batch_destroy(b);
+	/* As many handles as the library gives, up to BATCH_HANDLES: with one
+	 * the waves run back to back, with none cuFileRead reads. */
+	if (x->cf->batch_setup) {
+		nr = batch_size(x);
+		while (nw < BATCH_HANDLES && x->cf->batch_setup(&w[nw].b, nr).err == GF_CU_FILE_SUCCESS)
+			w[nw++].n = 0;
+	}
+	rc = nw ? by_batch(x, j, fh, w, nw, nr) : by_read(x, j, fh);
+	for (unsigned i = 0; i < nw; i++)
+		x->cf->batch_destroy(w[i].b);
 	if (reg)
 		x->cf->buf_deregister((void *)(uintptr_t)j->dev);
 	x->cf->handle_deregister(fh);

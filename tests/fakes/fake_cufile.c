@@ -4,14 +4,28 @@
  * libcuda (already loaded by the test from GPUFEED_CUDA_LIBRARY) goes
  * through a host buffer and its cuMemcpyHtoDAsync_v2, the copy compat mode
  * does; any other buffer is taken as host memory standing for the GPU's.
- * The batch API runs each request when it is submitted.
+ * The batch API queues a wave at submit and runs its reads as
+ * cuFileBatchIOGetStatus collects them, two entries a call, so a wave not
+ * yet collected has not written yet; a handle takes one wave at a time.
  *   FAKE_CUFILE_SCENARIO  no_driver (cuFileDriverOpen:
  *                         CU_FILE_DRIVER_NOT_INITIALIZED), nvfs (properties
  *                         say nvidia-fs 2.17 is loaded), no_batch
  *                         (cuFileBatchIOSetUp: CU_FILE_IO_NOT_SUPPORTED, as
- *                         compatibility mode may answer)
+ *                         compatibility mode may answer), one_batch (the
+ *                         same for a handle set up while another is live)
  *   FAKE_CUFILE_FAIL_READ N: the Nth read after cuFileDriverOpen (batch
  *                         entries count) fails with EIO
+ *   FAKE_CUFILE_FAIL_SUBMIT N: the Nth cuFileBatchIOSubmit after
+ *                         cuFileDriverOpen fails (CU_FILE_NVFS_DRIVER_ERROR)
+ *   FAKE_CUFILE_LOG FILE  the cuFileDriverClose that drops the last reference
+ *                         appends what the batch API saw since the first
+ *                         open, one line:
+ *                         "batch: handles H refused R waves W in_flight M
+ *                         destroyed_pending P busy_submits B" (most handles
+ *                         live at once, setups refused, waves submitted,
+ *                         most waves submitted and not yet collected at
+ *                         once, entries dropped by a Destroy, submits to a
+ *                         handle that still held a wave)
  *
  * fake-soname: libcufile.so.0 */
 #include <dlfcn.h>
@@ -26,7 +40,32 @@
 #include "vendor/cufile_api.h"
 
 static int opened;
-static int reads;
+static int reads, submits;
+/* The batch API since the first open (FAKE_CUFILE_LOG). */
+static struct {
+	int live, live_max, refused, waves, in_flight, in_flight_max, pending_destroyed, busy;
+} bs;
+
+/* FAKE_CUFILE_<name> N: whether this is the Nth time, counting in *count. */
+static int nth(const char *name, int *count)
+{
+	const char *s = getenv(name);
+
+	(*count)++;
+	return s && atoi(s) == *count;
+}
+
+static void batch_log(void)
+{
+	const char *path = getenv("FAKE_CUFILE_LOG");
+	FILE *f = path ? fopen(path, "a") : NULL;
+
+	if (!f)
+		return;
+	fprintf(f, "batch: handles %d refused %d waves %d in_flight %d destroyed_pending %d busy_submits %d\n",
+		bs.live_max, bs.refused, bs.waves, bs.in_flight_max, bs.pending_destroyed, bs.busy);
+	fclose(f);
+}
 
 static const char *scenario(void)
 {
@@ -44,8 +83,9 @@ struct gf_cufile_error cuFileDriverOpen(void)
 {
 	if (!strcmp(scenario(), "no_driver"))
 		return status(GF_CU_FILE_DRIVER_NOT_INITIALIZED);
-	opened++;
-	reads = 0;
+	if (!opened++)
+		memset(&bs, 0, sizeof(bs));
+	reads = submits = 0;
 	return status(GF_CU_FILE_SUCCESS);
 }
 
@@ -53,7 +93,8 @@ struct gf_cufile_error cuFileDriverClose_v2(void)
 {
 	if (opened <= 0)
 		return status(GF_CU_FILE_DRIVER_NOT_INITIALIZED);
-	opened--;
+	if (!--opened)
+		batch_log();
 	return status(GF_CU_FILE_SUCCESS);
 }
 
@@ -96,15 +137,6 @@ struct gf_cufile_error cuFileBufDeregister(const void *p)
 	return status(p ? GF_CU_FILE_SUCCESS : GF_CU_FILE_INVALID_VALUE);
 }
 
-/* FAKE_CUFILE_FAIL_READ: whether this read is the one to fail. */
-static int read_fails(void)
-{
-	const char *s = getenv("FAKE_CUFILE_FAIL_READ");
-
-	reads++;
-	return s && atoi(s) == reads;
-}
-
 typedef int (*htod_fn)(unsigned long long, const void *, size_t, void *);
 
 /* The stand-in libcuda's copy, when the test has loaded it. */
@@ -145,7 +177,7 @@ static ssize_t do_read(gf_cufile_handle h, void *buf, size_t n, off_t off, off_t
 	unsigned char *tmp;
 	ssize_t r;
 
-	if (read_fails()) {
+	if (nth("FAKE_CUFILE_FAIL_READ", &reads)) {
 		errno = EIO;
 		return -1;
 	}
@@ -166,10 +198,12 @@ ssize_t cuFileRead(gf_cufile_handle h, void *buf, size_t n, off_t off, off_t bof
 	return do_read(h, buf, n, off, boff);
 }
 
-/* ---- batch: each request runs at submit; GetStatus hands them back ---- */
+/* ---- batch: Submit queues a wave, GetStatus runs and hands back its
+ * entries; what the tests read through FAKE_CUFILE_LOG ---- */
 struct batch {
-	unsigned nr, done;
-	struct gf_cufile_io_event ev[];
+	unsigned nr;
+	unsigned queued, next;	/* the wave's entries, the next to run */
+	struct gf_cufile_io_params io[128];
 };
 
 struct gf_cufile_error cuFileBatchIOSetUp(gf_cufile_batch *b, unsigned nr)
@@ -178,15 +212,19 @@ struct gf_cufile_error cuFileBatchIOSetUp(gf_cufile_batch *b, unsigned nr)
 
 	if (!opened)
 		return status(GF_CU_FILE_DRIVER_NOT_INITIALIZED);
-	if (!strcmp(scenario(), "no_batch"))
+	if (!strcmp(scenario(), "no_batch") || (!strcmp(scenario(), "one_batch") && bs.live)) {
+		bs.refused++;
 		return status(GF_CU_FILE_IO_NOT_SUPPORTED);
+	}
 	if (!nr || nr > 128)
 		return status(GF_CU_FILE_INVALID_VALUE);
-	p = calloc(1, sizeof(*p) + nr * sizeof(p->ev[0]));
+	p = calloc(1, sizeof(*p));
 	if (!p)
 		return status(GF_CU_FILE_INVALID_VALUE);
 	p->nr = nr;
 	*b = p;
+	if (++bs.live > bs.live_max)
+		bs.live_max = bs.live;
 	return status(GF_CU_FILE_SUCCESS);
 }
 
@@ -195,20 +233,23 @@ struct gf_cufile_error cuFileBatchIOSubmit(gf_cufile_batch b, unsigned nr, struc
 {
 	struct batch *p = b;
 
-	if (!p || flags || p->done + nr > p->nr)
+	if (!p || flags || !nr || nr > p->nr)
 		return status(GF_CU_FILE_INVALID_VALUE);
-	for (unsigned i = 0; i < nr; i++) {
-		struct gf_cufile_io_event *e = &p->ev[p->done++];
-		ssize_t r;
-
+	if (p->queued) {
+		bs.busy++;
+		return status(GF_CU_FILE_INVALID_VALUE);
+	}
+	if (nth("FAKE_CUFILE_FAIL_SUBMIT", &submits))
+		return status(GF_CU_FILE_NVFS_DRIVER_ERROR);
+	for (unsigned i = 0; i < nr; i++)
 		if (io[i].mode != GF_CUFILE_BATCH || io[i].opcode != GF_CUFILE_READ || !io[i].fh)
 			return status(GF_CU_FILE_INVALID_VALUE);
-		r = do_read(io[i].fh, io[i].u.batch.dev_ptr_base, io[i].u.batch.size, io[i].u.batch.file_offset,
-			    io[i].u.batch.dev_ptr_offset);
-		e->cookie = io[i].cookie;
-		e->status = r < 0 ? GF_CUFILE_FAILED : GF_CUFILE_COMPLETE;
-		e->ret = r < 0 ? (size_t)-errno : (size_t)r;
-	}
+	memcpy(p->io, io, nr * sizeof(*io));
+	p->queued = nr;
+	p->next = 0;
+	bs.waves++;
+	if (++bs.in_flight > bs.in_flight_max)
+		bs.in_flight_max = bs.in_flight;
 	return status(GF_CU_FILE_SUCCESS);
 }
 
@@ -216,16 +257,28 @@ struct gf_cufile_error cuFileBatchIOGetStatus(gf_cufile_batch b, unsigned min_nr
 					      struct gf_cufile_io_event *ev, struct timespec *timeout)
 {
 	struct batch *p = b;
-	unsigned n;
+	unsigned n, most = min_nr > 2 ? min_nr : 2;	/* a wave comes back over several calls */
 
 	(void)timeout;
 	if (!p || !nr || min_nr > *nr)
 		return status(GF_CU_FILE_INVALID_VALUE);
-	n = p->done < *nr ? p->done : *nr;
-	memcpy(ev, p->ev, n * sizeof(*ev));
-	memmove(p->ev, p->ev + n, (p->done - n) * sizeof(*ev));
-	p->done -= n;
+	n = p->queued - p->next;
+	n = n < *nr ? n : *nr;
+	n = n < most ? n : most;
+	for (unsigned i = 0; i < n; i++) {
+		struct gf_cufile_io_params *q = &p->io[p->next++];
+		ssize_t r = do_read(q->fh, q->u.batch.dev_ptr_base, q->u.batch.size, q->u.batch.file_offset,
+				    q->u.batch.dev_ptr_offset);
+
+		ev[i].cookie = q->cookie;
+		ev[i].status = r < 0 ? GF_CUFILE_FAILED : GF_CUFILE_COMPLETE;
+		ev[i].ret = r < 0 ? (size_t)-errno : (size_t)r;
+	}
 	*nr = n;
+	if (p->queued && p->next == p->queued) {
+		p->queued = 0;
+		bs.in_flight--;
+	}
 	return status(GF_CU_FILE_SUCCESS);
 }
 
@@ -234,9 +287,19 @@ struct gf_cufile_error cuFileBatchIOCancel(gf_cufile_batch b)
 	return status(b ? GF_CU_FILE_SUCCESS : GF_CU_FILE_INVALID_VALUE);
 }
 
+/* A wave still queued is dropped, never written: counted, for the tests. */
 void cuFileBatchIODestroy(gf_cufile_batch b)
 {
-	free(b);
+	struct batch *p = b;
+
+	if (!p)
+		return;
+	if (p->queued) {
+		bs.pending_destroyed += (int)(p->queued - p->next);
+		bs.in_flight--;
+	}
+	bs.live--;
+	free(p);
 }
 
 ssize_t cuFileWrite(gf_cufile_handle h, const void *buf, size_t n, off_t off, off_t boff)

@@ -28,18 +28,28 @@ static char file[600];
 static unsigned char *pattern;
 static size_t file_len;
 
+/* var = $fake, else this build's stand-in ($BUILD: tests/run.sh runs each
+ * build's tests against its own fakes, build-clang's too). */
+static void fake_lib(const char *var, const char *fake, const char *soname)
+{
+	const char *lib = getenv(fake), *build = getenv("BUILD");
+	char path[600];
+
+	snprintf(path, sizeof(path), "%s/fakes/%s", build && *build ? build : "build", soname);
+	setenv(var, lib ? lib : path, 1);
+}
+
 static void env_fakes(void)
 {
-	const char *cuda = getenv("GPUFEED_FAKE_CUDA"), *nvml = getenv("GPUFEED_FAKE_NVML"),
-		   *cufile = getenv("GPUFEED_FAKE_CUFILE");
-
-	setenv("GPUFEED_CUDA_LIBRARY", cuda ? cuda : "build/fakes/libcuda.so.1", 1);
-	setenv("GPUFEED_NVML_LIBRARY", nvml ? nvml : "build/fakes/libnvidia-ml.so.1", 1);
-	setenv("GPUFEED_CUFILE_LIBRARY", cufile ? cufile : "build/fakes/libcufile.so.0", 1);
+	fake_lib("GPUFEED_CUDA_LIBRARY", "GPUFEED_FAKE_CUDA", "libcuda.so.1");
+	fake_lib("GPUFEED_NVML_LIBRARY", "GPUFEED_FAKE_NVML", "libnvidia-ml.so.1");
+	fake_lib("GPUFEED_CUFILE_LIBRARY", "GPUFEED_FAKE_CUFILE", "libcufile.so.0");
 	unsetenv("FAKE_CUDA_FAIL");
 	unsetenv("FAKE_CUDA_SCENARIO");
 	unsetenv("FAKE_CUFILE_SCENARIO");
 	unsetenv("FAKE_CUFILE_FAIL_READ");
+	unsetenv("FAKE_CUFILE_FAIL_SUBMIT");
+	unsetenv("FAKE_CUFILE_LOG");
 	unsetenv("FAKE_CUDA_PCI");
 	unsetenv("GPUFEED_PCI_LOCALITY");
 	gf_io_fault_clear();
@@ -98,15 +108,23 @@ struct hook_log {
 	unsigned calls, fail_at;
 	uint64_t next_off;	/* chunks come in file order, back to back */
 	bool in_order;
+	struct gf_xfer *x;	/* set: each chunk must be in GPU memory... */
+	bool landed;		/* ...when its hook runs (gds) */
 };
 
 static int hook(void *user, void *stream, uint64_t dev, size_t len, uint64_t file_off)
 {
 	struct hook_log *l = user;
 
-	(void)dev;
 	if (!stream || file_off != l->next_off)
 		l->in_order = false;
+	if (l->x) {
+		unsigned char *b = malloc(len);
+
+		if (!b || gf_xfer_dtoh(l->x, b, dev, len) || memcmp(b, pattern + file_off, len))
+			l->landed = false;
+		free(b);
+	}
 	l->next_off = file_off + len;
 	if (++l->calls == l->fail_at)
 		return -ECANCELED;
@@ -249,6 +267,146 @@ static void read_errors_mid_pipeline(void **state)
 	setenv("FAKE_CUFILE_SCENARIO", "no_batch", 1);
 	setenv("FAKE_CUFILE_FAIL_READ", "3", 1);
 	fails(GF_XFER_GDS, 2, -EIO, "data.bin: cuFileRead of");
+}
+
+/* The gds path in waves of depth 1 x reads 2 = 2 chunks, each chunk to
+ * hook(log), `bytes` of GPU memory at *dev; the stand-in libcufile's
+ * FAKE_CUFILE_LOG in the test's directory. */
+static struct gf_xfer *gds_in_waves(struct hook_log *log, size_t bytes, uint64_t *dev)
+{
+	struct gf_xfer_opts o = GF_XFER_OPTS_INIT;
+	struct gf_xfer *x;
+	char logf[700];
+
+	snprintf(logf, sizeof(logf), "%s/cufile.log", dir);
+	setenv("FAKE_CUFILE_LOG", logf, 1);
+	o.path = GF_XFER_GDS;
+	o.depth = 1;
+	o.reads = 2;
+	o.chunk = CHUNK;
+	o.on_chunk = hook;
+	o.user = log;
+	assert_int_equal(gf_xfer_open(&o, &x), 0);
+	assert_int_equal(gf_xfer_dev_alloc(x, bytes, dev), 0);
+	return x;
+}
+
+/* FAKE_CUFILE_LOG's line of the last driver session (written at
+ * cuFileDriverClose); the log is emptied for the next. */
+static void cufile_log(char *line, size_t size)
+{
+	FILE *f = fopen(getenv("FAKE_CUFILE_LOG"), "r");
+
+	line[0] = 0;
+	if (f) {
+		if (!fgets(line, (int)size, f))
+			line[0] = 0;
+		fclose(f);
+	}
+	unlink(getenv("FAKE_CUFILE_LOG"));
+}
+
+/* A file of 10 chunks in waves of depth 1 x reads 2 = 2 entries: 5 waves.
+ * Both batch handles hold a wave at once; every byte is there, each chunk
+ * reaches the hook once, in file order, after its read has landed (the
+ * stand-in runs a wave's reads only as GetStatus collects them).  Where
+ * the second handle is refused, one runs the same waves back to back. */
+static void gds_batch_pipelined(void **state)
+{
+	static const struct { const char *scenario, *log; } runs[] = {
+		{ "", "batch: handles 2 refused 0 waves 5 in_flight 2 destroyed_pending 0 busy_submits 0\n" },
+		{ "one_batch", "batch: handles 1 refused 1 waves 5 in_flight 1 destroyed_pending 0 busy_submits 0\n" },
+	};
+	size_t len = 9 * CHUNK + 1000;
+	unsigned char *back = malloc(len + 64);
+	char line[200];
+
+	(void)state;
+	assert_non_null(back);
+	make_file(len);
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		struct hook_log log = { .in_order = true, .landed = true };
+		struct gf_xfer_stats st;
+		struct gf_xfer *x;
+		uint64_t dev;
+
+		setenv("FAKE_CUFILE_SCENARIO", runs[i].scenario, 1);
+		x = gds_in_waves(&log, len + 64, &dev);
+		log.x = x;
+		assert_int_equal(gf_xfer_read(x, file, 0, len, dev, &st), 0);
+		assert_string_equal(st.api, "cuFileBatchIO");
+		assert_int_equal(st.chunks, 10);
+		assert_int_equal(log.calls, 10);
+		assert_true(log.in_order);
+		assert_int_equal(log.next_off, len);
+		assert_true(log.landed);
+		assert_int_equal(gf_xfer_dtoh(x, back, dev, len + 64), 0);
+		assert_memory_equal(back, pattern, len);
+		for (size_t k = len; k < len + 64; k++)
+			assert_int_equal(back[k], 0);
+		assert_int_equal(gf_xfer_dev_free(x, dev), 0);
+		gf_xfer_close(x);
+		assert_int_equal(live_allocs(), 0);
+		cufile_log(line, sizeof(line));
+		assert_string_equal(line, runs[i].log);
+	}
+	free(back);
+}
+
+/* A wave fails (a bad entry, a refused submit, the hook) while the other
+ * handle's wave is still in flight: the first error, naming the file and
+ * the offset, and that wave waited for before the handles are destroyed
+ * (the stand-in counts entries a Destroy dropped), nothing left allocated. */
+static void gds_error_with_a_wave_in_flight(void **state)
+{
+	static const struct {
+		const char *env, *val;
+		unsigned hook_fails, calls;
+		int want;
+		const char *names;
+		int waves, in_flight;	/* submitted; most at once */
+	} c[] = {
+		/* wave 2, on the second handle; wave 3 on the first */
+		{ "FAKE_CUFILE_FAIL_READ", "3", 0, 2, -EIO,
+		  "data.bin: cuFile batch read of 65536 bytes at offset 131072: status 0x40, Input/output error", 3, 2 },
+		/* wave 1; wave 2 on the second handle */
+		{ "FAKE_CUFILE_FAIL_READ", "1", 0, 0, -EIO, "data.bin: cuFile batch read of 65536 bytes at offset 0:", 2, 2 },
+		/* wave 3's submit; wave 2 in flight */
+		{ "FAKE_CUFILE_FAIL_SUBMIT", "3", 0, 2, -EIO,
+		  "data.bin: wave of 2 chunks at offset 262144: cuFileBatchIOSubmit: CU_FILE_NVFS_DRIVER_ERROR (5010)", 2, 2 },
+		/* the second handle's first submit; wave 1 in flight */
+		{ "FAKE_CUFILE_FAIL_SUBMIT", "2", 0, 0, -EIO, "data.bin: wave of 2 chunks at offset 131072", 1, 1 },
+		/* the hook of wave 2's first chunk; wave 3 in flight */
+		{ NULL, NULL, 3, 3, -ECANCELED, "chunk at file offset 131072: the consumer's hook returned", 3, 2 },
+	};
+	char line[200], want[200];
+
+	(void)state;
+	make_file(9 * CHUNK + 1000);
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct hook_log log = { .fail_at = c[i].hook_fails };
+		struct gf_xfer *x;
+		uint64_t dev;
+		int rc;
+
+		if (c[i].env)
+			setenv(c[i].env, c[i].val, 1);
+		x = gds_in_waves(&log, file_len, &dev);
+		rc = gf_xfer_read(x, file, 0, file_len, dev, NULL);
+		if (rc != c[i].want || !strstr(gf_last_error(), c[i].names))
+			fail_msg("case %zu: %d '%s', wanted %d naming '%s'", i, rc, gf_last_error(), c[i].want,
+				 c[i].names);
+		assert_int_equal(log.calls, c[i].calls);
+		gf_xfer_dev_free(x, dev);
+		gf_xfer_close(x);
+		assert_int_equal(live_allocs(), 0);
+		cufile_log(line, sizeof(line));
+		snprintf(want, sizeof(want), "batch: handles 2 refused 0 waves %d in_flight %d destroyed_pending 0 "
+			 "busy_submits 0\n", c[i].waves, c[i].in_flight);
+		assert_string_equal(line, want);
+		if (c[i].env)
+			unsetenv(c[i].env);
+	}
 }
 
 static void copy_and_hook_failures(void **state)
@@ -528,6 +686,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(host_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(odd_ranges, setup, teardown),
 		cmocka_unit_test_setup_teardown(gds_without_batch, setup, teardown),
+		cmocka_unit_test_setup_teardown(gds_batch_pipelined, setup, teardown),
+		cmocka_unit_test_setup_teardown(gds_error_with_a_wave_in_flight, setup, teardown),
 		cmocka_unit_test_setup_teardown(read_errors_mid_pipeline, setup, teardown),
 		cmocka_unit_test_setup_teardown(copy_and_hook_failures, setup, teardown),
 		cmocka_unit_test_setup_teardown(open_failures_leave_nothing, setup, teardown),
