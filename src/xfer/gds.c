@@ -4,9 +4,9 @@
  * which x->compat records for the results.
  *
  * The batch API (cuFileBatchIOSetUp/Submit/GetStatus/Destroy) keeps many
- * chunk reads in flight: waves of up to `nr` entries on two batch handles
- * (BATCH_HANDLES), the next wave already reading while the oldest is
- * collected and handed to the consumer.  Where the library lacks the batch
+ * chunk reads in flight: the depth x reads entries split into waves on two
+ * batch handles (BATCH_HANDLES), the next wave already reading while the
+ * oldest is collected and handed to the consumer.  Where the library lacks the batch
  * API or refuses a batch (compatibility mode may), cuFileRead reads one
  * chunk at a time.  cuFile takes any offset and length: it handles the
  * unaligned head and tail itself. */
@@ -23,8 +23,10 @@
  * before every entry of it has come back, so with one handle the disk
  * idles while a wave's last reads finish, its hooks run and the next wave
  * is built.  A second handle reads the next wave meanwhile (as KvikIO and
- * gdsio do), so the disk always has a wave; more handles would only deepen
- * its queue, which a larger wave (depth x reads) does too. */
+ * gdsio do).  The handles share the depth x reads entries rather than each
+ * taking that many: on the lent H100 (compatibility mode) two full waves,
+ * twice the reads in flight, were 4-7% slower than one handle; half waves
+ * on each 1.02-1.04x (bench/results/2026-11-24-h100-gds-handles-ab). */
 #define BATCH_HANDLES 2u
 
 /* One batch handle and the wave it holds. */
@@ -186,9 +188,10 @@ static int finish(struct gf_xfer *x, struct gf_xfer_job *j, struct batch *w)
 	return rc;
 }
 
-/* Waves go to the handles in turn, so the next handle in turn holds the
- * oldest wave: waiting for it first hands the consumer every chunk once,
- * in file order.  A handle is refilled as soon as its wave is done with. */
+/* Waves of nr / nw entries go to the handles in turn, so the next handle
+ * in turn holds the oldest wave: waiting for it first hands the consumer
+ * every chunk once, in file order.  A handle is refilled as soon as its
+ * wave is done with. */
 static int by_batch(struct gf_xfer *x, struct gf_xfer_job *j, gf_cufile_handle fh, struct batch *w, unsigned nw,
 		    unsigned nr)
 {
@@ -196,6 +199,7 @@ static int by_batch(struct gf_xfer *x, struct gf_xfer_job *j, gf_cufile_handle f
 	int rc = 0;
 
 	j->st->api = "cuFileBatchIO";
+	nr = nr / nw ? nr / nw : 1;
 	for (unsigned i = 0; i < nw && at < j->len && !rc; i++)
 		rc = submit(x, j, fh, &w[i], nr, &at);
 	for (unsigned i = 0; !rc && w[i].n; i = (i + 1) % nw)

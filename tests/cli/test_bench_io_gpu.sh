@@ -54,17 +54,18 @@ assert d["points"][2]["api"] in ("io_uring", "psync")
 assert d["findings"] == sum(p.get("above_disk", False) for p in d["points"])
 PY
 
-# gds in waves of depth 1 x reads 2 = 2 chunks: 8 waves a sample, both of
-# the stand-in libcufile's batch handles holding one at once, none left
-# queued when a handle is destroyed (its FAKE_CUFILE_LOG line says).
+# gds with depth 1 x reads 2 = 2 chunks in flight: waves of 1 on each of
+# the stand-in libcufile's two batch handles, 16 a sample, both handles
+# holding one at once, none left queued when a handle is destroyed (its
+# FAKE_CUFILE_LOG line says).
 FAKE_CUFILE_LOG="$TMP/cufile.log" gf bench io --gpu 0 --path gds --size 1M --chunk 64K --depth 1 --reads 2 \
 	--repeats 2 --json --quiet "$TMP/g" >"$out" 2>"$err"
 rc=$?
 case $rc in 0|1) ok "gds in waves on two batch handles (exit $rc)" ;; *) not_ok "gds in waves: exit $rc" ;; esac
 expect_jq "$out" '.points[-1] | .name == "gds" and .api == "cuFileBatchIO" and (.check | startswith("ok"))' \
 	"gds moved every byte by the batch API"
-expect_grep "$TMP/cufile.log" "^batch: handles 2 refused 0 waves [0-9]* in_flight 2 destroyed_pending 0 busy_submits 0$" \
-	"two waves in flight at once, none dropped"
+expect_grep "$TMP/cufile.log" "^batch: handles 2 refused 0 waves 32 in_flight 2 destroyed_pending 0 busy_submits 0$" \
+	"two waves of one chunk in flight at once (the 2 reads split), none dropped"
 
 head -c 1234567 /dev/urandom > "$TMP/keep.bin"
 # One sample of a 1.2 MB file: a path may time above the disk by chance,
