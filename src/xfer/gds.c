@@ -26,7 +26,7 @@
  * gdsio do).  The handles share the depth x reads entries rather than each
  * taking that many: on the lent H100 (compatibility mode) two full waves,
  * twice the reads in flight, were 4-7% slower than one handle; half waves
- * on each 1.02-1.04x (bench/results/2026-11-24-h100-gds-handles-ab). */
+ * on each 1.01-1.04x (bench/results/2026-11-24-h100-gds-handles-ab). */
 #define BATCH_HANDLES 2u
 
 /* One batch handle and the wave it holds. */
