@@ -163,6 +163,7 @@ static struct gf_cufile_error collect(struct gf_xfer *x, struct batch *w)
 static int finish(struct gf_xfer *x, struct gf_xfer_job *j, struct batch *w)
 {
 	struct gf_cufile_error e = collect(x, w);
+	bool seen[BATCH_MAX] = { false };
 	unsigned n = w->n;
 	int rc = 0;
 
@@ -172,10 +173,23 @@ static int finish(struct gf_xfer *x, struct gf_xfer_job *j, struct batch *w)
 	if (e.err != GF_CU_FILE_SUCCESS)
 		return wave_error(j, w, n, e, "cuFileBatchIOGetStatus");
 	for (unsigned i = 0; i < n && !rc; i++) {
-		const struct gf_cufile_io_params *io = &w->io[(unsigned)(uintptr_t)w->ev[i].cookie];
-		uint64_t at = (uint64_t)io->u.batch.dev_ptr_offset;
+		uintptr_t c = (uintptr_t)w->ev[i].cookie;
+		const struct gf_cufile_io_params *io;
+		uint64_t at;
 		ssize_t r = (ssize_t)w->ev[i].ret;
 
+		/* The cookie indexes the wave: one we did not give, or one given
+		 * back twice (so another entry's outcome is unknown), is the
+		 * library's fault, not a reason to read out of bounds. */
+		if (c >= n || seen[c]) {
+			rc = gf_error(-EPROTO, "%s: wave of %u chunks at offset %llu: cuFileBatchIOGetStatus gave back "
+				      "entry %llu %s", j->name, n, (unsigned long long)w->io[0].u.batch.file_offset,
+				      (unsigned long long)c, c >= n ? "that was not submitted" : "twice");
+			break;
+		}
+		seen[c] = true;
+		io = &w->io[c];
+		at = (uint64_t)io->u.batch.dev_ptr_offset;
 		if (w->ev[i].status != GF_CUFILE_COMPLETE)
 			rc = gf_error(r < 0 ? (int)r : -EIO, "%s: cuFile batch read of %zu bytes at offset %llu: status 0x%x%s%s",
 				      j->name, io->u.batch.size, (unsigned long long)(j->off + at),
@@ -221,17 +235,21 @@ int gf_xfer_gds(struct gf_xfer *x, struct gf_xfer_job *j)
 {
 	struct gf_cufile_descr d = { .type = GF_CU_FILE_HANDLE_TYPE_OPAQUE_FD };
 	gf_cufile_handle fh = NULL;
-	struct batch w[BATCH_HANDLES];
+	struct batch *w;	/* ~11 KB each: off the caller's stack */
 	unsigned nw = 0, nr = 0;
 	bool reg;
 	int rc;
 
 	d.handle.fd = j->fd;
-	if ((rc = gf_cufile_check(x->cf->handle_register(&fh, &d), "cuFileHandleRegister")))
+	if (!(w = calloc(BATCH_HANDLES, sizeof(*w))))
+		return gf_error(-ENOMEM, "%s: %zu bytes for cuFile's batch state", j->name, BATCH_HANDLES * sizeof(*w));
+	if ((rc = gf_cufile_check(x->cf->handle_register(&fh, &d), "cuFileHandleRegister"))) {
+		free(w);
 		return gf_error(rc, "%s: %s%s", j->name, gf_last_error(),
 				x->compat ? " (compatibility mode: cuFile still needs the disk's udev properties; "
 					    "cufile.log says which; on a VM without udevd see bench/cufile-vm-udev.sh)"
 					  : "");
+	}
 	/* Registering the GPU range spares cuFile its own bounce buffers for
 	 * it; a driver that refuses (BAR space) still reads, through them. */
 	reg = x->cf->buf_register((void *)(uintptr_t)j->dev, j->len, 0).err == GF_CU_FILE_SUCCESS;
@@ -245,6 +263,7 @@ int gf_xfer_gds(struct gf_xfer *x, struct gf_xfer_job *j)
 	rc = nw ? by_batch(x, j, fh, w, nw, nr) : by_read(x, j, fh);
 	for (unsigned i = 0; i < nw; i++)
 		x->cf->batch_destroy(w[i].b);
+	free(w);
 	if (reg)
 		x->cf->buf_deregister((void *)(uintptr_t)j->dev);
 	x->cf->handle_deregister(fh);

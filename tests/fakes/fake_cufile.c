@@ -12,7 +12,10 @@
  *                         say nvidia-fs 2.17 is loaded), no_batch
  *                         (cuFileBatchIOSetUp: CU_FILE_IO_NOT_SUPPORTED, as
  *                         compatibility mode may answer), one_batch (the
- *                         same for a handle set up while another is live)
+ *                         same for a handle set up while another is live),
+ *                         bad_cookie / twice_cookie (GetStatus gives the
+ *                         second wave's first entry back with a cookie not
+ *                         submitted / its wave's first entry's cookie again)
  *   FAKE_CUFILE_FAIL_READ N: the Nth read after cuFileDriverOpen (batch
  *                         entries count) fails with EIO
  *   FAKE_CUFILE_FAIL_SUBMIT N: the Nth cuFileBatchIOSubmit after
@@ -203,6 +206,7 @@ ssize_t cuFileRead(gf_cufile_handle h, void *buf, size_t n, off_t off, off_t bof
 struct batch {
 	unsigned nr;
 	unsigned queued, next;	/* the wave's entries, the next to run */
+	int wave;		/* which wave since the first open (1, 2, ...) */
 	struct gf_cufile_io_params io[128];
 };
 
@@ -247,7 +251,7 @@ struct gf_cufile_error cuFileBatchIOSubmit(gf_cufile_batch b, unsigned nr, struc
 	memcpy(p->io, io, nr * sizeof(*io));
 	p->queued = nr;
 	p->next = 0;
-	bs.waves++;
+	p->wave = ++bs.waves;
 	if (++bs.in_flight > bs.in_flight_max)
 		bs.in_flight_max = bs.in_flight;
 	return status(GF_CU_FILE_SUCCESS);
@@ -271,6 +275,10 @@ struct gf_cufile_error cuFileBatchIOGetStatus(gf_cufile_batch b, unsigned min_nr
 				    q->u.batch.dev_ptr_offset);
 
 		ev[i].cookie = q->cookie;
+		if (p->wave == 2 && p->next == 1 && !strcmp(scenario(), "bad_cookie"))
+			ev[i].cookie = (void *)(uintptr_t)1000;
+		if (p->wave == 2 && p->next == 2 && !strcmp(scenario(), "twice_cookie"))
+			ev[i].cookie = p->io[0].cookie;
 		ev[i].status = r < 0 ? GF_CUFILE_FAILED : GF_CUFILE_COMPLETE;
 		ev[i].ret = r < 0 ? (size_t)-errno : (size_t)r;
 	}

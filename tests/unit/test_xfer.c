@@ -354,7 +354,8 @@ static void gds_batch_pipelined(void **state)
 	free(back);
 }
 
-/* A wave fails (a bad entry, a refused submit, the hook) while the other
+/* A wave fails (a bad entry, a refused submit, the hook, the library
+ * giving back an entry it was not given or one twice) while the other
  * handle's wave is still in flight: the first error, naming the file and
  * the offset, and that wave waited for before the handles are destroyed
  * (the stand-in counts entries a Destroy dropped), nothing left allocated. */
@@ -379,6 +380,13 @@ static void gds_error_with_a_wave_in_flight(void **state)
 		{ "FAKE_CUFILE_FAIL_SUBMIT", "2", 0, 0, -EIO, "data.bin: wave of 2 chunks at offset 131072", 1, 1 },
 		/* the hook of wave 2's first chunk; wave 3 in flight */
 		{ NULL, NULL, 3, 3, -ECANCELED, "chunk at file offset 131072: the consumer's hook returned", 3, 2 },
+		/* wave 2's entries come back with a cookie never submitted, then
+		 * with one cookie twice; wave 3 in flight */
+		{ "FAKE_CUFILE_SCENARIO", "bad_cookie", 0, 2, -EPROTO,
+		  "data.bin: wave of 2 chunks at offset 131072: cuFileBatchIOGetStatus gave back entry 1000 that was not "
+		  "submitted", 3, 2 },
+		{ "FAKE_CUFILE_SCENARIO", "twice_cookie", 0, 2, -EPROTO,
+		  "data.bin: wave of 2 chunks at offset 131072: cuFileBatchIOGetStatus gave back entry 0 twice", 3, 2 },
 	};
 	char line[200], want[200];
 
