@@ -14,7 +14,10 @@ logs=$BUILD/test-logs
 mkdir -p "$logs"
 case $BUILD in /*) abs=$BUILD ;; *) abs=$PWD/$BUILD ;; esac
 export GPUFEED_SRC=$PWD BUILD GPUFEED=$abs/gpufeed
-export GPUFEED_FAKE_NVML=$abs/fakes/libnvidia-ml.so.1
+# Every test takes the stand-in vendor libraries of the build under test
+# (a clang or sanitizer build runs its own, not build/'s).
+export GPUFEED_FAKE_NVML=$abs/fakes/libnvidia-ml.so.1 GPUFEED_FAKE_CUDA=$abs/fakes/libcuda.so.1 \
+	GPUFEED_FAKE_CUFILE=$abs/fakes/libcufile.so.0
 # Tests never pick up a real NVML or a locality override from the caller.
 unset GPUFEED_NVML_LIBRARY GPUFEED_PCI_LOCALITY FAKE_NVML_SCENARIO
 export TMPDIR=${TMPDIR:-/tmp} LC_ALL=C

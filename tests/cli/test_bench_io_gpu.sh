@@ -8,7 +8,7 @@
 # failure.  Checks behaviour and shape, not speed.
 . "$(dirname "$0")/lib.sh"
 
-fakes=${GPUFEED_SRC:-$PWD}/${BUILD:-build}/fakes
+fakes=$(dirname "${GPUFEED_FAKE_CUDA:-${GPUFEED_SRC:-$PWD}/${BUILD:-build}/fakes/libcuda.so.1}")
 gf() { timeout 120 env GPUFEED_CUDA_LIBRARY="$fakes/libcuda.so.1" GPUFEED_NVML_LIBRARY="$fakes/libnvidia-ml.so.1" \
 	GPUFEED_CUFILE_LIBRARY="$fakes/libcufile.so.0" "$GPUFEED" "$@"; }
 
