@@ -110,8 +110,8 @@ static int copy_chunk(struct bounce *b, unsigned si)
 	uint64_t from = p < b->j->off ? b->j->off : p;
 	uint64_t to = p + b->x->o.chunk < b->end ? p + b->x->o.chunk : b->end;
 
-	return gf_xfer_slot_copy(b->x, s, (size_t)(from - p), (size_t)(to - from), b->j->dev + (from - b->j->off),
-				 from);
+	return gf_xfer_slot_copy(b->x, b->j->name, s, (size_t)(from - p), (size_t)(to - from),
+				 b->j->dev + (from - b->j->off), from);
 }
 
 static int pipeline(struct bounce *b)

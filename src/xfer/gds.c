@@ -73,13 +73,8 @@ static unsigned batch_size(struct gf_xfer *x)
 
 static int hook(struct gf_xfer *x, struct gf_xfer_job *j, uint64_t at, size_t n)
 {
-	int rc;
-
 	j->st->chunks++;
-	if (!x->o.on_chunk || !(rc = x->o.on_chunk(x->o.user, x->slot[0].stream, j->dev + at, n, j->off + at)))
-		return 0;
-	return gf_error(rc < 0 ? rc : -ECANCELED, "chunk at file offset %llu: the consumer's hook returned %d",
-			(unsigned long long)(j->off + at), rc);
+	return gf_xfer_hook(x, j->name, x->slot[0].stream, j->dev + at, n, j->off + at);
 }
 
 static int short_read(struct gf_xfer_job *j, uint64_t at, size_t got, size_t n)

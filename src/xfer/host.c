@@ -53,7 +53,7 @@ int gf_xfer_copy_to_gpu(struct gf_xfer *x, const void *src, size_t len, uint64_t
 
 		if (!(rc = next_slot(x, k, &s))) {
 			memcpy(s->buf->data, from + at, n);
-			rc = gf_xfer_slot_copy(x, s, 0, n, dev + at, at);
+			rc = gf_xfer_slot_copy(x, "copy to GPU", s, 0, n, dev + at, at);
 		}
 	}
 	return finish(x, rc);

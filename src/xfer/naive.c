@@ -55,10 +55,8 @@ int gf_xfer_naive(struct gf_xfer *x, struct gf_xfer_job *j)
 		}
 		rc = gf_xfer_cu(x, x->cu->memcpy_htod_async(j->dev + at, buf, n, s->stream), "cuMemcpyHtoDAsync",
 				"pageable copy");
-		if (!rc && x->o.on_chunk && (rc = x->o.on_chunk(x->o.user, s->stream, j->dev + at, n, j->off + at)))
-			rc = gf_error(rc < 0 ? rc : -ECANCELED,
-				      "chunk at file offset %llu: the consumer's hook returned %d",
-				      (unsigned long long)(j->off + at), rc);
+		if (!rc)
+			rc = gf_xfer_hook(x, j->name, s->stream, j->dev + at, n, j->off + at);
 		/* The buffer is read into again next: the copy must be over. */
 		if (!rc)
 			rc = gf_xfer_cu(x, x->cu->stream_synchronize(s->stream), "cuStreamSynchronize", j->name);

@@ -18,6 +18,16 @@ int gf_xfer_cu(struct gf_xfer *x, gf_cu_result r, const char *call, const char *
 	return gf_cuda_check(x->cu, r, what);
 }
 
+int gf_xfer_hook(struct gf_xfer *x, const char *what, gf_cu_stream s, uint64_t dev, size_t n, uint64_t off)
+{
+	int rc;
+
+	if (!x->o.on_chunk || !(rc = x->o.on_chunk(x->o.user, s, dev, n, off)))
+		return 0;
+	return gf_error(rc < 0 ? rc : -ECANCELED, "%s: chunk at offset %llu: the consumer's hook returned %d", what,
+			(unsigned long long)off, rc);
+}
+
 static int slot_open(struct gf_xfer *x, struct gf_xfer_slot *s, bool bufs)
 {
 	struct gf_buf_opts bo = GF_BUF_OPTS_INIT;
@@ -79,7 +89,7 @@ int gf_xfer_slot_wait(struct gf_xfer *x, struct gf_xfer_slot *s)
 	return gf_xfer_cu(x, x->cu->event_synchronize(s->done), "cuEventSynchronize", "staging copy");
 }
 
-int gf_xfer_slot_copy(struct gf_xfer *x, struct gf_xfer_slot *s, size_t from, size_t n, uint64_t dev,
+int gf_xfer_slot_copy(struct gf_xfer *x, const char *what, struct gf_xfer_slot *s, size_t from, size_t n, uint64_t dev,
 		      uint64_t file_off)
 {
 	const char *base = s->buf->data;
@@ -91,10 +101,7 @@ int gf_xfer_slot_copy(struct gf_xfer *x, struct gf_xfer_slot *s, size_t from, si
 	if ((rc = gf_xfer_cu(x, x->cu->event_record(s->done, s->stream), "cuEventRecord", "staging copy")))
 		return rc;
 	s->copying = true;
-	if (x->o.on_chunk && (rc = x->o.on_chunk(x->o.user, s->stream, dev, n, file_off)) != 0)
-		return gf_error(rc < 0 ? rc : -ECANCELED, "chunk at file offset %llu: the consumer's hook returned %d",
-				(unsigned long long)file_off, rc);
-	return 0;
+	return gf_xfer_hook(x, what, s->stream, dev, n, file_off);
 }
 
 int gf_xfer_slots_drain(struct gf_xfer *x)

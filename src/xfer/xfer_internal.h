@@ -62,9 +62,13 @@ int gf_xfer_slots_open(struct gf_xfer *x, unsigned n, bool bufs);
 void gf_xfer_slots_close(struct gf_xfer *x);
 /* Waits for the slot's copy (its event) when one is queued. */
 int gf_xfer_slot_wait(struct gf_xfer *x, struct gf_xfer_slot *s);
+/* The consumer's hook (o.on_chunk; none: 0) for n bytes at dev, offset
+ * `off` of `what` (the file's name, or "copy to GPU"), queued on stream s:
+ * a refusal becomes an error naming both.  Every path calls this one. */
+int gf_xfer_hook(struct gf_xfer *x, const char *what, gf_cu_stream s, uint64_t dev, size_t n, uint64_t off);
 /* Queues the copy of n bytes of the slot's buffer from byte `from` to dev,
- * records the event, calls the consumer's hook. */
-int gf_xfer_slot_copy(struct gf_xfer *x, struct gf_xfer_slot *s, size_t from, size_t n, uint64_t dev,
+ * records the event, calls the consumer's hook (gf_xfer_hook, `what`). */
+int gf_xfer_slot_copy(struct gf_xfer *x, const char *what, struct gf_xfer_slot *s, size_t from, size_t n, uint64_t dev,
 		      uint64_t file_off);
 /* Waits for every slot's copy; the first error. */
 int gf_xfer_slots_drain(struct gf_xfer *x);

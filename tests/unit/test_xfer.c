@@ -379,7 +379,7 @@ static void gds_error_with_a_wave_in_flight(void **state)
 		/* the second handle's first submit; wave 1 in flight */
 		{ "FAKE_CUFILE_FAIL_SUBMIT", "2", 0, 0, -EIO, "data.bin: wave of 2 chunks at offset 131072", 1, 1 },
 		/* the hook of wave 2's first chunk; wave 3 in flight */
-		{ NULL, NULL, 3, 3, -ECANCELED, "chunk at file offset 131072: the consumer's hook returned", 3, 2 },
+		{ NULL, NULL, 3, 3, -ECANCELED, "data.bin: chunk at offset 131072: the consumer's hook returned", 3, 2 },
 		/* wave 2's entries come back with a cookie never submitted, then
 		 * with one cookie twice; wave 3 in flight */
 		{ "FAKE_CUFILE_SCENARIO", "bad_cookie", 0, 2, -EPROTO,
@@ -444,7 +444,7 @@ static void copy_and_hook_failures(void **state)
 		assert_int_equal(gf_xfer_open(&o, &x), 0);
 		assert_int_equal(gf_xfer_dev_alloc(x, file_len, &dev), 0);
 		assert_int_equal(gf_xfer_read(x, file, 0, file_len, dev, NULL), -ECANCELED);
-		assert_non_null(strstr(gf_last_error(), "chunk at file offset 131072: the consumer's hook returned"));
+		assert_non_null(strstr(gf_last_error(), "data.bin: chunk at offset 131072: the consumer's hook returned"));
 		assert_int_equal(log.calls, 3);
 		gf_xfer_dev_free(x, dev);
 		gf_xfer_close(x);
@@ -587,6 +587,26 @@ static void host_round_trip(void **state)
 		assert_memory_equal(back, src, len);
 		for (size_t i = len; i < len + 64; i++)
 			assert_int_equal(back[i], 0x5a);	/* nothing written past len */
+		assert_int_equal(gf_xfer_dev_free(x, dev), 0);
+		gf_xfer_close(x);
+		assert_int_equal(live_allocs(), 0);
+	}
+	/* The consumer's hook refusing the third chunk of a host copy: its
+	 * error, named as the copy's, nothing left. */
+	{
+		struct gf_xfer_opts o = GF_XFER_OPTS_INIT;
+		struct hook_log log = { .fail_at = 3 };
+		struct gf_xfer *x;
+		uint64_t dev;
+
+		o.chunk = CHUNK;
+		o.on_chunk = hook;
+		o.user = &log;
+		assert_int_equal(gf_xfer_open(&o, &x), 0);
+		assert_int_equal(gf_xfer_dev_alloc(x, len, &dev), 0);
+		assert_int_equal(gf_xfer_copy_to_gpu(x, src, len, dev), -ECANCELED);
+		assert_non_null(strstr(gf_last_error(), "copy to GPU: chunk at offset 131072: the consumer's hook returned"));
+		assert_int_equal(log.calls, 3);
 		assert_int_equal(gf_xfer_dev_free(x, dev), 0);
 		gf_xfer_close(x);
 		assert_int_equal(live_allocs(), 0);
