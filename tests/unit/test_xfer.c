@@ -28,22 +28,15 @@ static char file[600];
 static unsigned char *pattern;
 static size_t file_len;
 
-/* var = $fake, else this build's stand-in ($BUILD: tests/run.sh runs each
- * build's tests against its own fakes, build-clang's too). */
-static void fake_lib(const char *var, const char *fake, const char *soname)
-{
-	const char *lib = getenv(fake), *build = getenv("BUILD");
-	char path[600];
-
-	snprintf(path, sizeof(path), "%s/fakes/%s", build && *build ? build : "build", soname);
-	setenv(var, lib ? lib : path, 1);
-}
-
+/* The stand-ins tests/run.sh names (the build under test's), else build/'s. */
 static void env_fakes(void)
 {
-	fake_lib("GPUFEED_CUDA_LIBRARY", "GPUFEED_FAKE_CUDA", "libcuda.so.1");
-	fake_lib("GPUFEED_NVML_LIBRARY", "GPUFEED_FAKE_NVML", "libnvidia-ml.so.1");
-	fake_lib("GPUFEED_CUFILE_LIBRARY", "GPUFEED_FAKE_CUFILE", "libcufile.so.0");
+	const char *cuda = getenv("GPUFEED_FAKE_CUDA"), *nvml = getenv("GPUFEED_FAKE_NVML"),
+		   *cufile = getenv("GPUFEED_FAKE_CUFILE");
+
+	setenv("GPUFEED_CUDA_LIBRARY", cuda ? cuda : "build/fakes/libcuda.so.1", 1);
+	setenv("GPUFEED_NVML_LIBRARY", nvml ? nvml : "build/fakes/libnvidia-ml.so.1", 1);
+	setenv("GPUFEED_CUFILE_LIBRARY", cufile ? cufile : "build/fakes/libcufile.so.0", 1);
 	unsetenv("FAKE_CUDA_FAIL");
 	unsetenv("FAKE_CUDA_SCENARIO");
 	unsetenv("FAKE_CUFILE_SCENARIO");
