@@ -49,17 +49,7 @@ size_mb=${XFER_SIZE_MB:-4096}
 file="$dir/gpufeed-io-gpu.$$.bin"
 trap 'rm -f "$file"' EXIT
 say "writing $file: $size_mb MiB"
-python3 - "$file" "$size_mb" <<'PY' || exit 2
-import os, sys
-path, mb = sys.argv[1], int(sys.argv[2])
-blk = bytearray(os.urandom(1 << 20))
-with open(path, "wb") as f:
-    for i in range(mb):
-        blk[0:8] = i.to_bytes(8, "little")   # no two MiB alike
-        f.write(blk)
-    f.flush(); os.fsync(f.fileno())
-fd = os.open(path, os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED); os.close(fd)
-PY
+python3 "$(dirname "$0")/write-test-file.py" "$file" "$size_mb" || exit 2
 
 check=$(dirname "$gf")/gpu/xfer_check
 if [ -x "$check" ]; then

@@ -21,16 +21,7 @@ for b in "$old" "$new"; do [ -x "$b" ] || { echo "$0: $b is not there" >&2; exit
 mkdir -p "$out" || exit 2
 file=$dir/gpufeed-gds-ab.$$.bin
 trap 'rm -f "$file"' EXIT
-python3 - "$file" "$size_mb" <<'PY' || exit 2
-import os, sys
-path, mb = sys.argv[1], int(sys.argv[2])
-blk = bytearray(os.urandom(1 << 20))
-with open(path, "wb") as f:
-    for i in range(mb):
-        blk[0:8] = i.to_bytes(8, "little")
-        f.write(blk)
-    f.flush(); os.fsync(f.fileno())
-PY
+python3 "$(dirname "$0")/../write-test-file.py" "$file" "$size_mb" || exit 2
 drop() { sync; echo 3 >/proc/sys/vm/drop_caches 2>/dev/null || echo "$0: cannot drop the page cache" >&2; }
 gds() {	# gds NAME BINARY ROUND
 	drop
