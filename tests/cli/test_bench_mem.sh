@@ -28,11 +28,9 @@ nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
 cpu_nodes=0
 for n in /sys/devices/system/node/node[0-9]*; do [ -n "$(cat "$n/cpulist" 2>/dev/null)" ] && cpu_nodes=$((cpu_nodes + 1)); done
 
-t0=$(date +%s%N)
+# What makes --quick quick is asserted on its configuration below (buffer,
+# repeats, sample time), not timed: a wall-clock bar fails on a loaded machine.
 expect_rc 0 "--quick --json runs" gf bench mem --quick --json
-t1=$(date +%s%N)
-ms=$(( (t1 - t0) / 1000000 ))
-[ "$ms" -lt 5000 ] && ok "--quick took ${ms} ms (< 5 s)" || not_ok "--quick took ${ms} ms (want < 5 s)"
 cp "$out" "$TMP/q.json"
 expect_jq "$TMP/q.json" '.schema == "gpufeed-bench-mem/1" and (.gpufeed_version | type) == "string"' "schema and version"
 expect_jq "$TMP/q.json" "(.mem_nodes | length) == $nodes and (.cpu_nodes | length) == $cpu_nodes" \
@@ -56,8 +54,8 @@ for f in /sys/devices/system/cpu/cpu[0-9]*/cache/index*/; do
 	[ "$n" -gt "$llc" ] && llc=$n
 done
 want=$((64 << 20)); [ $((4 * llc)) -gt "$want" ] && want=$((4 * llc))
-expect_jq "$TMP/q.json" ".config.buffer_bytes == $want and .config.repeats == 3 and .config.quick" \
-	"--quick: max(64 MiB, 4 x the $((llc >> 20)) MiB L3), 3 repeats"
+expect_jq "$TMP/q.json" ".config.buffer_bytes == $want and .config.repeats == 3 and .config.warmup == 1 and .config.sample_s <= 0.02 and .config.quick" \
+	"--quick: max(64 MiB, 4 x the $((llc >> 20)) MiB L3), 1 warm-up and 3 repeats of at most 20 ms"
 expect_jq "$TMP/q.json" '[.flags[] | select(.message | test("last-level cache"))] | length == 0' \
 	"a default buffer draws no cache warning"
 if [ "$llc" -ge $((1 << 20)) ]; then

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# test-scope: tree (checks the tree, not the build: tests/run.sh runs it in the full set only)
 # The docs equal the help (git's t0450): the committed man pages are what the
 # binary writes from its option tables, every documented option is in --help,
 # in the man page and accepted; each command lists the exit codes it returns;

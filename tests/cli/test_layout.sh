@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# test-scope: tree (checks the tree, not the build: tests/run.sh runs it in the full set only)
 # The tree's structural rules, and each checker on a small bad example so a
 # checker that passes everything fails here:
 #   scripts/check-env.sh      getenv only in src/core/env.c

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# test-scope: tree (checks the tree, not the build: tests/run.sh runs it in the full set only)
 # The committed PTX (gpu/kernels/*.ptx) is nvcc's output for the committed
 # .cu: `make ptx` records the sha256 of each .cu in its .ptx, and a .cu
 # changed without `make ptx` fails here.  nvcc is not needed.

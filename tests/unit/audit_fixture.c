@@ -9,14 +9,14 @@
 
 #include "audit_fixture.h"
 
-struct afx *afx_new(const char *machine)
+static struct afx *afx_make(const char *machine, void (*copy)(const char *, const char *))
 {
 	struct afx *fx = calloc(1, sizeof(*fx));
 
 	assert_non_null(fx);
 	fx->dir = t_mkdtemp();
 	if (machine && machine[0]) {
-		t_copytree(t_fixture_root(machine), fx->dir);
+		copy(t_fixture_root(machine), fx->dir);
 	} else {
 		/* The least a machine needs to be discovered. */
 		t_write(fx->dir, "sys/devices/system/cpu/online", "0\n");
@@ -24,6 +24,16 @@ struct afx *afx_new(const char *machine)
 		t_write(fx->dir, "proc/meminfo", "MemTotal:       16384000 kB\n");
 	}
 	return fx;
+}
+
+struct afx *afx_new(const char *machine)
+{
+	return afx_make(machine, t_copytree);
+}
+
+struct afx *afx_new_owned(const char *machine)
+{
+	return afx_make(machine, t_copytree_bytes);
 }
 
 void afx_free(struct afx *fx)

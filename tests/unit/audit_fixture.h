@@ -21,8 +21,12 @@ struct afx {
 };
 
 /* A copy of tests/fixtures/machines/NAME/root ("" or NULL: an empty root
- * holding only what discovery needs to run). */
+ * holding only what discovery needs to run), its files hard links to the
+ * shared fixture: afx_put and afx_rm replace them, never write through. */
 struct afx *afx_new(const char *machine);
+/* The same with files of its own, for code under test that writes into the
+ * root in place (tune and revert on a recording). */
+struct afx *afx_new_owned(const char *machine);
 void afx_free(struct afx *fx);
 /* Write, replace or remove a machine file of the copy. */
 void afx_put(struct afx *fx, const char *path, const char *text);

@@ -20,7 +20,11 @@ char *t_read(const char *path);
 /* tests/fixtures/machines/<name>/root, from $GPUFEED_SRC (default "."). */
 const char *t_fixture_root(const char *name);
 const char *t_src_path(const char *rel);
-/* Copy a directory tree (symlinks kept). */
+/* Copy a directory tree (symlinks kept), its files as hard links: change
+ * a file of the copy only by replacing it (t_write does). */
 void t_copytree(const char *from, const char *to);
+/* The same with files of its own: where the code under test writes into
+ * the copy (tune and revert write a recording's value files). */
+void t_copytree_bytes(const char *from, const char *to);
 
 #endif

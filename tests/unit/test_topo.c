@@ -377,7 +377,7 @@ static void hidden_locality(void **state)
 
 	(void)state;
 	t_copytree(t_fixture_root("hgx-h100-8gpu"), dir);
-	snprintf(cmd, sizeof(cmd), "find '%s/sys/devices' -name numa_node -exec sh -c 'echo -1 > \"$1\"' _ {} \\;",
+	snprintf(cmd, sizeof(cmd), "find '%s/sys/devices' -name numa_node -exec sh -c 'rm \"$1\" && echo -1 > \"$1\"' _ {} \\;",
 		 dir);
 	assert_int_equal(system(cmd), 0);
 	/* With NVML's memory affinity: known, and said where from. */

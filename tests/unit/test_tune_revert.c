@@ -63,7 +63,7 @@ static unsigned long long checksum(const char *dir)
  * safe fix 10). */
 static struct afx *bad_machine(void)
 {
-	struct afx *fx = afx_new("ci-vm");
+	struct afx *fx = afx_new_owned("ci-vm");
 
 	afx_put(fx, "/proc/sys/vm/swappiness", "60\n");
 	return fx;
@@ -411,7 +411,7 @@ static void test_only_an_advice_check(void **state)
  * would show it. */
 static void test_write_forms(void **state)
 {
-	struct afx *fx = afx_new("ci-vm");
+	struct afx *fx = afx_new_owned("ci-vm");
 	struct gf_tune_options o = GF_TUNE_OPTS_INIT;
 	struct tune_state s;
 	char out[64];
@@ -467,7 +467,7 @@ static void test_torn_journal_line(void **state)
  * one, and revert gives the old value back. */
 static void test_named_fix_only_when_named(void **state)
 {
-	struct afx *fx = afx_new("hgx-h100-8gpu");
+	struct afx *fx = afx_new_owned("hgx-h100-8gpu");
 	struct gf_tune_options o = GF_TUNE_OPTS_INIT;
 	struct gf_tune_report *rep = NULL;
 	const char *mtu = "/sys/class/net/ens21f0np0/mtu";
