@@ -39,7 +39,7 @@ emit: core topo
 OFFERS='
 core: *
 vendor: nvml_facts.h cuda_device.h cuda_kernels.h cufile.h
-topo: render.h locality.h
+topo: render.h
 io: engine.h file.h
 xfer:
 bench:

@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <gpufeed/common.h>
+#include <gpufeed/topo.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -71,17 +72,17 @@ struct gf_xfer_opts {
 				 * 3 triple buffering); 0: 2 */
 	unsigned reads;		/* bounce: O_DIRECT reads each chunk is split
 				 * into, all in flight at once; 0: 4 */
-	int numa_node;		/* staging memory's node; -1: the GPU's own
-				 * (pci_locality, else sysfs), no placement
-				 * when unknown */
+	int numa_node;		/* staging memory's node; -1: the GPU's own in
+				 * the machine model, no placement when the
+				 * model does not know it */
 	gf_xfer_chunk_fn on_chunk;	/* NULL: none */
 	void *user;
-	/* The GPU's node when numa_node is -1, by the rules gpufeed topo takes
-	 * ("0000:3b:00.0=1;0000:80-ff=1", as gf_topo_options.pci_locality):
-	 * a rule for the GPU or a bridge above it wins over sysfs.  NULL:
-	 * $GPUFEED_PCI_LOCALITY.  Read only when numa_node is -1; then a
-	 * malformed one fails gf_xfer_open (-EINVAL). */
-	const char *pci_locality;
+	/* The machine model the GPU's node comes from when numa_node is -1,
+	 * the one every command reads (NVML's memory affinity, sysfs, the
+	 * locality override: gpufeed topo says which): the caller's, which must
+	 * outlive gf_xfer_open; NULL: gf_xfer_open discovers this machine's
+	 * with the defaults (NVML when present, $GPUFEED_PCI_LOCALITY). */
+	const struct gf_topo *model;
 };
 #define GF_XFER_OPTS_INIT { .struct_size = sizeof(struct gf_xfer_opts), .gpu = 0, .numa_node = -1 }
 

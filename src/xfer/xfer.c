@@ -2,7 +2,6 @@
  * GPU memory by the path chosen, timed and charged for CPU. */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,13 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <gpufeed/env.h>
 #include "core/error.h"
-#include "core/fs.h"
-#include "core/log.h"
 #include "core/opts.h"
-#include "core/pciaddr.h"
-#include "topo/locality.h"
 #include "xfer/xfer_internal.h"
 
 /* The first release's struct gf_xfer_opts ends with user. */
@@ -64,74 +58,24 @@ static int check_opts(struct gf_xfer_opts *o)
 	return 0;
 }
 
-/* The PCI functions from the GPU up to its root port, nearest first, read
- * from the GPU's sysfs path (/sys/devices/pci0000:00/0000:00:01.0/...), so a
- * locality rule for a bridge covers the GPU below it as in the model.  The
- * GPU itself always comes first, in sysfs or not. */
-static int pci_chain(struct gf_fs *fs, const char *pci, char bdf[][16], int max)
-{
-	char p[128], real[1024], up[64][16], *rest = real, *c;
-	int n = 0, nup = 0;
-
-	snprintf(bdf[n++], 16, "%s", pci);
-	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s", pci);
-	if (gf_fs_resolve(fs, p, real, sizeof(real)))
-		return n;
-	/* The bridges root first, as the path names them... */
-	while ((c = gf_path_next(&rest)) && nup < 64) {
-		char norm[16];
-
-		if (gf_pci_normalize(c, norm, sizeof(norm)) && strcmp(norm, pci))
-			snprintf(up[nup++], 16, "%s", norm);
-	}
-	/* ...then nearest first, as many as fit (the farthest go on a deeper
-	 * tree than any known). */
-	for (int i = nup - 1; i >= 0 && n < max; i--)
-		snprintf(bdf[n++], 16, "%s", up[i]);
-	return n;
-}
-
-/* The GPU's NUMA node for its staging memory: the locality override
- * first (o->pci_locality, else GPUFEED_PCI_LOCALITY; VMs hide locality and
- * sysfs says -1 there), read by topo's own parser so a spec means what it
- * means to `gpufeed topo`; then sysfs numa_node through the reader every
- * command uses.  *node -1 when neither says; -EINVAL for a malformed spec. */
+/* The GPU's NUMA node for its staging memory, as the machine model has it
+ * (the caller's model, else this machine's discovered with the defaults):
+ * *node -1 when the model does not know it or lacks the GPU. */
 static int gpu_node(const struct gf_xfer_opts *o, const char *pci, int *node)
 {
-	const char *spec = o->pci_locality ? o->pci_locality : gf_env_str(GF_ENV_PCI_LOCALITY);
-	struct gf_fs fs;
-	char p[128];
-	long long v = -1;
-	int rc;
+	struct gf_topo *own = NULL;
+	const struct gf_topo *t = o->model;
+	int g, rc;
 
 	*node = -1;
-	if ((rc = gf_fs_init(&fs, NULL)))
-		return spec ? rc : 0;
-	if (spec) {
-		char bdf[16][16];
-		const char *chain[16];
-		int n = pci_chain(&fs, pci, bdf, 16);
-
-		for (int i = 0; i < n; i++)
-			chain[i] = bdf[i];
-		rc = gf_locality_override(spec, o->pci_locality ? "--pci-locality" : gf_env_name(GF_ENV_PCI_LOCALITY),
-					  chain, n, node);
-		snprintf(p, sizeof(p), "/sys/devices/system/node/node%d", *node);
-		if (!rc && *node >= 0 && !gf_fs_is_dir(&fs, p)) {
-			/* As topo does: a node the machine lacks is a mistake in the spec. */
-			GF_WARN(GF_LOG_IO, "the locality override puts %s on node %d, which this machine does not have: ignored",
-				pci, *node);
-			*node = -1;
-		}
-		if (rc || *node >= 0) {
-			gf_fs_fini(&fs);
-			return rc;
-		}
+	if (!t) {
+		if ((rc = gf_topo_discover(NULL, &own)))
+			return gf_error(rc, "transfer: the GPU's NUMA node: %s", gf_last_error());
+		t = own;
 	}
-	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/numa_node", pci);
-	if (!gf_fs_read_ll(&fs, p, &v) && v >= -1 && v <= INT_MAX)
-		*node = (int)v;
-	gf_fs_fini(&fs);
+	if ((g = gf_topo_find_gpu(t, pci)) >= 0)
+		*node = t->gpus[g].numa_node;
+	gf_topo_free(own);
 	return 0;
 }
 

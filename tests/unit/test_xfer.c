@@ -16,6 +16,7 @@
 
 #include <gpufeed/error.h>
 #include <gpufeed/io.h>
+#include <gpufeed/topo.h>
 #include <gpufeed/xfer.h>
 #include "io/fault.h"
 #include "vendor/cuda.h"
@@ -636,69 +637,60 @@ static void host_round_trip(void **state)
 	free(back);
 }
 
-/* The staging node through the locality override (docs/xfer.md): topo's
- * rules, the option over GPUFEED_PCI_LOCALITY, both under numa_node; a
- * malformed spec fails the open, naming where it came from, and leaves
- * nothing behind.  The GPU is at a PCI address this machine's sysfs does
- * not have, so without a rule its node is -1 and every rule shows. */
-static void locality_override(void **state)
+/* The staging node is the machine model's (docs/xfer.md): on the 4 x H200
+ * VM sysfs says -1 for every GPU and the model says node 0 (NVML's memory
+ * affinity), as `gpufeed topo` shows, where xfer used to read sysfs and
+ * stage unplaced.  Whatever the model holds is what xfer takes; numa_node
+ * wins over it; with no model, this machine's (which has no GPU at that
+ * address: -1).  The fake CUDA puts its GPUs at the VM's addresses. */
+static void staging_node_from_the_model(void **state)
 {
+	struct gf_topo_options to = GF_TOPO_OPTS_INIT;
 	struct gf_xfer_opts o = GF_XFER_OPTS_INIT;
+	struct gf_topo *vm = NULL;
+	char sysfs[4096], *text;
 	struct gf_xfer *x;
 
 	(void)state;
-	setenv("FAKE_CUDA_PCI", "0000:ee:00.0,0000:ef:00.0", 1);
+	to.root = t_fixture_root("h200x4-vm");
+	assert_int_equal(gf_topo_discover(&to, &vm), 0);
+	snprintf(sysfs, sizeof(sysfs), "%s/sys/bus/pci/devices/0000:00:06.0/numa_node", to.root);
+	text = t_read(sysfs);
+	assert_string_equal(text, "-1\n");
+	free(text);
+	setenv("FAKE_CUDA_PCI", "0000:00:06.0,0000:00:07.0", 1);
 	o.gpu = -1;
-	o.pci = "0000:ee:00.0";
+	o.pci = "0000:00:06.0";
 	o.chunk = CHUNK;
-	unsetenv("GPUFEED_PCI_LOCALITY");
+	/* No model: this machine's, which lacks the GPU. */
 	assert_int_equal(gf_xfer_open(&o, &x), 0);
 	assert_int_equal(gf_xfer_numa_node(x), -1);
 	gf_xfer_close(x);
-	if (access("/sys/devices/system/node/node0", F_OK)) {
-		unsetenv("FAKE_CUDA_PCI");
-		skip();	/* no NUMA in sysfs: every rule's node would be absent */
-	}
-	/* By address, by bus prefix; a rule for other buses does nothing. */
-	for (const char *const *spec = (const char *const[]){ "0000:ee:00.0=0", " 0000:ee=0 ", "0000:01-ed=5;0000:ee-ef=0",
-								 NULL }; *spec; spec++) {
-		setenv("GPUFEED_PCI_LOCALITY", *spec, 1);
-		assert_int_equal(gf_xfer_open(&o, &x), 0);
-		assert_int_equal(gf_xfer_numa_node(x), 0);
-		gf_xfer_close(x);
-	}
-	setenv("GPUFEED_PCI_LOCALITY", "0000:01-ed=0;0000:ef:00.0=0", 1);
-	assert_int_equal(gf_xfer_open(&o, &x), 0);
-	assert_int_equal(gf_xfer_numa_node(x), -1);
-	gf_xfer_close(x);
-	/* A node the machine lacks is ignored (as topo does), not mbind'ed. */
-	setenv("GPUFEED_PCI_LOCALITY", "0000:ee:00.0=8000", 1);
-	assert_int_equal(gf_xfer_open(&o, &x), 0);
-	assert_int_equal(gf_xfer_numa_node(x), -1);
-	gf_xfer_close(x);
-	/* Malformed: the open fails naming the variable; nothing stays. */
-	setenv("GPUFEED_PCI_LOCALITY", "0000:ee:00.0", 1);
-	assert_int_equal(gf_xfer_open(&o, &x), -EINVAL);
-	assert_null(x);
-	assert_non_null(strstr(gf_last_error(), "GPUFEED_PCI_LOCALITY: '0000:ee:00.0': expected PCI=NODE"));
-	assert_int_equal(live_allocs(), 0);
-	/* The option wins over the variable (which is then not read)... */
-	o.pci_locality = "0000:ee:00.0=0";
+	/* The VM's model: node 0, where its sysfs says -1. */
+	o.model = vm;
 	assert_int_equal(gf_xfer_open(&o, &x), 0);
 	assert_int_equal(gf_xfer_numa_node(x), 0);
 	gf_xfer_close(x);
-	o.pci_locality = "0000:ee=zero";
-	assert_int_equal(gf_xfer_open(&o, &x), -EINVAL);
-	assert_non_null(strstr(gf_last_error(), "--pci-locality: '0000:ee=zero'"));
-	/* ...and numa_node over both. */
-	o.pci_locality = "0000:ee:00.0=5";
+	/* What the model holds, not a value of its own. */
+	vm->gpus[gf_topo_find_gpu(vm, "0000:00:06.0")].numa_node = 1;
+	assert_int_equal(gf_xfer_open(&o, &x), 0);
+	assert_int_equal(gf_xfer_numa_node(x), 1);
+	gf_xfer_close(x);
+	/* numa_node over the model. */
 	o.numa_node = 0;
 	assert_int_equal(gf_xfer_open(&o, &x), 0);
 	assert_int_equal(gf_xfer_numa_node(x), 0);
 	gf_xfer_close(x);
+	/* A GPU the model lacks: unknown. */
+	setenv("FAKE_CUDA_PCI", "0000:ee:00.0", 1);
+	o.pci = "0000:ee:00.0";
+	o.numa_node = -1;
+	assert_int_equal(gf_xfer_open(&o, &x), 0);
+	assert_int_equal(gf_xfer_numa_node(x), -1);
+	gf_xfer_close(x);
 	assert_int_equal(live_allocs(), 0);
-	unsetenv("GPUFEED_PCI_LOCALITY");
 	unsetenv("FAKE_CUDA_PCI");
+	gf_topo_free(vm);
 }
 
 int main(void)
@@ -716,7 +708,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(bad_inputs_name_the_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(short_file_mid_pipeline, setup, teardown),
 		cmocka_unit_test_setup_teardown(path_names, setup, teardown),
-		cmocka_unit_test_setup_teardown(locality_override, setup, teardown),
+		cmocka_unit_test_setup_teardown(staging_node_from_the_model, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
