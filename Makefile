@@ -107,6 +107,7 @@ MAN_PAGES += man/gpufeed-launch.1
 MAN_PAGES += man/gpufeed-bench-mem.1
 MAN_PAGES += man/gpufeed-bench-h2d.1
 MAN_PAGES += man/gpufeed-bench-p2p.1
+MAN_PAGES += man/gpufeed-bench-io-gpu.1
 
 .PHONY: all lib cli tests check sanitize clang install uninstall clean man ptx
 all: lib cli tests

@@ -42,7 +42,9 @@ int gf_cli_fail(const struct gf_cli *cli, int err)
 		return GF_EXIT_INPUT;
 	}
 	fprintf(stderr, "gpufeed %s: %s\n", cli->cmd, *msg ? msg : strerror(-err));
-	if (err == -ENOSYS || err == -ENODEV)
+	/* Not here: no such library, device or node, not enough memory for
+	 * what was asked (bench mem --size). */
+	if (err == -ENOSYS || err == -ENODEV || err == -ENOMEM)
 		return GF_EXIT_UNAVAILABLE;
 	return GF_EXIT_INPUT;
 }

@@ -67,8 +67,9 @@ int gf_cmd_report(int argc, char **argv);
 int gf_cmd_check(int argc, char **argv);
 int gf_cmd_record(int argc, char **argv);
 int gf_cmd_bench(int argc, char **argv);
-int gf_cmd_bench_io_gpu(int argc, char **argv);	/* bench io --gpu (cmd_bench_io_gpu.c) */
-bool gf_cli_wants_gpu(int argc, char **argv);
+/* Builds a `bench` subcommand for each target the library describes
+ * (gpufeed/bench.h): main() calls it before any command is looked up. */
+void gf_cli_bench_register(void);
 int gf_cmd_tune(int argc, char **argv);
 int gf_cmd_revert(int argc, char **argv);
 int gf_cmd_run(int argc, char **argv);
@@ -78,13 +79,5 @@ int gf_cmd_config(int argc, char **argv);
 int gf_cmd_launch(int argc, char **argv);
 /* Prints a tune or revert report and gives the exit code (cmd_tune.c). */
 int gf_cli_tune_finish(struct gf_cli *cli, struct gf_tune_report *rep, int ret);
-
-/* Runner-based bench commands (cli/bench_cli.c): a count option from 1 to
- * hi (a usage error naming --name otherwise); the signal handlers that set
- * *cancel and progress on stderr unless --quiet; the exit code after the
- * output was written (write_rc) with its findings. */
-int gf_cli_count_opt(struct gf_cli *cli, const char *name, const char *arg, uint64_t hi, unsigned *v);
-void gf_cli_bench_start(const struct gf_cli *cli, volatile sig_atomic_t **cancel, FILE **progress, bool *tty);
-int gf_cli_bench_finish(const char *name, int write_rc, unsigned findings);
 
 #endif

@@ -1,116 +1,31 @@
-/* gpufeed bench io PATH: storage through the I/O engine, a sweep or one
- * fio-style point.  The command parses; the plan, the runs (on the shared
- * bench runner), the file's removal and the output are the library's
- * (gpufeed/bench.h). */
+/* gpufeed bench TARGET: one command path for every target the library
+ * describes (gpufeed/bench.h).  Each subcommand, its --help, its man page
+ * and its exit codes are built from the target's description; its options
+ * go to the library by name (gf_bench_set), so the CLI knows no target's
+ * options and a new target needs nothing here. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gpufeed/bench.h>
+#include <gpufeed/error.h>
+#include <gpufeed/parse.h>
 #include "cli.h"
 
-struct args {
-	struct gf_bench_io_request rq;
-	int numa_node;
-	double status_interval;		/* seconds, 0: none */
+/* More than the library has; a target past it fails test_help. */
+enum { TARGETS_MAX = 16, TARGET_OPTS_MAX = 40 };
+
+/* What one run of a bench subcommand parses into. */
+struct bench_args {
+	struct gf_bench *b;
+	double status_interval;		/* seconds, 0: the target's default */
 };
-
-static int count_arg(struct gf_cli *cli, const char *name, const char *arg, uint64_t lo, uint64_t hi,
-		     unsigned *v)
-{
-	uint64_t n;
-
-	if (gf_parse_count(arg, lo, hi, &n))
-		return gf_cli_usage(cli, "--%s: %s", name, gf_last_error());
-	*v = (unsigned)n;
-	return 0;
-}
-
-/* argv to the request; what the values mean together is the library's
- * (gf_bench_io_plan). */
-static int opt_mode(struct gf_cli *cli, void *ctx, const char *arg)
-{
-	struct gf_bench_io_request *rq = &((struct args *)ctx)->rq;
-
-	rq->single = true;
-	if (gf_bench_mode_parse(arg, &rq->mode))
-		return gf_cli_usage(cli, "--mode: %s", gf_last_error());
-	return 0;
-}
-
-static int opt_qd(struct gf_cli *cli, void *ctx, const char *arg)
-{
-	return count_arg(cli, "qd", arg, 1, GF_BENCH_QD_MAX, &((struct args *)ctx)->rq.qd);
-}
-
-static int opt_threads(struct gf_cli *cli, void *ctx, const char *arg)
-{
-	return count_arg(cli, "threads", arg, 1, GF_BENCH_THREADS_MAX, &((struct args *)ctx)->rq.threads);
-}
-
-static int opt_engine(struct gf_cli *cli, void *ctx, const char *arg)
-{
-	struct gf_bench_io_request *rq = &((struct args *)ctx)->rq;
-
-	if (!strcmp(arg, "uring"))
-		rq->engine = GF_IO_URING;
-	else if (!strcmp(arg, "psync"))
-		rq->engine = GF_IO_PSYNC;
-	else
-		return gf_cli_usage(cli, "--engine: '%s' is not uring or psync", arg);
-	return 0;
-}
-
-static int opt_duration(struct gf_cli *cli, void *ctx, const char *arg)
-{
-	struct gf_bench_io_request *rq = &((struct args *)ctx)->rq;
-
-	if (gf_parse_duration(arg, &rq->duration_s))
-		return gf_cli_usage(cli, "--duration: %s", gf_last_error());
-	if (!(rq->duration_s > 0 && rq->duration_s <= 86400))
-		return gf_cli_usage(cli, "--duration: '%s' is not in (0, 24h]", arg);
-	return 0;
-}
-
-static int opt_size(struct gf_cli *cli, void *ctx, const char *arg)
-{
-	struct gf_bench_io_request *rq = &((struct args *)ctx)->rq;
-
-	if (gf_parse_size(arg, &rq->size))
-		return gf_cli_usage(cli, "--size: %s", gf_last_error());
-	if (!rq->size)
-		return gf_cli_usage(cli, "--size: must be > 0");
-	return 0;
-}
-
-static int opt_numa_node(struct gf_cli *cli, void *ctx, const char *arg)
-{
-	struct args *a = ctx;
-	unsigned n = 0;
-
-	if (!strcmp(arg, "none")) {
-		a->numa_node = -2;
-		return 0;
-	}
-	if (!strcmp(arg, "auto")) {
-		a->numa_node = -1;
-		return 0;
-	}
-	if (count_arg(cli, "numa-node", arg, 0, 1023, &n))
-		return GF_EXIT_USAGE;
-	a->numa_node = (int)n;
-	return 0;
-}
-
-static int opt_repeats(struct gf_cli *cli, void *ctx, const char *arg)
-{
-	return gf_cli_count_opt(cli, "repeats", arg, GF_BENCH_IO_REPEATS_MAX, &((struct args *)ctx)->rq.repeats);
-}
 
 static int opt_status_interval(struct gf_cli *cli, void *ctx, const char *arg)
 {
-	struct args *a = ctx;
+	struct bench_args *a = ctx;
 
 	if (gf_parse_duration(arg, &a->status_interval))
 		return gf_cli_usage(cli, "--status-interval: %s", gf_last_error());
@@ -119,129 +34,165 @@ static int opt_status_interval(struct gf_cli *cli, void *ctx, const char *arg)
 	return 0;
 }
 
-static int cmd_bench_io(int argc, char **argv);
+/* A target's option, by name, to the library; its message is the usage
+ * error. */
+static int set_option(struct gf_cli *cli, void *ctx, const char *name, const char *arg)
+{
+	struct bench_args *a = ctx;
 
-static const struct gf_opt bench_io_opts[] = {
-	GF_OPT_CALLBACK(0, "mode", "M", opt_mode, "one point: seqread, randread, seqwrite, randwrite"),
-	GF_OPT_STRING(0, "bs", "SIZE", struct args, rq.bs,
-		      "block size (4K .. 1G; default 1M sequential, 4K random);\n"
-		      "in a sweep a list: --bs 4K,64K,1M"),
-	GF_OPT_CALLBACK(0, "qd", "N", opt_qd, "requests in flight per thread (default 32; psync: 1)"),
-	GF_OPT_CALLBACK(0, "threads", "N", opt_threads, "submitting threads, each with its own engine (default 1)"),
-	GF_OPT_BOOL(0, "direct", struct args, rq.direct, "O_DIRECT (page cache bypassed); else buffered"),
-	GF_OPT_BOOL(0, "warm", struct args, rq.warm,
-		    "buffered reads from a warm page cache (default: cold,\n"
-		    "the file's cached pages dropped first)"),
-	GF_OPT_CALLBACK(0, "engine", "E", opt_engine, "uring (default) or psync (pread/pwrite threads)"),
-	GF_OPT_BOOL(0, "sqpoll", struct args, rq.sqpoll, "io_uring submission by a kernel thread (burns a core)"),
-	GF_OPT_CALLBACK(0, "duration", "D", opt_duration,
-			"per point: 10s, 500ms, 1m, or plain seconds (default\n"
-			"10 for --mode, 1 in a sweep, 0.25 with --quick)"),
-	GF_OPT_CALLBACK(0, "repeats", "N", opt_repeats,
-			"runs of each point (default 1); its GB/s is their\n"
-			"median, every run is in the JSON"),
-	GF_OPT_BOOL(0, "quick", struct args, rq.quick, "a short sweep (under a minute on 2 cores)"),
-	GF_OPT_STRING(0, "modes", "LIST", struct args, rq.modes, "sweep: modes to run (default all four)"),
-	GF_OPT_STRING(0, "engines", "LIST", struct args, rq.engines,
-		      "sweep: psync:N (N threads) and uring:N (depth N),\n"
-		      "default psync:1,psync:4,uring:1,uring:8,uring:32"),
-	GF_OPT_STRING(0, "cache", "LIST", struct args, rq.cache, "sweep: direct,cold,warm (default all)"),
-	GF_OPT_CALLBACK(0, "size", "SIZE", opt_size, "size of a file we create (default 1G, --quick 256M)"),
-	GF_OPT_BOOL(0, "force", struct args, rq.force,
-		    "allow writing over an existing file or block device\n"
-		    "(never one that is mounted)"),
-	GF_OPT_CALLBACK(0, "numa-node", "N", opt_numa_node,
-			"place buffers and threads on node N; 'none'; 'auto'\n"
-			"(default: the drive's node)"),
+	if (gf_bench_set(a->b, name, arg))
+		return gf_cli_usage(cli, "%s", gf_last_error());
+	return 0;
+}
+
+/* The options every target takes after its own: the machine (its model
+ * gives placement and limits; the measuring runs here), progress, output. */
+static const struct gf_opt frame_opts[] = {
+	GF_OPT_COMMON("root", "take the machine model (placement, limits) from a\n"
+		      "recording; the measuring still runs here"),
+	GF_OPT_COMMON("nvml", NULL),
+	GF_OPT_COMMON("pci-locality", NULL),
 	GF_OPT_CALLBACK(0, "status-interval", "D", opt_status_interval,
 			"when stderr is not a terminal, a status line (point,\n"
-			"elapsed, ETA, current GB/s) this often: 10s, 500ms, 1m"),
-	GF_OPT_COMMON("root", "take the machine model (the drive's node) from a\n"
-		      "recording; the I/O still runs here"),
-	GF_OPT_COMMON("pci-locality", NULL),
-	GF_OPT_COMMON("json", "results with raw samples (schema gpufeed-bench-io/3)"),
+			"elapsed, ETA) this often: 10s, 500ms, 1m"),
+	GF_OPT_COMMON("json", NULL),	/* its help names the target's schema */
 	GF_OPT_COMMON("output", NULL),
-	GF_OPT_COMMON("quiet", "no progress or status lines on stderr"),
+	GF_OPT_COMMON("quiet", "no progress lines on stderr"),
 	GF_OPTS_STANDARD,
 	GF_OPT_END(),
 };
 
-const struct gf_cmd gf_cmd_bench_io_def = {
-	.name = "bench io",
-	.args = "[OPTIONS] PATH",
-	.summary = "storage through gpufeed's I/O engine: GB/s, IOPS, latency, CPU",
-	.description =
-		"Measures storage through gpufeed's I/O engine: GB/s, IOPS, p50/p99 latency\n"
-		"and CPU seconds per GB.  PATH is a file or, for reads, a block device.  A file\n"
-		"that does not exist is created (filled with data, --size), and removed at the\n"
-		"end, also on Ctrl-C.  Writing to an existing file or device needs --force;\n"
-		"without it a sweep runs its reads only.  Buffers and threads go to the NUMA\n"
-		"node of the drive (from the machine model) unless --numa-node says otherwise.\n"
-		"\n"
-		"Without --mode, a sweep: seq/rand reads and writes x block sizes x O_DIRECT,\n"
-		"cold and warm page cache x pread threads and io_uring queue depths.  With\n"
-		"--mode, one point, fio-style, for scripts (docs/bench-io.md):\n"
-		"  gpufeed bench io FILE --mode randread --bs 4K --qd 32 --direct --json\n"
-		"\n"
-		"With --gpu G, storage to GPU G's memory instead, by each transfer path\n"
-		"(bounce, gds, naive): 'gpufeed bench io --gpu 0 --help' for its options.\n",
-	.opts = bench_io_opts,
-	.exits = { "", NULL, "also a point the target cannot take, e.g. an O_DIRECT block size",
-		   "a point failed, e.g. an I/O error (the others still run); Ctrl-C;\n"
-		   "a write to an existing file without --force, or to a mounted block device",
-		   "--numa-node names a node this machine lacks" },
-	.footer = "How it measures and its JSON: docs/bench-io.md.\n",
-	.run = cmd_bench_io,
-};
+static struct gf_cmd target_cmds[TARGETS_MAX];
+static struct gf_opt target_opts[TARGETS_MAX][TARGET_OPTS_MAX];
+static char target_names[TARGETS_MAX][32], target_args[TARGETS_MAX][32], target_json[TARGETS_MAX][96];
+static const struct gf_cmd *bench_subs[TARGETS_MAX + 1];
 
-static int cmd_bench_io(int argc, char **argv)
+static int cmd_bench_target(int argc, char **argv);
+
+void gf_cli_bench_register(void)
 {
-	struct args a = { .rq = GF_BENCH_IO_REQUEST_INIT, .numa_node = -1 };
-	struct gf_bench_io_results *res = NULL;
-	struct gf_bench_plan plan;
-	struct gf_bench_io_opts bo;
-	struct sigaction sa = { .sa_handler = SIG_IGN };
-	struct gf_cli cli;
-	bool failed;
-	int ret, rc;
+	const struct gf_bench_target *t;
+	unsigned i, k, n;
 
-	if (gf_cli_wants_gpu(argc, argv))
-		return gf_cmd_bench_io_gpu(argc, argv);
-	gf_cli_init(&cli, "bench io");
-	if ((ret = gf_cli_parse(&cli, &gf_cmd_bench_io_def, argc, argv, &a)) >= 0 ||
-	    (ret = gf_cli_one_operand(&cli, argc, argv, "PATH", NULL)) >= 0)
-		return ret;
-	a.rq.path = argv[optind];
-	if (gf_bench_io_plan(&a.rq, &plan))
-		return gf_cli_usage(&cli, "%s", gf_last_error());
-	bo = plan.opts;
-	bo.numa_node = a.numa_node;
-	bo.root = cli.topo.root;
-	bo.pci_locality = cli.topo.pci_locality;
-	bo.status_interval_s = a.status_interval;
-	gf_cli_bench_start(&cli, &bo.cancel, &bo.progress_stream, &bo.progress_tty);
-	/* A reader that goes away must not kill us before the file we made
-	 * is removed: a closed stdout is a write error (EPIPE). */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGPIPE, &sa, NULL);
-	rc = gf_bench_io_run_plan(&plan, &bo, &res);
-	gf_bench_plan_free(&plan);
-	if (rc == -EDOM)	/* a point this target cannot take */
-		return gf_cli_usage(&cli, "%s", gf_last_error());
-	if (!res)
-		return gf_cli_fail(&cli, rc);
-	/* Also when interrupted: the points that ran, the others marked. */
-	if (*gf_bench_io_results_problem(res))
-		fprintf(stderr, "gpufeed bench io: %s\n", gf_bench_io_results_problem(res));
-	errno = 0;
-	rc = cli.json ? gf_bench_io_results_write_json(res, stdout) : gf_bench_io_results_print(res, stdout);
-	failed = gf_bench_io_results_failed(res);
-	gf_bench_io_results_free(res);
-	ret = gf_cli_bench_finish("bench io", rc, 0);
-	return ret ? ret : failed ? GF_EXIT_INPUT : GF_EXIT_OK;
+	for (i = 0; i < TARGETS_MAX && (t = gf_bench_target_at(i)); i++) {
+		const struct gf_bench_option *bo;
+		struct gf_opt *opts = target_opts[i];
+
+		for (n = 0; n < TARGET_OPTS_MAX - 12 && (bo = gf_bench_option_at(t, n)); n++)
+			opts[n] = (struct gf_opt){ GF_OPT_FORWARD, 0, bo->name, bo->argh, bo->help, 0, 0, NULL };
+		snprintf(target_json[i], sizeof(target_json[i]), "every sample, median and spread\n(schema %s)",
+			 t->schema);
+		for (k = 0; frame_opts[k].type != GF_OPT_END; k++) {
+			opts[n] = frame_opts[k];
+			if (!strcmp(opts[n].long_name, "json"))
+				opts[n].help = target_json[i];
+			n++;
+		}
+		opts[n] = (struct gf_opt)GF_OPT_END();
+		snprintf(target_names[i], sizeof(target_names[i]), "bench %s", t->name);
+		snprintf(target_args[i], sizeof(target_args[i]), "[OPTIONS]%s%s", t->operand ? " " : "",
+			 t->operand ? t->operand : "");
+		target_cmds[i] = (struct gf_cmd){
+			.name = target_names[i],
+			.args = target_args[i],
+			.summary = t->summary,
+			.description = t->description,
+			.opts = opts,
+			.footer = t->footer,
+			.run = cmd_bench_target,
+			.set = set_option,
+		};
+		for (k = 0; k < GF_NEXIT && k < GF_BENCH_EXITS; k++)
+			target_cmds[i].exits[k] = t->exits[k];
+		bench_subs[i] = &target_cmds[i];
+	}
+	bench_subs[i] = NULL;
 }
 
-static const struct gf_cmd *const bench_subs[] = { &gf_cmd_bench_io_def, &gf_cmd_bench_mem_def, &gf_cmd_bench_h2d_def, &gf_cmd_bench_p2p_def, NULL };
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* Ctrl-C, TERM and HUP stop the run after the current sample (the target
+ * then removes what it made); progress on stderr unless --quiet. */
+static void start(const struct gf_cli *cli, struct gf_bench_run_opts *ro)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	ro->cancel = &interrupted;
+	if (!cli->quiet) {
+		ro->progress = stderr;
+		ro->progress_tty = isatty(STDERR_FILENO);
+	}
+}
+
+/* argv[0] is the target's name ("h2d"): gf_cli_dispatch's operand. */
+static int cmd_bench_target(int argc, char **argv)
+{
+	struct gf_bench_run_opts ro = GF_BENCH_RUN_OPTS_INIT;
+	struct bench_args a = { 0 };
+	const struct gf_cmd *cmd = NULL;
+	const struct gf_bench_target *t;
+	const char *operand = NULL;
+	struct gf_cli cli;
+	int ret, rc;
+
+	for (unsigned i = 0; bench_subs[i]; i++)
+		if (!strcmp(bench_subs[i]->name + strlen("bench "), argv[0]))
+			cmd = bench_subs[i];
+	if (!cmd || gf_bench_new(argv[0], &a.b)) {
+		fprintf(stderr, "gpufeed bench: %s\n", gf_last_error());
+		return GF_EXIT_USAGE;
+	}
+	t = gf_bench_target_of(a.b);
+	gf_cli_init(&cli, cmd->name);
+	if ((ret = gf_cli_parse(&cli, cmd, argc, argv, &a)) >= 0)
+		goto out;
+	ret = t->operand ? gf_cli_one_operand(&cli, argc, argv, t->operand, &operand) :
+			   gf_cli_no_operands(&cli, argc, argv);
+	if (ret >= 0)
+		goto out;
+	if ((operand && gf_bench_set_operand(a.b, operand)) || gf_bench_check(a.b)) {
+		ret = gf_cli_usage(&cli, "%s", gf_last_error());
+		goto out;
+	}
+	start(&cli, &ro);
+	ro.machine = &cli.topo;
+	ro.status_interval_s = a.status_interval;
+	rc = gf_bench_run(a.b, &ro);
+	if (rc == -EDOM) {	/* a point the target cannot take */
+		ret = gf_cli_usage(&cli, "%s", gf_last_error());
+		goto out;
+	}
+	if (!gf_bench_has_results(a.b)) {
+		ret = gf_cli_fail(&cli, rc);
+		goto out;
+	}
+	/* Also when interrupted: the points that ran, the others marked. */
+	if (*gf_bench_problem(a.b))
+		fprintf(stderr, "gpufeed %s: %s\n", cmd->name, gf_bench_problem(a.b));
+	errno = 0;
+	rc = cli.json ? gf_bench_write_json(a.b, stdout) : gf_bench_print(a.b, stdout);
+	if (rc || fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "gpufeed %s: writing the results: %s\n", cmd->name, strerror(errno ? errno : EIO));
+		ret = GF_EXIT_INPUT;
+	} else {
+		enum gf_bench_outcome o = gf_bench_outcome(a.b);
+
+		ret = o == GF_BENCH_FAILED ? GF_EXIT_INPUT : o == GF_BENCH_FINDINGS ? GF_EXIT_FINDINGS : GF_EXIT_OK;
+	}
+out:
+	gf_bench_free(a.b);
+	return ret;
+}
 
 static const struct gf_opt bench_opts[] = {
 	GF_OPTS_STANDARD,

@@ -88,6 +88,7 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	gf_cli_bench_register();
 	gf_out_init();
 	/* Exit 3 when the output could not be written (a full disk, a closed
 	 * pipe): scripts trust exit codes.  -o FILE is renamed into place here. */

@@ -58,6 +58,8 @@ static int apply(struct gf_cli *cli, const struct gf_opt *o, void *ctx, const ch
 		return 0;
 	case GF_OPT_CALLBACK:
 		return o->cb(cli, ctx, arg);
+	case GF_OPT_FORWARD:
+		return cli->def->set(cli, ctx, o->long_name, arg);
 	default:
 		return 0;
 	}

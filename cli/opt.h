@@ -18,6 +18,8 @@ enum gf_opt_type {
 	GF_OPT_STRING,		/* stores the argument (const char *) at `off`; "" is refused */
 	GF_OPT_CALLBACK,	/* cb() parses the argument (sizes, durations, enums) */
 	GF_OPT_COMMON,		/* one of the common options, by long name (opt_common.c) */
+	GF_OPT_FORWARD,		/* the command's set() takes it by name (bench: the
+				 * library's own option tables) */
 };
 
 #define GF_OPT_IN_CLI	(1u << 0)	/* `off` is into struct gf_cli, not the command's context */
@@ -80,14 +82,15 @@ struct gf_cmd {
 	const char *footer;		/* last paragraph of --help and SEE ALSO of the man page */
 	int (*run)(int argc, char **argv);
 	const struct gf_cmd *const *subs;	/* NULL-terminated subcommands ("bench": io) */
+	/* GF_OPT_FORWARD options: 0 to go on, else the exit code. */
+	int (*set)(struct gf_cli *cli, void *ctx, const char *name, const char *arg);
 };
 
 /* Every command, NULL-terminated (main.c). */
 extern const struct gf_cmd *const gf_commands[];
 extern const struct gf_cmd gf_cmd_check_def, gf_cmd_topo_def, gf_cmd_report_def, gf_cmd_record_def, gf_cmd_bench_def,
-	gf_cmd_bench_io_def, gf_cmd_bench_mem_def, gf_cmd_bench_h2d_def, gf_cmd_tune_def, gf_cmd_revert_def;
+	gf_cmd_tune_def, gf_cmd_revert_def;
 extern const struct gf_cmd gf_cmd_run_def;
-extern const struct gf_cmd gf_cmd_bench_p2p_def;
 extern const struct gf_cmd gf_cmd_verify_def;
 extern const struct gf_cmd gf_cmd_plan_def;
 extern const struct gf_cmd gf_cmd_config_def, gf_cmd_config_kubelet_def, gf_cmd_config_slurm_def,

@@ -18,6 +18,7 @@
 #include <gpufeed/error.h>
 #include <gpufeed/log.h>
 #include <gpufeed/cpuset.h>
+#include <gpufeed/parse.h>
 #include <gpufeed/topo.h>
 #include <gpufeed/record.h>
 #include <gpufeed/report.h>
@@ -26,9 +27,6 @@
 #include <gpufeed/buf.h>
 #include <gpufeed/io.h>
 #include <gpufeed/bench.h>
-#include <gpufeed/bench_h2d.h>
-#include <gpufeed/bench_p2p.h>
-#include <gpufeed/bench_mem.h>
 #include <gpufeed/xfer.h>
 #include <gpufeed/env.h>
 #include <gpufeed/bind.h>

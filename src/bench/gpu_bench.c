@@ -4,9 +4,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include <gpufeed/bench_h2d.h>
-#include <gpufeed/bench_p2p.h>
 #include <gpufeed/parse.h>
+#include "bench/h2d_opts.h"
+#include "bench/p2p_opts.h"
 #include "bench/gpu_bench.h"
 #include "core/error.h"
 

@@ -6,10 +6,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <gpufeed/bench_h2d.h>
 #include <gpufeed/buf.h>
 #include <gpufeed/topo.h>
 
+#include "bench/h2d_opts.h"
 #include "bench/runner.h"
 #include "vendor/cuda_device.h"
 #include "vendor/cuda_kernels.h"
@@ -100,7 +100,7 @@ struct gf_h2d_bufs {
 
 struct gf_bench_h2d {
 	struct gf_bench_h2d_opts o;	/* resolved: repeats, loops */
-	struct gf_topo *topo;
+	const struct gf_topo *topo;	/* the frame's */
 	uint64_t sizes[GF_BENCH_H2D_SIZES_MAX];
 	unsigned nsizes;
 	struct gf_h2d_gpu *gpus;

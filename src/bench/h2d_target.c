@@ -11,7 +11,6 @@
 #include "bench/gpu_bench.h"
 #include "bench/h2d_bench.h"
 #include "core/error.h"
-#include "core/opts.h"
 
 static const char *const dir_names[GF_H2D_DIRS] = {
 	"host_to_device", "device_to_host", "bidirectional_host_to_device", "bidirectional_device_to_host",
@@ -45,9 +44,6 @@ const char *gf_h2d_mem_name(enum gf_h2d_mem m)
 	return (unsigned)m < GF_H2D_MEMS ? mem_names[m] : "?";
 }
 
-/* The first release's struct gf_bench_h2d_opts ends with all_at_once. */
-#define H2D_OPTS_V1_SIZE (offsetof(struct gf_bench_h2d_opts, all_at_once) + sizeof(bool))
-
 /* "host_to_device,bidirectional_host_to_all" -> a mask of 1u << dir. */
 static int parse_dirs(const char *list, unsigned *mask)
 {
@@ -77,7 +73,6 @@ static int parse_dirs(const char *list, unsigned *mask)
 
 int gf_bench_h2d_check(const struct gf_bench_h2d_opts *opts)
 {
-	struct gf_bench_h2d_opts o = GF_BENCH_H2D_OPTS_INIT;
 	uint64_t sizes[GF_BENCH_H2D_SIZES_MAX];
 	struct gf_cpuset set;
 	unsigned n;
@@ -85,9 +80,7 @@ int gf_bench_h2d_check(const struct gf_bench_h2d_opts *opts)
 
 	if (!opts)
 		return gf_error(-EINVAL, "bench h2d: no options");
-	if ((rc = gf_opts_check(opts->struct_size, H2D_OPTS_V1_SIZE, "gf_bench_h2d_run", "GF_BENCH_H2D_OPTS_INIT")))
-		return rc;
-	gf_opts_copy(&o, sizeof(o), opts, opts->struct_size);
+	const struct gf_bench_h2d_opts o = *opts;
 	if (o.directions && (rc = parse_dirs(o.directions, &n)))
 		return rc;
 	if (o.directions && o.all_at_once && !(n >> GF_H2D_PER_GPU_DIRS))
@@ -302,24 +295,24 @@ static void release(struct gf_bench_h2d *h)
 	}
 }
 
-int gf_bench_h2d_run(const struct gf_bench_h2d_opts *opts, struct gf_bench_h2d **out)
+int gf_bench_h2d_run(const struct gf_bench_h2d_opts *opts, const struct gf_bench_env *env,
+		     struct gf_bench_h2d **out)
 {
-	struct gf_topo_options to = GF_TOPO_OPTS_INIT;
 	struct gf_runner_opts ro = { .name = "gpufeed bench h2d", .warmup = 1 };
 	struct gf_bench_h2d *h;
 	cpu_set_t affinity;
 	int rc;
 
-	if (!out)
-		return gf_error(-EINVAL, "bench h2d: no place for the results");
-	*out = NULL;
+	if (out)
+		*out = NULL;
+	if (!out || !env || !env->model)
+		return gf_error(-EINVAL, "bench h2d: no %s", !out ? "place for the results" : "machine model");
 	if ((rc = gf_bench_h2d_check(opts)))
 		return rc;
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return gf_error(-ENOMEM, "bench h2d: out of memory");
-	h->o = (struct gf_bench_h2d_opts)GF_BENCH_H2D_OPTS_INIT;
-	gf_opts_copy(&h->o, sizeof(h->o), opts, opts->struct_size);
+	h->o = *opts;
 	h->dirs = (1u << GF_H2D_PER_GPU_DIRS) - 1;
 	if (h->o.all_at_once)
 		h->dirs = (1u << GF_H2D_DIRS) - 1;
@@ -333,16 +326,11 @@ int gf_bench_h2d_run(const struct gf_bench_h2d_opts *opts, struct gf_bench_h2d *
 		gf_gpu_bench_parse_sizes(h->o.sizes, h->sizes, GF_BENCH_H2D_SIZES_MAX, &h->nsizes);
 	else
 		h->sizes[h->nsizes++] = h->o.quick ? GF_H2D_SIZE_QUICK : GF_H2D_SIZE;
-	if ((rc = gf_topo_discover(&to, &h->topo))) {
-		rc = gf_error(-ENODEV, "bench h2d: the machine model is not available: %s", gf_last_error());
-		goto fail;
-	}
+	h->topo = env->model;
 	if ((rc = open_gpus(h)) || (rc = make_points(h)))
 		goto fail;
 	ro.repeats = h->o.repeats;
-	ro.cancel = h->o.cancel;
-	ro.progress = h->o.progress;
-	ro.tty = h->o.progress_tty;
+	gf_bench_env_runner(env, &ro);
 	h->pinned_gpu = -1;
 	if (sched_getaffinity(0, sizeof(affinity), &affinity))
 		CPU_ZERO(&affinity);
@@ -367,10 +355,83 @@ void gf_bench_h2d_free(struct gf_bench_h2d *h)
 	if (h->gpus)
 		release(h);
 	gf_runner_points_free(h->res, h->npoints);
-	gf_topo_free(h->topo);
 	free(h->gpus);
 	free(h->res);
 	free(h->points);
 	free(h->flags);
 	free(h);
 }
+
+/* ---- the target, as the frame sees it ---- */
+
+GF_BENCH_RESULTS_DEFINE(gf_bench_h2d, struct gf_bench_h2d)
+
+static int h2d_check(const void *opts, const char *operand)
+{
+	(void)operand;
+	return gf_bench_h2d_check(opts);
+}
+
+static int h2d_run(const void *opts, const char *operand, const struct gf_bench_env *env, void **res)
+{
+	(void)operand;
+	return gf_bench_h2d_run(opts, env, (struct gf_bench_h2d **)res);
+}
+
+static const struct gf_bench_opt_def h2d_opts[] = {
+	GF_BENCH_FLAG("quick", "64 MiB buffers, 3 samples per figure", struct gf_bench_h2d_opts, quick),
+	GF_BENCH_TEXT("gpu", "LIST", "the GPUs measured, by NVML index: 0,1 or 0-3\n(default: all)",
+		      struct gf_bench_h2d_opts, gpus),
+	GF_BENCH_TEXT("numa-node", "LIST", "host memory on these NUMA nodes: 0,1, 0-3 or all\n"
+		      "(default: each GPU's own node, as nvbandwidth)", struct gf_bench_h2d_opts, nodes),
+	GF_BENCH_TEXT("size", "SIZE", "bytes of each copy (default 512M, nvbandwidth's;\n--quick 64M)",
+		      struct gf_bench_h2d_opts, sizes),
+	GF_BENCH_TEXT("sizes", "LIST", "a size sweep: 4M,64M,512M", struct gf_bench_h2d_opts, sizes),
+	GF_BENCH_FLAG("pageable", "pageable host memory (malloc-like, bound to the\nnode) beside pinned",
+		      struct gf_bench_h2d_opts, pageable),
+	GF_BENCH_FLAG("all-at-once", "also each GPU while every other GPU copies the\n"
+		      "same way (nvbandwidth's host_to_all, all_to_host)", struct gf_bench_h2d_opts, all_at_once),
+	GF_BENCH_TEXT("direction", "LIST", "only these figures, as nvbandwidth's -t: host_to_device,\n"
+		      "device_to_host, bidirectional_host_to_device,\n"
+		      "bidirectional_device_to_host, host_to_all, all_to_host,\n"
+		      "bidirectional_host_to_all, bidirectional_all_to_host\n"
+		      "(default: the first four; all eight with --all-at-once)", struct gf_bench_h2d_opts, directions),
+	GF_BENCH_COUNT("repeats", "N", "samples per figure after a warm-up (default 5,\n--quick 3)",
+		       struct gf_bench_h2d_opts, repeats, 1, GF_BENCH_H2D_REPEATS_MAX),
+	GF_BENCH_COUNT("loops", "N", "copies timed per sample (default 16, nvbandwidth's)", struct gf_bench_h2d_opts,
+		       loops, 1, GF_BENCH_H2D_LOOPS_MAX),
+	GF_BENCH_OPTS_END,
+};
+
+const struct gf_bench_def gf_bench_h2d_def = {
+	.pub = {
+		.name = "h2d",
+		.summary = "host <-> GPU copy bandwidth per NUMA node, like nvbandwidth's CE tests",
+		.description =
+			"Measures copy-engine bandwidth between host memory and each GPU: host to\n"
+			"device, device to host, and each of those while the other direction runs\n"
+			"at once (bidirectional, reported per direction as nvbandwidth does).  Host\n"
+			"memory is bound to a NUMA node and, pinned, registered with the driver\n"
+			"(cuMemHostRegister); --pageable adds plain pageable memory.  A sample is\n"
+			"--loops cuMemcpyAsync calls queued behind a spin kernel and timed with CUDA\n"
+			"events, as nvbandwidth's *_memcpy_ce testcases; GB/s is 1e9 bytes/s, bytes\n"
+			"counted once.  Each figure is shown beside its path's theoretical\n"
+			"bandwidth from the machine model and as a percentage of it; the bytes of\n"
+			"one copy of every point are checked.  With --all-at-once (or an *_all\n"
+			"--direction) the sum over the GPUs of each all-at-once figure is shown\n"
+			"too: GPUs that share a host link split it, and the sum is what the link\n"
+			"carried.\n",
+		.schema = GF_BENCH_H2D_SCHEMA,
+		.exits = { "", "a figure above its path's limit (a measurement error), a\n"
+			   "failed measurement or a byte check that failed",
+			   "", "the machine model cannot be read; writing the output failed; Ctrl-C",
+			   "no CUDA driver (libcuda.so.1) or NVML, no GPU, or --gpu or\n"
+			   "--numa-node names one this machine lacks" },
+		.footer = "How it measures and its JSON: docs/bench-h2d.md, docs/json-bench-h2d.md.\n",
+	},
+	.opts = h2d_opts,
+	.opts_size = sizeof(struct gf_bench_h2d_opts),
+	.check = h2d_check,
+	.run = h2d_run,
+	GF_BENCH_RESULTS(gf_bench_h2d),
+};

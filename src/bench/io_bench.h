@@ -5,14 +5,15 @@
 
 #include <stdbool.h>
 #include <sys/stat.h>
-#include <gpufeed/bench.h>
 #include <gpufeed/cpuset.h>
+
+#include "bench/io_opts.h"
 
 #include "bench/runner.h"
 
 struct gf_bench_io {
 	struct gf_bench_io_opts opts;
-	struct gf_bench_target target;
+	struct gf_bench_io_file target;
 	struct gf_cpuset cpus;		/* the drive's node's allowed CPUs */
 	bool have_cpus;
 	/* The file we created, by identity: a file moved onto the path
@@ -29,7 +30,7 @@ struct gf_bench_io {
 
 /* What gf_bench_io_run_plan returns (io_runner.c), written by io_report.c. */
 struct gf_bench_io_results {
-	struct gf_bench_target target;
+	struct gf_bench_io_file target;
 	bool single;			/* one point: its fields at the JSON's top level too */
 	unsigned n, repeats;
 	/* Per point the figure: the median run's result, gb_per_s the median
@@ -44,7 +45,7 @@ struct gf_bench_io_results {
 
 /* Writes n points (figure, its runs, the runner's summary of them) as
  * gf_bench_io_write_json does. */
-int gf_bench__write_json(const struct gf_bench_target *t, const struct gf_bench_result *figures,
+int gf_bench__write_json(const struct gf_bench_io_file *t, const struct gf_bench_result *figures,
 			 const struct gf_bench_result *runs, const unsigned *nruns, unsigned repeats,
 			 const struct gf_runner_point *points, unsigned n, bool single, FILE *f);
 

@@ -1,11 +1,11 @@
-/* bench io --gpu inside: the points (the disk's O_DIRECT read, the pinned
+/* bench io-gpu inside: the points (the disk's O_DIRECT read, the pinned
  * host-to-device copy, then each transfer path), their samples and CPU. */
 #ifndef GF_BENCH_IO_GPU_BENCH_H
 #define GF_BENCH_IO_GPU_BENCH_H
 
-#include <gpufeed/bench_io_gpu.h>
 #include <gpufeed/topo.h>
 #include <gpufeed/xfer.h>
+#include "bench/io_gpu_opts.h"
 #include "bench/runner.h"
 
 enum gf_iog_kind { GF_IOG_DISK = 0, GF_IOG_H2D, GF_IOG_PATH };
@@ -27,8 +27,8 @@ struct gf_bench_io_gpu {
 	uint64_t bytes;			/* moved per sample: the whole file */
 	char pci[16];
 	int numa_node;
-	struct gf_topo *topo;		/* the machine summary in the JSON; NULL
-					 * when it could not be read */
+	const struct gf_topo *topo;	/* the frame's: the GPU's node, the
+					 * machine summary in the JSON */
 	struct gf_iog_point pts[2 + GF_XFER_PATHS];
 	struct gf_runner_point res[2 + GF_XFER_PATHS];
 	unsigned npoints;

@@ -1,4 +1,4 @@
-/* `bench io --gpu` as a runner target: the file (ours, created, or the
+/* `bench io-gpu` as a runner target: the file (ours, created, or the
  * caller's), the GPU memory it lands in, and the points: the disk's cold
  * O_DIRECT read and the pinned host-to-device copy (the limits), then each
  * transfer path.  Every sample starts cold: the file's cached pages are
@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <gpufeed/parse.h>
 #include "bench/io_gpu_bench.h"
 #include "core/error.h"
-#include "core/opts.h"
 
 #define CHECK_SPAN (64ull << 20)	/* bytes compared at the head and at the tail */
 
@@ -59,21 +59,20 @@ static int parse_paths(const char *text, bool want[GF_XFER_PATHS])
 	return n ? 0 : gf_error(-EINVAL, "--path: '%s' names no path", text);
 }
 
-int gf_bench_io_gpu_check(const struct gf_bench_io_gpu_opts *o)
+int gf_bench_io_gpu_check(const struct gf_bench_io_gpu_opts *o, const char *file)
 {
 	bool want[GF_XFER_PATHS];
 	int rc;
 
 	if (!o)
-		return gf_error(-EINVAL, "bench io --gpu: no options");
-	if ((rc = gf_opts_check(o->struct_size, sizeof(*o), "gf_bench_io_gpu_run", "GF_BENCH_IO_GPU_OPTS_INIT")))
-		return rc;
-	if (!o->file || !*o->file)
-		return gf_error(-EINVAL, "bench io --gpu: no file");
+		return gf_error(-EINVAL, "bench io-gpu: no options");
+	if (!file || !*file)
+		return gf_error(-EINVAL, "bench io-gpu: no FILE");
 	if ((rc = parse_paths(o->paths, want)))
 		return rc;
 	if (o->chunk && (o->chunk % 4096 || o->chunk > (1ull << 30)))
-		return gf_error(-EINVAL, "--chunk: %zu bytes is not a multiple of 4K up to 1G", o->chunk);
+		return gf_error(-EINVAL, "--chunk: %llu bytes is not a multiple of 4K up to 1G",
+				(unsigned long long)o->chunk);
 	if (o->depth > GF_XFER_DEPTH_MAX)
 		return gf_error(-EINVAL, "--depth: %u: 1, 2 or 3 staging buffers", o->depth);
 	if (o->reads > 16)
@@ -186,7 +185,8 @@ static int prepare(void *ctx, unsigned i)
 	o.chunk = b->o.chunk;
 	o.depth = b->o.depth;
 	o.reads = b->o.reads;
-	o.numa_node = b->o.numa_node;
+	o.numa_node = b->numa_node;
+	o.model = b->topo;
 	return gf_xfer_open(&o, &b->x);
 }
 
@@ -240,27 +240,50 @@ static const struct gf_bench_ops iog_ops = {
 	.prepare = prepare, .sample = sample, .cleanup = cleanup, .label = label,
 };
 
-int gf_bench_io_gpu_run(const struct gf_bench_io_gpu_opts *opts, struct gf_bench_io_gpu **out)
+/* The staging node: --numa-node, which must be a node of the model, or the
+ * GPU's own there (-1 when the model does not know it). */
+static int staging_node(struct gf_bench_io_gpu *b)
 {
-	struct gf_runner_opts ro = { .name = "gpufeed bench io --gpu" };
+	const struct gf_topo *t = b->topo;
+	int g;
+
+	b->numa_node = -1;
+	if (b->o.numa_node >= 0) {
+		for (int i = 0; i < t->numa.nnodes; i++)
+			if (t->numa.node[i].id == b->o.numa_node)
+				b->numa_node = b->o.numa_node;
+		if (b->numa_node < 0)
+			return gf_error(-ENODEV, "--numa-node %d: no such NUMA node in %s (%d node%s)", b->o.numa_node,
+					t->machine.source, t->numa.nnodes, t->numa.nnodes == 1 ? "" : "s");
+	} else if ((g = gf_topo_find_gpu(t, b->pci)) >= 0) {
+		b->numa_node = t->gpus[g].numa_node;
+	}
+	return 0;
+}
+
+int gf_bench_io_gpu_run(const struct gf_bench_io_gpu_opts *opts, const char *file, const struct gf_bench_env *env,
+			struct gf_bench_io_gpu **out)
+{
+	struct gf_runner_opts ro = { .name = "gpufeed bench io-gpu" };
 	struct gf_xfer_opts xo = GF_XFER_OPTS_INIT;
 	bool want[GF_XFER_PATHS];
 	struct gf_xfer *base = NULL;
 	struct gf_bench_io_gpu *b;
 	int rc;
 
-	if (!out)
-		return gf_error(-EINVAL, "bench io --gpu: no place for the results");
-	*out = NULL;
-	if ((rc = gf_bench_io_gpu_check(opts)))
+	if (out)
+		*out = NULL;
+	if (!out || !env || !env->model)
+		return gf_error(-EINVAL, "bench io-gpu: no %s", !out ? "place for the results" : "machine model");
+	if ((rc = gf_bench_io_gpu_check(opts, file)))
 		return rc;
 	if (!(b = calloc(1, sizeof(*b))))
-		return gf_error(-ENOMEM, "bench io --gpu: out of memory");
+		return gf_error(-ENOMEM, "bench io-gpu: out of memory");
 	b->o = *opts;
 	b->o.paths = NULL;
-	b->o.file = NULL;
 	b->fd = -1;
-	snprintf(b->file, sizeof(b->file), "%s", opts->file);
+	b->topo = env->model;
+	snprintf(b->file, sizeof(b->file), "%s", file);
 	parse_paths(opts->paths, want);
 	b->o.repeats = opts->repeats ? opts->repeats : opts->quick ? 1 : 3;
 	b->pts[b->npoints++].kind = GF_IOG_DISK;
@@ -268,27 +291,19 @@ int gf_bench_io_gpu_run(const struct gf_bench_io_gpu_opts *opts, struct gf_bench
 	for (unsigned p = 0; p < GF_XFER_PATHS; p++)
 		if (want[p])
 			b->pts[b->npoints++] = (struct gf_iog_point){ .kind = GF_IOG_PATH, .path = (enum gf_xfer_path)p };
-	/* The GPU first: no file is created for a machine that cannot run. */
+	/* The GPU and the node first: no file is created for a machine that
+	 * cannot run. */
 	xo.gpu = (int)opts->gpu;
 	xo.path = GF_XFER_NAIVE;
-	xo.numa_node = opts->numa_node;
-	if ((rc = gf_xfer_open(&xo, &base)) || (rc = open_file(b)) || (rc = gf_xfer_dev_alloc(base, b->bytes, &b->dev)))
+	xo.model = b->topo;	/* its staging is not used: the points' are */
+	if ((rc = gf_xfer_open(&xo, &base)))
 		goto out;
 	snprintf(b->pci, sizeof(b->pci), "%s", gf_xfer_gpu_pci(base));
-	b->numa_node = gf_xfer_numa_node(base);
+	if ((rc = staging_node(b)) || (rc = open_file(b)) || (rc = gf_xfer_dev_alloc(base, b->bytes, &b->dev)))
+		goto out;
 	b->base = base;
-	/* The machine summary every bench result carries; best effort: the
-	 * figures stand without it. */
-	{
-		struct gf_topo_options to = GF_TOPO_OPTS_INIT;
-
-		if (gf_topo_discover(&to, &b->topo))
-			b->topo = NULL;
-	}
 	ro.repeats = b->o.repeats;
-	ro.cancel = opts->cancel;
-	ro.progress = opts->progress;
-	ro.tty = opts->progress_tty;
+	gf_bench_env_runner(env, &ro);
 	rc = gf_runner_run(&iog_ops, b, b->npoints, &ro, b->res);
 out:
 	if (b->dev)
@@ -319,6 +334,86 @@ void gf_bench_io_gpu_free(struct gf_bench_io_gpu *b)
 	if (!b)
 		return;
 	gf_runner_points_free(b->res, b->npoints);
-	gf_topo_free(b->topo);
 	free(b);
 }
+
+/* ---- the target, as the frame sees it ---- */
+
+GF_BENCH_RESULTS_DEFINE(gf_bench_io_gpu, struct gf_bench_io_gpu)
+
+static void iog_init(void *opts)
+{
+	*(struct gf_bench_io_gpu_opts *)opts = (struct gf_bench_io_gpu_opts){ .numa_node = -1 };
+}
+
+static int iog_set_node(void *opts, const char *value)
+{
+	uint64_t n;
+
+	if (gf_parse_count(value, 0, 1023, &n))
+		return gf_error(-EINVAL, "--numa-node: '%s' is not a node number", value);
+	((struct gf_bench_io_gpu_opts *)opts)->numa_node = (int)n;
+	return 0;
+}
+
+static int iog_check(const void *opts, const char *operand)
+{
+	return gf_bench_io_gpu_check(opts, operand);
+}
+
+static int iog_run(const void *opts, const char *operand, const struct gf_bench_env *env, void **res)
+{
+	return gf_bench_io_gpu_run(opts, operand, env, (struct gf_bench_io_gpu **)res);
+}
+
+static const struct gf_bench_opt_def iog_opts[] = {
+	GF_BENCH_COUNT("gpu", "G", "the GPU, by NVML index (default 0)", struct gf_bench_io_gpu_opts, gpu, 0, 1023),
+	GF_BENCH_TEXT("path", "LIST", "transfer paths: bounce,gds,naive (default all)", struct gf_bench_io_gpu_opts,
+		      paths),
+	GF_BENCH_SIZE("size", "SIZE", "bytes of a file we create (default 1G, --quick 256M);\n"
+		      "of an existing file, read at most this many", struct gf_bench_io_gpu_opts, size, 1, 0),
+	GF_BENCH_SIZE("chunk", "SIZE", "staging buffer and cuFile request size (default 8M)",
+		      struct gf_bench_io_gpu_opts, chunk, 4096, 1ull << 30),
+	GF_BENCH_COUNT("depth", "N", "staging buffers: 1, 2 (default) or 3", struct gf_bench_io_gpu_opts, depth, 1,
+		       GF_XFER_DEPTH_MAX),
+	GF_BENCH_COUNT("reads", "N", "O_DIRECT reads in flight per chunk (default 4)", struct gf_bench_io_gpu_opts,
+		       reads, 1, 16),
+	GF_BENCH_CUSTOM("numa-node", "N", "staging memory's node (default: the GPU's, from\nthe machine model)",
+			GF_BENCH_OPT_COUNT, iog_set_node),
+	GF_BENCH_COUNT("repeats", "N", "samples per figure, each cold (default 3, --quick 1)",
+		       struct gf_bench_io_gpu_opts, repeats, 1, GF_BENCH_IO_GPU_REPEATS_MAX),
+	GF_BENCH_FLAG("quick", "256 MiB file, 1 sample", struct gf_bench_io_gpu_opts, quick),
+	GF_BENCH_OPTS_END,
+};
+
+const struct gf_bench_def gf_bench_io_gpu_def = {
+	.pub = {
+		.name = "io-gpu",
+		.summary = "storage to GPU memory: bounce, GPUDirect Storage, naive",
+		.description =
+			"Moves FILE (created, filled and removed when absent) to GPU memory by each\n"
+			"transfer path of gpufeed's xfer library and reports GB/s and CPU seconds per\n"
+			"GB: bounce (io_uring O_DIRECT into pinned staging, pipelined copies), gds\n"
+			"(cuFile; compatibility mode without nvidia-fs, labelled) and naive (read()\n"
+			"into pageable memory, then a copy).  Beside them, measured in the same run:\n"
+			"the disk's O_DIRECT sequential read rate and the pinned host-to-device copy\n"
+			"rate; each path's ratio to the slower of the two.  Every sample is cold (the\n"
+			"file's cached pages are dropped first); the first and last 64 MiB on the GPU\n"
+			"are compared with the file after each path's first sample.  Staging memory\n"
+			"goes to the GPU's NUMA node from the machine model (--root: a recording's).\n",
+		.operand = "FILE",
+		.schema = GF_BENCH_IO_GPU_SCHEMA,
+		.exits = { "", "a failed path or byte check, or a path faster than the\n"
+			   "disk's O_DIRECT rate (a cache served it)",
+			   "", "FILE cannot be read or created; writing the output failed; Ctrl-C",
+			   "no CUDA driver (libcuda.so.1) or NVML, no GPU G, or\n"
+			   "--numa-node names a node this machine lacks" },
+		.footer = "How it measures and its JSON: docs/bench-io-gpu.md; the library: docs/xfer.md.\n",
+	},
+	.opts = iog_opts,
+	.opts_size = sizeof(struct gf_bench_io_gpu_opts),
+	.init = iog_init,
+	.check = iog_check,
+	.run = iog_run,
+	GF_BENCH_RESULTS(gf_bench_io_gpu),
+};

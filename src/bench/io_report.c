@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include <jansson.h>
-#include <gpufeed/bench.h>
+#include "bench/io_opts.h"
 #include <gpufeed/gpufeed.h>
 #include "bench/io_bench.h"
 #include "bench/output.h"
@@ -91,7 +91,7 @@ static void put_point(json_t *o, const struct gf_bench_result *fig, const struct
 	json_object_set_new(o, "runs", arr);
 }
 
-static json_t *target_json(const struct gf_bench_target *t)
+static json_t *target_json(const struct gf_bench_io_file *t)
 {
 	json_t *o = json_object(), *pl = json_object(), *m = json_object();
 
@@ -121,7 +121,7 @@ static json_t *target_json(const struct gf_bench_target *t)
 	return o;
 }
 
-static void put_target(json_t *root, const struct gf_bench_target *t)
+static void put_target(json_t *root, const struct gf_bench_io_file *t)
 {
 	json_t *o = target_json(t);
 
@@ -132,7 +132,7 @@ static void put_target(json_t *root, const struct gf_bench_target *t)
 	json_object_set_new(root, "target", o);
 }
 
-int gf_bench__write_json(const struct gf_bench_target *t, const struct gf_bench_result *figures,
+int gf_bench__write_json(const struct gf_bench_io_file *t, const struct gf_bench_result *figures,
 			 const struct gf_bench_result *runs, const unsigned *nruns, unsigned repeats,
 			 const struct gf_runner_point *points, unsigned n, bool single, FILE *f)
 {
@@ -153,7 +153,7 @@ int gf_bench__write_json(const struct gf_bench_target *t, const struct gf_bench_
 
 /* Results made elsewhere (a binding, a replay): each point one run, its
  * own figure. */
-int gf_bench_io_write_json(const struct gf_bench_target *t, const struct gf_bench_result *r, unsigned n,
+int gf_bench_io_write_json(const struct gf_bench_io_file *t, const struct gf_bench_result *r, unsigned n,
 			   bool single, FILE *f)
 {
 	struct gf_runner_point *pts;
@@ -191,7 +191,7 @@ static void fmt_bs(size_t bs, char *buf, size_t size)
 		snprintf(buf, size, "%zu", bs);
 }
 
-int gf_bench_io_print(const struct gf_bench_target *t, const struct gf_bench_result *r, unsigned n, FILE *f)
+int gf_bench_io_print(const struct gf_bench_io_file *t, const struct gf_bench_result *r, unsigned n, FILE *f)
 {
 	char size[32], bs[16], eng[24];
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gpufeed/bench.h>
+#include "bench/io_opts.h"
 #include "bench/io_bench.h"
 #include "bench/runner.h"
 #include "core/error.h"
@@ -140,9 +140,9 @@ static struct gf_bench_io_results *results_new(const struct gf_bench_plan *plan,
  * full disk, a closed pipe) can leave it behind. */
 static void remove_file(struct gf_bench_io *b, struct gf_bench_io_results *res)
 {
-	bool created = gf_bench_io_target(b)->created;
+	bool created = gf_bench_io_file(b)->created;
 
-	res->target = *gf_bench_io_target(b);
+	res->target = *gf_bench_io_file(b);
 	if (gf_bench_io_remove(b)) {
 		res->remove_failed = true;
 		gf_strlcpy(res->problem, gf_last_error(), sizeof(res->problem));

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <stdio.h>
 
-#include <gpufeed/bench.h>
+#include "bench/io_opts.h"
 #include "core/error.h"
 #include "core/strutil.h"
 

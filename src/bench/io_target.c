@@ -41,16 +41,13 @@ static void disk_of(dev_t dev, char *name, size_t size)
 
 static int from_model(struct gf_bench_io *b)
 {
-	struct gf_topo_options to = { .struct_size = sizeof(to), .nvml = GF_NVML_OFF, .root = b->opts.root,
-				      .pci_locality = b->opts.pci_locality };
-	struct gf_bench_target *t = &b->target;
-	struct gf_topo *topo = NULL;
+	const struct gf_topo *topo = b->opts.model;
+	struct gf_bench_io_file *t = &b->target;
 
-	if (gf_topo_discover(&to, &topo)) {
+	if (!topo) {
 		if (b->opts.numa_node >= 0)
-			return gf_error(-ENODEV, "--numa-node %d: the machine model is not available: %s",
-					b->opts.numa_node, gf_last_error());
-		return 0;	/* automatic placement is a nicety: run without it */
+			return gf_error(-ENODEV, "--numa-node %d: no machine model", b->opts.numa_node);
+		return 0;	/* a caller without a model: no placement */
 	}
 	gf_strlcpy(t->hostname, topo->machine.hostname, sizeof(t->hostname));
 	gf_strlcpy(t->kernel, topo->machine.kernel, sizeof(t->kernel));
@@ -77,12 +74,9 @@ static int from_model(struct gf_bench_io *b)
 			known |= topo->numa.node[i].id == b->opts.numa_node;
 			snprintf(nodes + l, sizeof(nodes) - l, "%s%d", i ? "," : "", topo->numa.node[i].id);
 		}
-		if (!known) {
-			int n = b->opts.numa_node;
-			gf_topo_free(topo);
-			return gf_error(-ENODEV, "--numa-node %d: no such NUMA node here (nodes: %s)", n,
-					nodes[0] ? nodes : "none");
-		}
+		if (!known)
+			return gf_error(-ENODEV, "--numa-node %d: no such NUMA node here (nodes: %s)",
+					b->opts.numa_node, nodes[0] ? nodes : "none");
 		t->numa_node = b->opts.numa_node;
 		gf_strlcpy(t->numa_source, "option", sizeof(t->numa_source));
 	} else if (b->opts.numa_node == -1 && t->device_numa_node >= 0) {
@@ -98,7 +92,6 @@ static int from_model(struct gf_bench_io *b)
 		b->have_cpus = !gf_cpuset_empty(&cpus);
 		gf_cpuset_format_list(&cpus, t->cpus, sizeof(t->cpus));
 	}
-	gf_topo_free(topo);
 	return 0;
 }
 
@@ -355,7 +348,7 @@ fail:
 	return rc;
 }
 
-const struct gf_bench_target *gf_bench_io_target(const struct gf_bench_io *b)
+const struct gf_bench_io_file *gf_bench_io_file(const struct gf_bench_io *b)
 {
 	return b ? &b->target : NULL;
 }

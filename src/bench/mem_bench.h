@@ -6,11 +6,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <gpufeed/bench_mem.h>
 #include <gpufeed/buf.h>
 #include <gpufeed/cpuset.h>
 #include <gpufeed/topo.h>
 
+#include "bench/mem_opts.h"
 #include "bench/runner.h"
 
 enum gf_mem_kind { GF_MEM_LATENCY = 0, GF_MEM_READ, GF_MEM_WRITE, GF_MEM_COPY, GF_MEM_KINDS };
@@ -53,7 +53,7 @@ struct gf_mem_flag {
 struct gf_bench_mem {
 	struct gf_bench_mem_opts o;	/* resolved: size, repeats set */
 	double sample_s;		/* target length of one sample */
-	struct gf_topo *topo;
+	const struct gf_topo *topo;	/* the frame's */
 	int *rows, *cols;		/* CPU nodes (with CPUs), memory nodes */
 	unsigned nrows, ncols;
 	struct gf_mem_pair *pairs;

@@ -27,12 +27,9 @@ const char *gf_mem_kind_unit(enum gf_mem_kind k)
 int gf_bench_mem_check(const struct gf_bench_mem_opts *o)
 {
 	struct gf_cpuset nodes;
-	int rc;
 
 	if (!o)
 		return gf_error(-EINVAL, "bench mem: no options");
-	if ((rc = gf_opts_check(o->struct_size, sizeof(*o), "gf_bench_mem_run", "GF_BENCH_MEM_OPTS_INIT")))
-		return rc;
 	if (o->nodes && (gf_cpuset_parse_list(&nodes, o->nodes) || gf_cpuset_empty(&nodes)))
 		return gf_error(-EINVAL, "--nodes: '%s' is not a list of node numbers (0,1 or 0-3)", o->nodes);
 	if (o->size && (o->size < GF_BENCH_MEM_SIZE_MIN || o->size > GF_BENCH_MEM_SIZE_MAX))
@@ -302,16 +299,43 @@ unsigned long long gf_mem_llc_bytes(const struct gf_topo *t)
 	return best_level >= 2 ? best : 0;
 }
 
-int gf_bench_mem_run(const struct gf_bench_mem_opts *opts, struct gf_bench_mem **out)
+/* Two buffers of size on one node at a time: refused, not OOM-killed,
+ * when they are more than the memory available (MemAvailable, read live:
+ * the buffers are this machine's whatever model names the nodes). */
+static int fits_memory(const struct gf_bench_mem *m)
 {
-	struct gf_topo_options to = GF_TOPO_OPTS_INIT;
+	unsigned long long avail_kb = 0;
+	char *text = NULL, *at;
+	struct gf_fs fs;
+	size_t len;
+
+	if (gf_fs_init(&fs, NULL))
+		return 0;
+	if (gf_fs_read(&fs, "/proc/meminfo", &text, &len))
+		text = NULL;	/* unknown: the allocation will say */
+	gf_fs_fini(&fs);
+	if (text && (at = strstr(text, "MemAvailable:")))
+		sscanf(at, "MemAvailable: %llu kB", &avail_kb);
+	free(text);
+	if (avail_kb && 2 * m->o.size > avail_kb * 1024ull)
+		return gf_error(-ENOMEM, "--size %llu MiB: its two buffers need %llu MiB on a node, and this machine has "
+				"%llu MiB available (/proc/meminfo MemAvailable): give a smaller --size",
+				(unsigned long long)(m->o.size >> 20), (unsigned long long)(m->o.size >> 19),
+				avail_kb >> 10);
+	return 0;
+}
+
+int gf_bench_mem_run(const struct gf_bench_mem_opts *opts, const struct gf_bench_env *env,
+		     struct gf_bench_mem **out)
+{
 	struct gf_runner_opts ro = { .name = "gpufeed bench mem", .warmup = 1 };
 	struct gf_bench_mem *m;
 	int rc;
 
-	if (!out)
-		return gf_error(-EINVAL, "bench mem: no place for the results");
-	*out = NULL;
+	if (out)
+		*out = NULL;
+	if (!out || !env || !env->model)
+		return gf_error(-EINVAL, "bench mem: no %s", !out ? "place for the results" : "machine model");
 	if ((rc = gf_bench_mem_check(opts)))
 		return rc;
 	if (opts->nt && !gf_mem_have_nt())
@@ -324,20 +348,14 @@ int gf_bench_mem_run(const struct gf_bench_mem_opts *opts, struct gf_bench_mem *
 	m->o.repeats = opts->repeats ? opts->repeats : opts->quick ? 3 : 5;
 	m->sample_s = opts->quick ? 0.02 : 0.1;
 	m->buf_node = -1;
-	to.nvml = GF_NVML_OFF;
-	if ((rc = gf_topo_discover(&to, &m->topo))) {
-		rc = gf_error(-ENODEV, "bench mem: the machine model is not available: %s", gf_last_error());
-		goto fail;
-	}
+	m->topo = env->model;
 	m->llc_bytes = gf_mem_llc_bytes(m->topo);
 	if (!opts->size && m->o.size < 4 * m->llc_bytes)
 		m->o.size = 4 * m->llc_bytes;
-	if ((rc = choose_nodes(m)) || (rc = make_points(m)))
+	if ((rc = fits_memory(m)) || (rc = choose_nodes(m)) || (rc = make_points(m)))
 		goto fail;
 	ro.repeats = m->o.repeats;
-	ro.cancel = opts->cancel;
-	ro.progress = opts->progress;
-	ro.tty = opts->progress_tty;
+	gf_bench_env_runner(env, &ro);
 	rc = gf_runner_run(&mem_ops, m, m->npoints, &ro, m->res);
 	free_bufs(m);
 	if (rc)
@@ -356,7 +374,6 @@ void gf_bench_mem_free(struct gf_bench_mem *m)
 		return;
 	free_bufs(m);
 	gf_runner_points_free(m->res, m->npoints);
-	gf_topo_free(m->topo);
 	free(m->res);
 	free(m->points);
 	free(m->pairs);
@@ -366,3 +383,72 @@ void gf_bench_mem_free(struct gf_bench_mem *m)
 	free(m->cols);
 	free(m);
 }
+
+/* ---- the target, as the frame sees it ---- */
+
+GF_BENCH_RESULTS_DEFINE(gf_bench_mem, struct gf_bench_mem)
+
+static int mem_check(const void *opts, const char *operand)
+{
+	(void)operand;
+	return gf_bench_mem_check(opts);
+}
+
+static int mem_run(const void *opts, const char *operand, const struct gf_bench_env *env, void **res)
+{
+	(void)operand;
+	return gf_bench_mem_run(opts, env, (struct gf_bench_mem **)res);
+}
+
+static const struct gf_bench_opt_def mem_opts[] = {
+	GF_BENCH_FLAG("quick", "64 MiB buffers (or 4x the L3), 3 short samples per\n"
+		      "figure (seconds on a small machine)", struct gf_bench_mem_opts, quick),
+	GF_BENCH_TEXT("nodes", "LIST", "the NUMA nodes measured, as CPU and as memory nodes:\n"
+		      "0,1 or 0-3 (default: all)", struct gf_bench_mem_opts, nodes),
+	GF_BENCH_SIZE("size", "SIZE", "bytes of each buffer (default 256M or 4x the\n"
+		      "largest L3, --quick 64M or 4x the L3; under 2x\n"
+		      "the L3 draws a warning; two must fit in the\n"
+		      "available memory)", struct gf_bench_mem_opts, size, GF_BENCH_MEM_SIZE_MIN,
+		      GF_BENCH_MEM_SIZE_MAX),
+	GF_BENCH_COUNT("threads", "N", "bandwidth threads per CPU node, pinned round robin\n"
+		       "(default: one per allowed CPU of the node)", struct gf_bench_mem_opts, threads, 1,
+		       GF_BENCH_MEM_THREADS_MAX),
+	GF_BENCH_COUNT("repeats", "N", "samples per figure after a warm-up (default 5,\n--quick 3)",
+		       struct gf_bench_mem_opts, repeats, 1, GF_BENCH_MEM_REPEATS_MAX),
+	GF_BENCH_FLAG("nt", "non-temporal stores in write and copy (x86-64)", struct gf_bench_mem_opts, nt),
+	GF_BENCH_OPTS_END,
+};
+
+const struct gf_bench_def gf_bench_mem_def = {
+	.pub = {
+		.name = "mem",
+		.summary = "memory latency and bandwidth between NUMA nodes, like Intel MLC",
+		.description =
+			"Measures this machine's memory between every pair of NUMA nodes, as Intel\n"
+			"MLC's latency and bandwidth matrices do: a thread on the CPUs of node i,\n"
+			"memory bound to node j (MPOL_BIND, the pages' node checked with\n"
+			"move_pages).  Idle latency is ns per dependent load of a pointer chain in\n"
+			"random order; read, write and copy bandwidth are GB/s (1e9 bytes/s) with a\n"
+			"thread per CPU of node i; copy counts bytes read + bytes written, as STREAM\n"
+			"does.  Each figure is the median of --repeats samples; --json has them all.\n"
+			"\n"
+			"A single-node machine gets a 1x1 matrix.  Figures past a physical limit\n"
+			"(over 1 TB/s) and pages found on another node are findings (exit 1);\n"
+			"latencies under 30 ns or over 1 us are warnings.  The nodes come from the\n"
+			"machine model (--root: a recording's); the memory measured is this\n"
+			"machine's.\n",
+		.schema = GF_BENCH_MEM_SCHEMA,
+		.exits = { "", "pages not on the node asked for, a figure past a physical\n"
+			   "limit, or a failed measurement",
+			   "", "the machine model cannot be read; writing the output failed; Ctrl-C",
+			   "--nodes names a node this machine lacks or this process may not\n"
+			   "use; --nt on a CPU without non-temporal stores; two buffers of\n"
+			   "--size are more than the memory available" },
+		.footer = "How it measures and its JSON: docs/bench-mem.md, docs/json-bench-mem.md.\n",
+	},
+	.opts = mem_opts,
+	.opts_size = sizeof(struct gf_bench_mem_opts),
+	.check = mem_check,
+	.run = mem_run,
+	GF_BENCH_RESULTS(gf_bench_mem),
+};

@@ -7,9 +7,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <gpufeed/bench_p2p.h>
 #include <gpufeed/topo.h>
 
+#include "bench/p2p_opts.h"
 #include "bench/runner.h"
 #include "vendor/cuda_device.h"
 #include "vendor/cuda_kernels.h"
@@ -98,7 +98,7 @@ struct gf_p2p_chain {
 
 struct gf_bench_p2p {
 	struct gf_bench_p2p_opts o;	/* resolved: repeats, loops */
-	struct gf_topo *topo;
+	const struct gf_topo *topo;	/* the frame's */
 	uint64_t sizes[GF_BENCH_P2P_SIZES_MAX];
 	unsigned nsizes;
 	bool tests[GF_P2P_TESTS];	/* which run */

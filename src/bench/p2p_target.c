@@ -9,7 +9,6 @@
 #include "bench/gpu_bench.h"
 #include "bench/p2p_bench.h"
 #include "core/error.h"
-#include "core/opts.h"
 
 static const char *const test_names[GF_P2P_TESTS] = { "read", "write", "bidir-read", "bidir-write", "local",
 						       "latency" };
@@ -88,8 +87,6 @@ int gf_bench_p2p_check(const struct gf_bench_p2p_opts *o)
 
 	if (!o)
 		return gf_error(-EINVAL, "bench p2p: no options");
-	if ((rc = gf_opts_check(o->struct_size, sizeof(*o), "gf_bench_p2p_run", "GF_BENCH_P2P_OPTS_INIT")))
-		return rc;
 	if ((rc = gf_gpu_bench_check_gpus(o->gpus)))
 		return rc;
 	if (o->sizes && (rc = gf_gpu_bench_parse_sizes(o->sizes, sizes, GF_BENCH_P2P_SIZES_MAX, &n)))
@@ -284,16 +281,17 @@ static void release(struct gf_bench_p2p *p)
 		gf_p2p_gpu_teardown(&p->gpus[i]);
 }
 
-int gf_bench_p2p_run(const struct gf_bench_p2p_opts *opts, struct gf_bench_p2p **out)
+int gf_bench_p2p_run(const struct gf_bench_p2p_opts *opts, const struct gf_bench_env *env,
+		     struct gf_bench_p2p **out)
 {
-	struct gf_topo_options to = GF_TOPO_OPTS_INIT;
 	struct gf_runner_opts ro = { .name = "gpufeed bench p2p", .warmup = 1 };
 	struct gf_bench_p2p *p;
 	int rc;
 
-	if (!out)
-		return gf_error(-EINVAL, "bench p2p: no place for the results");
-	*out = NULL;
+	if (out)
+		*out = NULL;
+	if (!out || !env || !env->model)
+		return gf_error(-EINVAL, "bench p2p: no %s", !out ? "place for the results" : "machine model");
 	if ((rc = gf_bench_p2p_check(opts)))
 		return rc;
 	p = calloc(1, sizeof(*p));
@@ -309,16 +307,11 @@ int gf_bench_p2p_run(const struct gf_bench_p2p_opts *opts, struct gf_bench_p2p *
 		gf_gpu_bench_parse_sizes(opts->sizes, p->sizes, GF_BENCH_P2P_SIZES_MAX, &p->nsizes);
 	else
 		p->sizes[p->nsizes++] = opts->quick ? GF_P2P_SIZE_QUICK : GF_P2P_SIZE;
-	if ((rc = gf_topo_discover(&to, &p->topo))) {
-		rc = gf_error(-ENODEV, "bench p2p: the machine model is not available: %s", gf_last_error());
-		goto fail;
-	}
+	p->topo = env->model;
 	if ((rc = open_gpus(p)) || (rc = make_points(p)))
 		goto fail;
 	ro.repeats = p->o.repeats;
-	ro.cancel = opts->cancel;
-	ro.progress = opts->progress;
-	ro.tty = opts->progress_tty;
+	gf_bench_env_runner(env, &ro);
 	rc = gf_runner_run(&p2p_ops, p, p->npoints, &ro, p->res);
 	release(p);
 	if (rc)
@@ -338,7 +331,6 @@ void gf_bench_p2p_free(struct gf_bench_p2p *p)
 	if (p->gpus)
 		release(p);
 	gf_runner_points_free(p->res, p->npoints);
-	gf_topo_free(p->topo);
 	free(p->gpus);
 	free(p->pairs);
 	free(p->res);
@@ -346,3 +338,70 @@ void gf_bench_p2p_free(struct gf_bench_p2p *p)
 	free(p->flags);
 	free(p);
 }
+
+/* ---- the target, as the frame sees it ---- */
+
+GF_BENCH_RESULTS_DEFINE(gf_bench_p2p, struct gf_bench_p2p)
+
+static int p2p_check(const void *opts, const char *operand)
+{
+	(void)operand;
+	return gf_bench_p2p_check(opts);
+}
+
+static int p2p_run(const void *opts, const char *operand, const struct gf_bench_env *env, void **res)
+{
+	(void)operand;
+	return gf_bench_p2p_run(opts, env, (struct gf_bench_p2p **)res);
+}
+
+static const struct gf_bench_opt_def p2p_opts[] = {
+	GF_BENCH_FLAG("quick", "64 MiB buffers, 3 samples per figure, 100k loads\nper latency sample",
+		      struct gf_bench_p2p_opts, quick),
+	GF_BENCH_TEXT("gpu", "LIST", "the GPUs measured, by NVML index: 0,1 or 0-3\n(default: all)",
+		      struct gf_bench_p2p_opts, gpus),
+	GF_BENCH_TEXT("test", "LIST", "read, write, bidir-read, bidir-write, local,\nlatency or all (default: all)",
+		      struct gf_bench_p2p_opts, tests),
+	GF_BENCH_TEXT("copy", "LIST", "ce (copy engine), sm (copy kernel) or both\n(default: ce,sm)",
+		      struct gf_bench_p2p_opts, copies),
+	GF_BENCH_TEXT("size", "SIZE", "bytes of each copy (default 512M, nvbandwidth's;\n--quick 64M)",
+		      struct gf_bench_p2p_opts, sizes),
+	GF_BENCH_TEXT("sizes", "LIST", "a size sweep: 4M,64M,512M", struct gf_bench_p2p_opts, sizes),
+	GF_BENCH_COUNT("repeats", "N", "samples per figure after a warm-up (default 5,\n--quick 3)",
+		       struct gf_bench_p2p_opts, repeats, 1, GF_BENCH_P2P_REPEATS_MAX),
+	GF_BENCH_COUNT("loops", "N", "copies timed per sample (default 16, nvbandwidth's)", struct gf_bench_p2p_opts,
+		       loops, 1, GF_BENCH_P2P_LOOPS_MAX),
+	GF_BENCH_OPTS_END,
+};
+
+const struct gf_bench_def gf_bench_p2p_def = {
+	.pub = {
+		.name = "p2p",
+		.summary = "GPU x GPU copy bandwidth and latency, like nvbandwidth's d2d tests",
+		.description =
+			"Measures copies between every pair of GPUs with peer access: read (the\n"
+			"destination GPU pulls), write (the source GPU pushes), each alone and\n"
+			"while the reverse copy runs at once (bidirectional), by copy engine\n"
+			"(cuMemcpyPeerAsync) and by SM copy kernel; each GPU's local copy (the\n"
+			"diagonal, nvbandwidth's device_local_copy); and the latency of one\n"
+			"thread's dependent loads from a peer's memory.  A sample is --loops copies\n"
+			"queued behind a spin kernel and timed with CUDA events, as nvbandwidth's\n"
+			"device_to_device_* testcases; GB/s is 1e9 bytes/s, bytes counted once.\n"
+			"Each figure is shown beside its path's theoretical bandwidth from the\n"
+			"machine model (NVLink or PCIe) and as a percentage of it; the bytes of\n"
+			"one sample of every point are checked.  A pair without peer access is\n"
+			"reported as n/a, not measured.  On one GPU only the diagonal runs.\n",
+		.schema = GF_BENCH_P2P_SCHEMA,
+		.exits = { "", "a figure above its path's limit (a measurement error), a\n"
+			   "failed measurement or a byte check that failed",
+			   "", "the machine model cannot be read; writing the output failed; Ctrl-C",
+			   "no CUDA driver (libcuda.so.1) or NVML, no GPU, or --gpu\n"
+			   "names one this machine lacks" },
+		.footer = "How it measures and its JSON: docs/bench-p2p.md, docs/json-bench-p2p.md.\n",
+	},
+	.opts = p2p_opts,
+	.opts_size = sizeof(struct gf_bench_p2p_opts),
+	.check = p2p_check,
+	.run = p2p_run,
+	GF_BENCH_RESULTS(gf_bench_p2p),
+};

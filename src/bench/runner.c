@@ -72,7 +72,7 @@ static int run_point(struct gf_runner *g, unsigned i, struct gf_runner_point *r)
 
 	r->samples = calloc(keep, sizeof(*r->samples));
 	if (!r->samples)
-		return gf_error(-ENOMEM, "%s: out of memory", o->name);
+		return gf_error(-ENOMEM, "bench runner: out of memory");
 	if (ops->prepare && (rc = ops->prepare(g->ctx, i))) {
 		r->status = rc;
 		gf_strlcpy(r->error, gf_last_error(), sizeof(r->error));
@@ -103,7 +103,7 @@ static int run_point(struct gf_runner *g, unsigned i, struct gf_runner_point *r)
 		gf_strlcpy(r->error, gf_last_error(), sizeof(r->error));
 	}
 	if (gf_stats_compute(r->samples, r->nsamples, &r->stats))
-		return gf_error(-ENOMEM, "%s: out of memory", o->name);
+		return gf_error(-ENOMEM, "bench runner: out of memory");
 	report(g, i, true, 0, NULL);
 	return 0;
 }
@@ -143,7 +143,7 @@ int gf_runner_run(const struct gf_bench_ops *ops, void *ctx, unsigned n, const s
 		ops->attach(ctx, NULL);
 	if (o->progress && o->tty)
 		fputc('\n', o->progress);
-	return rc == -ECANCELED ? gf_error(-ECANCELED, "%s: interrupted", o->name) : rc;
+	return rc == -ECANCELED ? gf_error(-ECANCELED, "interrupted") : rc;
 }
 
 void gf_runner_points_free(struct gf_runner_point *res, unsigned n)

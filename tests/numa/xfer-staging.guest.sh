@@ -48,7 +48,7 @@ xpl root-locality1 "0000:00=1" $ROOTDEV --cpu 0
 xpl g1-portlocality0 "$G1PORT=0" "$G1" --cpu 1
 xpl bad-locality "0000:00=zero" "$G1" --cpu 0
 
-# End to end: `gpufeed bench io --gpu` (the stand-in NVML's GPUs made the
+# End to end: `gpufeed bench io-gpu --gpu` (the stand-in NVML's GPUs made the
 # same PCI functions) on an ext2 file system on a disk of its own.  The
 # stand-in libcuda logs every range it is asked to pin with the node of its
 # pages at that moment; JSON's staging_numa_node must be that node.
@@ -64,14 +64,14 @@ mkdir -p /tmp/xd
 mke2fs -q "/dev/$XD" >/tmp/xd-mkfs.log 2>&1 && mount "/dev/$XD" /tmp/xd
 begin xfer-disk; echo "disk $XD"; cat /tmp/xd-mkfs.log; grep " /tmp/xd " /proc/mounts; end xfer-disk $?
 export GPUFEED_NVML_LIBRARY=/lib/gpufeed-fakes/libnvidia-ml.so.1 FAKE_NVML_PCI="$G1,$G0"
-# xb NAME CPU [VAR=VALUE] -- BENCH-ARGS: bench io --gpu on CPU, its pins in NAME.pins
+# xb NAME CPU [VAR=VALUE] -- BENCH-ARGS: bench io-gpu --gpu on CPU, its pins in NAME.pins
 xb() {
 	name=$1 cpu=$2; shift 2
 	rm -f "$FAKE_CUDA_HOST_LOG" /tmp/xd/f.bin
 	run "$name" taskset -c "$cpu" env "$@" --path bounce --size 8M --chunk 1M --repeats 1 --quiet --json /tmp/xd/f.bin
 	begin "$name.pins"; cat "$FAKE_CUDA_HOST_LOG"; end "$name.pins" 0
 }
-xb bench-g1 0 gpufeed bench io --gpu 0
-xb bench-g0 1 gpufeed bench io --gpu 1
-xb bench-g0-locality1 0 GPUFEED_PCI_LOCALITY="$G0=1" gpufeed bench io --gpu 1
+xb bench-g1 0 gpufeed bench io-gpu --gpu 0
+xb bench-g0 1 gpufeed bench io-gpu --gpu 1
+xb bench-g0-locality1 0 GPUFEED_PCI_LOCALITY="$G0=1" gpufeed bench io-gpu --gpu 1
 umount /tmp/xd

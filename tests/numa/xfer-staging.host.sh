@@ -28,7 +28,7 @@ prepare_xfer_staging() {
 	mkdir -p "$NUMA_IR"/lib/gpufeed-fakes &&
 		cp "$b"/fakes/libcuda.so.1 "$b"/fakes/libnvidia-ml.so.1 "$NUMA_IR"/lib/gpufeed-fakes/ || return 1
 	numa_testdevs
-	# bench io --gpu's file: a disk of its own (O_DIRECT; the guest's tmpfs
+	# bench io-gpu --gpu's file: a disk of its own (O_DIRECT; the guest's tmpfs
 	# takes none), on the root bus: the disk's node is not what is checked.
 	numa_ir_modules VIRTIO_PCI VIRTIO_BLK
 	truncate -s 32M "$NUMA_W/xfer.img"
@@ -101,15 +101,15 @@ check_xfer_staging() {
 	xstage_on root-locality1 1 1 0 "GPU 0000:00:00.0 with GPUFEED_PCI_LOCALITY=0000:00=1 (sysfs has none), run on CPU 0"
 	xstage_on g1-portlocality0 0 0 1 "GPU $g1 with a GPUFEED_PCI_LOCALITY rule for its root port ($port=0), run on CPU 1"
 	numa_section xfer-disk | grep ' /tmp/xd ' | sed 's/^/# guest: /'
-	xbench bench-g1 1 0 "bench io --gpu 0 (NVML GPU 0 = $g1, node 1)"
-	xbench bench-g0 0 1 "bench io --gpu 1 (NVML GPU 1 = $g0, node 0)"
-	xbench bench-g0-locality1 1 0 "bench io --gpu 1 ($g0) with GPUFEED_PCI_LOCALITY=$g0=1"
+	xbench bench-g1 1 0 "bench io-gpu --gpu 0 (NVML GPU 0 = $g1, node 1)"
+	xbench bench-g0 0 1 "bench io-gpu --gpu 1 (NVML GPU 1 = $g0, node 0)"
+	xbench bench-g0-locality1 1 0 "bench io-gpu --gpu 1 ($g0) with GPUFEED_PCI_LOCALITY=$g0=1"
 	rc=$(numa_section_rc bad-locality)
 	[ "$rc" = 1 ] && numa_section bad-locality.stderr | grep -q GPUFEED_PCI_LOCALITY
 	numa_check "bad-locality: a malformed GPUFEED_PCI_LOCALITY fails gf_xfer_open, naming the variable (exit ${rc:-none})" $?
 }
 
-# xbench NAME NODE CPU DESC: bench io --gpu exited 0 or 1 (1: a finding,
+# xbench NAME NODE CPU DESC: bench io-gpu --gpu exited 0 or 1 (1: a finding,
 # such as a path above the disk's rate in an emulated guest) with its
 # JSON, the bounce path ran and its byte check passed, staging_numa_node is
 # NODE, and every range the driver was asked to pin (>= 2: the pinned

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <gpufeed/topo.h>
+
 #include "helpers.h"
 
 char *t_mkdtemp(void)
@@ -165,4 +167,14 @@ void t_copytree_bytes(const char *from, const char *to)
 
 	snprintf(cmd, sizeof(cmd), "cp -a '%s/.' '%s/'", from, to);
 	assert_int_equal(system(cmd), 0);
+}
+
+struct gf_topo *t_live_model(void)
+{
+	struct gf_topo_options to = GF_TOPO_OPTS_INIT;
+	struct gf_topo *t = NULL;
+
+	to.nvml = GF_NVML_OFF;
+	assert_int_equal(gf_topo_discover(&to, &t), 0);
+	return t;
 }

@@ -27,4 +27,8 @@ void t_copytree(const char *from, const char *to);
  * the copy (tune and revert write a recording's value files). */
 void t_copytree_bytes(const char *from, const char *to);
 
+/* This machine's model, without NVML (free it with gf_topo_free). */
+struct gf_topo;
+struct gf_topo *t_live_model(void);
+
 #endif

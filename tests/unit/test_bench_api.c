@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include <jansson.h>
-#include <gpufeed/bench.h>
+#include "bench/io_bench.h"
 #include <gpufeed/error.h>
 
 static char *dir;
@@ -142,7 +142,7 @@ static void json_samples_bounded(void **state)
 		r->samples[i] = 1.5;
 	f = open_memstream(&text, &len);
 	assert_non_null(f);
-	assert_int_equal(gf_bench_io_write_json(gf_bench_io_target(bench), r, 1, false, f), 0);
+	assert_int_equal(gf_bench_io_write_json(gf_bench_io_file(bench), r, 1, false, f), 0);
 	fclose(f);
 	root = json_loads(text, 0, NULL);
 	assert_non_null(root);
@@ -176,7 +176,7 @@ static void null_arguments(void **state)
 	o.path = path;
 	assert_int_equal(gf_bench_io_open(&o, &b), -EINVAL);	/* not initialised */
 	assert_non_null(strstr(gf_last_error(), "GF_BENCH_IO_OPTS_INIT"));
-	assert_null(gf_bench_io_target(NULL));
+	assert_null(gf_bench_io_file(NULL));
 	assert_int_equal(gf_bench_io_run(NULL, &p, &r), -EINVAL);
 	assert_int_equal(gf_bench_io_run(bench, NULL, &r), -EINVAL);
 	assert_int_equal(gf_bench_io_run(bench, &p, NULL), -EINVAL);
@@ -184,11 +184,11 @@ static void null_arguments(void **state)
 	assert_int_equal(gf_bench_io_check(bench, NULL), -EINVAL);
 	gf_bench_io_close(NULL);
 	assert_int_equal(gf_bench_io_write_json(NULL, &r, 1, false, devnull), -EINVAL);
-	assert_int_equal(gf_bench_io_write_json(gf_bench_io_target(bench), NULL, 1, false, devnull), -EINVAL);
-	assert_int_equal(gf_bench_io_write_json(gf_bench_io_target(bench), &r, 1, false, NULL), -EINVAL);
+	assert_int_equal(gf_bench_io_write_json(gf_bench_io_file(bench), NULL, 1, false, devnull), -EINVAL);
+	assert_int_equal(gf_bench_io_write_json(gf_bench_io_file(bench), &r, 1, false, NULL), -EINVAL);
 	assert_int_equal(gf_bench_io_print(NULL, &r, 1, devnull), -EINVAL);
-	assert_int_equal(gf_bench_io_print(gf_bench_io_target(bench), NULL, 1, devnull), -EINVAL);
-	assert_int_equal(gf_bench_io_print(gf_bench_io_target(bench), &r, 1, NULL), -EINVAL);
+	assert_int_equal(gf_bench_io_print(gf_bench_io_file(bench), NULL, 1, devnull), -EINVAL);
+	assert_int_equal(gf_bench_io_print(gf_bench_io_file(bench), &r, 1, NULL), -EINVAL);
 	assert_int_equal(gf_bench_mode_parse(NULL, &m), -EINVAL);
 	assert_int_equal(gf_bench_mode_parse("seqread", NULL), -EINVAL);
 	gf_bench_sweep_default(NULL, false);

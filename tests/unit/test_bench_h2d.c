@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gpufeed/bench.h>
 #include <gpufeed/error.h>
 #include "bench/h2d_bench.h"
 
@@ -221,25 +222,26 @@ static void test_check_catches_dropped_and_wrong_bytes(void **state)
 	rig_fini(&r);
 }
 
-/* --direction in the options: names checked, and a caller built before
- * the field existed (a shorter struct_size) is not read past its end. */
+/* --direction: names checked, through the frame as the CLI gives them. */
 static void test_directions_option(void **state)
 {
-	struct gf_bench_h2d_opts o = GF_BENCH_H2D_OPTS_INIT;
+	struct gf_bench *b;
 
 	(void)state;
-	o.directions = "bidirectional_host_to_device,host_to_all";
-	assert_int_equal(gf_bench_h2d_check(&o), 0);
-	o.directions = "host_to_device,upwards";
-	assert_int_equal(gf_bench_h2d_check(&o), -EINVAL);
+	assert_int_equal(gf_bench_new("h2d", &b), 0);
+	assert_int_equal(gf_bench_set(b, "direction", "bidirectional_host_to_device,host_to_all"), 0);
+	assert_int_equal(gf_bench_check(b), 0);
+	assert_int_equal(gf_bench_set(b, "direction", "host_to_device,upwards"), 0);
+	assert_int_equal(gf_bench_check(b), -EINVAL);
 	assert_non_null(strstr(gf_last_error(), "'upwards'"));
-	o.directions = "";
-	assert_int_equal(gf_bench_h2d_check(&o), -EINVAL);
-	o.directions = "host_to_device,upwards";
-	o.struct_size = offsetof(struct gf_bench_h2d_opts, directions);
-	assert_int_equal(gf_bench_h2d_check(&o), 0);
-	o.struct_size = offsetof(struct gf_bench_h2d_opts, all_at_once);
-	assert_int_equal(gf_bench_h2d_check(&o), -EINVAL);
+	assert_int_equal(gf_bench_set(b, "direction", ""), -EINVAL);
+	assert_non_null(strstr(gf_last_error(), "--direction needs a LIST"));
+	/* --all-at-once with only per-GPU figures named: refused. */
+	assert_int_equal(gf_bench_set(b, "direction", "host_to_device"), 0);
+	assert_int_equal(gf_bench_set(b, "all-at-once", NULL), 0);
+	assert_int_equal(gf_bench_check(b), -EINVAL);
+	assert_non_null(strstr(gf_last_error(), "--all-at-once"));
+	gf_bench_free(b);
 }
 
 int main(void)

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gpufeed/bench_mem.h>
 #include <gpufeed/error.h>
 #include "bench/mem_bench.h"
 #include "bench/mem_chain.h"
@@ -197,8 +196,9 @@ static void test_chain(void **state)
 
 static void test_mem_options(void **state)
 {
-	struct gf_bench_mem_opts o = GF_BENCH_MEM_OPTS_INIT;
+	struct gf_bench_mem_opts o = { 0 };
 	struct gf_bench_mem *m = (void *)1;
+	struct gf_bench_env env = { .model = t_live_model() };
 
 	(void)state;
 	assert_int_equal(gf_bench_mem_check(&o), 0);
@@ -212,20 +212,28 @@ static void test_mem_options(void **state)
 	o.threads = GF_BENCH_MEM_THREADS_MAX + 1;
 	assert_int_equal(gf_bench_mem_check(&o), -ERANGE);
 	o.threads = 0;
-	o.struct_size = 0;
-	assert_int_equal(gf_bench_mem_run(&o, &m), -EINVAL);
+	assert_int_equal(gf_bench_mem_run(&o, NULL, &m), -EINVAL);
 	assert_null(m);
-	o = (struct gf_bench_mem_opts)GF_BENCH_MEM_OPTS_INIT;
 	o.nodes = "1000";
-	assert_int_equal(gf_bench_mem_run(&o, &m), -ENODEV);
+	assert_int_equal(gf_bench_mem_run(&o, &env, &m), -ENODEV);
 	assert_non_null(strstr(gf_last_error(), "no NUMA node 1000"));
+	/* Two buffers larger than the memory available: refused before any
+	 * allocation (an OOM kill otherwise), naming --size. */
+	o.nodes = NULL;
+	o.size = GF_BENCH_MEM_SIZE_MAX;
+	assert_int_equal(gf_bench_mem_run(&o, &env, &m), -ENOMEM);
+	assert_null(m);
+	assert_non_null(strstr(gf_last_error(), "--size 1048576 MiB"));
+	assert_non_null(strstr(gf_last_error(), "MemAvailable"));
+	gf_topo_free((struct gf_topo *)env.model);
 }
 
 /* Live, on this machine's node 0 (every Linux machine has one): a 1x1
  * pair, pages verified on node 0, four figures with their samples. */
 static void test_mem_live(void **state)
 {
-	struct gf_bench_mem_opts o = GF_BENCH_MEM_OPTS_INIT;
+	struct gf_bench_mem_opts o = { 0 };
+	struct gf_bench_env env = { .model = t_live_model() };
 	struct gf_bench_mem *m = NULL;
 	char *text = NULL;
 	size_t len = 0;
@@ -237,7 +245,7 @@ static void test_mem_live(void **state)
 	o.repeats = 2;
 	o.quick = true;
 	o.threads = 2;
-	assert_int_equal(gf_bench_mem_run(&o, &m), 0);
+	assert_int_equal(gf_bench_mem_run(&o, &env, &m), 0);
 	assert_int_equal(m->nrows, 1);
 	assert_int_equal(m->ncols, 1);
 	assert_int_equal(m->npoints, GF_MEM_KINDS);
@@ -257,6 +265,7 @@ static void test_mem_live(void **state)
 	assert_non_null(strstr(text, "\"latency_ns\""));
 	free(text);
 	gf_bench_mem_free(m);
+	gf_topo_free((struct gf_topo *)env.model);
 }
 
 int main(void)

@@ -1,20 +1,18 @@
-/* `gpufeed bench h2d`: copy-engine bandwidth between host memory on each
+/* `gpufeed bench h2d` (the target gf_bench_h2d_def, frame.h): copy-engine bandwidth between host memory on each
  * NUMA node and each GPU, host to device, device to host and both at once,
  * timed as nvbandwidth times its *_memcpy_ce testcases; each figure beside
  * the path's theoretical limit from the machine model.  Measures this
- * machine (no recording).  docs/bench-h2d.md. */
-#ifndef GPUFEED_BENCH_H2D_H
-#define GPUFEED_BENCH_H2D_H
+ * machine; the model (a recording's with --root) gives each GPU's node and
+ * limit.  docs/bench-h2d.md. */
+#ifndef GF_BENCH_H2D_OPTS_H
+#define GF_BENCH_H2D_OPTS_H
 
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <gpufeed/common.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+#include "bench/frame.h"
+
 
 #define GF_BENCH_H2D_SCHEMA "gpufeed-bench-h2d/1"
 
@@ -25,9 +23,7 @@ extern "C" {
 #define GF_BENCH_H2D_REPEATS_MAX 1000u
 #define GF_BENCH_H2D_LOOPS_MAX 100000u
 
-/* Versioned (include/gpufeed/common.h): start from GF_BENCH_H2D_OPTS_INIT. */
 struct gf_bench_h2d_opts {
-	size_t struct_size;
 	const char *gpus;		/* NVML indexes "0,2" or "0-3"; NULL all */
 	const char *nodes;		/* host NUMA nodes "0,1", "all"; NULL: each
 					 * GPU's own node (as nvbandwidth) */
@@ -38,13 +34,9 @@ struct gf_bench_h2d_opts {
 	unsigned loops;			/* copies timed per sample; 0: 16 (nvbandwidth's
 					 * loopCount) */
 	bool quick;
-	volatile sig_atomic_t *cancel;	/* set from a signal handler to stop */
-	FILE *progress;			/* progress lines with elapsed and ETA; NULL none */
-	bool progress_tty;		/* rewrite one line in place */
 	bool all_at_once;		/* also each GPU while all the others copy
 					 * (pinned, each GPU's own node):
 					 * nvbandwidth's host_to_all and all_to_host */
-	/* New fields go here, at the end. */
 	const char *directions;		/* "host_to_device,bidirectional_host_to_all":
 					 * only these figures (the JSON's direction
 					 * names, as nvbandwidth's -t picks testcases;
@@ -52,24 +44,21 @@ struct gf_bench_h2d_opts {
 					 * the four per GPU, and the four *_all ones
 					 * with all_at_once */
 };
-#define GF_BENCH_H2D_OPTS_INIT { .struct_size = sizeof(struct gf_bench_h2d_opts) }
 
 struct gf_bench_h2d;
 
 /* The options alone: 0, or -EINVAL/-ERANGE naming the option (usage). */
-GF_API int gf_bench_h2d_check(const struct gf_bench_h2d_opts *opts);
+int gf_bench_h2d_check(const struct gf_bench_h2d_opts *opts);
 /* Measures.  0 (failed points are in the results), -ENOSYS when libcuda
  * or NVML is absent, -ENODEV when there is no GPU, a GPU or node of the
- * options is not here, -ECANCELED when *cancel was set, or -errno. */
-GF_API int gf_bench_h2d_run(const struct gf_bench_h2d_opts *opts, struct gf_bench_h2d **out);
+ * options is not here, -ECANCELED when *env->cancel was set, or -errno. */
+int gf_bench_h2d_run(const struct gf_bench_h2d_opts *opts, const struct gf_bench_env *env,
+		     struct gf_bench_h2d **out);
 /* Findings: failed points (a byte-for-byte check that failed among them)
  * and figures above the path's theoretical limit.  0 when none. */
-GF_API unsigned gf_bench_h2d_findings(const struct gf_bench_h2d *h);
-GF_API int gf_bench_h2d_print(const struct gf_bench_h2d *h, FILE *f);
-GF_API int gf_bench_h2d_write_json(const struct gf_bench_h2d *h, FILE *f);
-GF_API void gf_bench_h2d_free(struct gf_bench_h2d *h);
+unsigned gf_bench_h2d_findings(const struct gf_bench_h2d *h);
+int gf_bench_h2d_print(const struct gf_bench_h2d *h, FILE *f);
+int gf_bench_h2d_write_json(const struct gf_bench_h2d *h, FILE *f);
+void gf_bench_h2d_free(struct gf_bench_h2d *h);
 
-#ifdef __cplusplus
-}
-#endif
 #endif
