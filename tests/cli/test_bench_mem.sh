@@ -80,4 +80,18 @@ if grep -q sse2 /proc/cpuinfo 2>/dev/null; then
 	expect_rc 0 "--nt" gf bench mem --nodes 0 --size 2M --repeats 1 --nt --json
 	expect_jq "$out" '.config.nt and .pairs[0].write.median > 0' "--nt: non-temporal writes measured"
 fi
+# Ctrl-C: exit 3 and one message naming the command once (it was
+# "gpufeed bench p2p: gpufeed bench p2p: interrupted").
+"$GPUFEED" bench mem --quiet --repeats 1000 >/dev/null 2>"$TMP/int.err" &
+pid=$!
+sleep 0.5
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc = 3 ] && ok "SIGINT: exit 3" || not_ok "SIGINT: exit $rc"
+[ "$(cat "$TMP/int.err")" = "gpufeed bench mem: interrupted" ] && ok "  one message, the command named once" ||
+	not_ok "  stderr: $(cat "$TMP/int.err")"
+# More memory than there is: refused (exit 4), not OOM-killed.
+expect_rc 4 "--size beyond the memory available" gf bench mem --size 1T --quiet
+expect_grep "$err" "MemAvailable" "  says what it compared with"
 finish
