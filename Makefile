@@ -66,7 +66,7 @@ LIB_CFLAGS  := $(BASE) -Iinclude -Isrc $(JANSSON_CFLAGS)
 CLI_CFLAGS  := $(BASE) -Iinclude
 TEST_CFLAGS := $(BASE) -Iinclude -Isrc -Itests/unit $(JANSSON_CFLAGS) $(CMOCKA_CFLAGS) -Wno-missing-prototypes
 
-LIB_SRCS  := $(sort $(wildcard src/*/*.c))
+LIB_SRCS  := $(sort $(wildcard src/*/*.c src/*/*/*.c))
 CLI_SRCS  := $(sort $(wildcard cli/*.c))
 TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 TESTLIB_SRCS := $(sort $(filter-out $(TEST_SRCS),$(wildcard tests/unit/*.c)))

@@ -38,7 +38,7 @@ emit: core topo
 # the subsystem.  A header not listed is private to its subsystem.
 OFFERS='
 core: *
-vendor: nvml_facts.h cuda_device.h cuda_kernels.h cufile.h
+vendor: nvml/nvml_facts.h cuda/cuda_device.h cuda/cuda_kernels.h cufile/cufile.h
 topo: render.h
 io: engine.h file.h
 xfer:
@@ -135,7 +135,7 @@ match($0, /^[ \t]*#[ \t]*include[ \t]*[<"][^>"]+[>"]/) {
 		# A stand-in knows the vendor ABI, not gpufeed.
 		if (target ~ /^vendor\/(.*\/)?[^\/]*_api\.h$/) next
 		if (target ~ /\// && ((top in known) || top == "src" || top == "gpufeed"))
-			print file ":" line ": includes " target ": a stand-in library includes only src/vendor/*_api.h"
+			print file ":" line ": includes " target ": a stand-in library includes only src/vendor/<lib>/<lib>_api.h"
 	}
 }' < "$tmp/files" > "$tmp/violations"
 [ -s "$tmp/violations" ] && { cat "$tmp/violations"; fail=1; }

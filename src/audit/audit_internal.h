@@ -29,7 +29,7 @@
 #include <gpufeed/audit.h>
 #include "core/error.h"
 #include "core/fs.h"
-#include "vendor/nvml_facts.h"
+#include "vendor/nvml/nvml_facts.h"
 
 struct gf_audit_ctx;
 

@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <gpufeed/cpuset.h>
 
-#include "vendor/cuda_device.h"
-#include "vendor/cuda_kernels.h"
+#include "vendor/cuda/cuda_device.h"
+#include "vendor/cuda/cuda_kernels.h"
 
 /* "64M,512M" into sizes[] (at most max): each a multiple of 8 bytes (the
  * pattern's word) from 4K to 64G; -EINVAL/-ERANGE naming --sizes. */

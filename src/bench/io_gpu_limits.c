@@ -14,7 +14,7 @@
 #include <gpufeed/io.h>
 #include "bench/io_gpu_bench.h"
 #include "core/error.h"
-#include "vendor/cuda_device.h"
+#include "vendor/cuda/cuda_device.h"
 
 static double cpu_now(void)
 {

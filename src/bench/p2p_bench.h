@@ -11,8 +11,8 @@
 
 #include "bench/p2p_opts.h"
 #include "bench/runner.h"
-#include "vendor/cuda_device.h"
-#include "vendor/cuda_kernels.h"
+#include "vendor/cuda/cuda_device.h"
+#include "vendor/cuda/cuda_kernels.h"
 
 /* nvbandwidth's constants (memcpy.cpp WARMUP_COUNT; common.h
  * defaultLoopCount, defaultBufferSize, numThreadPerBlock, strideLen,

@@ -8,7 +8,7 @@
 #include <gpufeed/topo.h>
 #include "core/error.h"
 #include "core/fs.h"
-#include "vendor/nvml_facts.h"
+#include "vendor/nvml/nvml_facts.h"
 
 /* One GPUFEED_PCI_LOCALITY rule: devices on domain:bus_lo..bus_hi (and
  * dev.fn when given), and everything below them, are on `node`. */

@@ -10,8 +10,8 @@
 #include <gpufeed/buf.h>
 #include <gpufeed/io.h>
 #include <gpufeed/xfer.h>
-#include "vendor/cuda_device.h"
-#include "vendor/cufile.h"
+#include "vendor/cuda/cuda_device.h"
+#include "vendor/cufile/cufile.h"
 
 /* One staging buffer: pinned host memory on the chosen node, the stream
  * its copy runs on, and the event that says the copy is done. */

@@ -54,6 +54,12 @@ scratch
 printf '#include "topo/topo_internal.h"\n' >> "$TMP/tree/src/bench/io_report.c"
 layers_refuse "another feature's private header" 'src/bench/io_report.c:[0-9]*: includes topo/topo_internal.h, private to topo'
 scratch
+printf '#include "vendor/cuda/cuda.h"\n' >> "$TMP/tree/src/topo/gpus.c"
+layers_refuse "a private header in a subsystem's own folder" 'src/topo/gpus.c:[0-9]*: includes vendor/cuda/cuda.h, private to vendor'
+scratch
+printf '#include "cuda_api.h"\n' >> "$TMP/tree/src/vendor/cuda/cuda.c"
+layers_refuse "a sibling spelt without its folders" 'src/vendor/cuda/cuda.c:[0-9]*: includes "cuda_api.h": spell it "vendor/cuda/cuda_api.h"'
+scratch
 printf '#include "../core/error.h"\n' >> "$TMP/tree/src/io/file.c"
 layers_refuse "a ../ include" "src/io/file.c:[0-9]*: includes ../core/error.h: no '../' includes"
 scratch
@@ -71,7 +77,7 @@ printf '#include "core/strutil.h"\n' >> "$TMP/tree/src/core/error.h"
 layers_refuse "a header include cycle" 'include cycle among headers: .*src/core/error.h'
 scratch
 sed -i 's/^core:$/core: vendor/' "$TMP/tree/scripts/check-layers.sh"
-printf '#include "vendor/nvml_facts.h"\n' >> "$TMP/tree/src/core/table.c"
+printf '#include "vendor/nvml/nvml_facts.h"\n' >> "$TMP/tree/src/core/table.c"
 layers_refuse "a cycle between subsystems" 'include cycle among subsystems: core vendor'
 
 # ---- exported symbols ----

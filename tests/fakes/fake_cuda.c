@@ -36,7 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "vendor/cuda_api.h"
+#include "vendor/cuda/cuda_api.h"
 
 #define MAXDEV 8
 #define MAXALLOC 256

@@ -40,7 +40,7 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#include "vendor/cufile_api.h"
+#include "vendor/cufile/cufile_api.h"
 
 static int opened;
 static int reads, submits;

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vendor/nvml_api.h"
+#include "vendor/nvml/nvml_api.h"
 
 #define NGPU 4
 #define NLINK 18

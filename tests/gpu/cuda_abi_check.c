@@ -1,11 +1,11 @@
-/* Compares our CUDA declarations (src/vendor/cuda_api.h) with NVIDIA's
+/* Compares our CUDA declarations (src/vendor/cuda/cuda_api.h) with NVIDIA's
  * cuda.h: sizes and constants.  Built where the toolkit is
  * (run-gpu-tests.sh): a mismatch fails the build, so success prints one
  * line. */
 #include <stdio.h>
 #include <cuda.h>
 
-#include "vendor/cuda_api.h"
+#include "vendor/cuda/cuda_api.h"
 
 #define SAME_SIZE(ours, theirs) _Static_assert(sizeof(ours) == sizeof(theirs), #ours " size")
 #define SAME_VAL(ours, theirs) _Static_assert((ours) == (theirs), #ours " value")

@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include <gpufeed/gpufeed.h>
-#include "vendor/cuda.h"
-#include "vendor/cuda_device.h"
-#include "vendor/cuda_kernels.h"
+#include "vendor/cuda/cuda.h"
+#include "vendor/cuda/cuda_device.h"
+#include "vendor/cuda/cuda_kernels.h"
 
 #define SMOKE_BYTES (256ull << 20)
 

@@ -1,4 +1,4 @@
-/* Compares our cuFile declarations (src/vendor/cufile_api.h, written from
+/* Compares our cuFile declarations (src/vendor/cufile/cufile_api.h, written from
  * cuda-python's cycufile.pxd, not from the header) with NVIDIA's cufile.h:
  * sizes, field offsets and constants.  Built where the header is
  * (run-gpu-tests.sh): a mismatch fails the build, so success prints one
@@ -10,7 +10,7 @@
 #include <sys/types.h>
 #include <cufile.h>	/* wants loff_t (_GNU_SOURCE), struct timespec, sockaddr */
 
-#include "vendor/cufile_api.h"
+#include "vendor/cufile/cufile_api.h"
 
 #define SAME_SIZE(ours, theirs) _Static_assert(sizeof(ours) == sizeof(theirs), #ours " size")
 #define SAME_OFF(ours, of, theirs, tf) \

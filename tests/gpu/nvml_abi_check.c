@@ -1,4 +1,4 @@
-/* Compares our NVML declarations (src/vendor/nvml_api.h) with NVIDIA's
+/* Compares our NVML declarations (src/vendor/nvml/nvml_api.h) with NVIDIA's
  * nvml.h: sizes, member offsets and constants.  Built and run on a GPU
  * machine by run-gpu-tests.sh (Debian has no nvml.h): a mismatch fails the
  * build (static assertions), so success prints one line. */
@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <nvml.h>
 
-#include "vendor/nvml_api.h"
+#include "vendor/nvml/nvml_api.h"
 
 #define SAME_SIZE(ours, theirs) _Static_assert(sizeof(ours) == sizeof(theirs), #ours " size")
 #define SAME_OFF(ours, om, theirs, tm) \

@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include <gpufeed/error.h>
-#include "vendor/cuda.h"
-#include "vendor/cuda_device.h"
-#include "vendor/cuda_kernels.h"
+#include "vendor/cuda/cuda.h"
+#include "vendor/cuda/cuda_device.h"
+#include "vendor/cuda/cuda_kernels.h"
 
 static int use_fake(void **state)
 {

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include <gpufeed/error.h>
-#include "vendor/cufile.h"
+#include "vendor/cufile/cufile.h"
 
 static int use_fake(void **state)
 {

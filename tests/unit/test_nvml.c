@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include <gpufeed/error.h>
-#include "vendor/nvml.h"
-#include "vendor/nvml_facts.h"
+#include "vendor/nvml/nvml.h"
+#include "vendor/nvml/nvml_facts.h"
 
 static int use_fake(void **state)
 {

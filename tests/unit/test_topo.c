@@ -14,7 +14,7 @@
 #include <gpufeed/gpufeed.h>
 #include "topo/locality.h"
 #include "topo/render.h"
-#include "vendor/nvml_facts.h"
+#include "vendor/nvml/nvml_facts.h"
 
 /* Options as a caller builds them: GF_TOPO_OPTS_INIT, then its fields. */
 #define TOPO_OPTS(...) { .struct_size = sizeof(struct gf_topo_options), __VA_ARGS__ }

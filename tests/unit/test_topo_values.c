@@ -19,7 +19,7 @@
 #include "core/fs.h"
 #include "core/strutil.h"
 #include "topo/topo_internal.h"
-#include "vendor/nvml_facts.h"
+#include "vendor/nvml/nvml_facts.h"
 
 /* Sanitizers slow everything down: time bounds apply to plain builds. */
 #if defined(__SANITIZE_ADDRESS__)

@@ -19,8 +19,8 @@
 #include <gpufeed/topo.h>
 #include <gpufeed/xfer.h>
 #include "io/fault.h"
-#include "vendor/cuda.h"
-#include "vendor/cufile.h"
+#include "vendor/cuda/cuda.h"
+#include "vendor/cufile/cufile.h"
 
 #define CHUNK (64u << 10)
 

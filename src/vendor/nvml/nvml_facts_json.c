@@ -12,7 +12,7 @@
 #include "core/json_read.h"
 #include "core/pciaddr.h"
 #include "core/strutil.h"
-#include "vendor/nvml_facts.h"
+#include "vendor/nvml/nvml_facts.h"
 
 void gf_nvml_facts_free(struct gf_nvml_facts *f)
 {

@@ -8,8 +8,8 @@
 #include "core/error.h"
 #include "core/pciaddr.h"
 #include "core/strutil.h"
-#include "vendor/nvml.h"
-#include "vendor/nvml_facts.h"
+#include "vendor/nvml/nvml.h"
+#include "vendor/nvml/nvml_facts.h"
 
 #define OK(call) ((call) == GF_NVML_SUCCESS)
 

@@ -15,7 +15,7 @@
 #include <gpufeed/env.h>
 #include "core/dl.h"
 #include "core/strutil.h"
-#include "vendor/cuda.h"
+#include "vendor/cuda/cuda.h"
 
 static struct gf_cuda_ops cuda_ops;
 

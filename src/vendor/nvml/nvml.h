@@ -4,7 +4,7 @@
 #define GF_VENDOR_NVML_H
 
 #include <stddef.h>
-#include "vendor/nvml_api.h"
+#include "vendor/nvml/nvml_api.h"
 
 /* Where to load it from; GPUFEED_NVML_LIBRARY (GF_ENV_NVML_LIBRARY) points
  * it elsewhere, e.g. at the stand-in tests/fakes/fake_nvml.c. */

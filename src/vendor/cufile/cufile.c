@@ -10,7 +10,7 @@
 #include "core/dl.h"
 #include "core/error.h"
 #include "core/strutil.h"
-#include "vendor/cufile.h"
+#include "vendor/cufile/cufile.h"
 
 static struct gf_cufile_ops cufile_ops;
 

@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "vendor/cufile_api.h"
+#include "vendor/cufile/cufile_api.h"
 
 #define GF_CUFILE_LIBRARY_DEFAULT "libcufile.so.0"
 

@@ -7,8 +7,8 @@
 #include "core/error.h"
 #include "core/pciaddr.h"
 #include "core/strutil.h"
-#include "vendor/cuda_device.h"
-#include "vendor/nvml.h"
+#include "vendor/cuda/cuda_device.h"
+#include "vendor/nvml/nvml.h"
 
 int gf_cuda_errno(gf_cu_result r)
 {

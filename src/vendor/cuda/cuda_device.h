@@ -5,7 +5,7 @@
 #ifndef GF_VENDOR_CUDA_DEVICE_H
 #define GF_VENDOR_CUDA_DEVICE_H
 
-#include "vendor/cuda.h"
+#include "vendor/cuda/cuda.h"
 
 /* The errno a CUresult stands for: -ENOMEM, -ENODEV, -EINVAL, -EOPNOTSUPP,
  * -EPERM, -EBUSY, -ENOSYS (driver/stub problems) or -EIO. */

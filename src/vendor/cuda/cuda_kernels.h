@@ -5,7 +5,7 @@
 #define GF_VENDOR_CUDA_KERNELS_H
 
 #include <stddef.h>
-#include "vendor/cuda.h"
+#include "vendor/cuda/cuda.h"
 
 struct gf_ptx_image {
 	const char *name;	/* "copy": gpu/kernels/copy.ptx */

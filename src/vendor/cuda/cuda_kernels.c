@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "vendor/cuda_device.h"
-#include "vendor/cuda_kernels.h"
+#include "vendor/cuda/cuda_device.h"
+#include "vendor/cuda/cuda_kernels.h"
 
 const struct gf_ptx_image *gf_ptx_find(const char *name)
 {

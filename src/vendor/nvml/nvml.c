@@ -7,7 +7,7 @@
 #include <gpufeed/env.h>
 #include "core/dl.h"
 #include "core/strutil.h"
-#include "vendor/nvml.h"
+#include "vendor/nvml/nvml.h"
 
 static struct gf_nvml_ops nvml_ops;
 

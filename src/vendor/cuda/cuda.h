@@ -6,7 +6,7 @@
 #define GF_VENDOR_CUDA_H
 
 #include <stddef.h>
-#include "vendor/cuda_api.h"
+#include "vendor/cuda/cuda_api.h"
 
 /* Where to load it from; GPUFEED_CUDA_LIBRARY (GF_ENV_CUDA_LIBRARY) points
  * it elsewhere, e.g. at the stand-in tests/fakes/fake_cuda.c. */
