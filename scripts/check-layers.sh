@@ -22,9 +22,10 @@ DEPS='
 core:
 vendor: core
 topo: core vendor
-io: core
-xfer: core io topo vendor
-bench: core io topo vendor xfer
+mem: core vendor
+io: core mem
+xfer: core io mem topo vendor
+bench: core io mem topo vendor xfer
 audit: core vendor topo
 tune: core vendor topo audit
 report: core topo audit
@@ -40,6 +41,7 @@ OFFERS='
 core: *
 vendor: nvml/nvml_facts.h cuda/cuda_device.h cuda/cuda_kernels.h cufile/cufile.h
 topo: render.h
+mem: mem.h host.h
 io: engine.h file.h
 xfer:
 bench:

@@ -25,6 +25,7 @@
 #include <gpufeed/audit.h>
 #include <gpufeed/tune.h>
 #include <gpufeed/buf.h>
+#include <gpufeed/dlpack.h>
 #include <gpufeed/io.h>
 #include <gpufeed/bench.h>
 #include <gpufeed/xfer.h>

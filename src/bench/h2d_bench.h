@@ -60,7 +60,6 @@ struct gf_h2d_gpu {
 	 * memory on its own node, twice the point's size, one buffer pair per
 	 * direction; kept from point to point while the size holds. */
 	struct gf_buf *ih[2];
-	bool ih_reg[2];
 	gf_cu_deviceptr id[2];
 	uint64_t isize;
 	int inode;			/* its own NUMA node */
@@ -92,8 +91,7 @@ struct gf_h2d_bufs {
 	int node;
 	uint64_t size;
 	enum gf_h2d_mem mem;
-	struct gf_buf *ha, *hb;
-	bool ha_reg, hb_reg;
+	struct gf_buf *ha, *hb;		/* pinned (gf_mem_pin) for the pinned kind */
 	gf_cu_deviceptr da, db;
 	bool live;
 };

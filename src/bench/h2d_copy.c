@@ -22,6 +22,7 @@
 #include "bench/gpu_bench.h"
 #include "bench/h2d_bench.h"
 #include "core/error.h"
+#include "mem/mem.h"
 
 #define CU(g, call, what) gf_cuda_check((g)->dev.ops, (call), (what))
 
@@ -70,7 +71,7 @@ void gf_h2d_gpu_teardown(struct gf_h2d_gpu *g)
 /* Host memory on the node (MPOL_BIND: a node out of memory fails the point
  * rather than lending another node's), registered with the driver for
  * pinned: the I/O engine's own buffers, which O_DIRECT reads can fill. */
-static int host_alloc(struct gf_h2d_gpu *g, size_t size, int node, bool pinned, struct gf_buf **b, bool *reg)
+static int host_alloc(struct gf_h2d_gpu *g, size_t size, int node, bool pinned, struct gf_buf **b)
 {
 	struct gf_buf_opts bo = GF_BUF_OPTS_INIT;
 	int rc;
@@ -80,13 +81,7 @@ static int host_alloc(struct gf_h2d_gpu *g, size_t size, int node, bool pinned, 
 	bo.flags = GF_BUF_NODE_STRICT;
 	if ((rc = gf_buf_alloc(&bo, b)))
 		return gf_error(rc, "%zu bytes on NUMA node %d: %s", size, node, gf_last_error());
-	if (!pinned)
-		return 0;
-	if ((rc = CU(g, g->dev.ops->mem_host_register((*b)->data, (*b)->size, GF_CU_MEMHOSTREGISTER_PORTABLE),
-		     "cuMemHostRegister")))
-		return rc;
-	*reg = true;
-	return 0;
+	return pinned ? gf_mem_pin(*b, &g->dev, GF_CU_MEMHOSTREGISTER_PORTABLE, "the copies") : 0;
 }
 
 void gf_h2d_bufs_free(struct gf_bench_h2d *h)
@@ -96,17 +91,9 @@ void gf_h2d_bufs_free(struct gf_bench_h2d *h)
 
 	if (!b->live)
 		return;
-	if (g->open) {
-		gf_cuda_dev_make_current(&g->dev);
-		if (b->ha_reg)
-			g->dev.ops->mem_host_unregister(b->ha->data);
-		if (b->hb_reg)
-			g->dev.ops->mem_host_unregister(b->hb->data);
-		if (b->da)
-			g->dev.ops->mem_free(b->da);
-		if (b->db)
-			g->dev.ops->mem_free(b->db);
-	}
+	/* Before their GPU closes: unpinned and freed through it. */
+	gf_mem_dev_free(&g->dev, b->da);
+	gf_mem_dev_free(&g->dev, b->db);
 	gf_buf_free(b->ha);
 	gf_buf_free(b->hb);
 	memset(b, 0, sizeof(*b));
@@ -116,10 +103,8 @@ int gf_h2d_bufs_for(struct gf_bench_h2d *h, const struct gf_h2d_point *pt)
 {
 	struct gf_h2d_bufs *b = &h->bufs;
 	struct gf_h2d_gpu *g = &h->gpus[pt->gpu];
-	const struct gf_cuda_ops *o = g->dev.ops;
 	size_t sz = (size_t)pt->size;
 	bool pinned = pt->mem == GF_H2D_PINNED;
-	char what[96];
 	int rc;
 
 	if (b->live && b->gpu == pt->gpu && b->node == pt->node && b->size == pt->size && b->mem == pt->mem)
@@ -127,12 +112,9 @@ int gf_h2d_bufs_for(struct gf_bench_h2d *h, const struct gf_h2d_point *pt)
 	gf_h2d_bufs_free(h);
 	*b = (struct gf_h2d_bufs){ .gpu = pt->gpu, .node = pt->node, .size = pt->size, .mem = pt->mem,
 				   .live = true };
-	if ((rc = gf_cuda_dev_make_current(&g->dev)))
-		return rc;
-	snprintf(what, sizeof(what), "cuMemAlloc %zu bytes on %s", 2 * sz, g->dev.pci);
-	if ((rc = host_alloc(g, sz, pt->node, pinned, &b->ha, &b->ha_reg)) ||
-	    (rc = host_alloc(g, 2 * sz, pt->node, pinned, &b->hb, &b->hb_reg)) ||
-	    (rc = CU(g, o->mem_alloc(&b->da, sz), what)) || (rc = CU(g, o->mem_alloc(&b->db, 2 * sz), what))) {
+	if ((rc = host_alloc(g, sz, pt->node, pinned, &b->ha)) || (rc = host_alloc(g, 2 * sz, pt->node, pinned, &b->hb)) ||
+	    (rc = gf_mem_dev_alloc(&g->dev, sz, "the copies", &b->da)) ||
+	    (rc = gf_mem_dev_alloc(&g->dev, 2 * sz, "the copies", &b->db))) {
 		gf_h2d_bufs_free(h);
 		return rc;
 	}
@@ -142,16 +124,9 @@ int gf_h2d_bufs_for(struct gf_bench_h2d *h, const struct gf_h2d_point *pt)
 void gf_h2d_ibufs_free(struct gf_h2d_gpu *g)
 {
 	for (int k = 0; k < 2; k++) {
-		if (g->open) {
-			gf_cuda_dev_make_current(&g->dev);
-			if (g->ih_reg[k])
-				g->dev.ops->mem_host_unregister(g->ih[k]->data);
-			if (g->id[k])
-				g->dev.ops->mem_free(g->id[k]);
-		}
+		gf_mem_dev_free(&g->dev, g->id[k]);
 		gf_buf_free(g->ih[k]);
 		g->ih[k] = NULL;
-		g->ih_reg[k] = false;
 		g->id[k] = 0;
 	}
 	g->isize = 0;
@@ -166,19 +141,15 @@ int gf_h2d_ibufs_for(struct gf_bench_h2d *h, const struct gf_h2d_point *pt)
 
 	for (unsigned j = 0; j < h->ngpus; j++) {
 		struct gf_h2d_gpu *g = &h->gpus[j];
-		char what[96];
 		int rc = 0;
 
 		if (j == pt->gpu || g->isize == sz)
 			continue;
 		gf_h2d_ibufs_free(g);
 		g->isize = sz;
-		snprintf(what, sizeof(what), "cuMemAlloc %zu bytes on %s", sz, g->dev.pci);
-		if ((rc = gf_cuda_dev_make_current(&g->dev)))
-			return rc;
 		for (int k = 0; !rc && k < 2; k++)
-			if (!(rc = host_alloc(g, sz, g->inode, true, &g->ih[k], &g->ih_reg[k])))
-				rc = CU(g, g->dev.ops->mem_alloc(&g->id[k], sz), what);
+			if (!(rc = host_alloc(g, sz, g->inode, true, &g->ih[k])))
+				rc = gf_mem_dev_alloc(&g->dev, sz, "the other GPUs' copies", &g->id[k]);
 		if (rc) {
 			gf_h2d_ibufs_free(g);
 			return rc;

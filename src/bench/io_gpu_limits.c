@@ -14,6 +14,7 @@
 #include <gpufeed/io.h>
 #include "bench/io_gpu_bench.h"
 #include "core/error.h"
+#include "mem/mem.h"
 #include "vendor/cuda/cuda_device.h"
 
 static double cpu_now(void)
@@ -89,7 +90,6 @@ int gf_iog_h2d_sample(struct gf_bench_io_gpu *b, double *gbs, double *cpu_s)
 	struct gf_buf *buf = NULL;
 	gf_cu_stream s = NULL;
 	size_t chunk = chunk_of(b);
-	bool pinned = false;
 	double t0, c0;
 	int rc;
 
@@ -100,9 +100,8 @@ int gf_iog_h2d_sample(struct gf_bench_io_gpu *b, double *gbs, double *cpu_s)
 	if ((rc = gf_buf_alloc(&bo, &buf)))
 		goto out;
 	memset(buf->data, 0x5a, chunk);
-	if ((rc = gf_cuda_check(d.ops, d.ops->mem_host_register(buf->data, chunk, 0), "cuMemHostRegister staging")))
+	if ((rc = gf_mem_pin(buf, &d, 0, "the staging copy")))
 		goto out;
-	pinned = true;
 	if ((rc = gf_cuda_check(d.ops, d.ops->stream_create(&s, GF_CU_STREAM_NON_BLOCKING), "cuStreamCreate")))
 		goto out;
 	c0 = cpu_now();
@@ -119,9 +118,7 @@ int gf_iog_h2d_sample(struct gf_bench_io_gpu *b, double *gbs, double *cpu_s)
 out:
 	if (s)
 		d.ops->stream_destroy(s);
-	if (pinned)
-		d.ops->mem_host_unregister(buf->data);
-	gf_buf_free(buf);
+	gf_buf_free(buf);	/* unpinned through d, before d closes */
 	gf_cuda_dev_close(&d);
 	return rc;
 }

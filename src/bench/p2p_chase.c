@@ -15,6 +15,7 @@
 
 #include "bench/p2p_bench.h"
 #include "core/error.h"
+#include "mem/mem.h"
 
 #define CU(g, call, what) gf_cuda_check((g)->dev.ops, (call), (what))
 #define CHASE_WORDS (GF_P2P_CHASE_BYTES / 8u)
@@ -26,10 +27,8 @@ void gf_p2p_chain_free(struct gf_bench_p2p *p)
 
 	if (!c->live)
 		return;
-	if (c->base && m->open && !gf_cuda_dev_make_current(&m->dev))
-		m->dev.ops->mem_free(c->base);
-	if (c->out && r->open && !gf_cuda_dev_make_current(&r->dev))
-		r->dev.ops->mem_free(c->out);
+	gf_mem_dev_free(&m->dev, c->base);
+	gf_mem_dev_free(&r->dev, c->out);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -47,15 +46,13 @@ int gf_p2p_chain_for(struct gf_bench_p2p *p, const struct gf_p2p_point *pt)
 	*c = (struct gf_p2p_chain){ .mem = pt->src, .run = pt->dst, .live = true };
 	if (!(w = malloc(GF_P2P_CHASE_BYTES)))
 		return gf_error(-ENOMEM, "bench p2p: out of memory");
-	if ((rc = gf_cuda_dev_make_current(&m->dev)) ||
-	    (rc = CU(m, o->mem_alloc(&c->base, GF_P2P_CHASE_BYTES), "cuMemAlloc (the latency chain)")))
+	if ((rc = gf_mem_dev_alloc(&m->dev, GF_P2P_CHASE_BYTES, "the latency chain", &c->base)))
 		goto out;
 	for (size_t i = 0; i < CHASE_WORDS; i++)
 		w[i] = c->base + ((i + GF_P2P_CHASE_STRIDE) % CHASE_WORDS) * 8u;
 	if ((rc = CU(m, o->memcpy_htod_async(c->base, w, GF_P2P_CHASE_BYTES, m->s[0]), "cuMemcpyHtoDAsync")) ||
 	    (rc = CU(m, o->stream_synchronize(m->s[0]), "cuStreamSynchronize")) ||
-	    (rc = gf_cuda_dev_make_current(&r->dev)) ||
-	    (rc = CU(r, r->dev.ops->mem_alloc(&c->out, 8), "cuMemAlloc (the chase's result)")))
+	    (rc = gf_mem_dev_alloc(&r->dev, 8, "the chase's result", &c->out)))
 		goto out;
 	rc = 0;
 out:

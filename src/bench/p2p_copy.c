@@ -24,6 +24,7 @@
 #include "bench/gpu_bench.h"
 #include "bench/p2p_bench.h"
 #include "core/error.h"
+#include "mem/mem.h"
 
 #define CU(g, call, what) gf_cuda_check((g)->dev.ops, (call), (what))
 
@@ -92,10 +93,7 @@ static unsigned reverse_issuer(const struct gf_p2p_point *pt)
 
 static void free_on(struct gf_p2p_gpu *g, gf_cu_deviceptr *d)
 {
-	if (*d && g->open) {
-		gf_cuda_dev_make_current(&g->dev);
-		g->dev.ops->mem_free(*d);
-	}
+	gf_mem_dev_free(&g->dev, *d);
 	*d = 0;
 }
 
@@ -115,13 +113,10 @@ void gf_p2p_bufs_free(struct gf_bench_p2p *p)
 
 static int alloc_on(struct gf_p2p_gpu *g, gf_cu_deviceptr *d, size_t n)
 {
-	char what[96];
-	int rc;
+	char what[32];
 
-	if ((rc = gf_cuda_dev_make_current(&g->dev)))
-		return rc;
-	snprintf(what, sizeof(what), "cuMemAlloc %zu bytes on GPU %u (%s)", n, g->index, g->dev.pci);
-	return CU(g, g->dev.ops->mem_alloc(d, n), what);
+	snprintf(what, sizeof(what), "GPU %u's copies", g->index);
+	return gf_mem_dev_alloc(&g->dev, n, what, d);
 }
 
 int gf_p2p_bufs_for(struct gf_bench_p2p *p, const struct gf_p2p_point *pt)

@@ -13,7 +13,7 @@
 #include "core/log.h"
 #include "core/opts.h"
 #include "core/strutil.h"
-#include "io/buf.h"
+#include "mem/host.h"
 #include "io/engine.h"
 #include "io/fault.h"
 #include "io/file.h"

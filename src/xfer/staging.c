@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "core/error.h"
+#include "mem/mem.h"
 #include "xfer/xfer_internal.h"
 
 int gf_xfer_cu(struct gf_xfer *x, gf_cu_result r, const char *call, const char *name)
@@ -36,12 +37,8 @@ static int slot_open(struct gf_xfer *x, struct gf_xfer_slot *s, bool bufs)
 	if (bufs) {
 		bo.size = x->o.chunk;
 		bo.numa_node = x->numa_node;
-		if ((rc = gf_buf_alloc(&bo, &s->buf)))
+		if ((rc = gf_buf_alloc(&bo, &s->buf)) || (rc = gf_mem_pin(s->buf, &x->dev, 0, "the staging pool")))
 			return rc;
-		if ((rc = gf_xfer_cu(x, x->cu->mem_host_register(s->buf->data, s->buf->size, 0),
-				     "cuMemHostRegister", "staging buffer")))
-			return rc;
-		s->pinned = true;
 	}
 	if ((rc = gf_xfer_cu(x, x->cu->stream_create(&s->stream, GF_CU_STREAM_NON_BLOCKING), "cuStreamCreate",
 			     "staging")))
@@ -57,9 +54,7 @@ static void slot_close(struct gf_xfer *x, struct gf_xfer_slot *s)
 		x->cu->event_destroy(s->done);
 	if (s->stream)
 		x->cu->stream_destroy(s->stream);
-	if (s->pinned)
-		x->cu->mem_host_unregister(s->buf->data);
-	gf_buf_free(s->buf);
+	gf_buf_free(s->buf);	/* unpinned first */
 	*s = (struct gf_xfer_slot){ 0 };
 }
 

@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/opts.h"
+#include "mem/mem.h"
 #include "xfer/xfer_internal.h"
 
 /* The first release's struct gf_xfer_opts ends with user. */
@@ -246,16 +247,12 @@ int gf_xfer_read(struct gf_xfer *x, const char *path, uint64_t off, size_t len, 
 int gf_xfer_dev_alloc(struct gf_xfer *x, size_t len, uint64_t *dev)
 {
 	gf_cu_deviceptr p = 0;
-	char what[64];
 	int rc;
 
 	if (!x || !dev)
 		return gf_error(-EINVAL, "transfer: no place for the device pointer");
 	*dev = 0;
-	if ((rc = gf_cuda_dev_make_current(&x->dev)))
-		return rc;
-	snprintf(what, sizeof(what), "%zu bytes", len);
-	if ((rc = gf_xfer_cu(x, x->cu->mem_alloc(&p, len), "cuMemAlloc", what)))
+	if ((rc = gf_mem_dev_alloc(&x->dev, len, "a transfer", &p)))
 		return rc;
 	*dev = p;
 	return 0;
@@ -263,13 +260,9 @@ int gf_xfer_dev_alloc(struct gf_xfer *x, size_t len, uint64_t *dev)
 
 int gf_xfer_dev_free(struct gf_xfer *x, uint64_t dev)
 {
-	int rc;
-
-	if (!x || !dev)
-		return 0;
-	if ((rc = gf_cuda_dev_make_current(&x->dev)))
-		return rc;
-	return gf_xfer_cu(x, x->cu->mem_free(dev), "cuMemFree", "device memory");
+	if (x)
+		gf_mem_dev_free(&x->dev, dev);
+	return 0;
 }
 
 int gf_xfer_dtoh(struct gf_xfer *x, void *dst, uint64_t dev, size_t len)

@@ -16,8 +16,7 @@
 /* One staging buffer: pinned host memory on the chosen node, the stream
  * its copy runs on, and the event that says the copy is done. */
 struct gf_xfer_slot {
-	struct gf_buf *buf;
-	bool pinned;		/* cuMemHostRegister'ed */
+	struct gf_buf *buf;	/* pinned (gf_mem_pin) */
 	gf_cu_stream stream;
 	gf_cu_event done;
 	bool copying;		/* a copy from buf is queued, done not yet waited */

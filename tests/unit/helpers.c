@@ -1,9 +1,11 @@
 #define _XOPEN_SOURCE 700
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -177,4 +179,15 @@ struct gf_topo *t_live_model(void)
 	to.nvml = GF_NVML_OFF;
 	assert_int_equal(gf_topo_discover(&to, &t), 0);
 	return t;
+}
+
+int t_fake_cuda_live(void)
+{
+	void *h = dlopen(getenv("GPUFEED_CUDA_LIBRARY"), RTLD_LAZY | RTLD_NOLOAD);
+	int (*f)(void) = h ? (int (*)(void))(uintptr_t)dlsym(h, "fake_cuda_live_allocs") : NULL;
+	int n = f ? f() : -1;
+
+	if (h)
+		dlclose(h);
+	return n;
 }

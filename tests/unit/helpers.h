@@ -31,4 +31,8 @@ void t_copytree_bytes(const char *from, const char *to);
 struct gf_topo;
 struct gf_topo *t_live_model(void);
 
+/* The stand-in libcuda's live allocations and registrations (its test
+ * hook); -1 when it is not loaded (GPUFEED_CUDA_LIBRARY names it). */
+int t_fake_cuda_live(void);
+
 #endif

@@ -3,7 +3,7 @@
  * a child without CAP_IPC_LOCK), huge pages; registered buffers on both
  * back ends: fixed reads and writes, twice is -EBUSY. */
 #include "test_io_util.h"
-#include "io/buf.h"
+#include "mem/host.h"
 
 #include <linux/capability.h>
 #include <sys/mman.h>

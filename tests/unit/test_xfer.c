@@ -86,18 +86,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* The stand-in's count of live allocations (its test hook). */
-static int live_allocs(void)
-{
-	void *h = dlopen(getenv("GPUFEED_CUDA_LIBRARY"), RTLD_LAZY | RTLD_NOLOAD);
-	int (*f)(void) = h ? (int (*)(void))(uintptr_t)dlsym(h, "fake_cuda_live_allocs") : NULL;
-	int n = f ? f() : -1;
-
-	if (h)
-		dlclose(h);
-	return n;
-}
-
 struct hook_log {
 	unsigned calls, fail_at;
 	uint64_t next_off;	/* chunks come in file order, back to back */
@@ -164,7 +152,7 @@ static void move_and_check(enum gf_xfer_path path, unsigned depth, size_t chunk,
 	}
 	assert_int_equal(gf_xfer_dev_free(x, dev), 0);
 	gf_xfer_close(x);
-	assert_int_equal(live_allocs(), 0);
+	assert_int_equal(t_fake_cuda_live(), 0);
 	free(back);
 }
 
@@ -242,7 +230,7 @@ static void fails(enum gf_xfer_path p, unsigned depth, int want, const char *nam
 			 gf_last_error(), want, names);
 	gf_xfer_dev_free(x, dev);
 	gf_xfer_close(x);
-	assert_int_equal(live_allocs(), 0);
+	assert_int_equal(t_fake_cuda_live(), 0);
 }
 
 static void read_errors_mid_pipeline(void **state)
@@ -341,7 +329,7 @@ static void gds_batch_pipelined(void **state)
 			assert_int_equal(back[k], 0);
 		assert_int_equal(gf_xfer_dev_free(x, dev), 0);
 		gf_xfer_close(x);
-		assert_int_equal(live_allocs(), 0);
+		assert_int_equal(t_fake_cuda_live(), 0);
 		cufile_log(line, sizeof(line));
 		assert_string_equal(line, runs[i].log);
 	}
@@ -402,7 +390,7 @@ static void gds_error_with_a_wave_in_flight(void **state)
 		assert_int_equal(log.calls, c[i].calls);
 		gf_xfer_dev_free(x, dev);
 		gf_xfer_close(x);
-		assert_int_equal(live_allocs(), 0);
+		assert_int_equal(t_fake_cuda_live(), 0);
 		cufile_log(line, sizeof(line));
 		snprintf(want, sizeof(want), "batch: handles 2 refused 0 waves %d in_flight %d destroyed_pending 0 "
 			 "busy_submits 0\n", c[i].waves, c[i].in_flight);
@@ -442,7 +430,7 @@ static void copy_and_hook_failures(void **state)
 		assert_int_equal(log.calls, 3);
 		gf_xfer_dev_free(x, dev);
 		gf_xfer_close(x);
-		assert_int_equal(live_allocs(), 0);
+		assert_int_equal(t_fake_cuda_live(), 0);
 	}
 }
 
@@ -458,8 +446,8 @@ static void open_failures_leave_nothing(void **state)
 		o.depth = 3;
 		assert_int_not_equal(gf_xfer_open(&o, &x), 0);
 		assert_null(x);
-		assert_non_null(strstr(gf_last_error(), i ? "cuStreamCreate (staging" : "cuMemHostRegister (staging"));
-		assert_int_equal(live_allocs(), 0);
+		assert_non_null(strstr(gf_last_error(), i ? "cuStreamCreate (staging" : "cuMemHostRegister 8388608 bytes of the staging pool through 0000:"));
+		assert_int_equal(t_fake_cuda_live(), 0);
 	}
 	unsetenv("FAKE_CUDA_FAIL");
 	setenv("FAKE_CUFILE_SCENARIO", "no_driver", 1);
@@ -515,7 +503,7 @@ static void bad_inputs_name_the_file(void **state)
 		gf_xfer_dev_free(x, dev);
 		gf_xfer_close(x);
 	}
-	assert_int_equal(live_allocs(), 0);
+	assert_int_equal(t_fake_cuda_live(), 0);
 }
 
 static void short_file_mid_pipeline(void **state)
@@ -583,7 +571,7 @@ static void host_round_trip(void **state)
 			assert_int_equal(back[i], 0x5a);	/* nothing written past len */
 		assert_int_equal(gf_xfer_dev_free(x, dev), 0);
 		gf_xfer_close(x);
-		assert_int_equal(live_allocs(), 0);
+		assert_int_equal(t_fake_cuda_live(), 0);
 	}
 	/* The consumer's hook refusing the third chunk of a host copy: its
 	 * error, named as the copy's, nothing left. */
@@ -603,7 +591,7 @@ static void host_round_trip(void **state)
 		assert_int_equal(log.calls, 3);
 		assert_int_equal(gf_xfer_dev_free(x, dev), 0);
 		gf_xfer_close(x);
-		assert_int_equal(live_allocs(), 0);
+		assert_int_equal(t_fake_cuda_live(), 0);
 	}
 	/* A device-to-host copy failing half way: the error, nothing left. */
 	{
@@ -620,7 +608,7 @@ static void host_round_trip(void **state)
 		unsetenv("FAKE_CUDA_FAIL");
 		assert_int_equal(gf_xfer_dev_free(x, dev), 0);
 		gf_xfer_close(x);
-		assert_int_equal(live_allocs(), 0);
+		assert_int_equal(t_fake_cuda_live(), 0);
 	}
 	/* The naive path has no pinned pool to stage through. */
 	{
@@ -688,7 +676,7 @@ static void staging_node_from_the_model(void **state)
 	assert_int_equal(gf_xfer_open(&o, &x), 0);
 	assert_int_equal(gf_xfer_numa_node(x), -1);
 	gf_xfer_close(x);
-	assert_int_equal(live_allocs(), 0);
+	assert_int_equal(t_fake_cuda_live(), 0);
 	unsetenv("FAKE_CUDA_PCI");
 	gf_topo_free(vm);
 }

@@ -1,4 +1,5 @@
-/* The buffer allocator: anonymous memory, placed, aligned, maybe locked.
+/* The buffer allocator: anonymous memory, placed, aligned, maybe locked,
+ * maybe pinned for the GPUs (pinned.c), freed by its last reference.
  *
  * mbind() and move_pages() are called through syscall(2) so the library
  * needs no libnuma: two calls do not earn a dependency. */
@@ -15,7 +16,8 @@
 #include "core/error.h"
 #include "core/log.h"
 #include "core/opts.h"
-#include "io/buf.h"
+#include "mem/host.h"
+#include "mem/mem.h"
 
 #define MPOL_PREFERRED_ 1
 #define MPOL_BIND_ 2
@@ -143,6 +145,7 @@ int gf_buf_alloc(const struct gf_buf_opts *opts, struct gf_buf **out)
 		return gf_error(-ENOMEM, "buffer: out of memory");
 	b = &bi->pub;
 	bi->uring_index = -1;
+	atomic_init(&bi->refs, 1);
 	b->numa_node = opts->numa_node;
 	bi->map = map_anon(map_size, flags, &b->huge);
 	if (!bi->map) {
@@ -194,20 +197,35 @@ int gf_buf_alloc(const struct gf_buf_opts *opts, struct gf_buf **out)
 		for (size_t off = 0; off < size; off += pg)
 			((volatile char *)b->data)[off] = 0;
 	}
+	if ((flags & GF_BUF_PINNED) && (rc = gf_mem_pin_own(b, opts->gpu))) {
+		gf_buf_free(b);
+		return rc;
+	}
 	*out = b;
 	return 0;
 }
 
-void gf_buf_free(struct gf_buf *b)
+void gf_buf__hold(struct gf_buf *b)
 {
-	struct gf_buf_impl *bi;
+	atomic_fetch_add(&gf_buf__impl(b)->refs, 1);
+}
 
-	if (!b)
+void gf_buf__release(struct gf_buf *b)
+{
+	struct gf_buf_impl *bi = gf_buf__impl(b);
+
+	if (atomic_fetch_sub(&bi->refs, 1) != 1)
 		return;
-	bi = gf_buf__impl(b);
+	gf_mem_unpin(b);
 	if (bi->map)
 		munmap(bi->map, bi->map_size);
 	free(bi);
+}
+
+void gf_buf_free(struct gf_buf *b)
+{
+	if (b)
+		gf_buf__release(b);
 }
 
 int gf_mem_node_of(const void *addr)
