@@ -17,11 +17,6 @@
 #include "topo/render.h"
 #include "topo/topo_internal.h"
 
-GF_API const char *gf_version(void)
-{
-	return GF_VERSION_STRING;
-}
-
 GF_API const char *gf_source_name(enum gf_source s)
 {
 	switch (s) {
