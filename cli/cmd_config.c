@@ -185,7 +185,8 @@ static const struct gf_opt labels_opts[] = {
 	GF_OPT_CALLBACK(0, "format", "F", opt_format,
 			"text: key=value lines (default); yaml: an NFD\nNodeFeature object"),
 	GF_OPT_STRING(0, "node", "NAME", struct args, o.node_name,
-		      "the node's name in the NodeFeature (default: host name)"),
+		      "the node's name in the NodeFeature, an RFC 1123\n"
+		      "subdomain (default: the short host name, lower-cased)"),
 	CONFIG_OPTS_TAIL,
 };
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/quote.h"
 #include "emit/emit_internal.h"
 
 enum autodetect { AD_OFF, AD_NVML, AD_NVIDIA };
@@ -112,8 +113,10 @@ static void node_hint(FILE *f, const struct gf_topo *t, const struct gf_emit_opt
 
 	snprintf(name, sizeof(name), "%s", t->machine.hostname[0] ? t->machine.hostname : "NODE");
 	name[strcspn(name, ".")] = '\0';
-	fprintf(f, "# slurm.conf:\n# NodeName=%s Sockets=%d CoresPerSocket=%d ThreadsPerCore=%d", name, sockets,
-		c->n / sockets, t->cpus.threads_per_core > 0 ? t->cpus.threads_per_core : 1);
+	fputs("# slurm.conf:\n# NodeName=", f);
+	gf_comment_text(f, name, false);
+	fprintf(f, " Sockets=%d CoresPerSocket=%d ThreadsPerCore=%d", sockets, c->n / sockets,
+		t->cpus.threads_per_core > 0 ? t->cpus.threads_per_core : 1);
 	if (t->machine.memory_bytes)
 		fprintf(f, " RealMemory=%llu", t->machine.memory_bytes / (1024ull * 1024ull));
 	/* Gres=gpu:TYPE:N per type, in the order the types first appear. */

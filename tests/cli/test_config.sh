@@ -107,6 +107,47 @@ node = [c.get("numaid") for c in r.findall("cpu") for p in c.iter("pci") if p.ge
 assert node and node[0] == "1", node' "$out" && ok "--pci-locality moves a GPU under its new node" ||
 	not_ok "--pci-locality: GPU 0000:18:00.0 not under node 1"
 
+# Strings from a recording are data, never syntax.  A copy of the 4x H200 VM
+# with a host name and a recording path that hold line breaks, comment ends
+# and lines of each format, and PCI subsystem ids with markup: every output
+# still parses, holds exactly the lines the model gives, and no planted line.
+EVIL="$TMP/evil"$'\n'"AutoDetect=nvml -->"
+cp -a "$FIX/h200x4-vm/root" "$EVIL"
+printf 'vm\nName=gpu File=/dev/sda\n-->\nkind: Evil\n\xc2\x85x: 1\n' >"$EVIL/proc/sys/kernel/hostname"
+printf '0x10de" gdr="1' >"$EVIL/sys/bus/pci/devices/0000:00:06.0/subsystem_vendor"
+printf '0x1234\n' >"$EVIL/sys/bus/pci/devices/0000:00:06.0/subsystem_device"
+expect_rc 0 "config slurm of the planted recording" "$GPUFEED" config slurm --root "$EVIL"
+if python3 - "$out" <<'PY'
+import sys
+live = [l for l in open(sys.argv[1], encoding="ascii").read().splitlines() if l and not l.startswith("#")]
+assert live[0] == "AutoDetect=off" and len(live) == 5, live
+assert all(l.startswith("Name=gpu Type=h200 File=/dev/nvidia") for l in live[1:]), live
+PY
+then ok "gres.conf: the planted lines stay inside comments"; else not_ok "gres.conf: a planted line is live"; fi
+for sub in kubelet "labels --format yaml"; do
+	# shellcheck disable=SC2086
+	expect_rc 0 "config $sub of the planted recording" "$GPUFEED" config $sub --root "$EVIL"
+	if python3 -c '
+import re, sys, yaml
+d = yaml.safe_load(open(sys.argv[1], encoding="ascii"))
+assert d["kind"] in ("KubeletConfiguration", "NodeFeature") and "Name=gpu File" not in d and "x" not in d, d.keys()
+if d["kind"] == "NodeFeature":
+    assert re.fullmatch(r"vm-name-gpu-file-[a-z0-9-]*-gpufeed", d["metadata"]["name"]), d["metadata"]' "$out" 2>"$TMP/py.err"
+	then ok "config $sub: YAML parses, nothing planted became a key"
+	else not_ok "config $sub: $(tail -1 "$TMP/py.err")"; fi
+done
+expect_rc 0 "config nccl-topo of the planted recording" "$GPUFEED" config nccl-topo --root "$EVIL"
+if python3 -c '
+import sys, xml.etree.ElementTree as ET
+r = ET.parse(sys.argv[1]).getroot()
+assert r.tag == "system" and [c.tag for c in r] == ["cpu"], [c.tag for c in r]
+gpu0 = [p for p in r.iter("pci") if p.get("busid") == "0000:00:06.0"][0]
+assert "gdr" not in gpu0.attrib and "subsystem_vendor" not in gpu0.attrib, gpu0.attrib' "$out" 2>"$TMP/py.err"
+then ok "nccl-topo: the XML parses, the comment holds, a malformed subsystem id is left out"
+else not_ok "nccl-topo: $(tail -1 "$TMP/py.err")"; fi
+expect_rc 2 "labels --node that is not a node name" "$GPUFEED" config labels --root "$R" --format yaml --node My_Node
+expect_grep "$err" "node name 'My_Node': not a DNS subdomain" "the name and the rule are said"
+
 # The 2x H200 VM recorded in the run where NCCL 2.28.9 loaded config
 # nccl-topo's XML (NCCL_TOPO_FILE) with all-reduce bandwidth unchanged: the
 # recording must give that XML again, all but the comment naming the source.
