@@ -6,6 +6,7 @@
  * through gf_yaml_quote. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -32,10 +33,35 @@ static const char *shared_root(const struct gf_topo *t, const struct gf_plan *p)
 	return hb >= 0 && hb < t->nhost_bridges ? t->host_bridges[hb].name : "";
 }
 
-static void write_claim(const struct gf_topo *t, const struct gf_plan *p, const char *name, FILE *f)
+/* The CEL expression selecting one GPU, as a YAML scalar.  The UUID is a
+ * CEL string literal first (gf_cel_quote): a quote in a recorded UUID
+ * must not end the literal and turn the selector into one that matches
+ * every device. */
+static int write_selector(const struct gf_gpu *g, FILE *f)
+{
+	char *expr = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&expr, &len);
+	int ret;
+
+	if (!m)
+		return gf_error(-ENOMEM, "out of memory");
+	fprintf(m, "device.attributes[\"%s\"].%s == ", DRA_CLASS, *g->uuid ? "uuid" : "pcieBusID");
+	ret = gf_cel_quote(m, *g->uuid ? g->uuid : g->bdf);
+	if (fclose(m) || ret) {
+		free(expr);
+		return gf_error(-ENOMEM, "out of memory");
+	}
+	q(f, expr);
+	free(expr);
+	return 0;
+}
+
+static int write_claim(const struct gf_topo *t, const struct gf_plan *p, const char *name, FILE *f)
 {
 	const char *root = shared_root(t, p);
-	char claim[256], expr[256];
+	char claim[300];
+	int ret;
 
 	snprintf(claim, sizeof(claim), "%s-gpus", name);
 	fprintf(f, "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata:\n  name: ");
@@ -44,14 +70,11 @@ static void write_claim(const struct gf_topo *t, const struct gf_plan *p, const 
 	for (int i = 0; i < p->n; i++) {
 		const struct gf_gpu *g = &t->gpus[p->gpu[i]];
 
-		if (*g->uuid)
-			snprintf(expr, sizeof(expr), "device.attributes[\"%s\"].uuid == \"%s\"", DRA_CLASS, g->uuid);
-		else
-			snprintf(expr, sizeof(expr), "device.attributes[\"%s\"].pcieBusID == \"%s\"", DRA_CLASS, g->bdf);
 		fprintf(f, "    - name: \"gpu%d\"\n      exactly:\n        deviceClassName: ", g->index);
 		q(f, DRA_CLASS);
 		fprintf(f, "\n        selectors:\n        - cel:\n            expression: ");
-		q(f, expr);
+		if ((ret = write_selector(g, f)))
+			return ret;
 		fputc('\n', f);
 	}
 	/* The UUIDs pin the devices already; the constraint states the
@@ -62,6 +85,7 @@ static void write_claim(const struct gf_topo *t, const struct gf_plan *p, const 
 			fprintf(f, "%s\"gpu%d\"", i ? ", " : "", t->gpus[p->gpu[i]].index);
 		fprintf(f, "]\n      matchAttribute: \"resource.kubernetes.io/pcieRoot\"\n");
 	}
+	return 0;
 }
 
 static void write_resources(const struct gf_topo *t, const struct gf_plan *p, bool dra, FILE *f)
@@ -120,10 +144,15 @@ int plan_write_k8s(const struct gf_topo *t, const struct gf_plan *p, const struc
 {
 	char list[1024];
 
+	int ret;
+
 	plan_index_list(t, p->gpu, p->n, list, sizeof(list));
-	fprintf(f, "# gpufeed plan: GPUs %s of %s\n", list, t->machine.hostname);
+	fprintf(f, "# gpufeed plan: GPUs %s of ", list);
+	gf_comment_text(f, t->machine.hostname, false);
+	fputc('\n', f);
 	if (dra) {
-		write_claim(t, p, o->name ? o->name : "gpufeed-job", f);
+		if ((ret = write_claim(t, p, o->name ? o->name : "gpufeed-job", f)))
+			return ret;
 		fprintf(f, "---\n");
 	} else {
 		fprintf(f, "# nvidia.com/gpu lets the kubelet pick any %d GPUs: --format k8s pins these with a\n"

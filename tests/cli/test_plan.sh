@@ -141,6 +141,39 @@ PY
 	then ok "$fmt: YAML parses, requests == limits, /dev/shm in memory"; else not_ok "$fmt: $(head -50 "$out")"; fi
 done
 
+# A recorded UUID with quotes (a copy of the 4x H200 VM, its nvml.json
+# edited): the CEL selector still names that one string, not every device.
+EVIL=$TMP/evil
+cp -a "$FIX/h200x4-vm/root" "$EVIL"
+python3 - "$EVIL/nvml.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["gpus"][0]["uuid"] = 'GPU-x" || true || "\\'
+json.dump(d, open(sys.argv[1], "w"))
+PY
+printf 'vm\nkind: Evil\n' >"$EVIL/proc/sys/kernel/hostname"
+run "$GPUFEED" plan --root "$EVIL" --gpus 1 --free 0 --format k8s
+if python3 - "$out" <<'PY'
+import ast, re, sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+assert [d["kind"] for d in docs] == ["ResourceClaim", "Pod"], [d.get("kind") for d in docs]
+expr = docs[0]["spec"]["devices"]["requests"][0]["exactly"]["selectors"][0]["cel"]["expression"]
+# One CEL string literal after ==, with no unescaped quote inside it.
+m = re.fullmatch(r'device\.attributes\["gpu\.nvidia\.com"\]\.uuid == ("(?:[^"\\]|\\.)*")', expr)
+assert m, expr
+assert ast.literal_eval(m.group(1)) == 'GPU-x" || true || "\\', m.group(1)
+PY
+then ok "k8s: a quote in a UUID stays inside the CEL literal"; else not_ok "k8s: the CEL selector: $(grep expression "$out")"; fi
+
+# Object names the API server takes (RFC 1123), and --free as run's --gpu.
+expect_rc 2 "--name that is not a DNS subdomain" "$GPUFEED" plan --root "$DUAL" --gpus 1 --format k8s --name My_Job
+expect_grep "$err" "name 'My_Job': not a valid object name" "the name and the rule are said"
+expect_rc 2 "--name whose claim name would be too long" "$GPUFEED" plan --root "$DUAL" --gpus 1 --format k8s \
+	--name "$(printf 'a%.0s' $(seq 250))"
+expect_rc 0 "--name with dots and dashes" "$GPUFEED" plan --root "$DUAL" --gpus 1 --format k8s --name train-1.team
+expect_rc 2 "an empty entry in --free" "$GPUFEED" plan --root "$DUAL" --gpus 1 --free 0,,1
+expect_grep "$err" "an empty entry" "said as run says it"
+
 # Speed: 16 choose 8 with every GPU free, the selection alone.
 run "$GPUFEED" plan --root "$D16" --gpus 8 --json
 expect_jq "$out" '.select_ms < 10' "dual16: 8 of 16 selected in under 10 ms ($(jq .select_ms "$out") ms)"
