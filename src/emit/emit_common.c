@@ -229,9 +229,11 @@ int gf_emit_reserved_cpus(const struct gf_topo *t, int cores, struct gf_cpuset *
 	if (cores > c.n - 1) {
 		int n = c.n;
 
+		/* The machine is too small for the reservation: not a usage
+		 * error (-ENODEV, "not available here"). */
 		emit_cores_free(&c);
-		return gf_error(-EINVAL, "reserved cores: %d of this machine's %d cores would leave none for pods",
-				cores, n);
+		return gf_error(-ENODEV, "reserved cores: %d of this machine's %d cores would leave none for pods "
+					 "(%d at most)", cores, n, n - 1);
 	}
 	gf_cpuset_zero(&gpu_local);
 	for (int g = 0; g < t->ngpus; g++)

@@ -87,6 +87,23 @@ assert sum(mi(n["limits"]["memory"]) for n in d["reservedMemory"]) == total
 assert len(d["reservedSystemCPUs"].split(",")) == 2' "$out"; then ok "reservedMemory sums to the reservations"
 else not_ok "reservedMemory does not sum"; fi
 
+# The static CPU manager with no reserved CPU: the kubelet refuses to start.
+expect_rc 2 "--reserve 0 is refused" "$GPUFEED" config kubelet --root "$R" --reserve 0
+expect_grep "$err" "the static CPU manager needs reservedSystemCPUs" "with the kubelet's reason"
+# A machine too small for the reservation (2 cores): the machine, not the
+# command line, is the problem (exit 4); --reserve 1 fits it.
+expect_rc 4 "kubelet on a 2-core machine" "$GPUFEED" config kubelet --root "$FIX/ci-2gpu/root"
+expect_grep "$err" "reserved cores: 2 of this machine's 2 cores would leave none for pods" "the counts are said"
+expect_rc 0 "--reserve 1 on a 2-core machine" "$GPUFEED" config kubelet --root "$FIX/ci-2gpu/root" --reserve 1
+# The 4x H200 VM: its NUMA node's meminfo says 5 GiB of MemTotal's 504.  The
+# reservations are sized from MemTotal and the comment says so; the Memory
+# Manager, which works from the node's figure, is refused.
+expect_rc 0 "kubelet on the 4x H200 VM" "$GPUFEED" config kubelet --root "$FIX/h200x4-vm/root"
+expect_grep "$out" "Sized from MemTotal: the NUMA nodes' meminfo accounts only 5339 MiB of it" "says where memory is sized from"
+expect_rc 4 "--memory-manager where the nodes do not account the memory" \
+	"$GPUFEED" config kubelet --root "$FIX/h200x4-vm/root" --memory-manager
+expect_grep "$err" "accounts 5339 MiB of the machine's 515850 MiB" "the two figures are said"
+
 # -o FILE is written whole, and nothing is left when the command fails.
 expect_rc 0 "config slurm -o FILE" "$GPUFEED" config slurm --root "$R" -o "$TMP/gres.conf"
 expect_grep "$TMP/gres.conf" '^AutoDetect=off$' "-o FILE holds the gres.conf"
