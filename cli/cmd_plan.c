@@ -81,7 +81,9 @@ const struct gf_cmd gf_cmd_plan_def = {
 		"MIG instances are not placed: plan chooses whole GPUs.\n",
 	.opts = plan_opts,
 	.exits = { "", "fewer GPUs are free than --gpus asks", "", "a recording that is not one",
-		   "the model has no NVIDIA GPU; --nvml=require without NVML" },
+		   "the model has no NVIDIA GPU; --nvml=require without NVML;\n"
+		   "k8s formats: no core left for pods after the kubelet's\n"
+		   "reserved ones" },
 	.footer = "Scoring: docs/plan.md.  JSON schema: docs/json-plan.md\n(\"schema\": \"" GF_PLAN_SCHEMA "\").\n",
 	.run = gf_cmd_plan,
 };
@@ -168,8 +170,12 @@ int gf_cmd_plan(int argc, char **argv)
 	if (cli.json && a.format_set && a.format != GF_PLAN_JSON)
 		return gf_cli_usage(&cli, "--json is --format json: give one of --json and --format");
 	/* Placement needs GPUs, NICs, the PCIe tree and NUMA nodes: the CPU
-	 * details and the disks are a third of the files a big host has. */
-	cli.topo.omit = GF_TOPO_OMIT_CPU_DETAIL | GF_TOPO_OMIT_STORAGE;
+	 * details and the disks are a third of the files a big host has.  A
+	 * pod is sized in whole cores beside the kubelet's reserved ones,
+	 * which needs the cores. */
+	cli.topo.omit = GF_TOPO_OMIT_STORAGE;
+	if (a.format != GF_PLAN_K8S && a.format != GF_PLAN_K8S_PLUGIN)
+		cli.topo.omit |= GF_TOPO_OMIT_CPU_DETAIL;
 	if ((ret = gf_cli_discover(&cli, &t)))
 		return ret;
 	ret = plan(&cli, t, &a);

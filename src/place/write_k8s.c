@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gpufeed/emit.h>
+
 #include "core/error.h"
 #include "core/quote.h"
 #include "place/place_internal.h"
@@ -88,16 +90,59 @@ static int write_claim(const struct gf_topo *t, const struct gf_plan *p, const c
 	return 0;
 }
 
-static void write_resources(const struct gf_topo *t, const struct gf_plan *p, bool dra, FILE *f)
-{
-	unsigned cpus = gf_cpuset_count(&p->cpus);
-	unsigned long long mem = plan_memory_gib(t, p);
+#define MIB (1024ull * 1024)
 
+/* What the pod asks for (docs/plan.md): the set's share of what the
+ * kubelet configuration `gpufeed config kubelet` writes (its defaults)
+ * leaves to pods, so the pod fits a node configured that way. */
+struct pod_size {
+	unsigned cpus;
+	unsigned long long memory_mib, shm_gib;
+	struct gf_emit_allocatable alloc;
+};
+
+static int pod_size(const struct gf_topo *t, const struct gf_plan *p, struct pod_size *ps)
+{
+	int smt = t->cpus.threads_per_core > 0 ? t->cpus.threads_per_core : 1, ret;
+
+	if ((ret = gf_emit_allocatable(t, NULL, &ps->alloc)))
+		return ret;
+	ps->cpus = plan_pod_cpus(t, p, &ps->alloc.cpus, smt);
+	ps->memory_mib = (unsigned long long)(plan_memory_share(t, p) * (double)ps->alloc.memory_bytes) / MIB;
+	if (!ps->memory_mib)	/* MemTotal unknown */
+		ps->memory_mib = plan_memory_gib(t, p) * 1024;
+	ps->shm_gib = plan_shm_gib(p, ps->memory_mib / 1024);
+	return 0;
+}
+
+static void size_comment(const struct gf_topo *t, const struct pod_size *ps, FILE *f)
+{
+	fprintf(f, "# cpu and memory: this set's share of what 'gpufeed config kubelet' leaves to pods:\n"
+		   "# the CPUs of the GPUs' NUMA nodes outside reservedSystemCPUs, in whole cores, and\n"
+		   "# MemTotal less kubeReserved, systemReserved and evictionHard.\n");
+	if (ps->alloc.nodes_short)
+		fprintf(f, "# Memory sized from MemTotal (%llu GiB): the NUMA nodes' meminfo accounts only\n"
+			   "# %llu MiB of it (a VM whose memory is added as it is used?).\n",
+			t->machine.memory_bytes / (1024 * MIB), ps->alloc.nodes_memory_bytes / MIB);
+}
+
+/* Whole GiB from 4 GiB up (less than 1 GiB lost), MiB below. */
+static void quantity(FILE *f, unsigned long long mib)
+{
+	if (mib >= 4096)
+		fprintf(f, "\"%lluGi\"", mib / 1024);
+	else
+		fprintf(f, "\"%lluMi\"", mib);
+}
+
+static void write_resources(const struct gf_plan *p, const struct pod_size *ps, bool dra, FILE *f)
+{
 	/* Guaranteed QoS: requests equal limits, whole CPUs (the static CPU
 	 * manager then gives exclusive cores). */
 	for (int i = 0; i < 2; i++) {
-		fprintf(f, "        %s:\n          cpu: \"%u\"\n          memory: \"%lluGi\"\n", i ? "limits" : "requests",
-			cpus ? cpus : 1, mem);
+		fprintf(f, "        %s:\n          cpu: \"%u\"\n          memory: ", i ? "limits" : "requests", ps->cpus);
+		quantity(f, ps->memory_mib);
+		fputc('\n', f);
 		if (!dra)
 			fprintf(f, "          nvidia.com/gpu: \"%d\"\n", p->n);
 	}
@@ -106,7 +151,7 @@ static void write_resources(const struct gf_topo *t, const struct gf_plan *p, bo
 }
 
 static void write_pod(const struct gf_topo *t, const struct gf_plan *p, const struct gf_plan_write_options *o,
-		      bool dra, FILE *f)
+		      const struct pod_size *ps, bool dra, FILE *f)
 {
 	const char *name = o->name ? o->name : "gpufeed-job";
 	char rails[512], claim[256];
@@ -133,19 +178,21 @@ static void write_pod(const struct gf_topo *t, const struct gf_plan *p, const st
 		fputc('\n', f);
 	}
 	fprintf(f, "    resources:\n");
-	write_resources(t, p, dra, f);
+	write_resources(p, ps, dra, f);
 	fprintf(f, "    volumeMounts:\n    - name: \"dshm\"\n      mountPath: \"/dev/shm\"\n");
 	fprintf(f, "  volumes:\n  - name: \"dshm\"\n    emptyDir:\n      medium: \"Memory\"\n      sizeLimit: \"%lluGi\"\n",
-		plan_shm_gib(t, p));
+		ps->shm_gib);
 }
 
 int plan_write_k8s(const struct gf_topo *t, const struct gf_plan *p, const struct gf_plan_write_options *o,
 		   bool dra, FILE *f)
 {
+	struct pod_size ps;
 	char list[1024];
-
 	int ret;
 
+	if ((ret = pod_size(t, p, &ps)))
+		return ret;
 	plan_index_list(t, p->gpu, p->n, list, sizeof(list));
 	fprintf(f, "# gpufeed plan: GPUs %s of ", list);
 	gf_comment_text(f, t->machine.hostname, false);
@@ -158,6 +205,7 @@ int plan_write_k8s(const struct gf_topo *t, const struct gf_plan *p, const struc
 		fprintf(f, "# nvidia.com/gpu lets the kubelet pick any %d GPUs: --format k8s pins these with a\n"
 			   "# DRA ResourceClaim instead.\n", p->n);
 	}
-	write_pod(t, p, o, dra, f);
+	size_comment(t, &ps, f);
+	write_pod(t, p, o, &ps, dra, f);
 	return ferror(f) ? gf_error(-EIO, "writing the plan failed") : 0;
 }
