@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "core/quote.h"
 #include "emit/emit_internal.h"
 
 enum autodetect { AD_OFF, AD_NVML, AD_NVIDIA };
@@ -111,11 +110,13 @@ static void node_hint(FILE *f, const struct gf_topo *t, const struct gf_emit_opt
 	char name[65], type[64];
 	int sockets = t->cpus.npackages > 0 ? t->cpus.npackages : 1, cpu_nodes = 0;
 
-	snprintf(name, sizeof(name), "%s", t->machine.hostname[0] ? t->machine.hostname : "NODE");
+	/* The short host name, when it is one: else a placeholder, so the
+	 * line stays one slurm.conf can take. */
+	snprintf(name, sizeof(name), "%s", t->machine.hostname);
 	name[strcspn(name, ".")] = '\0';
-	fputs("# slurm.conf:\n# NodeName=", f);
-	gf_comment_text(f, name, false);
-	fprintf(f, " Sockets=%d CoresPerSocket=%d ThreadsPerCore=%d", sockets, c->n / sockets,
+	if (!*name || name[strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")])
+		snprintf(name, sizeof(name), "NODE");
+	fprintf(f, "# slurm.conf:\n# NodeName=%s Sockets=%d CoresPerSocket=%d ThreadsPerCore=%d", name, sockets, c->n / sockets,
 		t->cpus.threads_per_core > 0 ? t->cpus.threads_per_core : 1);
 	if (t->machine.memory_bytes)
 		fprintf(f, " RealMemory=%llu", t->machine.memory_bytes / (1024ull * 1024ull));
