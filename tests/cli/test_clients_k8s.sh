@@ -62,12 +62,7 @@ done
 # VM): the selector matches the GPU that has it, and no other.
 EVIL=$TMP/evil
 cp -a "$FIX/h200x4-vm/root" "$EVIL"
-python3 - "$EVIL/nvml.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-d["gpus"][0]["uuid"] = 'GPU-x" || true || "\\'
-json.dump(d, open(sys.argv[1], "w"))
-PY
+python3 "$SRC/tests/tools/plant-uuid.py" "$EVIL/nvml.json"
 "$GPUFEED" topo --root "$EVIL" --json >"$TMP/evil.json" 2>/dev/null
 run "$GPUFEED" plan --root "$EVIL" --gpus 1 --free 0 --format k8s
 check "a planted UUID: the CEL selector matches that GPU alone" "$out" "$TMP/evil.json"

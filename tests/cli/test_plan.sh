@@ -145,12 +145,7 @@ done
 # edited): the CEL selector still names that one string, not every device.
 EVIL=$TMP/evil
 cp -a "$FIX/h200x4-vm/root" "$EVIL"
-python3 - "$EVIL/nvml.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-d["gpus"][0]["uuid"] = 'GPU-x" || true || "\\'
-json.dump(d, open(sys.argv[1], "w"))
-PY
+python3 "$SRC/tests/tools/plant-uuid.py" "$EVIL/nvml.json"
 printf 'vm\nkind: Evil\n' >"$EVIL/proc/sys/kernel/hostname"
 run "$GPUFEED" plan --root "$EVIL" --gpus 1 --free 0 --format k8s
 if python3 - "$out" <<'PY'
