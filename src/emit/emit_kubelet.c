@@ -201,14 +201,14 @@ static unsigned long long nodes_memory(const struct gf_topo *t, bool *short_of_t
 	return sum;
 }
 
-static void check_reserve(const struct gf_emit_options *o, struct gf_cpuset *reserved, const struct gf_topo *t,
-			  int *ret)
+/* reservedSystemCPUs for the options: at least one core, the static CPU
+ * manager's condition. */
+static int reserve(const struct gf_topo *t, const struct gf_emit_options *o, struct gf_cpuset *reserved)
 {
 	if (o->reserve_cores < 1)
-		*ret = gf_error(-EINVAL, "reserved cores: %d; the static CPU manager needs reservedSystemCPUs "
+		return gf_error(-EINVAL, "reserved cores: %d; the static CPU manager needs reservedSystemCPUs "
 					 "(the kubelet refuses to start without a reserved CPU)", o->reserve_cores);
-	else
-		*ret = gf_emit_reserved_cpus(t, o->reserve_cores, reserved);
+	return gf_emit_reserved_cpus(t, o->reserve_cores, reserved);
 }
 
 int gf_emit_allocatable(const struct gf_topo *t, const struct gf_emit_options *opts, struct gf_emit_allocatable *out)
@@ -221,10 +221,7 @@ int gf_emit_allocatable(const struct gf_topo *t, const struct gf_emit_options *o
 	if (!t || !out)
 		return gf_error(-EINVAL, "gf_emit_allocatable: NULL argument");
 	memset(out, 0, sizeof(*out));
-	if ((ret = emit_opts(opts, &o)))
-		return ret;
-	check_reserve(&o, &reserved, t, &ret);
-	if (ret)
+	if ((ret = emit_opts(opts, &o)) || (ret = reserve(t, &o, &reserved)))
 		return ret;
 	for (int i = 0; i < t->cpus.ncpu; i++)
 		if (!gf_cpuset_isset(&reserved, (unsigned)t->cpus.cpu[i].id))
@@ -307,8 +304,7 @@ int gf_emit_kubelet(const struct gf_topo *t, const struct gf_emit_options *opts,
 				o.tm_policy);
 	if (strcmp(scope, "container") && strcmp(scope, "pod"))
 		return gf_error(-EINVAL, "topology manager scope '%s': container or pod", scope);
-	check_reserve(&o, &reserved, t, &ret);
-	if (ret || (ret = check_memory_manager(t, &o)))
+	if ((ret = reserve(t, &o, &reserved)) || (ret = check_memory_manager(t, &o)))
 		return ret;
 	facts(t, &reserved, &tf);
 
