@@ -83,7 +83,8 @@ static const struct gf_opt kubelet_opts[] = {
 		      "single-numa-node (default: chosen, the reason in a\ncomment)"),
 	GF_OPT_STRING(0, "scope", "S", struct args, o.tm_scope, "topologyManagerScope: container (default) or pod"),
 	GF_OPT_CALLBACK(0, "reserve", "N", opt_reserve,
-			"whole cores for reservedSystemCPUs (default 2; 0: none)"),
+			"whole cores for reservedSystemCPUs (default 2, at\n"
+			"least 1: the static CPU manager needs one)"),
 	GF_OPT_CALLBACK(0, "max-gpus-per-pod", "N", opt_max_gpus,
 			"the most GPUs one pod asks for; 1 allows\n"
 			"single-numa-node on a machine of several NUMA nodes"),
@@ -103,7 +104,9 @@ const struct gf_cmd gf_cmd_config_kubelet_def = {
 		"reservedSystemCPUs as whole cores away from the GPUs' local CPUs, and memory\n"
 		"reservations.  Every line that is a choice says why.\n",
 	.opts = kubelet_opts,
-	.exits = CONFIG_EXITS(NULL),
+	.exits = CONFIG_EXITS("the machine has no core left for pods after --reserve;\n"
+			      "--memory-manager where the NUMA nodes' meminfo does not\n"
+			      "account the machine's memory (MemTotal)"),
 	.footer = "What each setting means and how it is chosen: docs/config.md.\n",
 	.run = cmd_kubelet,
 };
@@ -185,7 +188,8 @@ static const struct gf_opt labels_opts[] = {
 	GF_OPT_CALLBACK(0, "format", "F", opt_format,
 			"text: key=value lines (default); yaml: an NFD\nNodeFeature object"),
 	GF_OPT_STRING(0, "node", "NAME", struct args, o.node_name,
-		      "the node's name in the NodeFeature (default: host name)"),
+		      "the node's name in the NodeFeature, an RFC 1123\n"
+		      "subdomain (default: the short host name, lower-cased)"),
 	CONFIG_OPTS_TAIL,
 };
 

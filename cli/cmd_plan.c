@@ -43,8 +43,8 @@ static const struct gf_opt plan_opts[] = {
 	GF_OPT_CALLBACK('n', "gpus", "N", opt_gpus, "how many GPUs the job needs (required)"),
 	GF_OPT_STRING(0, "free", "LIST", struct plan_args, free,
 		      "the GPUs free to choose from, comma-separated\n"
-		      "(NVML index, UUID or its prefix, PCI address);\n"
-		      "default: every GPU"),
+		      "(NVML index, UUID or its prefix, PCI address),\n"
+		      "as run's --gpu; default: every GPU"),
 	GF_OPT_CALLBACK(0, "format", "FMT", opt_format,
 			"text (default), json, docker (a docker run line),\n"
 			"env (shell exports), k8s (a DRA ResourceClaim and\n"
@@ -54,7 +54,8 @@ static const struct gf_opt plan_opts[] = {
 		      "the container image of docker and k8s output\n"
 		      "(default: the placeholder IMAGE)"),
 	GF_OPT_STRING(0, "name", "NAME", struct plan_args, name,
-		      "the Pod's name (the claim is NAME-gpus);\n"
+		      "the Pod's name (the claim is NAME-gpus), an\n"
+		      "RFC 1123 subdomain: a-z, 0-9, '-', '.';\n"
 		      "default gpufeed-job"),
 	GF_OPTS_MODEL,
 	GF_OPTS_OUTPUT,
@@ -80,42 +81,47 @@ const struct gf_cmd gf_cmd_plan_def = {
 		"MIG instances are not placed: plan chooses whole GPUs.\n",
 	.opts = plan_opts,
 	.exits = { "", "fewer GPUs are free than --gpus asks", "", "a recording that is not one",
-		   "the model has no NVIDIA GPU; --nvml=require without NVML" },
+		   "the model has no NVIDIA GPU; --nvml=require without NVML;\n"
+		   "k8s formats: no core left for pods after the kubelet's\n"
+		   "reserved ones" },
 	.footer = "Scoring: docs/plan.md.  JSON schema: docs/json-plan.md\n(\"schema\": \"" GF_PLAN_SCHEMA "\").\n",
 	.run = gf_cmd_plan,
 };
 
-/* --free LIST as positions in t->gpus; -1 when done, else the exit code. */
+/* --free LIST as positions in t->gpus; -1 when done, else the exit code.
+ * The list is read as run's --gpu is (an empty entry, an unknown or repeated
+ * GPU are usage errors), and MIG instances are refused: plan places whole
+ * GPUs. */
 static int parse_free(struct gf_cli *cli, const struct gf_topo *t, const char *list, int **out, int *n)
 {
-	char *copy = strdup(list), *save = NULL;
-	int *pos = calloc((size_t)t->ngpus * 2 + strlen(list) + 1, sizeof(int));
+	struct gf_bind_target *tg = calloc((size_t)t->ngpus + 1, sizeof(*tg));
+	int *pos = calloc((size_t)t->ngpus + 1, sizeof(int));
+	int ret = -1, count;
 
 	*n = 0;
-	if (!copy || !pos) {
-		free(copy);
-		free(pos);
-		return gf_cli_fail(cli, -ENOMEM);
+	if (!tg || !pos) {
+		ret = gf_cli_fail(cli, -ENOMEM);
+		goto out;
 	}
-	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		int g = gf_topo_find_gpu(t, w);
-
-		if (g < 0) {
-			int ret = gf_cli_usage(cli, "--free: %s", gf_last_error());
-
-			free(copy);
-			free(pos);
-			return ret;
+	count = gf_bind_parse_targets(t, list, tg, t->ngpus);
+	if (count < 0) {
+		ret = gf_cli_usage(cli, "--free: %s", gf_last_error());
+		goto out;
+	}
+	for (int i = 0; i < count; i++) {
+		if (tg[i].mig >= 0) {
+			ret = gf_cli_usage(cli, "--free: '%s' names a MIG instance; plan chooses whole GPUs", list);
+			goto out;
 		}
-		pos[(*n)++] = g;
+		pos[i] = tg[i].gpu;
 	}
-	free(copy);
-	if (!*n) {
-		free(pos);
-		return gf_cli_usage(cli, "--free: '%s' names no GPU", list);
-	}
+	*n = count;
 	*out = pos;
-	return -1;
+	pos = NULL;
+out:
+	free(tg);
+	free(pos);
+	return ret;
 }
 
 static int plan(struct gf_cli *cli, struct gf_topo *t, const struct plan_args *a)
@@ -143,6 +149,8 @@ static int plan(struct gf_cli *cli, struct gf_topo *t, const struct plan_args *a
 	w.name = a->name;
 	ret = gf_plan_write(t, p, cli->json ? GF_PLAN_JSON : a->format, &w, stdout);
 	gf_plan_free(p);
+	if (ret == -EINVAL)	/* an option the writer cannot take (--name) */
+		return gf_cli_usage(cli, "%s", gf_last_error());
 	return ret || fflush(stdout) ? gf_cli_fail(cli, ret ? ret : -EIO) : GF_EXIT_OK;
 }
 
@@ -162,8 +170,12 @@ int gf_cmd_plan(int argc, char **argv)
 	if (cli.json && a.format_set && a.format != GF_PLAN_JSON)
 		return gf_cli_usage(&cli, "--json is --format json: give one of --json and --format");
 	/* Placement needs GPUs, NICs, the PCIe tree and NUMA nodes: the CPU
-	 * details and the disks are a third of the files a big host has. */
-	cli.topo.omit = GF_TOPO_OMIT_CPU_DETAIL | GF_TOPO_OMIT_STORAGE;
+	 * details and the disks are a third of the files a big host has.  A
+	 * pod is sized in whole cores beside the kubelet's reserved ones,
+	 * which needs the cores. */
+	cli.topo.omit = GF_TOPO_OMIT_STORAGE;
+	if (a.format != GF_PLAN_K8S && a.format != GF_PLAN_K8S_PLUGIN)
+		cli.topo.omit |= GF_TOPO_OMIT_CPU_DETAIL;
 	if ((ret = gf_cli_discover(&cli, &t)))
 		return ret;
 	ret = plan(&cli, t, &a);

@@ -3,7 +3,12 @@
 #   scripts/install-deps.sh build    compiler, make, jansson, liburing, zlib
 #   scripts/install-deps.sh test     + clang, cmocka, jq, python3-yaml (YAML
 #                                      outputs parsed by a real parser), numactl,
-#                                      and the numa group
+#                                      the real clients of gpufeed's outputs:
+#                                      slurmd (slurmd -G reads config slurm's
+#                                      gres.conf), prometheus (promtool checks
+#                                      check --prom), nodejs (with npm, it runs the
+#                                      pinned Kubernetes schema and CEL checkers
+#                                      of tests/tools/), and the numa group
 #   scripts/install-deps.sh numa     the two-node QEMU guest (tests/numa/):
 #                                      qemu-system-x86, busybox-static, cpio, and
 #                                      a Debian cloud kernel extracted (dpkg-deb -x,
@@ -14,7 +19,7 @@
 set -euo pipefail
 
 build=(build-essential pkg-config libjansson-dev liburing-dev zlib1g-dev)
-test=(clang libcmocka-dev jq python3-yaml numactl)
+test=(clang libcmocka-dev jq python3-yaml numactl slurmd prometheus nodejs)
 bench=(fio)
 numa=(qemu-system-x86 busybox-static cpio xz-utils)
 

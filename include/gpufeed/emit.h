@@ -38,7 +38,7 @@ struct gf_emit_options {
 	/* kubelet */
 	const char *tm_policy;		/* NULL: chosen (docs/config.md) */
 	const char *tm_scope;		/* NULL: container */
-	int reserve_cores;		/* whole cores for reservedSystemCPUs */
+	int reserve_cores;		/* whole cores for reservedSystemCPUs, >= 1 */
 	int max_gpus_per_pod;		/* largest GPU request expected, 0 unknown */
 	bool memory_manager;		/* write memoryManagerPolicy Static */
 	/* slurm */
@@ -73,9 +73,26 @@ GF_API int gf_emit_labels(const struct gf_topo *t, const struct gf_emit_options 
 
 /* The CPUs gf_emit_kubelet reserves for the system: `cores` whole cores,
  * away from GPU-local cores where the machine has such, else on the node
- * with the fewest GPUs, lowest cores first.  0, or -EINVAL (cores < 1 or
- * more than the machine has). */
+ * with the fewest GPUs, lowest cores first.  0, -EINVAL (cores < 1, or a
+ * model without CPU detail) or -ENODEV (the machine has no core left for
+ * pods after `cores`). */
 GF_API int gf_emit_reserved_cpus(const struct gf_topo *t, int cores, struct gf_cpuset *out);
+
+/* What the configuration gf_emit_kubelet writes with the same options
+ * leaves to pods ("node allocatable"), so that a pod can be sized to fit
+ * it (gpufeed plan --format k8s). */
+struct gf_emit_allocatable {
+	struct gf_cpuset cpus;			/* every CPU outside reservedSystemCPUs */
+	unsigned long long memory_bytes;	/* MemTotal less kubeReserved, systemReserved and
+						 * evictionHard memory; 0 unknown */
+	unsigned long long nodes_memory_bytes;	/* what the NUMA nodes' meminfo sums to */
+	bool nodes_short;			/* that sum is far below MemTotal (under 90%): memory
+						 * is sized from MemTotal */
+};
+/* 0, or gf_emit_reserved_cpus's errors (-EINVAL also for reserve_cores < 1:
+ * the static CPU manager needs a reserved CPU). */
+GF_API int gf_emit_allocatable(const struct gf_topo *t, const struct gf_emit_options *o,
+			       struct gf_emit_allocatable *out);
 
 /* s as a Kubernetes label value: at most 63 characters of [A-Za-z0-9._-],
  * starting and ending with an alphanumeric; others become '-'.  Returns

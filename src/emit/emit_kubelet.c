@@ -187,10 +187,56 @@ static unsigned long long kube_reserved_mib(unsigned long long bytes)
 	return total < 255 ? 255 : total;
 }
 
+/* What the NUMA nodes' meminfo adds up to.  It equals MemTotal on a normal
+ * machine; far below it (under 90%), the nodes do not account the
+ * machine's memory (a VM whose memory is added as it is used), and
+ * memory is sized from MemTotal, what the machine really has. */
+static unsigned long long nodes_memory(const struct gf_topo *t, bool *short_of_total)
+{
+	unsigned long long sum = 0;
+
+	for (int i = 0; i < t->numa.nnodes; i++)
+		sum += t->numa.node[i].memory_bytes;
+	*short_of_total = t->numa.nnodes && t->machine.memory_bytes && sum / 9 < t->machine.memory_bytes / 10;
+	return sum;
+}
+
+/* reservedSystemCPUs for the options: at least one core, the static CPU
+ * manager's condition. */
+static int reserve(const struct gf_topo *t, const struct gf_emit_options *o, struct gf_cpuset *reserved)
+{
+	if (o->reserve_cores < 1)
+		return gf_error(-EINVAL, "reserved cores: %d; the static CPU manager needs reservedSystemCPUs "
+					 "(the kubelet refuses to start without a reserved CPU)", o->reserve_cores);
+	return gf_emit_reserved_cpus(t, o->reserve_cores, reserved);
+}
+
+int gf_emit_allocatable(const struct gf_topo *t, const struct gf_emit_options *opts, struct gf_emit_allocatable *out)
+{
+	struct gf_emit_options o;
+	struct gf_cpuset reserved;
+	unsigned long long held;
+	int ret;
+
+	if (!t || !out)
+		return gf_error(-EINVAL, "gf_emit_allocatable: NULL argument");
+	memset(out, 0, sizeof(*out));
+	if ((ret = emit_opts(opts, &o)) || (ret = reserve(t, &o, &reserved)))
+		return ret;
+	for (int i = 0; i < t->cpus.ncpu; i++)
+		if (!gf_cpuset_isset(&reserved, (unsigned)t->cpus.cpu[i].id))
+			gf_cpuset_set(&out->cpus, (unsigned)t->cpus.cpu[i].id);
+	out->nodes_memory_bytes = nodes_memory(t, &out->nodes_short);
+	held = (kube_reserved_mib(t->machine.memory_bytes) + SYSTEM_MIB + EVICTION_MIB) * MIB;
+	out->memory_bytes = t->machine.memory_bytes > held ? t->machine.memory_bytes - held : 0;
+	return 0;
+}
+
 static void write_memory(FILE *f, const struct gf_topo *t, const struct gf_emit_options *o, const struct gf_cpuset *r)
 {
 	unsigned long long kube = kube_reserved_mib(t->machine.memory_bytes);
-	unsigned long long sum = kube + SYSTEM_MIB + EVICTION_MIB;
+	unsigned long long sum = kube + SYSTEM_MIB + EVICTION_MIB, nodes;
+	bool nodes_short;
 	int node = 0;
 
 	for (int i = 0; i < t->cpus.ncpu; i++)
@@ -198,9 +244,15 @@ static void write_memory(FILE *f, const struct gf_topo *t, const struct gf_emit_
 			node = t->cpus.cpu[i].node < 0 ? 0 : t->cpus.cpu[i].node;
 			break;
 		}
+	nodes = nodes_memory(t, &nodes_short);
 	comment(f, "Memory held back from pods: kubeReserved as GKE sizes it for %llu GiB,",
 		t->machine.memory_bytes / (1024 * MIB));
 	comment(f, "systemReserved a floor for sshd, journald and the runtime; raise it for agents.");
+	if (nodes_short) {
+		comment(f, "Sized from MemTotal: the NUMA nodes' meminfo accounts only %llu MiB of it (a VM",
+			nodes / MIB);
+		comment(f, "whose memory is added as it is used?), so the Memory Manager cannot be used here.");
+	}
 	fprintf(f, "kubeReserved:\n  memory: \"%lluMi\"\nsystemReserved:\n  memory: \"%lluMi\"\n", kube, SYSTEM_MIB);
 	if (!o->memory_manager) {
 		comment(f, "memoryManagerPolicy Static is left out (--memory-manager writes it): its");
@@ -214,6 +266,26 @@ static void write_memory(FILE *f, const struct gf_topo *t, const struct gf_emit_
 	comment(f, "evictionHard written here replaces the kubelet's defaults: add your other signals.");
 	fprintf(f, "memoryManagerPolicy: Static\nevictionHard:\n  memory.available: \"%lluMi\"\n", EVICTION_MIB);
 	fprintf(f, "reservedMemory:\n  - numaNode: %d\n    limits:\n      memory: \"%lluMi\"\n", node, sum);
+}
+
+/* The Memory Manager takes each NUMA node's memory from its meminfo and
+ * needs reservedMemory to fit there: where the nodes do not account the
+ * machine's memory, no reservedMemory is right. */
+static int check_memory_manager(const struct gf_topo *t, const struct gf_emit_options *o)
+{
+	unsigned long long nodes;
+	bool nodes_short;
+
+	if (!o->memory_manager)
+		return 0;
+	nodes = nodes_memory(t, &nodes_short);
+	if (nodes_short)
+		return gf_error(-ENODEV, "--memory-manager: the NUMA nodes' meminfo accounts %llu MiB of the "
+					 "machine's %llu MiB (a VM whose memory is added as it is used?); the Memory "
+					 "Manager sizes pods from those figures, and reservedMemory (%llu MiB) does not fit",
+				nodes / MIB, t->machine.memory_bytes / MIB,
+				kube_reserved_mib(t->machine.memory_bytes) + SYSTEM_MIB + EVICTION_MIB);
+	return 0;
 }
 
 int gf_emit_kubelet(const struct gf_topo *t, const struct gf_emit_options *opts, FILE *f)
@@ -232,8 +304,7 @@ int gf_emit_kubelet(const struct gf_topo *t, const struct gf_emit_options *opts,
 				o.tm_policy);
 	if (strcmp(scope, "container") && strcmp(scope, "pod"))
 		return gf_error(-EINVAL, "topology manager scope '%s': container or pod", scope);
-	gf_cpuset_zero(&reserved);
-	if (o.reserve_cores && (ret = gf_emit_reserved_cpus(t, o.reserve_cores, &reserved)))
+	if ((ret = reserve(t, &o, &reserved)) || (ret = check_memory_manager(t, &o)))
 		return ret;
 	facts(t, &reserved, &tf);
 
@@ -269,7 +340,7 @@ int gf_emit_kubelet(const struct gf_topo *t, const struct gf_emit_options *opts,
 	fprintf(f, "topologyManagerScope: %s\n", scope);
 	if (strcmp(policy, "none"))
 		tm_options(f, t, tf.cpu_nodes);
-	if (o.reserve_cores && (ret = write_reserved(f, t, &reserved, o.reserve_cores)))
+	if ((ret = write_reserved(f, t, &reserved, o.reserve_cores)))
 		return ret;
 	if (t->machine.memory_bytes)
 		write_memory(f, t, &o, &reserved);

@@ -1,10 +1,12 @@
 /* gpufeed config labels: node labels (emit.h).  nvidia.com/... are named as
  * GPU Feature Discovery names them, so selectors written for GFD keep
  * working; gpufeed.io/... carry the topology GFD does not label. */
+#include <ctype.h>
 #include <errno.h>
 #include <string.h>
 
 #include "core/error.h"
+#include "core/dnsname.h"
 #include "core/quote.h"
 #include "emit/emit_internal.h"
 
@@ -142,6 +144,30 @@ static void topo_labels(struct out *o, const struct gf_topo *t)
 		label(o, "gpufeed.io/vm", "true");
 }
 
+/* The node's name, which names the NodeFeature and is a label value: a
+ * DNS subdomain (RFC 1123, as the API server checks a node's name) of at
+ * most 63 characters (a label value's limit).  --node must be one; from the
+ * host name, the short name lower-cased as the kubelet lower-cases it,
+ * other characters made '-'. */
+static int node_name(const struct gf_emit_options *o, const struct gf_topo *t, char *buf, size_t size)
+{
+	if (o->node_name) {
+		if (!gf_dns_subdomain(o->node_name) || strlen(o->node_name) > 63)
+			return gf_error(-EINVAL, "node name '%s': not a DNS subdomain of at most 63 characters "
+						 "(a-z, 0-9, '-' and '.', a letter or digit at each end)", o->node_name);
+		snprintf(buf, size, "%s", o->node_name);
+		return 0;
+	}
+	snprintf(buf, size, "%s", t->machine.hostname);
+	buf[strcspn(buf, ".")] = '\0';
+	for (char *p = buf; *p; p++)
+		*p = isalnum((unsigned char)*p) ? (char)tolower((unsigned char)*p) : '-';
+	gf_emit_label_value(buf, buf, size);
+	if (!*buf)
+		return gf_error(-EINVAL, "no node name: the model has no host name; give one (--node)");
+	return 0;
+}
+
 int gf_emit_labels(const struct gf_topo *t, const struct gf_emit_options *opts, FILE *f)
 {
 	struct gf_emit_options o;
@@ -155,13 +181,8 @@ int gf_emit_labels(const struct gf_topo *t, const struct gf_emit_options *opts, 
 		return gf_error(-ENODEV, "no NVIDIA GPU in the model: no GPU labels to write");
 	out.yaml = o.label_format == GF_EMIT_LABELS_YAML;
 	if (out.yaml) {
-		/* A node name is a DNS subdomain; as a label value it must also
-		 * fit 63 characters, so the short host name is used. */
-		snprintf(node, sizeof(node), "%s", o.node_name ? o.node_name : t->machine.hostname);
-		node[strcspn(node, o.node_name ? "" : ".")] = '\0';
-		gf_emit_label_value(node, node, sizeof(node));
-		if (!*node)
-			return gf_error(-EINVAL, "no node name: the model has no host name; give one (--node)");
+		if ((ret = node_name(&o, t, node, sizeof(node))))
+			return ret;
 		emit_banner(f, "#", t, "NodeFeature (node-feature-discovery)");
 		snprintf(name, sizeof(name), "%s-gpufeed", node);
 		fputs("apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeature\nmetadata:\n  name: ", f);

@@ -8,6 +8,7 @@
  * itself, so only facts the model holds are written; rank and gdr (set per
  * process) and the net plugin's properties are left to NCCL.  Spaces only
  * (NCCL's parser skips no tabs) and no <?xml?> line (it would not parse it). */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,6 +172,18 @@ static void nic_elem(struct ctx *c, int x, int depth)
 	fputs("</nic>\n", c->f);
 }
 
+/* A 16-bit id as sysfs writes it ("0x10de"): what NCCL compares.  Anything
+ * else in a recording's file is left out rather than copied into the XML. */
+static bool pci_id(const char *s)
+{
+	if (strncmp(s, "0x", 2) || strlen(s) != 6)
+		return false;
+	for (int i = 2; i < 6; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
 static void pci_elem(struct ctx *c, int x, int depth)
 {
 	const struct gf_pci_dev *d = &c->t->pci[x];
@@ -184,7 +197,7 @@ static void pci_elem(struct ctx *c, int x, int depth)
 	/* NCCL tells Broadcom PEX switches (flattened) by their subsystem ids. */
 	emit_pci_attr(c->o->root, d->bdf, "subsystem_vendor", sv, sizeof(sv));
 	emit_pci_attr(c->o->root, d->bdf, "subsystem_device", sd, sizeof(sd));
-	if (*sv && *sd)
+	if (pci_id(sv) && pci_id(sd))
 		fprintf(c->f, " subsystem_vendor=\"%s\" subsystem_device=\"%s\"", sv, sd);
 	link_attrs(c, x);
 	if (leaf && c->o->skeleton) {

@@ -110,10 +110,14 @@ static void node_hint(FILE *f, const struct gf_topo *t, const struct gf_emit_opt
 	char name[65], type[64];
 	int sockets = t->cpus.npackages > 0 ? t->cpus.npackages : 1, cpu_nodes = 0;
 
-	snprintf(name, sizeof(name), "%s", t->machine.hostname[0] ? t->machine.hostname : "NODE");
+	/* The short host name, when it is one: else a placeholder, so the
+	 * line stays one slurm.conf can take. */
+	snprintf(name, sizeof(name), "%s", t->machine.hostname);
 	name[strcspn(name, ".")] = '\0';
-	fprintf(f, "# slurm.conf:\n# NodeName=%s Sockets=%d CoresPerSocket=%d ThreadsPerCore=%d", name, sockets,
-		c->n / sockets, t->cpus.threads_per_core > 0 ? t->cpus.threads_per_core : 1);
+	if (!*name || name[strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")])
+		snprintf(name, sizeof(name), "NODE");
+	fprintf(f, "# slurm.conf:\n# NodeName=%s Sockets=%d CoresPerSocket=%d ThreadsPerCore=%d", name, sockets, c->n / sockets,
+		t->cpus.threads_per_core > 0 ? t->cpus.threads_per_core : 1);
 	if (t->machine.memory_bytes)
 		fprintf(f, " RealMemory=%llu", t->machine.memory_bytes / (1024ull * 1024ull));
 	/* Gres=gpu:TYPE:N per type, in the order the types first appear. */

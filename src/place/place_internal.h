@@ -71,11 +71,17 @@ int plan_write_env(const struct gf_topo *t, const struct gf_plan *p, FILE *f);
 int plan_write_k8s(const struct gf_topo *t, const struct gf_plan *p, const struct gf_plan_write_options *o,
 		   bool dra, FILE *f);
 
-/* Shared by the container writers: the /dev/shm size and the memory limit
- * in GiB (docs/plan.md says how they are chosen), and the distinct RDMA
- * NICs of the set ("mlx5_0,mlx5_1"; "" none). */
-unsigned long long plan_shm_gib(const struct gf_topo *t, const struct gf_plan *p);
+/* Shared by the container writers (docs/plan.md says how each is chosen):
+ * the set's fraction of the machine's memory, that share as a memory size
+ * in GiB (7/8 of it), the CPUs of a Guaranteed pod inside what the kubelet
+ * leaves to pods, the /dev/shm size for a job of memory_gib, and the
+ * distinct RDMA NICs of the set ("mlx5_0,mlx5_1"; "" none). */
+const struct gf_numa_node *plan_node(const struct gf_topo *t, int id);
+double plan_memory_share(const struct gf_topo *t, const struct gf_plan *p);
 unsigned long long plan_memory_gib(const struct gf_topo *t, const struct gf_plan *p);
+unsigned plan_pod_cpus(const struct gf_topo *t, const struct gf_plan *p, const struct gf_cpuset *allocatable,
+		       int smt);
+unsigned long long plan_shm_gib(const struct gf_plan *p, unsigned long long memory_gib);
 void plan_rail_list(const struct gf_topo *t, const struct gf_plan *p, char *buf, size_t size);
 
 #endif

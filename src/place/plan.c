@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/dnsname.h"
 #include "core/error.h"
 #include "core/opts.h"
 #include "place/place_internal.h"
@@ -160,6 +161,17 @@ GF_API int gf_plan_format_parse(const char *s, enum gf_plan_format *out)
 	return gf_error(-EINVAL, "format '%s' is not text, json, docker, env, k8s or k8s-plugin", s ? s : "");
 }
 
+/* The Pod's name and the claim's (NAME-gpus) are DNS subdomains (RFC 1123),
+ * or the API server refuses the objects. */
+static int plan_check_name(const char *name)
+{
+	if (name && (!gf_dns_subdomain(name) || strlen(name) + strlen("-gpus") > 253))
+		return gf_error(-EINVAL, "name '%s': not a valid object name (RFC 1123 subdomain: lower-case "
+					 "letters, digits, '-' and '.', a letter or digit at each end, at most 248 "
+					 "characters so that NAME-gpus fits 253)", name);
+	return 0;
+}
+
 GF_API int gf_plan_write(const struct gf_topo *t, const struct gf_plan *p, enum gf_plan_format fmt,
 			 const struct gf_plan_write_options *opts, FILE *f)
 {
@@ -173,6 +185,8 @@ GF_API int gf_plan_write(const struct gf_topo *t, const struct gf_plan *p, enum 
 			return ret;
 		gf_opts_copy(&o, sizeof(o), opts, opts->struct_size);
 	}
+	if ((ret = plan_check_name(o.name)))
+		return ret;
 	switch (fmt) {
 	case GF_PLAN_TEXT:
 		return plan_write_text(t, p, f);

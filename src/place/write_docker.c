@@ -38,7 +38,7 @@ int plan_write_docker(const struct gf_topo *t, const struct gf_plan *p, const st
 	gf_cpuset_format_list(&p->mems, list, sizeof(list));
 	if (*list)
 		flag(f, "--cpuset-mems", list);
-	snprintf(buf, sizeof(buf), "%llug", plan_shm_gib(t, p));
+	snprintf(buf, sizeof(buf), "%llug", plan_shm_gib(p, plan_memory_gib(t, p)));
 	flag(f, "--shm-size", buf);
 	fprintf(f, " --ulimit memlock=-1");
 	/* Docker's seccomp profile allows mbind/set_mempolicy only with

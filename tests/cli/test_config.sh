@@ -87,6 +87,23 @@ assert sum(mi(n["limits"]["memory"]) for n in d["reservedMemory"]) == total
 assert len(d["reservedSystemCPUs"].split(",")) == 2' "$out"; then ok "reservedMemory sums to the reservations"
 else not_ok "reservedMemory does not sum"; fi
 
+# The static CPU manager with no reserved CPU: the kubelet refuses to start.
+expect_rc 2 "--reserve 0 is refused" "$GPUFEED" config kubelet --root "$R" --reserve 0
+expect_grep "$err" "the static CPU manager needs reservedSystemCPUs" "with the kubelet's reason"
+# A machine too small for the reservation (2 cores): the machine, not the
+# command line, is the problem (exit 4); --reserve 1 fits it.
+expect_rc 4 "kubelet on a 2-core machine" "$GPUFEED" config kubelet --root "$FIX/ci-2gpu/root"
+expect_grep "$err" "reserved cores: 2 of this machine's 2 cores would leave none for pods" "the counts are said"
+expect_rc 0 "--reserve 1 on a 2-core machine" "$GPUFEED" config kubelet --root "$FIX/ci-2gpu/root" --reserve 1
+# The 4x H200 VM: its NUMA node's meminfo says 5 GiB of MemTotal's 504.  The
+# reservations are sized from MemTotal and the comment says so; the Memory
+# Manager, which works from the node's figure, is refused.
+expect_rc 0 "kubelet on the 4x H200 VM" "$GPUFEED" config kubelet --root "$FIX/h200x4-vm/root"
+expect_grep "$out" "Sized from MemTotal: the NUMA nodes' meminfo accounts only 5339 MiB of it" "says where memory is sized from"
+expect_rc 4 "--memory-manager where the nodes do not account the memory" \
+	"$GPUFEED" config kubelet --root "$FIX/h200x4-vm/root" --memory-manager
+expect_grep "$err" "accounts 5339 MiB of the machine's 515850 MiB" "the two figures are said"
+
 # -o FILE is written whole, and nothing is left when the command fails.
 expect_rc 0 "config slurm -o FILE" "$GPUFEED" config slurm --root "$R" -o "$TMP/gres.conf"
 expect_grep "$TMP/gres.conf" '^AutoDetect=off$' "-o FILE holds the gres.conf"
@@ -106,6 +123,47 @@ r = ET.parse(sys.argv[1]).getroot()
 node = [c.get("numaid") for c in r.findall("cpu") for p in c.iter("pci") if p.get("busid") == "0000:18:00.0"]
 assert node and node[0] == "1", node' "$out" && ok "--pci-locality moves a GPU under its new node" ||
 	not_ok "--pci-locality: GPU 0000:18:00.0 not under node 1"
+
+# Strings from a recording are data, never syntax.  A copy of the 4x H200 VM
+# with a host name and a recording path that hold line breaks, comment ends
+# and lines of each format, and PCI subsystem ids with markup: every output
+# still parses, holds exactly the lines the model gives, and no planted line.
+EVIL="$TMP/evil"$'\n'"AutoDetect=nvml -->"
+cp -a "$FIX/h200x4-vm/root" "$EVIL"
+printf 'vm\nName=gpu File=/dev/sda\n-->\nkind: Evil\n\xc2\x85x: 1\n' >"$EVIL/proc/sys/kernel/hostname"
+printf '0x10de" gdr="1' >"$EVIL/sys/bus/pci/devices/0000:00:06.0/subsystem_vendor"
+printf '0x1234\n' >"$EVIL/sys/bus/pci/devices/0000:00:06.0/subsystem_device"
+expect_rc 0 "config slurm of the planted recording" "$GPUFEED" config slurm --root "$EVIL"
+if python3 - "$out" <<'PY'
+import sys
+live = [l for l in open(sys.argv[1], encoding="ascii").read().splitlines() if l and not l.startswith("#")]
+assert live[0] == "AutoDetect=off" and len(live) == 5, live
+assert all(l.startswith("Name=gpu Type=h200 File=/dev/nvidia") for l in live[1:]), live
+PY
+then ok "gres.conf: the planted lines stay inside comments"; else not_ok "gres.conf: a planted line is live"; fi
+for sub in kubelet "labels --format yaml"; do
+	# shellcheck disable=SC2086
+	expect_rc 0 "config $sub of the planted recording" "$GPUFEED" config $sub --root "$EVIL"
+	if python3 -c '
+import re, sys, yaml
+d = yaml.safe_load(open(sys.argv[1], encoding="ascii"))
+assert d["kind"] in ("KubeletConfiguration", "NodeFeature") and "Name=gpu File" not in d and "x" not in d, d.keys()
+if d["kind"] == "NodeFeature":
+    assert re.fullmatch(r"vm-name-gpu-file-[a-z0-9-]*-gpufeed", d["metadata"]["name"]), d["metadata"]' "$out" 2>"$TMP/py.err"
+	then ok "config $sub: YAML parses, nothing planted became a key"
+	else not_ok "config $sub: $(tail -1 "$TMP/py.err")"; fi
+done
+expect_rc 0 "config nccl-topo of the planted recording" "$GPUFEED" config nccl-topo --root "$EVIL"
+if python3 -c '
+import sys, xml.etree.ElementTree as ET
+r = ET.parse(sys.argv[1]).getroot()
+assert r.tag == "system" and [c.tag for c in r] == ["cpu"], [c.tag for c in r]
+gpu0 = [p for p in r.iter("pci") if p.get("busid") == "0000:00:06.0"][0]
+assert "gdr" not in gpu0.attrib and "subsystem_vendor" not in gpu0.attrib, gpu0.attrib' "$out" 2>"$TMP/py.err"
+then ok "nccl-topo: the XML parses, the comment holds, a malformed subsystem id is left out"
+else not_ok "nccl-topo: $(tail -1 "$TMP/py.err")"; fi
+expect_rc 2 "labels --node that is not a node name" "$GPUFEED" config labels --root "$R" --format yaml --node My_Node
+expect_grep "$err" "node name 'My_Node': not a DNS subdomain" "the name and the rule are said"
 
 # The 2x H200 VM recorded in the run where NCCL 2.28.9 loaded config
 # nccl-topo's XML (NCCL_TOPO_FILE) with all-reduce bandwidth unchanged: the

@@ -121,7 +121,7 @@ pod = [d for d in docs if d["kind"] == "Pod"][0]
 c = pod["spec"]["containers"][0]
 r = c["resources"]
 assert r["requests"] == r["limits"], r
-assert r["requests"]["cpu"] == "64"
+assert r["requests"]["cpu"] == "28", r    # 2 of node 0's 4 GPUs: (64 CPUs - 4 reserved) / 4, whole cores
 assert c["image"] == 'my image:"x"'
 vol = pod["spec"]["volumes"][0]
 assert vol["emptyDir"]["medium"] == "Memory"
@@ -140,6 +140,91 @@ else:
 PY
 	then ok "$fmt: YAML parses, requests == limits, /dev/shm in memory"; else not_ok "$fmt: $(head -50 "$out")"; fi
 done
+
+# A recorded UUID with quotes (a copy of the 4x H200 VM, its nvml.json
+# edited): the CEL selector still names that one string, not every device.
+EVIL=$TMP/evil
+cp -a "$FIX/h200x4-vm/root" "$EVIL"
+python3 "$SRC/tests/tools/plant-uuid.py" "$EVIL/nvml.json"
+printf 'vm\nkind: Evil\n' >"$EVIL/proc/sys/kernel/hostname"
+run "$GPUFEED" plan --root "$EVIL" --gpus 1 --free 0 --format k8s
+if python3 - "$out" <<'PY'
+import ast, re, sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+assert [d["kind"] for d in docs] == ["ResourceClaim", "Pod"], [d.get("kind") for d in docs]
+expr = docs[0]["spec"]["devices"]["requests"][0]["exactly"]["selectors"][0]["cel"]["expression"]
+# One CEL string literal after ==, with no unescaped quote inside it.
+m = re.fullmatch(r'device\.attributes\["gpu\.nvidia\.com"\]\.uuid == ("(?:[^"\\]|\\.)*")', expr)
+assert m, expr
+assert ast.literal_eval(m.group(1)) == 'GPU-x" || true || "\\', m.group(1)
+PY
+then ok "k8s: a quote in a UUID stays inside the CEL literal"; else not_ok "k8s: the CEL selector: $(grep expression "$out")"; fi
+
+# Object names the API server takes (RFC 1123), and --free as run's --gpu.
+expect_rc 2 "--name that is not a DNS subdomain" "$GPUFEED" plan --root "$DUAL" --gpus 1 --format k8s --name My_Job
+expect_grep "$err" "name 'My_Job': not a valid object name" "the name and the rule are said"
+expect_rc 2 "--name whose claim name would be too long" "$GPUFEED" plan --root "$DUAL" --gpus 1 --format k8s \
+	--name "$(printf 'a%.0s' $(seq 250))"
+expect_rc 0 "--name with dots and dashes" "$GPUFEED" plan --root "$DUAL" --gpus 1 --format k8s --name train-1.team
+expect_rc 2 "an empty entry in --free" "$GPUFEED" plan --root "$DUAL" --gpus 1 --free 0,,1
+expect_grep "$err" "an empty entry" "said as run says it"
+
+# The pods fit the kubelet configuration gpufeed itself writes: for sets of
+# 1, 2, 4 and all GPUs, the pod's CPUs (whole cores under full-pcpus-only,
+# inside one node's free CPUs under single-numa-node) and memory are within
+# what config kubelet leaves to pods, and as many such pods as the machine
+# has sets fit together.  On the 4x H200 VM the NUMA node's meminfo says
+# 5 GiB of 504: memory is sized from MemTotal, and the output says so.
+fits() {
+	python3 - "$@" <<'PY'
+import json, re, sys, yaml
+topo, kubelet, n, plan = json.load(open(sys.argv[1])), yaml.safe_load(open(sys.argv[2])), int(sys.argv[3]), sys.argv[4]
+def cpulist(s):
+    out = set()
+    for part in filter(None, s.split(",")):
+        a, _, b = part.partition("-"); out.update(range(int(a), int(b or a) + 1))
+    return out
+def qty(s):
+    m = re.fullmatch(r"(\d+)(Mi|Gi)", s); return int(m.group(1)) << (20 if m.group(2) == "Mi" else 30)
+mi = lambda s: int(s.rstrip("Mi")) << 20
+reserved = cpulist(kubelet["reservedSystemCPUs"])
+online = cpulist(topo["cpus"]["online"])
+alloc_cpus = len(online - reserved)
+alloc_mem = topo["machine"]["memory_bytes"] - mi(kubelet["kubeReserved"]["memory"]) - \
+    mi(kubelet["systemReserved"]["memory"]) - (100 << 20)
+pod = [d for d in yaml.safe_load_all(open(plan)) if d and d["kind"] == "Pod"][0]
+req = pod["spec"]["containers"][0]["resources"]["requests"]
+cpu, mem = int(req["cpu"]), qty(req["memory"])
+assert 0 < cpu <= alloc_cpus and 0 < mem <= alloc_mem, (cpu, alloc_cpus, mem, alloc_mem)
+pods = len(topo["gpus"]) // n
+assert pods * cpu <= alloc_cpus and pods * mem <= alloc_mem, ("pods together", pods, cpu, mem)
+smt = topo["cpus"]["threads_per_core"]
+if kubelet.get("cpuManagerPolicyOptions", {}).get("full-pcpus-only") == "true":
+    assert cpu % smt == 0, ("not whole cores", cpu, smt)
+if kubelet["topologyManagerPolicy"] == "single-numa-node":
+    assert any(cpu <= len(cpulist(nd["cpus"]) - reserved) for nd in topo["numa"]["nodes"]), "fits no node"
+assert qty(pod["spec"]["volumes"][0]["emptyDir"]["sizeLimit"]) <= mem // 2
+PY
+}
+for m in hgx-h100-8gpu dual-8gpu-pcie-switch l40s-4gpu-224 h200x4-vm dual-16gpu-pcie-tree; do
+	R=$FIX/$m/root
+	"$GPUFEED" topo --root "$R" --json >"$TMP/$m.topo.json" 2>/dev/null
+	"$GPUFEED" config kubelet --root "$R" >"$TMP/$m.kubelet.yaml" 2>/dev/null
+	for n in $(printf '%s\n' 1 2 4 "$(jq '.gpus | length' "$TMP/$m.topo.json")" | sort -un); do
+		run "$GPUFEED" plan --root "$R" --gpus "$n" --format k8s
+		if [ "$rc" = 0 ] && msg=$(fits "$TMP/$m.topo.json" "$TMP/$m.kubelet.yaml" "$n" "$out" 2>&1); then
+			ok "$m: a pod of $n GPUs fits what config kubelet leaves to pods"
+		else not_ok "$m: a pod of $n GPUs: exit $rc, $(echo "$msg" | tail -1)"; fi
+	done
+done
+run "$GPUFEED" plan --root "$FIX/h200x4-vm/root" --gpus 1 --format k8s
+expect_grep "$out" "memory: \"121Gi\"" "h200x4-vm: a quarter of MemTotal's allocatable, not of the node's 5 GiB"
+expect_grep "$out" "Memory sized from MemTotal (503 GiB): the NUMA nodes' meminfo accounts only" "and it says so"
+run "$GPUFEED" plan --root "$FIX/h200x4-vm/root" --gpus 1 --format docker
+expect_grep "$out" "--shm-size 8g" "docker: /dev/shm from MemTotal too, not 1g"
+expect_rc 4 "k8s on a machine whose cores the kubelet's reservation takes" \
+	"$GPUFEED" plan --root "$FIX/ci-2gpu/root" --gpus 1 --format k8s
+expect_grep "$err" "would leave none for pods" "the reason is said"
 
 # Speed: 16 choose 8 with every GPU free, the selection alone.
 run "$GPUFEED" plan --root "$D16" --gpus 8 --json

@@ -76,8 +76,46 @@ static void test_reserved_limits(void **state)
 
 	(void)state;
 	assert_int_equal(gf_emit_reserved_cpus(t, 0, &r), -EINVAL);
-	assert_int_equal(gf_emit_reserved_cpus(t, t->cpus.ncpu, &r), -EINVAL);
+	/* The machine has no core left for pods: not the caller's mistake. */
+	assert_int_equal(gf_emit_reserved_cpus(t, t->cpus.ncpu, &r), -ENODEV);
 	assert_int_equal(gf_emit_reserved_cpus(t, t->cpus.ncpu - 1, &r), 0);
+	gf_topo_free(t);
+}
+
+/* What the kubelet leaves to pods: every CPU but the reserved cores, and
+ * MemTotal less the three reservations; the static CPU manager with no
+ * reserved CPU is refused, as the kubelet refuses it. */
+static void test_allocatable(void **state)
+{
+	struct gf_topo *t = efx_load("hgx-h100-8gpu", NULL);
+	struct gf_emit_options o = GF_EMIT_OPTS_INIT;
+	struct gf_emit_allocatable a;
+	struct gf_cpuset r, both;
+	char *text;
+	int ret;
+
+	(void)state;
+	assert_int_equal(gf_emit_allocatable(t, NULL, &a), 0);
+	assert_int_equal(gf_emit_reserved_cpus(t, GF_EMIT_RESERVE_DEFAULT, &r), 0);
+	assert_int_equal(gf_cpuset_count(&a.cpus), (unsigned)t->cpus.ncpu - gf_cpuset_count(&r));
+	gf_cpuset_and(&both, &a.cpus, &r);
+	assert_true(gf_cpuset_empty(&both));
+	/* 2015 GiB: kubeReserved 1024+819+819+6881+38649 MiB (GKE's steps),
+	 * systemReserved 1024, evictionHard 100. */
+	assert_int_equal(t->machine.memory_bytes - a.memory_bytes, (48192ull + 1024 + 100) << 20);
+	assert_false(a.nodes_short);
+	o.reserve_cores = 0;
+	assert_int_equal(gf_emit_allocatable(t, &o, &a), -EINVAL);
+	text = efx_run(gf_emit_kubelet, t, "hgx-h100-8gpu", &o, &ret);
+	assert_int_equal(ret, -EINVAL);
+	assert_string_equal(text, "");
+	free(text);
+	gf_topo_free(t);
+	/* The 4x H200 VM: its node's meminfo accounts 5 GiB of 504. */
+	t = efx_load("h200x4-vm", NULL);
+	assert_int_equal(gf_emit_allocatable(t, NULL, &a), 0);
+	assert_true(a.nodes_short);
+	assert_true(a.memory_bytes > 480ull << 30);
 	gf_topo_free(t);
 }
 
@@ -203,6 +241,7 @@ int main(void)
 		cmocka_unit_test(test_reserved_whole_cores),
 		cmocka_unit_test(test_reserved_away_from_gpus),
 		cmocka_unit_test(test_reserved_limits),
+		cmocka_unit_test(test_allocatable),
 		cmocka_unit_test(test_policy_choice),
 		cmocka_unit_test(test_livelock_warned),
 		cmocka_unit_test(test_bad_options),
