@@ -154,7 +154,8 @@ static const struct gf_opt launch_opts[] = {
 			"MASTER_PORT, else 29500)"),
 	GF_OPT_CALLBACK(0, "grace", "SEC", opt_grace,
 			"after the first failure, SIGTERM to the other\n"
-			"ranks, SIGKILL SEC later (default 5)"),
+			"ranks, SIGKILL SEC later (default 5); as long\n"
+			"for what a rank leaves running when it exits"),
 	GF_OPT_BOOL(0, "dry-run", struct launch_args, dry_run,
 		    "print each rank's environment and binding on\n"
 		    "standard output, run nothing"),
@@ -185,12 +186,15 @@ const struct gf_cmd gf_cmd_launch_def = {
 		"once, through gpufeed) with standard input from /dev/null.  The first rank\n"
 		"that fails (non-zero exit, or killed by a signal) is reported on standard\n"
 		"error and stops the others: SIGTERM to their process groups, SIGKILL after\n"
-		"--grace.  '--' before CMD is required.\n"
+		"--grace.  A rank ends with its process group: what it leaves running when\n"
+		"it exits gets SIGTERM, SIGKILL after --grace.  '--' before CMD is\n"
+		"required.\n"
 		"\n"
 		"Exit status: 0 when every rank exited 0; else the first failure's exit\n"
 		"status, 128+N for signal N; 125 when a rank's binding could not be\n"
-		"applied, 126/127 when CMD could not be executed/found; 2, 3 or 4 (below)\n"
-		"when gpufeed stopped before starting any rank.\n",
+		"applied, 126/127 when CMD could not be executed/found; 3 when every rank\n"
+		"exited 0 but their output could not be written (a full disk); 2, 3 or 4\n"
+		"(below) when gpufeed stopped before starting any rank.\n",
 	.opts = launch_opts,
 	.exits = { "every rank exited 0 (or --dry-run)", NULL, "", "a rank's output or the plan not written",
 		   "no GPU in the model (use --no-bind); a binding impossible here (see\n"
@@ -392,7 +396,8 @@ static int supervise(struct gf_cli *cli, const struct launch_args *a, struct pla
 	lo.quiet = cli->quiet;
 	if ((ret = gf_launch_run(&lo, &res)))
 		return gf_cli_fail(cli, ret);
-	return res.exit_code;
+	/* the ranks' own failure says more than their lost output (said already) */
+	return res.exit_code || !res.output_error ? res.exit_code : GF_EXIT_INPUT;
 }
 
 int gf_cmd_launch(int argc, char **argv)

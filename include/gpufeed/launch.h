@@ -15,7 +15,9 @@
  *
  * Process groups: each child is made the leader of its own process group, and
  * every signal the supervisor sends goes to that group, so a rank's own
- * children (DataLoader workers, a shell's pipeline) are stopped with it.
+ * children (DataLoader workers, a shell's pipeline) are stopped with it.  A
+ * rank ends with its group: when the child exits, what it left running in
+ * its group gets SIGTERM, and SIGKILL after the grace period.
  * Hence a terminal's Ctrl-C reaches only the supervisor, which forwards it
  * once to each rank (with one shared group, a rank would get it twice: from
  * the terminal and forwarded).  Children read standard input from /dev/null:
@@ -75,18 +77,21 @@ struct gf_launch_result {
 	pid_t failed_pid;
 	int failed_signal;	/* the signal that killed it, 0: it exited */
 	int forwarded_signal;	/* the first signal forwarded to the children, 0: none */
-	bool killed;		/* some child needed SIGKILL after the grace period */
+	bool killed;		/* some child, or what it left in its group, needed
+				 * SIGKILL after the grace period */
+	int output_error;	/* -errno of the first failed write of the children's
+				 * output (ENOSPC, EPIPE): later lines were lost; 0: none */
 };
 
-/* Runs the children to the end.  Returns 0 with *res filled (whatever the
- * children did), or -errno when the supervisor itself failed (a pipe or fork
- * refused: the children started are stopped first).  Installs handlers for
- * SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD and ignores SIGPIPE while it
- * runs, restoring the previous ones before it returns; the children start
- * with default dispositions and an empty signal mask.  Each child also gets
- * SIGTERM should the supervisor die (PR_SET_PDEATHSIG), so no rank outlives
- * a supervisor that was killed.  The kernel ties that to the calling thread:
- * call it from a thread that lives until it returns. */
+/* Runs the children, and what they leave in their process groups, to the
+ * end.  Returns 0 with *res filled (whatever the children did), or -errno
+ * when the supervisor itself failed (a pipe or fork refused: the children
+ * started are stopped first).  Installs handlers for SIGINT, SIGTERM,
+ * SIGHUP, SIGQUIT, SIGCHLD and ignores SIGPIPE while it runs, restoring the
+ * previous ones before it returns; the children start with default
+ * dispositions and an empty signal mask.  Each child also gets SIGTERM
+ * should the supervisor die (PR_SET_PDEATHSIG).  The kernel ties that to
+ * the calling thread: call it from a thread that lives until it returns. */
 GF_API int gf_launch_run(const struct gf_launch_options *opts, struct gf_launch_result *res);
 
 /* Where a multi-node job's coordinates come from. */

@@ -97,6 +97,40 @@ ms=$((($(date +%s%N) - start) / 1000000))
 [ "$ms" -lt 4000 ] && ok "--grace honoured (${ms} ms)" || not_ok "--grace 0.3 took ${ms} ms"
 expect_grep "$err" "rank 0 .* SIGKILL" "the SIGKILL is reported"
 
+# ---- what a rank leaves behind ends with it ----
+# gone PID: the process has exited (gone, or a zombie not yet reaped by init).
+gone() { [ ! -e "/proc/$1/stat" ] || awk '{ exit !($3 == "Z" || $3 == "X") }' "/proc/$1/stat" 2>/dev/null; }
+NB=("$GPUFEED" launch --no-bind --nproc-per-node 1)
+
+start=$(date +%s%N)
+expect_rc 0 "a rank leaves a sleep holding its stdout and exits 0" \
+	"${NB[@]}" -- sh -c 'sleep 1000 & echo $! > "$0"; echo bye' "$TMP/left.pid"
+ms=$((($(date +%s%N) - start) / 1000000))
+[ "$ms" -lt 4000 ] && ok "launch returns at once (${ms} ms)" || not_ok "launch took ${ms} ms"
+gone "$(cat "$TMP/left.pid")" && ok "the sleep it left is gone" || not_ok "the sleep it left survives"
+expect_grep "$out" "^\[0\] bye$" "the rank's output came out"
+expect_grep "$err" "rank 0 .* ended; stopping what it left running" "launch says it stops the rest of the rank's group"
+
+# A leftover that ignores SIGTERM gets SIGKILL after --grace.  (The rank
+# waits for the pid file, written once the trap is set: no race.)
+start=$(date +%s%N)
+expect_rc 0 "a leftover ignoring SIGTERM, --grace 0.3" "${NB[@]}" --grace 0.3 -- sh -c \
+	'sh -c "trap \"\" TERM; echo \$\$ > $0.tmp; mv $0.tmp $0; exec sleep 1000" & while [ ! -s "$0" ]; do sleep 0.01; done' \
+	"$TMP/stubborn.pid"
+ms=$((($(date +%s%N) - start) / 1000000))
+[ "$ms" -lt 4000 ] && ok "launch returns after the grace (${ms} ms)" || not_ok "launch took ${ms} ms"
+gone "$(cat "$TMP/stubborn.pid")" && ok "the stubborn leftover is gone" || not_ok "the stubborn leftover survives"
+expect_grep "$err" "left processes still running .* SIGKILL" "the SIGKILL is reported"
+
+# Output lost to a full disk: the ranks ran, but exit 3, as --help says.
+"${NB[@]}" -- echo hello >/dev/full 2>"$TMP/full.err"
+rc=$?
+[ "$rc" = 3 ] && ok "stdout on a full disk: exit 3" || not_ok "stdout on /dev/full: exit $rc, wanted 3"
+expect_grep "$TMP/full.err" "rank 0's standard output: No space left on device" "the lost output is named"
+"${NB[@]}" -- sh -c 'echo hello; exit 5' >/dev/full 2>/dev/null
+rc=$?
+[ "$rc" = 5 ] && ok "a rank's failure still wins over lost output" || not_ok "exit $rc, wanted the rank's 5"
+
 # ---- signals: SIGTERM to launch reaches every rank ----
 # signal_run NAME SIG SCRIPT [WRAPPER...]: launch (under WRAPPER) in the
 # background, two ranks running SCRIPT, which creates "$READY.$RANK" when it

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,6 +203,102 @@ static void grandchild_stopped_too(void **state)
 	assert_int_equal(r.res.exit_code, 4);
 	assert_true(r.secs < 3);
 	run_free(&r);
+}
+
+/* Gone, or a zombie its new parent has not reaped yet: not running.
+ * (/proc files have no size: read, not t_read.) */
+static bool pid_gone(pid_t pid)
+{
+	char path[64], st[512], *paren;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY)) < 0)
+		return true;
+	n = read(fd, st, sizeof(st) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	st[n] = '\0';
+	paren = strrchr(st, ')');
+	return paren && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
+static pid_t pid_in(const char *dir, const char *name)
+{
+	char path[512], *text;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	text = t_read(path);
+	assert_non_null(text);
+	pid = (pid_t)atoi(text);
+	free(text);
+	assert_true(pid > 0);
+	return pid;
+}
+
+static void leftover_stopped_with_its_rank(void **state)
+{
+	char *dir = t_mkdtemp(), script[1024];
+	struct run r;
+	pid_t pid;
+
+	(void)state;
+	/* rank 0 leaves a sleep holding its stdout and exits 0: the sleep is
+	 * stopped through the rank's group, and the run ends at once */
+	snprintf(script, sizeof(script), "sleep 1000 & echo $! > %s/pid; echo bye", dir);
+	run_sh(&r, 1, script, 5);
+	assert_int_equal(r.ret, 0);
+	assert_int_equal(r.res.exit_code, 0);
+	assert_true(r.secs < 3);
+	assert_non_null(strstr(r.out, "[0] bye\n"));
+	pid = pid_in(dir, "pid");
+	assert_true(pid_gone(pid));	/* the supervisor waited for its group */
+	run_free(&r);
+	t_rmtree(dir);
+	free(dir);
+}
+
+static void leftover_writer_does_not_hold_the_supervisor(void **state)
+{
+	struct run r;
+
+	(void)state;
+	/* rank 0 leaves 'yes' writing to its stdout (faster than it can be
+	 * read) and exits; rank 1 sleeps a little and says so.  The
+	 * supervisor must not sit reading rank 0's pipe: rank 1's line comes
+	 * out and the writer is stopped.  (--foreground keeps timeout in the
+	 * rank's group; its 10 s only bound a regression, which would
+	 * otherwise hang here.) */
+	run_sh(&r, 2, "if [ $R = 0 ]; then timeout --foreground 10 yes & exit 0; else sleep 0.3; echo done $R; fi", 5);
+	assert_int_equal(r.ret, 0);
+	assert_int_equal(r.res.exit_code, 0);
+	assert_true(r.secs < 3);
+	assert_non_null(strstr(r.out, "[1] done 1\n"));
+	run_free(&r);
+}
+
+static void output_error_reported(void **state)
+{
+	struct gf_launch_options o = GF_LAUNCH_OPTS_INIT;
+	struct gf_launch_result res;
+	char *argv[] = { "echo", "hello", NULL };
+
+	(void)state;
+	/* a full disk under the ranks' output: the ranks succeed, the output
+	 * is lost, and the result says so */
+	o.nproc = 2;
+	o.argv = argv;
+	o.out_fd = open("/dev/full", O_WRONLY);
+	o.err_fd = open("/dev/null", O_WRONLY);
+	assert_true(o.out_fd >= 0 && o.err_fd >= 0);
+	assert_int_equal(gf_launch_run(&o, &res), 0);
+	close(o.out_fd);
+	close(o.err_fd);
+	assert_int_equal(res.exit_code, 0);
+	assert_int_equal(res.output_error, -ENOSPC);
 }
 
 static void sigkill_after_grace(void **state)
@@ -464,6 +561,9 @@ int main(void)
 		cmocka_unit_test(prefixes_and_streams),
 		cmocka_unit_test(first_failure_code),
 		cmocka_unit_test(grandchild_stopped_too),
+		cmocka_unit_test(leftover_stopped_with_its_rank),
+		cmocka_unit_test(leftover_writer_does_not_hold_the_supervisor),
+		cmocka_unit_test(output_error_reported),
 		cmocka_unit_test(sigkill_after_grace),
 		cmocka_unit_test(signal_is_128_plus),
 		cmocka_unit_test(setup_and_exec_failures),
