@@ -90,8 +90,11 @@ struct gf_launch_result {
  * SIGHUP, SIGQUIT, SIGCHLD and ignores SIGPIPE while it runs, restoring the
  * previous ones before it returns; the children start with default
  * dispositions and an empty signal mask.  Each child also gets SIGTERM
- * should the supervisor die (PR_SET_PDEATHSIG).  The kernel ties that to
- * the calling thread: call it from a thread that lives until it returns. */
+ * should the supervisor die (PR_SET_PDEATHSIG), and a watchdog process,
+ * forked first and reaped before the return, stops the children's groups
+ * then: nothing started outlives a supervisor that was killed.  The kernel
+ * ties PR_SET_PDEATHSIG to the calling thread: call it from a thread that
+ * lives until it returns. */
 GF_API int gf_launch_run(const struct gf_launch_options *opts, struct gf_launch_result *res);
 
 /* Where a multi-node job's coordinates come from. */

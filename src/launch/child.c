@@ -17,7 +17,7 @@ static void onto(int fd, int target)
 }
 
 _Noreturn void gf_launch_child(const struct gf_launch_options *o, const struct gf_launch_sigs *s, int local,
-			       pid_t parent, int out_w, int err_w)
+			       pid_t parent, int out_w, int err_w, int wd_fd)
 {
 	int rank = o->rank_base + local, in, ret, err;
 
@@ -27,6 +27,9 @@ _Noreturn void gf_launch_child(const struct gf_launch_options *o, const struct g
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() != parent)
 		_exit(GF_LAUNCH_EXIT_SETUP);
+	/* only the supervisor may hold it: its end of file is the news */
+	if (wd_fd >= 0)
+		close(wd_fd);
 	in = open("/dev/null", O_RDONLY);
 	if (in >= 0)
 		onto(in, STDIN_FILENO);

@@ -7,8 +7,9 @@
 #include "launch/signals.h"
 
 /* Never returns: own process group, death signal, stdout/stderr onto the
- * pipes (out_w, err_w), stdin from /dev/null, signals reset, setup, exec. */
+ * pipes (out_w, err_w), stdin from /dev/null, the watchdog's pipe (wd_fd)
+ * closed, signals reset, setup, exec. */
 _Noreturn void gf_launch_child(const struct gf_launch_options *o, const struct gf_launch_sigs *s, int local,
-			       pid_t parent, int out_w, int err_w);
+			       pid_t parent, int out_w, int err_w, int wd_fd);
 
 #endif

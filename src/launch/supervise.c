@@ -28,6 +28,7 @@
 #include "launch/child.h"
 #include "launch/lines.h"
 #include "launch/signals.h"
+#include "launch/watchdog.h"
 
 /* While a group lingers, nothing tells the loop when its last member dies
  * (they are not our children): look again this often. */
@@ -51,6 +52,7 @@ struct sup {
 	struct gf_launch_options o;
 	struct gf_launch_result *res;
 	struct gf_launch_sigs sigs;
+	struct gf_launch_watchdog wd;
 	struct child *c;
 	int started, running, lingering;
 	bool stopping;
@@ -210,8 +212,10 @@ static void done_with(struct sup *s, struct child *c)
 	for (int k = 0; k < 2; k++)
 		if (c->fd[k] >= 0)
 			close_stream(s, c, k);
-	if (c->pid > 0 && !c->running)
+	if (c->pid > 0 && !c->running && !c->done) {
+		gf_launch_watchdog_forget(&s->wd, c->pid);
 		c->done = true;
+	}
 	if (c->lingering) {
 		c->lingering = false;
 		s->lingering--;
@@ -398,7 +402,7 @@ static int spawn(struct sup *s, int i)
 	if (c->pid == 0) {
 		close(out[0]);
 		close(err[0]);
-		gf_launch_child(&s->o, &s->sigs, i, parent, out[1], err[1]);
+		gf_launch_child(&s->o, &s->sigs, i, parent, out[1], err[1], s->wd.fd);
 	}
 	int e = errno;
 
@@ -414,6 +418,7 @@ static int spawn(struct sup *s, int i)
 	c->fd[0] = out[0];
 	c->fd[1] = err[0];
 	setpgid(c->pid, c->pid);	/* also here: no window where signal_rank misses it */
+	gf_launch_watchdog_add(&s->wd, c->pid);
 	c->running = true;
 	s->running++;
 	s->started++;
@@ -448,6 +453,7 @@ static void finish(struct sup *s)
 	for (int i = 0; i < s->o.nproc; i++)
 		for (int k = 0; k < 2; k++)
 			gf_lines_free(&s->c[i].lines[k]);
+	gf_launch_watchdog_stop(&s->wd);
 	gf_launch_sigs_restore(&s->sigs);
 	free(s->c);
 }
@@ -478,6 +484,11 @@ GF_API int gf_launch_run(const struct gf_launch_options *opts, struct gf_launch_
 	for (int i = 0; i < s->o.nproc; i++)
 		s->c[i].fd[0] = s->c[i].fd[1] = -1;
 	if ((ret = gf_launch_sigs_install(&s->sigs))) {
+		free(s->c);
+		goto out_poll;
+	}
+	if ((ret = gf_launch_watchdog_start(&s->wd, s->o.grace_s))) {
+		gf_launch_sigs_restore(&s->sigs);
 		free(s->c);
 		goto out_poll;
 	}

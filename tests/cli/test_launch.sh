@@ -122,6 +122,21 @@ ms=$((($(date +%s%N) - start) / 1000000))
 gone "$(cat "$TMP/stubborn.pid")" && ok "the stubborn leftover is gone" || not_ok "the stubborn leftover survives"
 expect_grep "$err" "left processes still running .* SIGKILL" "the SIGKILL is reported"
 
+# launch itself SIGKILLed (an OOM kill, a scheduler): the ranks' children go
+# too, not only the ranks (PR_SET_PDEATHSIG reaches those alone).
+"$GPUFEED" launch --no-bind --nproc-per-node 2 -- sh -c \
+	'sleep 1000 & echo $! > "$0.$RANK"; wait' "$TMP/orphan" >/dev/null 2>&1 &
+lpid=$!
+for _ in $(seq 100); do [ -s "$TMP/orphan.0" ] && [ -s "$TMP/orphan.1" ] && break; sleep 0.05; done
+{ kill -KILL "$lpid"; wait "$lpid"; } 2>/dev/null
+left=
+for r in 0 1; do
+	p=$(cat "$TMP/orphan.$r")
+	for _ in $(seq 100); do gone "$p" && break; sleep 0.05; done	# (gives up after 5 s)
+	gone "$p" || { left="$left $p"; kill "$p" 2>/dev/null; }
+done
+[ -z "$left" ] && ok "launch SIGKILLed: the ranks' children are stopped too" || not_ok "orphans left:$left"
+
 # Output lost to a full disk: the ranks ran, but exit 3, as --help says.
 "${NB[@]}" -- echo hello >/dev/full 2>"$TMP/full.err"
 rc=$?
