@@ -158,7 +158,8 @@ static const struct gf_opt launch_opts[] = {
 			"for what a rank leaves running when it exits"),
 	GF_OPT_BOOL(0, "dry-run", struct launch_args, dry_run,
 		    "print each rank's environment and binding on\n"
-		    "standard output, run nothing"),
+		    "standard output, run nothing; with --root, as on\n"
+		    "the recorded machine"),
 	GF_OPTS_MODEL,
 	GF_OPT_COMMON("json", "with --dry-run: the plan as JSON"),
 	GF_OPT_COMMON("quiet", "no notices or warnings on standard error (the\nfirst failure is still reported)"),
@@ -268,6 +269,8 @@ static int compute(struct gf_cli *cli, struct launch_args *a, const struct gf_to
 	a->o.sharing = sharing;
 	a->o.nsharing = nsharing;
 	a->o.mem_optional = a->mem_optional;
+	/* a preview of a recording: as it would bind there, not here */
+	a->o.allowed_from_model = a->dry_run && cli->topo.root;
 	if (!(b = calloc((size_t)n, sizeof(*b))))
 		return gf_cli_fail(cli, -ENOMEM);
 	for (int i = 0; i < n; i++) {

@@ -66,7 +66,8 @@ static const struct gf_opt run_opts[] = {
 		    "pins its threads to all the GPU's local CPUs)"),
 	GF_OPT_BOOL(0, "dry-run", struct run_args, dry_run,
 		    "print the binding and the environment on standard\n"
-		    "output, run nothing (CMD may be left out)"),
+		    "output, run nothing (CMD may be left out); with\n"
+		    "--root, as on the recorded machine"),
 	GF_OPT_BOOL('v', "verbose", struct run_args, verbose,
 		    "print the binding on standard error before CMD runs"),
 	GF_OPTS_MODEL,
@@ -90,7 +91,9 @@ const struct gf_cmd gf_cmd_run_def = {
 		"its place: CMD's exit status and signals are its own.  '--' before CMD is\n"
 		"required.  An empty intersection, or a GPU whose NUMA node is unknown on a\n"
 		"machine with several nodes, is an error: never a silent fallback.  With\n"
-		"--root the model is a recording; the binding still acts on this machine.\n"
+		"--root the model is a recording; the binding still acts on this machine,\n"
+		"while --dry-run previews it as on the recorded machine (the CPUs and nodes\n"
+		"the recording's process could use).\n"
 		"\n"
 		"Exit status: CMD's; else 2, 3 or 4 for gpufeed's own errors (below), 126\n"
 		"when CMD was found but could not be executed, 127 when it was not found\n"
@@ -141,6 +144,8 @@ static int compute(struct gf_cli *cli, struct run_args *a, const struct gf_topo 
 	if ((n = gf_bind_parse_targets(t, a->gpus, tg, GF_BIND_MAX_TARGETS)) < 0)
 		return gf_cli_usage(cli, "--gpu: %s", gf_last_error());
 	a->o.mem_optional = a->mem_optional;
+	/* a preview of a recording: as it would bind there, not here */
+	a->o.allowed_from_model = a->dry_run && cli->topo.root;
 	if ((n = gf_bind_compute(t, tg, n, &a->o, b)) < 0)
 		return gf_cli_bind_fail(cli, NULL, n);
 	return -1;

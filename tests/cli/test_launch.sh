@@ -34,6 +34,11 @@ uuid0=$(jq -r '.ranks[0].binding.env.CUDA_VISIBLE_DEVICES' "$plan")
 uuid1=$(jq -r '.ranks[1].binding.env.CUDA_VISIBLE_DEVICES' "$plan")
 case $uuid0$uuid1 in GPU-*GPU-*) ok "plan: CUDA_VISIBLE_DEVICES by UUID" ;; *) not_ok "plan: CUDA_VISIBLE_DEVICES '$uuid0' '$uuid1'" ;; esac
 
+# On a recording, --dry-run shows the binding as it would be there.
+expect_rc 0 "dry-run on an 8-GPU recording" "$GPUFEED" launch --root "$FIX/hgx-h100-8gpu/root" --dry-run --json -- true
+expect_jq "$out" '(.ranks | length) == 8 and .ranks[5].binding.cpus == "70-83,182-195" and .ranks[5].binding.mems == "1"' \
+	"dry-run on a recording: rank 5's share of node 1, as recorded"
+
 expect_rc 0 "dry-run, text" L --dry-run -- true
 expect_grep "$out" "^rank 1 (local 1):" "text plan: a section per rank"
 expect_grep "$out" "cpus: *1 (exclusive)" "text plan: rank 1's CPU"

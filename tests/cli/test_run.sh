@@ -86,6 +86,11 @@ expect_rc 0 "--dry-run text" "${RUN[@]}" --gpu 1 --cpu exclusive --dry-run -- tr
 expect_grep "$out" "^why:.*exclusive" "the text says why"
 expect_rc 0 "--dry-run needs no command" "${RUN[@]}" --gpu 1 --dry-run --json
 expect_jq "$out" '.cpus == "0-1" and .command == []' "--dry-run without a command: the binding, no command"
+# --dry-run on a recording: the binding as on the recorded machine, not cut
+# down to this machine's CPUs (which miss GPU5's node entirely).
+expect_rc 0 "--dry-run --root: a preview as recorded" taskset -c 0,1 "$GPUFEED" run --root "$HGX" --gpu 5 --dry-run --json
+expect_jq "$out" '.cpus == "56-111,168-223" and .mems == "1" and (.reason | test("as recorded"))' \
+	"--dry-run --root: GPU5's node 1 CPUs and memory, said to be as recorded"
 run "${RUN[@]}" -v --gpu 0 -- true
 expect_grep "$err" "^cpus:" "-v prints the binding on stderr"
 finish
