@@ -1,8 +1,9 @@
 /* gpufeed launch: one process per GPU, each bound to its share of the GPU's
- * node, with torchrun's environment, supervised (src/launch). */
+ * node, with torchrun's environment, supervised.  The options and the
+ * printing; the plan and the supervisor are the library's (gf_launch_plan_*
+ * in src/launch). */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "bind_opts.h"
@@ -16,15 +17,6 @@ struct launch_args {
 	double grace_s;
 	int nproc;
 	bool mem_optional, keep_nccl, no_bind, dry_run, reserve_set, cpu_set, mem_set;
-};
-
-/* What each child needs in its setup callback, computed before any fork. */
-struct plan {
-	struct gf_launch_world *w;
-	struct gf_bind_options *o;
-	struct gf_binding *b;	/* nproc of them; NULL with --no-bind */
-	unsigned env_flags;
-	bool quiet;
 };
 
 static int count_arg(struct gf_cli *cli, const char *name, const char *arg, uint64_t lo, uint64_t hi, int *out)
@@ -221,183 +213,34 @@ static int check_args(struct gf_cli *cli, const struct launch_args *a, int dashe
 	return -1;
 }
 
-/* The GPUs local ranks take: --gpus, else every whole GPU of the model. */
-static int choose_targets(struct gf_cli *cli, const struct launch_args *a, const struct gf_topo *t,
-			  struct gf_bind_target *tg)
+/* A plan refused: what the command line got wrong is a usage error, what
+ * this machine cannot do exit 4 (as for 'gpufeed run'), the rest 3. */
+static int plan_fail(struct gf_cli *cli, const struct gf_topo *t, int err)
 {
-	int n;
-
-	if (!t->ngpus) {
-		fprintf(stderr, "gpufeed launch: no NVIDIA GPU in %s: nothing to bind to (--no-bind launches "
-			"without binding)\n", t->machine.source);
-		return -GF_EXIT_UNAVAILABLE;
+	if (err == -EINVAL || err == -ENOENT || err == -E2BIG)
+		return gf_cli_usage(cli, "%s", gf_last_error());
+	if (err == -ENODEV && t && !t->ngpus) {
+		fprintf(stderr, "gpufeed launch: %s (--no-bind launches without binding)\n", gf_last_error());
+		return GF_EXIT_UNAVAILABLE;
 	}
-	if (!a->gpus) {
-		n = t->ngpus < GF_BIND_MAX_TARGETS ? t->ngpus : GF_BIND_MAX_TARGETS;
-		for (int i = 0; i < n; i++)
-			tg[i] = (struct gf_bind_target){ .gpu = i, .mig = -1 };
-	} else if ((n = gf_bind_parse_targets(t, a->gpus, tg, GF_BIND_MAX_TARGETS)) < 0) {
-		return -gf_cli_usage(cli, "--gpus: %s", gf_last_error());
-	}
-	if (a->gpus && a->nproc && a->nproc != n)
-		return -gf_cli_usage(cli, "--nproc-per-node %d but --gpus names %d GPUs: one rank per GPU", a->nproc, n);
-	if (a->nproc > n)
-		return -gf_cli_usage(cli, "--nproc-per-node %d but %s has %d GPUs: one rank per GPU", a->nproc,
-				     t->machine.source, n);
-	return a->nproc ? a->nproc : n;
+	return gf_cli_bind_fail(cli, NULL, err);
 }
 
-/* Every rank's binding, before anything starts.  -1 to go on, else the
- * exit code. */
-static int compute(struct gf_cli *cli, struct launch_args *a, const struct gf_topo *t, struct gf_binding **out)
+static int show(struct gf_cli *cli, const struct gf_launch_plan *p)
 {
-	struct gf_bind_target tg[GF_BIND_MAX_TARGETS];
-	int sharing[GF_BIND_MAX_TARGETS], nsharing = 0, n, ret;
-	struct gf_binding *b;
-
-	if ((n = choose_targets(cli, a, t, tg)) < 0)
-		return -n;
-	/* exclusive: the launched GPUs split their nodes' cores among them */
-	for (int i = 0; i < n; i++) {
-		int j = 0;
-
-		while (j < nsharing && sharing[j] != tg[i].gpu)
-			j++;
-		if (j == nsharing)
-			sharing[nsharing++] = tg[i].gpu;
-	}
-	a->o.sharing = sharing;
-	a->o.nsharing = nsharing;
-	a->o.mem_optional = a->mem_optional;
-	/* a preview of a recording: as it would bind there, not here */
-	a->o.allowed_from_model = a->dry_run && cli->topo.root;
-	if (!(b = calloc((size_t)n, sizeof(*b))))
-		return gf_cli_fail(cli, -ENOMEM);
-	for (int i = 0; i < n; i++) {
-		if ((ret = gf_bind_compute(t, &tg[i], 1, &a->o, &b[i])) < 0) {
-			char what[32];
-
-			free(b);
-			snprintf(what, sizeof(what), "rank %d", i);
-			return gf_cli_bind_fail(cli, what, ret);
-		}
-	}
-	a->o.sharing = NULL;	/* points at this frame; apply does not need it */
-	a->o.nsharing = 0;
-	a->nproc = n;
-	*out = b;
-	return -1;
-}
-
-/* In each child, before exec: the rank's environment, then its binding. */
-static int setup_rank(int local, void *arg)
-{
-	const struct plan *p = arg;
-	int ret;
-
-	if ((ret = gf_launch_world_setenv(p->w, local)) || !p->b)
-		return ret;
-	if ((ret = gf_bind_apply(&p->b[local], p->o)) < 0)
-		return ret;
-	if (ret == GF_BIND_WARNED && !p->quiet)
-		fprintf(stderr, "gpufeed launch: warning: %s\n", gf_last_error());
-	return gf_bind_setenv(&p->b[local], p->env_flags);
-}
-
-static void print_indented(const char *text, FILE *f)
-{
-	for (const char *p = text; *p;) {
-		size_t n = strcspn(p, "\n");
-
-		fprintf(f, "  %.*s\n", (int)n, p);
-		p += n + (p[n] == '\n');
-	}
-}
-
-static int show_text(const struct gf_topo *t, const struct plan *p, char **cmd)
-{
-	const struct gf_launch_world *w = p->w;
-
-	printf("world:   %d node%s (%s), node rank %d (%s), %d per node, world size %d\n", w->nnodes,
-	       w->nnodes == 1 ? "" : "s", w->nnodes_from, w->node_rank, w->node_rank_from, w->nproc,
-	       w->nnodes * w->nproc);
-	printf("master:  %s (%s):%d (%s)\ncommand:", w->master_addr, w->master_addr_from, w->master_port,
-	       w->master_port_from);
-	for (int i = 0; cmd[i]; i++)
-		printf(" %s", cmd[i]);
-	printf("\n");
-	for (int i = 0; i < w->nproc; i++) {
-		struct gf_launch_env env[GF_LAUNCH_NENV];
-		int n = gf_launch_world_env(w, i, env);
-		char *text = NULL;
-		size_t len = 0;
-		FILE *ms;
-
-		printf("rank %d (local %d):\n  rank env:", w->node_rank * w->nproc + i, i);
-		for (int k = 0; k < n; k++)
-			printf(" %s=%s", env[k].name, env[k].value);
-		printf("\n");
-		if (!p->b)
-			continue;
-		if (!(ms = open_memstream(&text, &len)))
-			return -ENOMEM;
-		gf_bind_print(t, &p->b[i], p->env_flags, ms);
-		fclose(ms);
-		print_indented(text, stdout);
-		free(text);
-	}
-	return ferror(stdout) ? -EIO : 0;
-}
-
-static int show_json(const struct gf_topo *t, const struct plan *p, char **cmd)
-{
-	int n = p->w->nproc, ret = 0;
-	char **docs = calloc((size_t)n, sizeof(*docs));
-
-	if (!docs)
-		return -ENOMEM;
-	for (int i = 0; p->b && i < n && !ret; i++) {
-		size_t len = 0;
-		FILE *ms = open_memstream(&docs[i], &len);
-
-		if (!ms) {
-			ret = -ENOMEM;
-			break;
-		}
-		ret = gf_bind_write_json(t, &p->b[i], p->env_flags, cmd, ms);
-		fclose(ms);
-	}
-	if (!ret)
-		ret = gf_launch_write_json(p->w, cmd, p->b ? (const char *const *)docs : NULL, stdout);
-	for (int i = 0; i < n; i++)
-		free(docs[i]);
-	free(docs);
-	return ret;
-}
-
-static int show(struct gf_cli *cli, const struct gf_topo *t, const struct plan *p, char **cmd)
-{
-	int ret = cli->json ? show_json(t, p, cmd) : show_text(t, p, cmd);
+	int ret = cli->json ? gf_launch_plan_write_json(p, stdout) : gf_launch_plan_print(p, stdout);
 
 	if (ret || fflush(stdout))
 		return gf_cli_fail(cli, ret ? ret : -EIO);
 	return GF_EXIT_OK;
 }
 
-static int supervise(struct gf_cli *cli, const struct launch_args *a, struct plan *p, char **cmd)
+static int supervise(struct gf_cli *cli, const struct gf_launch_plan *p)
 {
-	struct gf_launch_options lo = GF_LAUNCH_OPTS_INIT;
 	struct gf_launch_result res;
 	int ret;
 
-	lo.nproc = a->nproc;
-	lo.argv = cmd;
-	lo.setup = setup_rank;
-	lo.setup_arg = p;
-	lo.rank_base = p->w->node_rank * a->nproc;
-	lo.grace_s = a->grace_s;
-	lo.quiet = cli->quiet;
-	if ((ret = gf_launch_run(&lo, &res)))
+	if ((ret = gf_launch_plan_run(p, &res)))
 		return gf_cli_fail(cli, ret);
 	/* the ranks' own failure says more than their lost output (said already) */
 	return res.exit_code || !res.output_error ? res.exit_code : GF_EXIT_INPUT;
@@ -406,9 +249,10 @@ static int supervise(struct gf_cli *cli, const struct launch_args *a, struct pla
 int gf_cmd_launch(int argc, char **argv)
 {
 	struct launch_args a = { .o = GF_BIND_OPTS_INIT, .w = GF_LAUNCH_WORLD_INIT, .grace_s = 5 };
+	struct gf_launch_job_options jo = GF_LAUNCH_JOB_OPTS_INIT;
 	int dashes = gf_cli_find_dashes(argc, argv), nopt = dashes < 0 ? argc : dashes, ret;
 	char **cmd = argv + nopt + (dashes < 0 ? 0 : 1);
-	struct plan p = { .w = &a.w, .o = &a.o };
+	struct gf_launch_plan *p = NULL;
 	struct gf_topo *t = NULL;
 	struct gf_cli cli;
 
@@ -417,24 +261,25 @@ int gf_cmd_launch(int argc, char **argv)
 	if ((ret = gf_cli_parse(&cli, &gf_cmd_launch_def, nopt, argv, &a)) >= 0 ||
 	    (ret = gf_cli_no_operands(&cli, nopt, argv)) >= 0 || (ret = check_args(&cli, &a, dashes, argc)) >= 0)
 		return ret;
-	p.env_flags = a.keep_nccl ? GF_BIND_ENV_KEEP_NCCL_AFFINITY : 0;
-	p.quiet = cli.quiet;
-	if (!a.no_bind) {
-		if ((ret = gf_cli_discover(&cli, &t)))
-			return ret;
-		if ((ret = compute(&cli, &a, t, &p.b)) >= 0) {
-			gf_topo_free(t);
-			return ret;
-		}
-	}
-	a.w.nproc = a.nproc;
-	if ((ret = gf_launch_world_resolve(&a.w)))
-		ret = gf_cli_usage(&cli, "%s", gf_last_error());
-	else if (a.dry_run)
-		ret = show(&cli, t, &p, cmd);
+	a.o.mem_optional = a.mem_optional;
+	/* a preview of a recording: as it would bind there, not here */
+	a.o.allowed_from_model = a.dry_run && cli.topo.root;
+	jo.argv = cmd;
+	jo.gpus = a.gpus;
+	jo.nproc = a.nproc;
+	jo.no_bind = a.no_bind;
+	jo.bind = &a.o;
+	jo.env_flags = a.keep_nccl ? GF_BIND_ENV_KEEP_NCCL_AFFINITY : 0;
+	jo.world = &a.w;
+	jo.grace_s = a.grace_s;
+	jo.quiet = cli.quiet;
+	if (!a.no_bind && (ret = gf_cli_discover(&cli, &t)))
+		return ret;
+	if ((ret = gf_launch_plan_new(t, &jo, &p)))
+		ret = plan_fail(&cli, t, ret);
 	else
-		ret = supervise(&cli, &a, &p, cmd);
+		ret = a.dry_run ? show(&cli, p) : supervise(&cli, p);
+	gf_launch_plan_free(p);
 	gf_topo_free(t);
-	free(p.b);
 	return ret;
 }

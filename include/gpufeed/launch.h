@@ -11,7 +11,9 @@
  *                              forwarded; the first failure stops the rest
  *
  * The supervisor knows nothing of GPUs: the caller's setup callback applies a
- * binding (include/gpufeed/bind.h) in the child before exec.
+ * binding (include/gpufeed/bind.h) in the child before exec.  The plan calls
+ * at the end of this header do that for one rank per GPU, as `gpufeed
+ * launch` does.
  *
  * Process groups: each child is made the leader of its own process group, and
  * every signal the supervisor sends goes to that group, so a rank's own
@@ -28,7 +30,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <gpufeed/bind.h>
 #include <gpufeed/common.h>
+#include <gpufeed/topo.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -144,15 +148,88 @@ GF_API int gf_launch_world_setenv(const struct gf_launch_world *w, int local_ran
  * -EINVAL for a malformed list, -ENAMETOOLONG when out is too small. */
 GF_API int gf_launch_first_host(const char *hostlist, char *out, size_t size);
 
-/* Version of gf_launch_write_json()'s document (docs/json-launch.md). */
+/* ---- A bound launch: GPUs, bindings and the world as one plan ----
+ *
+ * What `gpufeed launch` does, as library calls:
+ *
+ *   gf_launch_plan_new()   the GPUs local ranks take, every rank's binding
+ *                          (include/gpufeed/bind.h) and the world, all
+ *                          checked before anything starts
+ *   gf_launch_plan_print() the plan in words; gf_launch_plan_write_json()
+ *                          as JSON (docs/json-launch.md)
+ *   gf_launch_plan_run()   gf_launch_run() with each child given its rank's
+ *                          environment and binding before exec
+ *   gf_launch_job()        all of it in one call, from the model of this
+ *                          machine (or a recording)
+ *
+ *     char *cmd[] = { "python3", "train.py", NULL };
+ *     struct gf_launch_job_options o = GF_LAUNCH_JOB_OPTS_INIT;
+ *     struct gf_launch_result r;
+ *     o.argv = cmd;
+ *     if (gf_launch_job(&o, &r) == 0) exit(r.exit_code); */
+
+/* Versioned (include/gpufeed/common.h): start from GF_LAUNCH_JOB_OPTS_INIT. */
+struct gf_launch_job_options {
+	size_t struct_size;
+	char *const *argv;		/* CMD, NULL-terminated; argv[0] searched in PATH */
+	const char *gpus;		/* local rank i takes the i-th: a gf_bind_parse_targets()
+					 * LIST; NULL: every whole GPU of the model, in order */
+	int nproc;			/* ranks on this node; 0: one per GPU */
+	bool no_bind;			/* no model, no binding, no GPU variables: the
+					 * world's variables only (nproc required) */
+	const struct gf_bind_options *bind;	/* NULL: GF_BIND_OPTS_INIT with cpu
+						 * GF_BIND_CPU_EXCLUSIVE; sharing is the plan's */
+	unsigned env_flags;		/* gf_bind_setenv() flags */
+	const struct gf_launch_world *world;	/* the coordinates given; NULL: all from
+						 * the environment (GF_LAUNCH_WORLD_INIT) */
+	/* The supervisor's, as in struct gf_launch_options. */
+	double grace_s;
+	int out_fd, err_fd;
+	bool prefix, quiet;
+	const char *root;		/* gf_launch_job(): the model, NULL this machine */
+	/* New fields go here, at the end. */
+};
+
+#define GF_LAUNCH_JOB_OPTS_INIT \
+	{ .struct_size = sizeof(struct gf_launch_job_options), .argv = NULL, .gpus = NULL, .nproc = 0, \
+	  .no_bind = false, .bind = NULL, .env_flags = 0, .world = NULL, .grace_s = 5.0, .out_fd = 1, \
+	  .err_fd = 2, .prefix = true, .quiet = false, .root = NULL }
+
+struct gf_launch_plan;
+
+/* The plan for the model t (NULL with no_bind; it must outlive the plan).
+ * 0, or -errno with the message naming what is wrong: -ENODEV no GPU in the
+ * model (or a GPU's NUMA node unknown where it matters), -ENOENT / -EINVAL
+ * / -E2BIG a GPU list gf_bind_parse_targets() refuses, -EINVAL nproc and
+ * the GPUs disagreeing or a malformed world ("PET_NNODES: ...", as
+ * gf_launch_world_resolve), -EXDEV a rank's CPUs or nodes and the allowed
+ * ones not meeting ("rank 3: ..."). */
+GF_API int gf_launch_plan_new(const struct gf_topo *t, const struct gf_launch_job_options *o,
+			      struct gf_launch_plan **out);
+GF_API void gf_launch_plan_free(struct gf_launch_plan *p);
+/* The resolved world: nodes, node rank, ranks here, master, and whence. */
+GF_API const struct gf_launch_world *gf_launch_plan_world(const struct gf_launch_plan *p);
+
+/* Version of gf_launch_plan_write_json()'s document (docs/json-launch.md). */
 #define GF_LAUNCH_SCHEMA "gpufeed-launch/1"
 
-/* The plan of a launch as JSON: the world (with where each value came
- * from), the command, and per rank its environment and, when bindings is
- * not NULL, bindings[local_rank]: a JSON document (gpufeed-run/1 from
- * gf_bind_write_json) embedded as the rank's "binding". */
-GF_API int gf_launch_write_json(const struct gf_launch_world *w, char *const *argv, const char *const *bindings,
-				FILE *f);
+/* The plan in words (`gpufeed launch --dry-run`: the world, the command,
+ * per rank its environment and binding) and as JSON (--json: the world with
+ * where each value came from, the command, per rank its environment and its
+ * binding as a whole gpufeed-run/1 document, null without one). */
+GF_API int gf_launch_plan_print(const struct gf_launch_plan *p, FILE *f);
+GF_API int gf_launch_plan_write_json(const struct gf_launch_plan *p, FILE *f);
+
+/* Runs the plan: gf_launch_run() with each child given, between fork and
+ * exec, its rank's variables (gf_launch_world_setenv), then its binding
+ * (gf_bind_apply: a memory policy refused with bind->mem_optional is a
+ * warning on the rank's stderr unless quiet) and the binding's environment
+ * (gf_bind_setenv).  Returns as gf_launch_run. */
+GF_API int gf_launch_plan_run(const struct gf_launch_plan *p, struct gf_launch_result *res);
+
+/* Discovers the model (o->root; NVML if present), plans and runs: 0 with
+ * *res filled, or -errno from any step with its message. */
+GF_API int gf_launch_job(const struct gf_launch_job_options *o, struct gf_launch_result *res);
 
 #ifdef __cplusplus
 }

@@ -18,6 +18,7 @@
 
 #include <gpufeed/error.h>
 #include <gpufeed/launch.h>
+#include <gpufeed/topo.h>
 #include "launch/lines.h"
 
 static double now_s(void)
@@ -416,6 +417,127 @@ static void bad_options(void **state)
 	assert_non_null(strstr(gf_last_error(), "GF_LAUNCH_OPTS_INIT"));
 }
 
+static void clear_world(void);
+
+/* ---- a bound launch as library calls ---- */
+
+/* Every CPU and node allowed: the fixtures' CPUs are not this machine's. */
+static struct gf_topo *load_fixture(const char *machine)
+{
+	struct gf_topo_options o = GF_TOPO_OPTS_INIT;
+	struct gf_topo *t = NULL;
+
+	o.root = t_fixture_root(machine);
+	if (gf_topo_discover(&o, &t))
+		fail_msg("%s: %s", machine, gf_last_error());
+	return t;
+}
+
+static char *plan_json(const struct gf_launch_plan *p)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *ms = open_memstream(&text, &len);
+
+	assert_non_null(ms);
+	assert_int_equal(gf_launch_plan_write_json(p, ms), 0);
+	fclose(ms);
+	return text;
+}
+
+static void plan_on_a_recording(void **state)
+{
+	struct gf_topo *t = load_fixture("hgx-h100-8gpu");
+	struct gf_launch_job_options o = GF_LAUNCH_JOB_OPTS_INIT;
+	struct gf_bind_options b = GF_BIND_OPTS_INIT;
+	struct gf_launch_plan *p;
+	char *argv[] = { "python3", "train.py", NULL }, *json;
+
+	(void)state;
+	clear_world();
+	b.cpu = GF_BIND_CPU_EXCLUSIVE;
+	b.allowed_from_model = true;
+	o.argv = argv;
+	o.bind = &b;
+	o.gpus = "4,5";
+	assert_int_equal(gf_launch_plan_new(t, &o, &p), 0);
+	assert_int_equal(gf_launch_plan_world(p)->nproc, 2);
+	json = plan_json(p);
+	/* GPUs 4 and 5, the two launched on node 1, split its 56 cores */
+	assert_non_null(strstr(json, "\"cpus\": \"56-83,168-195\""));
+	assert_non_null(strstr(json, "\"cpus\": \"84-111,196-223\""));
+	assert_non_null(strstr(json, "\"schema\": \"gpufeed-launch/1\""));
+	free(json);
+	gf_launch_plan_free(p);
+
+	/* errors, each before anything starts */
+	o.gpus = "4,9";
+	assert_int_equal(gf_launch_plan_new(t, &o, &p), -ENOENT);
+	assert_non_null(strstr(gf_last_error(), "'9'"));
+	assert_null(p);
+	o.gpus = "4,5";
+	o.nproc = 3;
+	assert_int_equal(gf_launch_plan_new(t, &o, &p), -EINVAL);
+	o.gpus = NULL;
+	o.nproc = 9;
+	assert_int_equal(gf_launch_plan_new(t, &o, &p), -EINVAL);
+	assert_non_null(strstr(gf_last_error(), "8 GPUs"));
+	o.nproc = 0;
+	gf_cpuset_parse_list(&t->cpus.allowed, "0-55,112-167");	/* as if the recording's process had node 0 only */
+	assert_int_equal(gf_launch_plan_new(t, &o, &p), -EXDEV);
+	assert_non_null(strstr(gf_last_error(), "rank 4: "));
+	o.struct_size = 0;
+	assert_int_equal(gf_launch_plan_new(t, &o, &p), -EINVAL);
+	assert_non_null(strstr(gf_last_error(), "GF_LAUNCH_JOB_OPTS_INIT"));
+	gf_topo_free(t);
+
+	t = load_fixture("ci-vm");	/* no GPU */
+	o = (struct gf_launch_job_options)GF_LAUNCH_JOB_OPTS_INIT;
+	o.argv = argv;
+	assert_int_equal(gf_launch_plan_new(t, &o, &p), -ENODEV);
+	assert_non_null(strstr(gf_last_error(), "no NVIDIA GPU"));
+	gf_topo_free(t);
+}
+
+/* gf_launch_job: the model, the plan and the run in one call.  CPUs and
+ * memory left alone (this machine's CPUs are not the recording's): what
+ * each rank is given is its GPU and its variables. */
+static void job_in_one_call(void **state)
+{
+	struct gf_launch_job_options o = GF_LAUNCH_JOB_OPTS_INIT;
+	struct gf_bind_options b = GF_BIND_OPTS_INIT;
+	struct gf_launch_result res;
+	char outp[] = "/tmp/gf-launch-job-XXXXXX", *out;
+	char *argv[] = { "sh", "-c", "echo $RANK/$WORLD_SIZE $CUDA_VISIBLE_DEVICES", NULL };
+
+	(void)state;
+	clear_world();
+	b.cpu = GF_BIND_CPU_NONE;
+	b.mem = GF_BIND_MEM_NONE;
+	o.argv = argv;
+	o.bind = &b;
+	o.root = t_fixture_root("ci-2gpu");
+	o.out_fd = mkstemp(outp);
+	assert_true(o.out_fd >= 0);
+	assert_int_equal(gf_launch_job(&o, &res), 0);
+	close(o.out_fd);
+	assert_int_equal(res.exit_code, 0);
+	out = t_read(outp);
+	unlink(outp);
+	assert_non_null(out);
+	assert_non_null(strstr(out, "[0] 0/2 GPU-"));
+	assert_non_null(strstr(out, "[1] 1/2 GPU-"));
+	free(out);
+	/* without binding: no model, the variables only */
+	o.no_bind = true;
+	o.nproc = 1;
+	o.root = "/nonexistent";
+	o.out_fd = open("/dev/null", O_WRONLY);
+	assert_int_equal(gf_launch_job(&o, &res), 0);
+	close(o.out_fd);
+	assert_int_equal(res.exit_code, 0);
+}
+
 /* ---- the world ---- */
 
 static const char *const world_vars[] = { "PET_NNODES", "PET_NODE_RANK", "PET_MASTER_ADDR", "PET_MASTER_PORT",
@@ -569,6 +691,8 @@ int main(void)
 		cmocka_unit_test(setup_and_exec_failures),
 		cmocka_unit_test(signals_forwarded),
 		cmocka_unit_test(bad_options),
+		cmocka_unit_test(plan_on_a_recording),
+		cmocka_unit_test(job_in_one_call),
 		cmocka_unit_test(world_defaults_and_sources),
 		cmocka_unit_test(world_errors),
 		cmocka_unit_test(world_setenv),
