@@ -4,6 +4,7 @@
  * in src/launch). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bind_opts.h"
@@ -13,11 +14,15 @@ struct launch_args {
 	struct gf_bind_options o;
 	struct gf_cpuset reserved;
 	struct gf_launch_world w;
-	const char *gpus;
+	const char *gpus, *module;
 	double grace_s;
 	int nproc;
-	bool mem_optional, keep_nccl, no_bind, dry_run, reserve_set, cpu_set, mem_set;
+	bool mem_optional, keep_nccl, no_bind, dry_run, reserve_set, cpu_set, mem_set, standalone, per_gpu;
 };
+
+/* torchrun runs a module as `python -u -m MODULE` (unbuffered: each line
+ * reaches the prefixer as it is printed); its PYTHON_EXEC is not read. */
+#define PYTHON "python3"
 
 static int count_arg(struct gf_cli *cli, const char *name, const char *arg, uint64_t lo, uint64_t hi, int *out)
 {
@@ -30,17 +35,45 @@ static int count_arg(struct gf_cli *cli, const char *name, const char *arg, uint
 	return 0;
 }
 
+/* N, or torchrun's "gpu" and "auto": one rank per GPU (the default). */
 static int opt_nproc(struct gf_cli *cli, void *ctx, const char *arg)
-{
-	return count_arg(cli, "nproc-per-node", arg, 1, GF_LAUNCH_MAX_PROCS, &((struct launch_args *)ctx)->nproc);
-}
-
-static int opt_nnodes(struct gf_cli *cli, void *ctx, const char *arg)
 {
 	struct launch_args *a = ctx;
 
+	if (!strcmp(arg, "gpu") || !strcmp(arg, "auto")) {
+		a->nproc = 0;
+		a->per_gpu = true;
+		return 0;
+	}
+	if (!strcmp(arg, "cpu") || !strcmp(arg, "xpu"))
+		return gf_cli_usage(cli, "--nproc-per-node %s: gpufeed launch starts one rank per NVIDIA GPU (N, gpu "
+				    "or auto)", arg);
+	a->per_gpu = false;
+	return count_arg(cli, "nproc-per-node", arg, 1, GF_LAUNCH_MAX_PROCS, &a->nproc);
+}
+
+/* N, or torchrun's MIN:MAX with MIN == MAX: a range is an elastic job. */
+static int opt_nnodes(struct gf_cli *cli, void *ctx, const char *arg)
+{
+	struct launch_args *a = ctx;
+	const char *colon = strchr(arg, ':');
+	char min[32];
+	int max = 0;
+
 	a->w.nnodes_from = "--nnodes";
-	return count_arg(cli, "nnodes", arg, 1, 1000000, &a->w.nnodes);
+	if (!colon)
+		return count_arg(cli, "nnodes", arg, 1, 1000000, &a->w.nnodes);
+	if ((size_t)(colon - arg) >= sizeof(min))
+		return gf_cli_usage(cli, "--nnodes: '%s' is not N or N:N", arg);
+	memcpy(min, arg, (size_t)(colon - arg));
+	min[colon - arg] = '\0';
+	if (count_arg(cli, "nnodes", min, 1, 1000000, &a->w.nnodes) ||
+	    count_arg(cli, "nnodes", colon + 1, 1, 1000000, &max))
+		return GF_EXIT_USAGE;
+	if (max != a->w.nnodes)
+		return gf_cli_usage(cli, "--nnodes %s: a range of nodes is an elastic job, which needs torchrun's "
+				    "rendezvous; gpufeed launch runs a fixed number of nodes (--nnodes N)", arg);
+	return 0;
 }
 
 static int opt_node_rank(struct gf_cli *cli, void *ctx, const char *arg)
@@ -106,8 +139,13 @@ static int opt_reserve(struct gf_cli *cli, void *ctx, const char *arg)
 
 static const struct gf_opt launch_opts[] = {
 	GF_OPT_CALLBACK(0, "nproc-per-node", "N", opt_nproc,
-			"processes on this node, one per GPU (default: one\n"
-			"for each GPU of --gpus, else of the model)"),
+			"processes on this node, one per GPU (default, or\n"
+			"gpu or auto: one for each GPU of --gpus, else of\n"
+			"the model); also --nproc_per_node, as torchrun"),
+	GF_OPT_STRING('m', "module", "MODULE", struct launch_args, module,
+		      "run 'python3 -u -m MODULE ARG...' in each rank, as\n"
+		      "torchrun -m: the words after MODULE are its own\n"
+		      "(no '--' needed)"),
 	GF_OPT_STRING('g', "gpus", "LIST", struct launch_args, gpus,
 		      "the GPUs, local rank i taking the i-th: NVML\n"
 		      "indices, UUIDs (or unique prefixes), PCI\n"
@@ -132,18 +170,28 @@ static const struct gf_opt launch_opts[] = {
 		    "environment (needs --nproc-per-node; reads no\n"
 		    "model)"),
 	GF_OPT_CALLBACK(0, "nnodes", "N", opt_nnodes,
-			"nodes of the job (default: PET_NNODES, a Slurm\n"
-			"step's SLURM_STEP_NUM_NODES, else 1)"),
+			"nodes of the job, or N:N (default: PET_NNODES, a\n"
+			"Slurm step's SLURM_STEP_NUM_NODES, else 1)"),
 	GF_OPT_CALLBACK(0, "node-rank", "R", opt_node_rank,
 			"this node's rank (default: PET_NODE_RANK,\n"
-			"SLURM_NODEID in a Slurm step, else 0)"),
+			"SLURM_NODEID in a Slurm step, else 0); also\n"
+			"--node_rank"),
 	GF_OPT_CALLBACK(0, "master-addr", "HOST", opt_master_addr,
 			"rank 0's host (default: PET_MASTER_ADDR,\n"
 			"MASTER_ADDR, the Slurm step's first host, else\n"
-			"127.0.0.1)"),
+			"127.0.0.1); also --master_addr"),
 	GF_OPT_CALLBACK(0, "master-port", "PORT", opt_master_port,
 			"rank 0's port (default: PET_MASTER_PORT,\n"
-			"MASTER_PORT, else 29500)"),
+			"MASTER_PORT, else 29500); also --master_port"),
+	GF_OPT_BOOL(0, "standalone", struct launch_args, standalone,
+		    "one node, this host: MASTER_ADDR 127.0.0.1 and a\n"
+		    "free MASTER_PORT, the environment not read (as\n"
+		    "torchrun --standalone)"),
+	/* torchrun's spellings (its argparse takes both) */
+	GF_OPT_HIDDEN_CALLBACK("nproc_per_node", "N", opt_nproc),
+	GF_OPT_HIDDEN_CALLBACK("node_rank", "R", opt_node_rank),
+	GF_OPT_HIDDEN_CALLBACK("master_addr", "HOST", opt_master_addr),
+	GF_OPT_HIDDEN_CALLBACK("master_port", "PORT", opt_master_port),
 	GF_OPT_CALLBACK(0, "grace", "SEC", opt_grace,
 			"after the first failure, SIGTERM to the other\n"
 			"ranks, SIGKILL SEC later (default 5); as long\n"
@@ -161,7 +209,7 @@ static const struct gf_opt launch_opts[] = {
 
 const struct gf_cmd gf_cmd_launch_def = {
 	.name = "launch",
-	.args = "[--nproc-per-node N] [OPTIONS] -- CMD [ARG...]",
+	.args = "[OPTIONS] {-- CMD | -m MODULE} [ARG...]",
 	.summary = "start one process per GPU, each bound, with torchrun's environment",
 	.description =
 		"Starts N copies of CMD, local rank i for the i-th GPU, each bound before it\n"
@@ -183,6 +231,12 @@ const struct gf_cmd gf_cmd_launch_def = {
 		"it exits gets SIGTERM, SIGKILL after --grace, and so does every rank's\n"
 		"group should gpufeed itself be killed.  '--' before CMD is required.\n"
 		"\n"
+		"torchrun's command lines carry over: --nproc_per_node (N, gpu or auto),\n"
+		"--node_rank, --master_addr and --master_port as well as their dashed\n"
+		"spellings, --nnodes N:N, --standalone, and -m MODULE in place of '-- CMD'\n"
+		"(each rank runs 'python3 -u -m MODULE ARG...').  An elastic range of\n"
+		"nodes is refused: there is no rendezvous.\n"
+		"\n"
 		"Exit status: 0 when every rank exited 0; else the first failure's exit\n"
 		"status, 128+N for signal N; 125 when a rank's binding could not be\n"
 		"applied, 126/127 when CMD could not be executed/found; 3 when every rank\n"
@@ -197,11 +251,54 @@ const struct gf_cmd gf_cmd_launch_def = {
 	.run = gf_cmd_launch,
 };
 
-static int check_args(struct gf_cli *cli, const struct launch_args *a, int dashes, int argc)
+/* Where the options end and CMD starts: at '--', or after -m MODULE (the
+ * words after MODULE are the module's, as after python's own -m). */
+struct split {
+	int nopt;	/* options: argv[1 .. nopt) */
+	int cmd;	/* CMD or the module's arguments: argv[cmd ..] */
+	bool dashes;	/* CMD follows a '--' */
+};
+
+static struct split split_command(int argc, char **argv)
 {
-	if (dashes < 0)
-		return gf_cli_usage(cli, "put '--' before the command to run");
-	if (dashes == argc - 1 && !a->dry_run)
+	for (int i = 1; i < argc; i++) {
+		const char *w = argv[i];
+
+		if (!strcmp(w, "--"))
+			return (struct split){ i, i + 1, true };
+		if (!strcmp(w, "-m") || !strcmp(w, "--module"))
+			return (struct split){ i + 1 < argc ? i + 2 : argc, i + 1 < argc ? i + 2 : argc, false };
+		if ((!strncmp(w, "-m", 2) && w[2]) || !strncmp(w, "--module=", 9))
+			return (struct split){ i + 1, i + 1, false };
+	}
+	return (struct split){ argc, argc, false };
+}
+
+/* python3 -u -m MODULE ARG...: a new argv (NULL on no memory). */
+static char **module_command(const char *module, char **args)
+{
+	int n = 0;
+	char **cmd;
+
+	while (args[n])
+		n++;
+	if (!(cmd = calloc((size_t)n + 5, sizeof(*cmd))))
+		return NULL;
+	cmd[0] = PYTHON;
+	cmd[1] = "-u";
+	cmd[2] = "-m";
+	cmd[3] = (char *)module;
+	memcpy(cmd + 4, args, (size_t)n * sizeof(*cmd));
+	return cmd;
+}
+
+static int check_args(struct gf_cli *cli, const struct launch_args *a, struct split sp, int argc)
+{
+	if (!sp.dashes && !a->module)
+		return gf_cli_usage(cli, "put '--' before the command to run (or -m MODULE)");
+	if (a->module && sp.dashes)
+		return gf_cli_usage(cli, "-m MODULE or '--' CMD: one of the two");
+	if (sp.dashes && sp.cmd == argc && !a->dry_run)
 		return gf_cli_usage(cli, "no command after '--'");
 	if (cli->json && !a->dry_run)
 		return gf_cli_usage(cli, "--json goes with --dry-run (the plan is printed, nothing run)");
@@ -250,17 +347,20 @@ int gf_cmd_launch(int argc, char **argv)
 {
 	struct launch_args a = { .o = GF_BIND_OPTS_INIT, .w = GF_LAUNCH_WORLD_INIT, .grace_s = 5 };
 	struct gf_launch_job_options jo = GF_LAUNCH_JOB_OPTS_INIT;
-	int dashes = gf_cli_find_dashes(argc, argv), nopt = dashes < 0 ? argc : dashes, ret;
-	char **cmd = argv + nopt + (dashes < 0 ? 0 : 1);
+	struct split sp = split_command(argc, argv);
+	char **cmd = argv + sp.cmd, **module_cmd = NULL;
 	struct gf_launch_plan *p = NULL;
+	int ret;
 	struct gf_topo *t = NULL;
 	struct gf_cli cli;
 
 	a.o.cpu = GF_BIND_CPU_EXCLUSIVE;
 	gf_cli_init(&cli, "launch");
-	if ((ret = gf_cli_parse(&cli, &gf_cmd_launch_def, nopt, argv, &a)) >= 0 ||
-	    (ret = gf_cli_no_operands(&cli, nopt, argv)) >= 0 || (ret = check_args(&cli, &a, dashes, argc)) >= 0)
+	if ((ret = gf_cli_parse(&cli, &gf_cmd_launch_def, sp.nopt, argv, &a)) >= 0 ||
+	    (ret = gf_cli_no_operands(&cli, sp.nopt, argv)) >= 0 || (ret = check_args(&cli, &a, sp, argc)) >= 0)
 		return ret;
+	if (a.module && !(cmd = module_cmd = module_command(a.module, cmd)))
+		return gf_cli_fail(&cli, -ENOMEM);
 	a.o.mem_optional = a.mem_optional;
 	/* a preview of a recording: as it would bind there, not here */
 	a.o.allowed_from_model = a.dry_run && cli.topo.root;
@@ -273,13 +373,17 @@ int gf_cmd_launch(int argc, char **argv)
 	jo.world = &a.w;
 	jo.grace_s = a.grace_s;
 	jo.quiet = cli.quiet;
-	if (!a.no_bind && (ret = gf_cli_discover(&cli, &t)))
+	jo.standalone = a.standalone;
+	if (!a.no_bind && (ret = gf_cli_discover(&cli, &t))) {
+		free(module_cmd);
 		return ret;
+	}
 	if ((ret = gf_launch_plan_new(t, &jo, &p)))
 		ret = plan_fail(&cli, t, ret);
 	else
 		ret = a.dry_run ? show(&cli, p) : supervise(&cli, p);
 	gf_launch_plan_free(p);
 	gf_topo_free(t);
+	free(module_cmd);
 	return ret;
 }

@@ -187,13 +187,16 @@ struct gf_launch_job_options {
 	int out_fd, err_fd;
 	bool prefix, quiet;
 	const char *root;		/* gf_launch_job(): the model, NULL this machine */
+	/* torchrun's --standalone: one node, on 127.0.0.1 at a free port, the
+	 * environment not read; a world that says otherwise is -EINVAL. */
+	bool standalone;
 	/* New fields go here, at the end. */
 };
 
 #define GF_LAUNCH_JOB_OPTS_INIT \
 	{ .struct_size = sizeof(struct gf_launch_job_options), .argv = NULL, .gpus = NULL, .nproc = 0, \
 	  .no_bind = false, .bind = NULL, .env_flags = 0, .world = NULL, .grace_s = 5.0, .out_fd = 1, \
-	  .err_fd = 2, .prefix = true, .quiet = false, .root = NULL }
+	  .err_fd = 2, .prefix = true, .quiet = false, .root = NULL, .standalone = false }
 
 struct gf_launch_plan;
 

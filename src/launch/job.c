@@ -2,10 +2,13 @@
  * every rank's binding computed before the first fork (an impossible one
  * starts nothing), the world; then the supervisor, with a setup that
  * applies them in each child. */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <gpufeed/launch.h>
@@ -105,6 +108,47 @@ static int bind_ranks(struct gf_launch_plan *p)
 	return 0;
 }
 
+/* A port nobody listens on now, as torchrun's --standalone picks one (the
+ * kernel's choice for port 0; free again when the ranks bind it, barring
+ * a race with another program, as for torchrun). */
+static int free_port(int *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), err = 0;
+
+	if (fd < 0)
+		return gf_error_errno(-errno, "standalone: socket");
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) || getsockname(fd, (struct sockaddr *)&a, &len))
+		err = -errno;
+	close(fd);
+	if (err)
+		return gf_error_errno(err, "standalone: no free port on 127.0.0.1");
+	*port = ntohs(a.sin_port);
+	return 0;
+}
+
+/* --standalone: this host alone.  What the caller gave must agree. */
+static int standalone_world(struct gf_launch_world *w)
+{
+	const char *clash = w->nnodes > 1 ? "nnodes" : w->node_rank > 0 ? "node rank" :
+			    w->master_addr[0] ? "master address" : w->master_port >= 0 ? "master port" : NULL;
+	const char *from = w->nnodes > 1 ? w->nnodes_from : w->node_rank > 0 ? w->node_rank_from :
+			   w->master_addr[0] ? w->master_addr_from : w->master_port_from;
+	int ret;
+
+	if (clash)
+		return gf_error(-EINVAL, "standalone: one node on this host at a free port, but the %s is given too (%s)",
+				clash, from ? from : "given");
+	if ((ret = free_port(&w->master_port)))
+		return ret;
+	w->nnodes = 1;
+	w->node_rank = 0;
+	strcpy(w->master_addr, "127.0.0.1");
+	w->nnodes_from = w->node_rank_from = w->master_addr_from = w->master_port_from = "--standalone";
+	return 0;
+}
+
 static int copy_argv(struct gf_launch_plan *p)
 {
 	int n = 0;
@@ -145,7 +189,8 @@ GF_API int gf_launch_plan_new(const struct gf_topo *t, const struct gf_launch_jo
 		if ((ret = bind_ranks(p)))
 			goto fail;
 	}
-	if ((ret = gf_launch_world_resolve(&p->w)) || (ret = copy_argv(p)))
+	if ((p->o.standalone && (ret = standalone_world(&p->w))) || (ret = gf_launch_world_resolve(&p->w)) ||
+	    (ret = copy_argv(p)))
 		goto fail;
 	p->o.gpus = NULL;	/* the caller's string: not kept */
 	p->o.root = NULL;

@@ -220,6 +220,44 @@ expect_jq "$out" '.world.nnodes == 4 and .world.node_rank == 3 and .world.master
 run env MASTER_PORT=http "$GPUFEED" launch --no-bind --nproc-per-node 1 --dry-run -- true
 [ "$rc" = 2 ] && grep -q MASTER_PORT "$err" && ok "a malformed MASTER_PORT is named (exit 2)" || not_ok "MASTER_PORT=http: exit $rc"
 
+# ---- torchrun's habits ----
+run "$GPUFEED" launch --no-bind --nproc_per_node 2 --nnodes 2:2 --node_rank 1 --master_addr head0 --master_port 1234 \
+	--dry-run --json -- true
+expect_jq "$out" '.world.nproc_per_node == 2 and .world.nnodes == 2 and .world.node_rank == 1
+	and .world.master_addr == "head0" and .world.master_port == 1234' "torchrun's underscore spellings and --nnodes N:N"
+expect_rc 2 "--nnodes 1:4 (an elastic range) is refused" "$GPUFEED" launch --no-bind --nproc-per-node 1 --nnodes 1:4 -- true
+expect_grep "$err" "elastic" "the refusal says why"
+expect_rc 0 "--nproc-per-node gpu: one rank per GPU" L --nproc-per-node gpu --dry-run --json -- true
+expect_jq "$out" '(.ranks | length) == 2' "--nproc-per-node gpu: two ranks on two GPUs"
+expect_rc 0 "--nproc_per_node=auto, as torchrun spells it" L --nproc_per_node=auto --dry-run --json -- true
+expect_rc 2 "--nproc-per-node cpu is refused" L --nproc-per-node cpu -- true
+expect_rc 2 "--nproc-per-node gpu with --no-bind: nothing to count" "$GPUFEED" launch --no-bind --nproc-per-node gpu -- true
+
+# --standalone: one node here on a free port, whatever the environment says.
+run env PET_NNODES=4 MASTER_ADDR=10.0.0.1 MASTER_PORT=2222 \
+	"$GPUFEED" launch --no-bind --nproc-per-node 2 --standalone --dry-run --json -- true
+expect_jq "$out" '.world.nnodes == 1 and .world.node_rank == 0 and .world.master_addr == "127.0.0.1"
+	and .world.master_port > 0 and .world.master_port != 2222 and .world.from.master_port == "--standalone"' \
+	"--standalone: one node at 127.0.0.1 on a free port"
+expect_rc 2 "--standalone with --nnodes 2" "$GPUFEED" launch --no-bind --nproc-per-node 1 --standalone --nnodes 2 -- true
+expect_grep "$err" "nnodes" "the conflict is named"
+expect_rc 0 "--standalone --nnodes 1, as torchrun's examples write it" \
+	"$GPUFEED" launch --no-bind --nproc-per-node 1 --standalone --nnodes 1 --dry-run -- true
+
+# -m MODULE: python3 -u -m MODULE ARG..., the arguments after MODULE its own.
+if command -v python3 >/dev/null; then
+	mkdir -p "$TMP/py"
+	printf 'import os, sys\nprint("mod", os.environ["RANK"], sys.argv[1:])\n' >"$TMP/py/gfmod.py"
+	expect_rc 0 "-m MODULE runs python3 -m MODULE in each rank" env PYTHONPATH="$TMP/py" \
+		"$GPUFEED" launch --no-bind --nproc_per_node 2 -m gfmod --lr 1 -- x
+	expect_grep "$out" "^\[1\] mod 1 \['--lr', '1', '--', 'x'\]$" "the module's arguments are its own, '--' included"
+	run "$GPUFEED" launch --no-bind --nproc-per-node 1 --dry-run --json --module=gfmod
+	expect_jq "$out" '.command == ["python3", "-u", "-m", "gfmod"]' "--module=M: python3 -u -m M, unbuffered as torchrun runs it"
+else
+	ok "# skip: no python3 for -m"
+fi
+expect_rc 2 "-m without a module" "$GPUFEED" launch --no-bind --nproc-per-node 1 -m
+
 # Long lines come out whole, in pieces of 64 KiB each with the prefix.
 expect_rc 0 "a 100 KB line" "$GPUFEED" launch --no-bind --nproc-per-node 1 -- \
 	sh -c 'head -c 100000 /dev/zero | tr "\0" x; echo'
