@@ -16,7 +16,7 @@ struct launch_args {
 	struct gf_launch_world w;
 	const char *gpus, *module;
 	double grace_s;
-	int nproc;
+	int nproc, max_restarts;
 	bool mem_optional, keep_nccl, no_bind, dry_run, reserve_set, cpu_set, mem_set, standalone, per_gpu;
 };
 
@@ -100,6 +100,21 @@ static int opt_master_addr(struct gf_cli *cli, void *ctx, const char *arg)
 		return gf_cli_usage(cli, "--master-addr: '%s' is empty or too long", arg);
 	strcpy(a->w.master_addr, arg);
 	a->w.master_addr_from = "--master-addr";
+	return 0;
+}
+
+static int opt_max_restarts(struct gf_cli *cli, void *ctx, const char *arg)
+{
+	return count_arg(cli, "max-restarts", arg, 0, GF_LAUNCH_MAX_RESTARTS, &((struct launch_args *)ctx)->max_restarts);
+}
+
+static int opt_rdzv_id(struct gf_cli *cli, void *ctx, const char *arg)
+{
+	struct launch_args *a = ctx;
+
+	if (!*arg || strlen(arg) >= sizeof(a->w.run_id))
+		return gf_cli_usage(cli, "--rdzv-id: '%s' is empty or longer than %zu", arg, sizeof(a->w.run_id) - 1);
+	strcpy(a->w.run_id, arg);
 	return 0;
 }
 
@@ -187,11 +202,20 @@ static const struct gf_opt launch_opts[] = {
 		    "one node, this host: MASTER_ADDR 127.0.0.1 and a\n"
 		    "free MASTER_PORT, the environment not read (as\n"
 		    "torchrun --standalone)"),
+	GF_OPT_CALLBACK(0, "max-restarts", "N", opt_max_restarts,
+			"after a rank fails, stop every rank and start them\n"
+			"all again, up to N times (default 0); also\n"
+			"--max_restarts, as torchrun"),
+	GF_OPT_CALLBACK(0, "rdzv-id", "ID", opt_rdzv_id,
+			"the job's id, TORCHELASTIC_RUN_ID (default: none,\n"
+			"a random UUID with --standalone); also --rdzv_id"),
 	/* torchrun's spellings (its argparse takes both) */
 	GF_OPT_HIDDEN_CALLBACK("nproc_per_node", "N", opt_nproc),
 	GF_OPT_HIDDEN_CALLBACK("node_rank", "R", opt_node_rank),
 	GF_OPT_HIDDEN_CALLBACK("master_addr", "HOST", opt_master_addr),
 	GF_OPT_HIDDEN_CALLBACK("master_port", "PORT", opt_master_port),
+	GF_OPT_HIDDEN_CALLBACK("max_restarts", "N", opt_max_restarts),
+	GF_OPT_HIDDEN_CALLBACK("rdzv_id", "ID", opt_rdzv_id),
 	GF_OPT_CALLBACK(0, "grace", "SEC", opt_grace,
 			"after the first failure, SIGTERM to the other\n"
 			"ranks, SIGKILL SEC later (default 5); as long\n"
@@ -217,7 +241,9 @@ const struct gf_cmd gf_cmd_launch_def = {
 		"launched split their node's physical cores, SMT siblings together, minus\n"
 		"--reserve) and given torchrun's environment: RANK, LOCAL_RANK, WORLD_SIZE,\n"
 		"LOCAL_WORLD_SIZE, GROUP_RANK, GROUP_WORLD_SIZE, ROLE_RANK, ROLE_WORLD_SIZE,\n"
-		"ROLE_NAME, MASTER_ADDR, MASTER_PORT, with CUDA_VISIBLE_DEVICES,\n"
+		"ROLE_NAME, MASTER_ADDR, MASTER_PORT, TORCHELASTIC_RESTART_COUNT,\n"
+		"TORCHELASTIC_MAX_RESTARTS, TORCHELASTIC_RUN_ID and\n"
+		"TORCHELASTIC_USE_AGENT_STORE=False, with CUDA_VISIBLE_DEVICES,\n"
 		"CUDA_DEVICE_ORDER, OMP_NUM_THREADS and NCCL_IGNORE_CPU_AFFINITY=1.  Every\n"
 		"binding is computed before anything starts: an impossible one starts none.\n"
 		"\n"
@@ -232,10 +258,10 @@ const struct gf_cmd gf_cmd_launch_def = {
 		"group should gpufeed itself be killed.  '--' before CMD is required.\n"
 		"\n"
 		"torchrun's command lines carry over: --nproc_per_node (N, gpu or auto),\n"
-		"--node_rank, --master_addr and --master_port as well as their dashed\n"
-		"spellings, --nnodes N:N, --standalone, and -m MODULE in place of '-- CMD'\n"
-		"(each rank runs 'python3 -u -m MODULE ARG...').  An elastic range of\n"
-		"nodes is refused: there is no rendezvous.\n"
+		"--node_rank, --master_addr, --master_port, --max_restarts and --rdzv_id\n"
+		"as well as their dashed spellings, --nnodes N:N, --standalone, and\n"
+		"-m MODULE in place of '-- CMD' (each rank runs 'python3 -u -m MODULE\n"
+		"ARG...').  An elastic range of nodes is refused: there is no rendezvous.\n"
 		"\n"
 		"Exit status: 0 when every rank exited 0; else the first failure's exit\n"
 		"status, 128+N for signal N; 125 when a rank's binding could not be\n"
@@ -374,6 +400,7 @@ int gf_cmd_launch(int argc, char **argv)
 	jo.grace_s = a.grace_s;
 	jo.quiet = cli.quiet;
 	jo.standalone = a.standalone;
+	jo.max_restarts = a.max_restarts;
 	if (!a.no_bind && (ret = gf_cli_discover(&cli, &t))) {
 		free(module_cmd);
 		return ret;

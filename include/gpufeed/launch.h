@@ -64,16 +64,24 @@ struct gf_launch_options {
 	int out_fd, err_fd;		/* where the children's lines go (1, 2) */
 	bool prefix;			/* prefix lines with the rank (default true) */
 	bool quiet;			/* no notices, only the first failure */
+	/* After a failure (not one from a signal forwarded to the children),
+	 * stop every child and start them all again, up to this many times
+	 * (torchrun's --max-restarts).  Each child gets
+	 * TORCHELASTIC_RESTART_COUNT (0 first) and TORCHELASTIC_MAX_RESTARTS
+	 * before its setup callback runs. */
+	int max_restarts;
 	/* New fields go here, at the end. */
 };
 
 #define GF_LAUNCH_MAX_PROCS 1024
+#define GF_LAUNCH_MAX_RESTARTS 1000000
 
 #define GF_LAUNCH_OPTS_INIT \
 	{ .struct_size = sizeof(struct gf_launch_options), .nproc = 0, .argv = NULL, .setup = NULL, \
 	  .setup_arg = NULL, .rank_base = 0, .grace_s = 5.0, .out_fd = 1, .err_fd = 2, .prefix = true, \
-	  .quiet = false }
+	  .quiet = false, .max_restarts = 0 }
 
+/* What the last start of the children did (after restarts, the last). */
 struct gf_launch_result {
 	int exit_code;		/* 0 when every child exited 0; else the first
 				 * failure's exit code, or 128+N for signal N */
@@ -85,6 +93,7 @@ struct gf_launch_result {
 				 * SIGKILL after the grace period */
 	int output_error;	/* -errno of the first failed write of the children's
 				 * output (ENOSPC, EPIPE): later lines were lost; 0: none */
+	int restarts;		/* how many times every child was started again */
 };
 
 /* Runs the children, and what they leave in their process groups, to the
@@ -110,19 +119,21 @@ struct gf_launch_world {
 	char master_addr[256];		/* "": from the environment, else 127.0.0.1 */
 	/* Where each came from: "--nnodes", "SLURM_STEP_NUM_NODES", "default". */
 	const char *nnodes_from, *node_rank_from, *master_addr_from, *master_port_from;
+	char run_id[128];		/* TORCHELASTIC_RUN_ID; "": "none", torchrun's default */
 };
 
 #define GF_LAUNCH_WORLD_INIT \
 	{ .nnodes = -1, .node_rank = -1, .nproc = 0, .master_port = -1, .master_addr = "", \
-	  .nnodes_from = NULL, .node_rank_from = NULL, .master_addr_from = NULL, .master_port_from = NULL }
+	  .nnodes_from = NULL, .node_rank_from = NULL, .master_addr_from = NULL, .master_port_from = NULL, \
+	  .run_id = "" }
 
 /* Fills what the caller left unset, in this order: torchrun's own defaults
  * (PET_NNODES, PET_NODE_RANK, PET_MASTER_ADDR, PET_MASTER_PORT: what a
  * Kubeflow PyTorchJob sets), a Slurm step (SLURM_STEP_NUM_NODES,
  * SLURM_NODEID, the first host of SLURM_STEP_NODELIST; only inside srun, so a
  * batch script's own shell is not taken for a node of a many-node job),
- * MASTER_ADDR and MASTER_PORT, then one node at 127.0.0.1:29500.  A *_from
- * the caller set is kept.  -EINVAL naming the variable for a malformed value,
+ * MASTER_ADDR and MASTER_PORT, then one node at 127.0.0.1:29500; the run id
+ * "none" (torchrun's default --rdzv-id).  A *_from the caller set is kept.  -EINVAL naming the variable for a malformed value,
  * a node rank outside [0, nnodes), or more than one node at 127.0.0.1. */
 GF_API int gf_launch_world_resolve(struct gf_launch_world *w);
 
@@ -131,7 +142,7 @@ struct gf_launch_env {
 	const char *name;
 	char value[256];
 };
-#define GF_LAUNCH_NENV 11
+#define GF_LAUNCH_NENV 13
 
 /* The variables gf_launch_world_setenv() exports for local_rank, in order:
  * their number, or -EINVAL for a local rank outside [0, nproc). */
@@ -140,8 +151,11 @@ GF_API int gf_launch_world_env(const struct gf_launch_world *w, int local_rank, 
 /* What torchrun gives a worker of a static job: RANK (node_rank * nproc +
  * local_rank), LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK and
  * GROUP_WORLD_SIZE (the node's), ROLE_RANK, ROLE_WORLD_SIZE, ROLE_NAME,
- * MASTER_ADDR, MASTER_PORT.  No TORCHELASTIC_*: there is no elastic agent
- * to talk to.  0 or -errno (setenv). */
+ * MASTER_ADDR, MASTER_PORT, TORCHELASTIC_RUN_ID and
+ * TORCHELASTIC_USE_AGENT_STORE=False (no agent hosts a store: rank 0's
+ * init_process_group does).  TORCHELASTIC_RESTART_COUNT and
+ * TORCHELASTIC_MAX_RESTARTS are the supervisor's (gf_launch_options).  0 or
+ * -errno (setenv). */
 GF_API int gf_launch_world_setenv(const struct gf_launch_world *w, int local_rank);
 
 /* The first host of a Slurm hostlist: "gpu[07-09,12],login1" -> "gpu07".
@@ -188,15 +202,18 @@ struct gf_launch_job_options {
 	bool prefix, quiet;
 	const char *root;		/* gf_launch_job(): the model, NULL this machine */
 	/* torchrun's --standalone: one node, on 127.0.0.1 at a free port, the
-	 * environment not read; a world that says otherwise is -EINVAL. */
+	 * environment not read, a random run id (unless the world names one);
+	 * a world that says otherwise is -EINVAL. */
 	bool standalone;
+	int max_restarts;		/* as in struct gf_launch_options */
 	/* New fields go here, at the end. */
 };
 
 #define GF_LAUNCH_JOB_OPTS_INIT \
 	{ .struct_size = sizeof(struct gf_launch_job_options), .argv = NULL, .gpus = NULL, .nproc = 0, \
 	  .no_bind = false, .bind = NULL, .env_flags = 0, .world = NULL, .grace_s = 5.0, .out_fd = 1, \
-	  .err_fd = 2, .prefix = true, .quiet = false, .root = NULL, .standalone = false }
+	  .err_fd = 2, .prefix = true, .quiet = false, .root = NULL, .standalone = false, \
+	  .max_restarts = 0 }
 
 struct gf_launch_plan;
 

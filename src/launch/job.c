@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -32,6 +33,8 @@ static int load_opts(const struct gf_launch_job_options *opts, const char *what,
 	if (o->nproc < 0 || o->nproc > GF_LAUNCH_MAX_PROCS)
 		return gf_error(-EINVAL, "launch: %d ranks per node: 0 (one per GPU) to %d", o->nproc,
 				GF_LAUNCH_MAX_PROCS);
+	if (o->max_restarts < 0 || o->max_restarts > GF_LAUNCH_MAX_RESTARTS)
+		return gf_error(-EINVAL, "launch: %d restarts: 0 to %d", o->max_restarts, GF_LAUNCH_MAX_RESTARTS);
 	if (o->no_bind && !o->nproc)
 		return gf_error(-EINVAL, "launch: without binding no model is read to count GPUs: give the ranks per node");
 	if (o->no_bind && o->gpus)
@@ -128,6 +131,28 @@ static int free_port(int *port)
 	return 0;
 }
 
+/* A version 4 UUID (RFC 9562), the run id torchrun's --standalone makes. */
+static int random_uuid(char *out, size_t size)
+{
+	unsigned char b[16];
+	size_t got = 0;
+
+	while (got < sizeof(b)) {
+		ssize_t n = getrandom(b + got, sizeof(b) - got, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return gf_error_errno(-errno, "standalone: getrandom");
+		got += (size_t)n;
+	}
+	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);	/* version 4 */
+	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);	/* variant 10 */
+	snprintf(out, size, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
+		 b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+	return 0;
+}
+
 /* --standalone: this host alone.  What the caller gave must agree. */
 static int standalone_world(struct gf_launch_world *w)
 {
@@ -140,7 +165,7 @@ static int standalone_world(struct gf_launch_world *w)
 	if (clash)
 		return gf_error(-EINVAL, "standalone: one node on this host at a free port, but the %s is given too (%s)",
 				clash, from ? from : "given");
-	if ((ret = free_port(&w->master_port)))
+	if ((ret = free_port(&w->master_port)) || (!w->run_id[0] && (ret = random_uuid(w->run_id, sizeof(w->run_id)))))
 		return ret;
 	w->nnodes = 1;
 	w->node_rank = 0;
@@ -249,6 +274,7 @@ GF_API int gf_launch_plan_run(const struct gf_launch_plan *p, struct gf_launch_r
 	lo.err_fd = p->o.err_fd;
 	lo.prefix = p->o.prefix;
 	lo.quiet = p->o.quiet;
+	lo.max_restarts = p->o.max_restarts;
 	return gf_launch_run(&lo, res);
 }
 

@@ -10,6 +10,7 @@
 #include <gpufeed/launch.h>
 #include "core/error.h"
 #include "core/json_stamp.h"
+#include "launch/child.h"
 #include "launch/plan.h"
 
 static void print_indented(const char *text, FILE *f)
@@ -38,6 +39,16 @@ static int binding_text(const struct gf_launch_plan *p, int local, bool json, ch
 	return ret;
 }
 
+/* A rank's variables at its first start: the world's, the supervisor's. */
+static int rank_env(const struct gf_launch_plan *p, int local, struct gf_launch_env *env)
+{
+	int n = gf_launch_world_env(&p->w, local, env);
+
+	if (n < 0)
+		return n;
+	return n + gf_launch_restart_env(0, p->o.max_restarts, env + n);
+}
+
 GF_API int gf_launch_plan_print(const struct gf_launch_plan *p, FILE *f)
 {
 	const struct gf_launch_world *w;
@@ -49,14 +60,15 @@ GF_API int gf_launch_plan_print(const struct gf_launch_plan *p, FILE *f)
 	fprintf(f, "world:   %d node%s (%s), node rank %d (%s), %d per node, world size %d\n", w->nnodes,
 		w->nnodes == 1 ? "" : "s", w->nnodes_from, w->node_rank, w->node_rank_from, w->nproc,
 		w->nnodes * w->nproc);
-	fprintf(f, "master:  %s (%s):%d (%s)\ncommand:", w->master_addr, w->master_addr_from, w->master_port,
+	fprintf(f, "master:  %s (%s):%d (%s)\n", w->master_addr, w->master_addr_from, w->master_port,
 		w->master_port_from);
+	fprintf(f, "run:     id %s, restarts up to %d\ncommand:", w->run_id, p->o.max_restarts);
 	for (int i = 0; p->argv[i]; i++)
 		fprintf(f, " %s", p->argv[i]);
 	fprintf(f, "\n");
 	for (int i = 0; i < w->nproc && !ret; i++) {
-		struct gf_launch_env env[GF_LAUNCH_NENV];
-		int n = gf_launch_world_env(w, i, env);
+		struct gf_launch_env env[GF_LAUNCH_NENV + GF_LAUNCH_NRESTART_ENV];
+		int n = rank_env(p, i, env);
 		char *text = NULL;
 
 		fprintf(f, "rank %d (local %d):\n  rank env:", w->node_rank * w->nproc + i, i);
@@ -74,7 +86,7 @@ GF_API int gf_launch_plan_print(const struct gf_launch_plan *p, FILE *f)
 	return ret;
 }
 
-static json_t *world_json(const struct gf_launch_world *w)
+static json_t *world_json(const struct gf_launch_world *w, int max_restarts)
 {
 	json_t *o = json_object(), *from = json_object();
 
@@ -84,6 +96,8 @@ static json_t *world_json(const struct gf_launch_world *w)
 	json_object_set_new(o, "world_size", json_integer((json_int_t)w->nnodes * w->nproc));
 	json_object_set_new(o, "master_addr", json_string(w->master_addr));
 	json_object_set_new(o, "master_port", json_integer(w->master_port));
+	json_object_set_new(o, "run_id", json_string(w->run_id));
+	json_object_set_new(o, "max_restarts", json_integer(max_restarts));
 	json_object_set_new(from, "nnodes", json_string(w->nnodes_from ? w->nnodes_from : "?"));
 	json_object_set_new(from, "node_rank", json_string(w->node_rank_from ? w->node_rank_from : "?"));
 	json_object_set_new(from, "master_addr", json_string(w->master_addr_from ? w->master_addr_from : "?"));
@@ -95,8 +109,8 @@ static json_t *world_json(const struct gf_launch_world *w)
 static int rank_json(const struct gf_launch_plan *p, int local, json_t **out)
 {
 	const struct gf_launch_world *w = &p->w;
-	struct gf_launch_env env[GF_LAUNCH_NENV];
-	int n = gf_launch_world_env(w, local, env), ret;
+	struct gf_launch_env env[GF_LAUNCH_NENV + GF_LAUNCH_NRESTART_ENV];
+	int n = rank_env(p, local, env), ret;
 	json_t *o, *e, *b = NULL;
 	json_error_t jerr;
 	char *text = NULL;
@@ -139,7 +153,7 @@ GF_API int gf_launch_plan_write_json(const struct gf_launch_plan *p, FILE *f)
 	}
 	cmd = json_array();
 	ranks = json_array();
-	json_object_set_new(root, "world", world_json(&p->w));
+	json_object_set_new(root, "world", world_json(&p->w, p->o.max_restarts));
 	for (int i = 0; p->argv[i]; i++)
 		json_array_append_new(cmd, json_string(p->argv[i]));
 	json_object_set_new(root, "command", cmd);

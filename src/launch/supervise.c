@@ -55,6 +55,7 @@ struct sup {
 	struct gf_launch_watchdog wd;
 	struct child *c;
 	int started, running, lingering;
+	int restart;		/* which start of the children this is, 0 first */
 	bool stopping;
 	char buf[65536];
 };
@@ -400,9 +401,12 @@ static int spawn(struct sup *s, int i)
 	gf_launch_sigs_block(&saved);
 	c->pid = fork();
 	if (c->pid == 0) {
+		struct gf_launch_spawn sp = { .local = i, .restart = s->restart, .parent = parent, .out_w = out[1],
+					      .err_w = err[1], .wd_fd = s->wd.fd };
+
 		close(out[0]);
 		close(err[0]);
-		gf_launch_child(&s->o, &s->sigs, i, parent, out[1], err[1], s->wd.fd);
+		gf_launch_child(&s->o, &s->sigs, &sp);
 	}
 	int e = errno;
 
@@ -443,16 +447,63 @@ static int check_opts(const struct gf_launch_options *opts, struct gf_launch_opt
 		return gf_error(-EINVAL, "launch: no command");
 	if (!(o->grace_s >= 0 && o->grace_s <= 86400))
 		return gf_error(-EINVAL, "launch: grace period %g s: 0 to 86400", o->grace_s);
+	if (o->max_restarts < 0 || o->max_restarts > GF_LAUNCH_MAX_RESTARTS)
+		return gf_error(-EINVAL, "launch: %d restarts: 0 to %d", o->max_restarts, GF_LAUNCH_MAX_RESTARTS);
 	return 0;
 }
 
-static void finish(struct sup *s)
+/* Start every child and supervise them, and what they leave, to the end. */
+static int run_once(struct sup *s, struct pollfd *pfd, int *owner)
 {
+	int ret = 0;
+
+	for (int i = 0; i < s->o.nproc && !ret && !s->stopping; i++)
+		ret = spawn(s, i);
+	if (ret && s->started) {
+		note(s, true, "%s; stopping the %d ranks started", gf_last_error(), s->started);
+		stop_all(s);
+	}
+	while (s->running || s->lingering) {
+		int r = step(s, pfd, owner);
+
+		if (r && !ret)
+			ret = r;
+		if (r && !s->stopping)
+			stop_all(s);
+	}
 	for (int i = 0; i < s->started; i++)
 		done_with(s, &s->c[i]);
 	for (int i = 0; i < s->o.nproc; i++)
 		for (int k = 0; k < 2; k++)
 			gf_lines_free(&s->c[i].lines[k]);
+	return ret;
+}
+
+/* A failure of the children, not of the supervisor nor asked for by a
+ * signal, with restarts left: start again from nothing. */
+static bool restart(struct sup *s, int ret)
+{
+	struct gf_launch_result *res = s->res;
+
+	if (ret || !res->exit_code || res->forwarded_signal || s->restart >= s->o.max_restarts)
+		return false;
+	res->restarts = ++s->restart;
+	note(s, true, "restarting every rank (restart %d of %d)", s->restart, s->o.max_restarts);
+	memset(s->c, 0, (size_t)s->o.nproc * sizeof(*s->c));
+	for (int i = 0; i < s->o.nproc; i++)
+		s->c[i].fd[0] = s->c[i].fd[1] = -1;
+	s->started = s->running = s->lingering = 0;
+	s->stopping = false;
+	res->exit_code = 0;
+	res->failed_rank = -1;
+	res->failed_pid = 0;
+	res->failed_signal = 0;
+	res->killed = false;
+	return true;
+}
+
+static void finish(struct sup *s)
+{
 	gf_launch_watchdog_stop(&s->wd);
 	gf_launch_sigs_restore(&s->sigs);
 	free(s->c);
@@ -492,20 +543,9 @@ GF_API int gf_launch_run(const struct gf_launch_options *opts, struct gf_launch_
 		free(s->c);
 		goto out_poll;
 	}
-	for (int i = 0; i < s->o.nproc && !ret && !s->stopping; i++)
-		ret = spawn(s, i);
-	if (ret && s->started) {
-		note(s, true, "%s; stopping the %d ranks started", gf_last_error(), s->started);
-		stop_all(s);
-	}
-	while (s->running || s->lingering) {
-		int r = step(s, pfd, owner);
-
-		if (r && !ret)
-			ret = r;
-		if (r && !s->stopping)
-			stop_all(s);
-	}
+	do
+		ret = run_once(s, pfd, owner);
+	while (restart(s, ret));
 	finish(s);
 out_poll:
 	free(pfd);

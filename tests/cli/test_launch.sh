@@ -244,6 +244,26 @@ expect_grep "$err" "nnodes" "the conflict is named"
 expect_rc 0 "--standalone --nnodes 1, as torchrun's examples write it" \
 	"$GPUFEED" launch --no-bind --nproc-per-node 1 --standalone --nnodes 1 --dry-run -- true
 
+# --max-restarts: every rank starts again after a failure, told which try.
+# (rank 0 fails the first try after saying so; rank 1 waits to be stopped,
+# maybe before its line: only rank 0's first line is sure to come out)
+expect_rc 0 "--max_restarts 1: the second try succeeds" "$GPUFEED" launch --no-bind --nproc-per-node 2 --max_restarts 1 -- \
+	sh -c 'echo "try $TORCHELASTIC_RESTART_COUNT/$TORCHELASTIC_MAX_RESTARTS"
+		[ "$TORCHELASTIC_RESTART_COUNT" = 1 ] && exit 0; [ "$RANK" = 0 ] && exit 1; exec sleep 5'
+expect_grep "$out" "^\[0\] try 0/1$" "the first try"
+expect_grep "$out" "^\[0\] try 1/1$" "the restart, rank 0"
+expect_grep "$out" "^\[1\] try 1/1$" "the restart, rank 1"
+expect_grep "$err" "restarting every rank (restart 1 of 1)" "the restart is said"
+expect_rc 3 "--max-restarts 1, failing every time: the last failure's code" \
+	"$GPUFEED" launch --no-bind --nproc-per-node 1 --max-restarts 1 -- sh -c 'exit 3'
+run "$GPUFEED" launch --no-bind --nproc-per-node 1 --rdzv_id job42 --max-restarts 3 --dry-run --json -- true
+expect_jq "$out" '.ranks[0].env.TORCHELASTIC_RUN_ID == "job42" and .ranks[0].env.TORCHELASTIC_MAX_RESTARTS == "3"
+	and .ranks[0].env.TORCHELASTIC_RESTART_COUNT == "0" and .ranks[0].env.TORCHELASTIC_USE_AGENT_STORE == "False"
+	and .world.max_restarts == 3 and .world.run_id == "job42"' "torchrun's TORCHELASTIC_* variables in the plan"
+run "$GPUFEED" launch --no-bind --nproc-per-node 1 --standalone --dry-run --json -- true
+expect_jq "$out" '.ranks[0].env.TORCHELASTIC_RUN_ID | test("^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")' \
+	"--standalone: a random run id (a UUID), as torchrun's"
+
 # -m MODULE: python3 -u -m MODULE ARG..., the arguments after MODULE its own.
 if command -v python3 >/dev/null; then
 	mkdir -p "$TMP/py"

@@ -105,8 +105,9 @@ struct run {
 	int ret;
 };
 
-/* Sets R=<local rank> for the shell scripts, or fails in rank fail_rank. */
-static int fail_rank = -1;
+/* Sets R=<local rank> for the shell scripts, or fails in rank fail_rank;
+ * run_sh's runs restart up to max_restarts times. */
+static int fail_rank = -1, max_restarts;
 static int setup_r(int local, void *arg)
 {
 	char v[16];
@@ -132,6 +133,7 @@ static void run_sh(struct run *r, int nproc, const char *script, double grace)
 	o.argv = argv;
 	o.setup = setup_r;
 	o.grace_s = grace;
+	o.max_restarts = max_restarts;
 	t0 = now_s();
 	r->ret = gf_launch_run(&o, &r->res);
 	r->secs = now_s() - t0;
@@ -400,6 +402,35 @@ static void signals_forwarded(void **state)
 	free(dir);
 }
 
+/* Every rank restarts when one fails, up to max_restarts times; each
+ * knows which try it is (TORCHELASTIC_RESTART_COUNT) and how many there
+ * may be (TORCHELASTIC_MAX_RESTARTS), as under torchrun. */
+static void restarts(void **state)
+{
+	struct run r;
+
+	(void)state;
+	max_restarts = 2;
+	run_sh(&r, 2, "echo try $TORCHELASTIC_RESTART_COUNT of $TORCHELASTIC_MAX_RESTARTS; "
+		      "[ $R = 1 ] && [ $TORCHELASTIC_RESTART_COUNT = 0 ] && exit 3; exit 0", 5);
+	assert_int_equal(r.ret, 0);
+	assert_int_equal(r.res.exit_code, 0);	/* the second try succeeded */
+	assert_int_equal(r.res.restarts, 1);
+	assert_int_equal(r.res.failed_rank, -1);
+	assert_non_null(strstr(r.out, "[1] try 0 of 2\n"));
+	assert_non_null(strstr(r.out, "[0] try 1 of 2\n"));
+	assert_null(strstr(r.out, "try 2"));
+	assert_non_null(strstr(r.err, "restart 1 of 2"));
+	run_free(&r);
+
+	/* a failure every time: the last try's */
+	run_sh(&r, 1, "exit 4", 5);
+	assert_int_equal(r.res.exit_code, 4);
+	assert_int_equal(r.res.restarts, 2);
+	run_free(&r);
+	max_restarts = 0;
+}
+
 static void bad_options(void **state)
 {
 	struct gf_launch_options o = GF_LAUNCH_OPTS_INIT, zero;
@@ -651,6 +682,9 @@ static void world_setenv(void **state)
 	assert_string_equal(getenv("GROUP_RANK"), "1");
 	assert_string_equal(getenv("MASTER_ADDR"), "head");
 	assert_string_equal(getenv("MASTER_PORT"), "29500");
+	/* no agent hosts a store: the ranks' rank 0 does (torch's env://) */
+	assert_string_equal(getenv("TORCHELASTIC_USE_AGENT_STORE"), "False");
+	assert_string_equal(getenv("TORCHELASTIC_RUN_ID"), "none");	/* torchrun's default --rdzv-id */
 	assert_int_equal(gf_launch_world_setenv(&w, 4), -EINVAL);
 	clear_world();
 }
@@ -690,6 +724,7 @@ int main(void)
 		cmocka_unit_test(signal_is_128_plus),
 		cmocka_unit_test(setup_and_exec_failures),
 		cmocka_unit_test(signals_forwarded),
+		cmocka_unit_test(restarts),
 		cmocka_unit_test(bad_options),
 		cmocka_unit_test(plan_on_a_recording),
 		cmocka_unit_test(job_in_one_call),
