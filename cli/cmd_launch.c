@@ -17,7 +17,8 @@ struct launch_args {
 	const char *gpus, *module;
 	double grace_s;
 	int nproc, max_restarts;
-	bool mem_optional, keep_nccl, no_bind, dry_run, reserve_set, cpu_set, mem_set, standalone, per_gpu;
+	bool mem_optional, keep_nccl, no_bind, dry_run, reserve_set, cpu_set, mem_set, standalone, per_gpu,
+		all_visible;
 };
 
 /* torchrun runs a module as `python -u -m MODULE` (unbuffered: each line
@@ -178,6 +179,11 @@ static const struct gf_opt launch_opts[] = {
 	GF_OPT_BOOL(0, "mem-optional", struct launch_args, mem_optional,
 		    "when seccomp or a missing CAP_SYS_NICE refuses the\n"
 		    "memory policy, warn and run the rank without it"),
+	GF_OPT_BOOL(0, "all-gpus-visible", struct launch_args, all_visible,
+		    "each rank sees the job's GPUs in rank order, so\n"
+		    "device LOCAL_RANK is its own (set_device(LOCAL_RANK));\n"
+		    "default: its own GPU alone, as device 0.  CPUs and\n"
+		    "memory stay each rank's own"),
 	GF_OPT_BOOL(0, "keep-nccl-affinity", struct launch_args, keep_nccl,
 		    "do not set NCCL_IGNORE_CPU_AFFINITY=1"),
 	GF_OPT_BOOL(0, "no-bind", struct launch_args, no_bind,
@@ -328,9 +334,10 @@ static int check_args(struct gf_cli *cli, const struct launch_args *a, struct sp
 		return gf_cli_usage(cli, "no command after '--'");
 	if (cli->json && !a->dry_run)
 		return gf_cli_usage(cli, "--json goes with --dry-run (the plan is printed, nothing run)");
-	if (a->no_bind && (a->gpus || a->cpu_set || a->mem_set || a->reserve_set || a->mem_optional || a->keep_nccl))
-		return gf_cli_usage(cli, "--no-bind binds nothing: --gpus, --cpu, --mem, --reserve, "
-					 "--mem-optional and --keep-nccl-affinity do not apply");
+	if (a->no_bind && (a->gpus || a->cpu_set || a->mem_set || a->reserve_set || a->mem_optional || a->keep_nccl ||
+			   a->all_visible))
+		return gf_cli_usage(cli, "--no-bind binds nothing: --gpus, --cpu, --mem, --reserve, --mem-optional, "
+					 "--keep-nccl-affinity and --all-gpus-visible do not apply");
 	if (a->no_bind && !a->nproc)
 		return gf_cli_usage(cli, "--no-bind needs --nproc-per-node N (no model is read to count GPUs)");
 	return -1;
@@ -401,6 +408,7 @@ int gf_cmd_launch(int argc, char **argv)
 	jo.quiet = cli.quiet;
 	jo.standalone = a.standalone;
 	jo.max_restarts = a.max_restarts;
+	jo.all_gpus_visible = a.all_visible;
 	if (!a.no_bind && (ret = gf_cli_discover(&cli, &t))) {
 		free(module_cmd);
 		return ret;

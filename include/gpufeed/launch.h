@@ -206,6 +206,13 @@ struct gf_launch_job_options {
 	 * a world that says otherwise is -EINVAL. */
 	bool standalone;
 	int max_restarts;		/* as in struct gf_launch_options */
+	/* Every rank sees all the job's GPUs, in rank order, in
+	 * CUDA_VISIBLE_DEVICES: device LOCAL_RANK is the rank's own, as
+	 * torch.cuda.set_device(LOCAL_RANK) expects; its CPUs and memory stay
+	 * its own GPU's.  Default: each rank sees its own GPU alone, as device
+	 * 0.  -EINVAL with MIG instances (a CUDA process enumerates one) or a
+	 * GPU named twice. */
+	bool all_gpus_visible;
 	/* New fields go here, at the end. */
 };
 
@@ -213,7 +220,7 @@ struct gf_launch_job_options {
 	{ .struct_size = sizeof(struct gf_launch_job_options), .argv = NULL, .gpus = NULL, .nproc = 0, \
 	  .no_bind = false, .bind = NULL, .env_flags = 0, .world = NULL, .grace_s = 5.0, .out_fd = 1, \
 	  .err_fd = 2, .prefix = true, .quiet = false, .root = NULL, .standalone = false, \
-	  .max_restarts = 0 }
+	  .max_restarts = 0, .all_gpus_visible = false }
 
 struct gf_launch_plan;
 

@@ -37,8 +37,8 @@ static int load_opts(const struct gf_launch_job_options *opts, const char *what,
 		return gf_error(-EINVAL, "launch: %d restarts: 0 to %d", o->max_restarts, GF_LAUNCH_MAX_RESTARTS);
 	if (o->no_bind && !o->nproc)
 		return gf_error(-EINVAL, "launch: without binding no model is read to count GPUs: give the ranks per node");
-	if (o->no_bind && o->gpus)
-		return gf_error(-EINVAL, "launch: without binding there are no GPUs to name");
+	if (o->no_bind && (o->gpus || o->all_gpus_visible))
+		return gf_error(-EINVAL, "launch: without binding there are no GPUs to name or show");
 	return 0;
 }
 
@@ -83,6 +83,47 @@ static int choose_targets(struct gf_launch_plan *p, struct gf_bind_target *tg)
 	return nproc ? nproc : n;
 }
 
+/* --all-gpus-visible: every rank's CUDA_VISIBLE_DEVICES lists the job's
+ * GPUs in rank order, so device LOCAL_RANK is the rank's own.  UUIDs when
+ * every GPU has one, else PCI-order indices for all (CUDA_DEVICE_ORDER is
+ * PCI_BUS_ID), never a mix. */
+static int all_visible(struct gf_launch_plan *p)
+{
+	const struct gf_topo *t = p->t;
+	char list[sizeof(p->b[0].visible_devices)];
+	size_t len = 0;
+	bool uuids = true;
+	int n = p->w.nproc;
+
+	for (int i = 0; i < n; i++) {
+		const struct gf_bind_target *tg = &p->b[i].target[0];
+
+		if (tg->mig >= 0)
+			return gf_error(-EINVAL, "rank %d: MIG instance %s: a CUDA process enumerates one MIG instance only "
+					"(NVIDIA MIG User Guide, device enumeration), so the job's GPUs cannot all be "
+					"visible to each rank", i, t->gpus[tg->gpu].mig[tg->mig].uuid);
+		for (int j = 0; j < i; j++)
+			if (p->b[j].target[0].gpu == tg->gpu)
+				return gf_error(-EINVAL, "ranks %d and %d both take GPU %d: with every GPU visible, device "
+						"LOCAL_RANK would not be each rank's own", j, i, t->gpus[tg->gpu].index);
+		uuids &= t->gpus[tg->gpu].uuid[0] != '\0';
+	}
+	list[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		const struct gf_gpu *g = &t->gpus[p->b[i].target[0].gpu];
+		int w = uuids ? snprintf(list + len, sizeof(list) - len, "%s%s", i ? "," : "", g->uuid) :
+				snprintf(list + len, sizeof(list) - len, "%s%d", i ? "," : "",
+					 g->cuda_ordinal >= 0 ? g->cuda_ordinal : g->index);
+
+		if (w < 0 || (size_t)w >= sizeof(list) - len)
+			return gf_error(-E2BIG, "%d GPUs do not fit in CUDA_VISIBLE_DEVICES", n);
+		len += (size_t)w;
+	}
+	for (int i = 0; i < n; i++)
+		strcpy(p->b[i].visible_devices, list);
+	return 0;
+}
+
 /* Every rank's binding; exclusive: the GPUs launched split their nodes'
  * cores among them, not every GPU of the model. */
 static int bind_ranks(struct gf_launch_plan *p)
@@ -108,7 +149,7 @@ static int bind_ranks(struct gf_launch_plan *p)
 		if ((ret = gf_bind_compute(p->t, &tg[i], 1, &p->bind, &p->b[i])) < 0)
 			return gf_error(ret, "rank %d: %s", i, gf_last_error());
 	p->w.nproc = n;
-	return 0;
+	return p->o.all_gpus_visible ? all_visible(p) : 0;
 }
 
 /* A port nobody listens on now, as torchrun's --standalone picks one (the

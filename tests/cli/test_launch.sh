@@ -63,6 +63,20 @@ expect_grep "$out" "^\[1\] Cpus_allowed_list:[[:space:]]*0-1$" "--cpu node: rank
 expect_rc 0 "--gpus 1 runs one rank on GPU 1" L --gpus 1 -- sh -c 'echo "$WORLD_SIZE $CUDA_VISIBLE_DEVICES"'
 expect_grep "$out" "^\[0\] 1 $uuid1$" "--gpus 1: one rank, GPU 1's UUID"
 
+# --all-gpus-visible: each rank sees the job's GPUs in rank order, so device
+# LOCAL_RANK is its own (torch.cuda.set_device(LOCAL_RANK)); CPUs stay its own.
+expect_rc 0 "--all-gpus-visible" L --all-gpus-visible -- sh -c \
+	'echo "cvd $LOCAL_RANK $CUDA_VISIBLE_DEVICES"; grep Cpus_allowed_list /proc/self/status'
+expect_grep "$out" "^\[0\] cvd 0 $uuid0,$uuid1$" "rank 0 sees both GPUs, its own first"
+expect_grep "$out" "^\[1\] cvd 1 $uuid0,$uuid1$" "rank 1 sees both GPUs, its own at device 1"
+expect_grep "$out" "^\[1\] Cpus_allowed_list:[[:space:]]*1$" "--all-gpus-visible: rank 1 still bound to its CPU"
+expect_rc 0 "--all-gpus-visible --gpus 1,0: rank order, not index order" L --all-gpus-visible --gpus 1,0 --dry-run --json -- true
+expect_jq "$out" '[.ranks[].binding.env.CUDA_VISIBLE_DEVICES] == ["'"$uuid1,$uuid0"'", "'"$uuid1,$uuid0"'"]
+	and [.ranks[].binding.targets[0].index] == [1, 0]' "--gpus 1,0: device LOCAL_RANK is still the rank's own GPU"
+expect_rc 2 "--all-gpus-visible with a MIG instance" L --all-gpus-visible --gpus 1:2:0 -- true
+expect_grep "$err" "MIG" "the refusal names MIG"
+expect_rc 2 "--all-gpus-visible with --no-bind" "$GPUFEED" launch --no-bind --nproc-per-node 1 --all-gpus-visible -- true
+
 # gpufeed verify reads each running rank back: its GPU (from
 # CUDA_VISIBLE_DEVICES) and CPUs as launch set them.
 if "$GPUFEED" help verify >/dev/null 2>&1; then

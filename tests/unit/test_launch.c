@@ -501,6 +501,24 @@ static void plan_on_a_recording(void **state)
 	free(json);
 	gf_launch_plan_free(p);
 
+	/* every GPU visible: the same list for both, in rank order */
+	o.all_gpus_visible = true;
+	o.gpus = "5,4";
+	assert_int_equal(gf_launch_plan_new(t, &o, &p), 0);
+	json = plan_json(p);
+	{
+		char want[256], *first;
+
+		snprintf(want, sizeof(want), "\"CUDA_VISIBLE_DEVICES\": \"%s,%s\"", t->gpus[5].uuid, t->gpus[4].uuid);
+		assert_non_null(first = strstr(json, want));
+		assert_non_null(strstr(first + 1, want));
+	}
+	free(json);
+	gf_launch_plan_free(p);
+	o.gpus = "4,4";
+	assert_int_equal(gf_launch_plan_new(t, &o, &p), -EINVAL);	/* device 1 would not be rank 1's */
+	o.all_gpus_visible = false;
+
 	/* errors, each before anything starts */
 	o.gpus = "4,9";
 	assert_int_equal(gf_launch_plan_new(t, &o, &p), -ENOENT);
