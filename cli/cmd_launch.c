@@ -232,6 +232,10 @@ static const struct gf_opt launch_opts[] = {
 		    "the recorded machine"),
 	GF_OPTS_MODEL,
 	GF_OPT_COMMON("json", "with --dry-run: the plan as JSON"),
+	GF_OPT_COMMON("output", "with --dry-run: write the plan to FILE (a\n"
+				"temporary file beside it, renamed when done); the\n"
+				"ranks' output is theirs, on standard output and\n"
+				"error"),
 	GF_OPT_COMMON("quiet", "no notices or warnings on standard error (the\nfirst failure is still reported)"),
 	GF_OPTS_STANDARD,
 	GF_OPT_END(),
@@ -334,6 +338,9 @@ static int check_args(struct gf_cli *cli, const struct launch_args *a, struct sp
 		return gf_cli_usage(cli, "no command after '--'");
 	if (cli->json && !a->dry_run)
 		return gf_cli_usage(cli, "--json goes with --dry-run (the plan is printed, nothing run)");
+	if (cli->output && !a->dry_run)
+		return gf_cli_usage(cli, "-o goes with --dry-run (the plan is written); the ranks' output goes to "
+					 "standard output and error: redirect them");
 	if (a->no_bind && (a->gpus || a->cpu_set || a->mem_set || a->reserve_set || a->mem_optional || a->keep_nccl ||
 			   a->all_visible))
 		return gf_cli_usage(cli, "--no-bind binds nothing: --gpus, --cpu, --mem, --reserve, --mem-optional, "

@@ -72,6 +72,9 @@ static const struct gf_opt run_opts[] = {
 		    "print the binding on standard error before CMD runs"),
 	GF_OPTS_MODEL,
 	GF_OPT_COMMON("json", "with --dry-run: the binding as JSON"),
+	GF_OPT_COMMON("output", "with --dry-run: write the binding to FILE (a\n"
+				"temporary file beside it, renamed when done); CMD's\n"
+				"own output is its own"),
 	GF_OPT_COMMON("quiet", "no warnings on standard error"),
 	GF_OPTS_STANDARD,
 	GF_OPT_END(),
@@ -118,6 +121,9 @@ static int check_args(struct gf_cli *cli, const struct run_args *a, int dashes, 
 		return gf_cli_usage(cli, "no command after '--'");
 	if (cli->json && !a->dry_run)
 		return gf_cli_usage(cli, "--json goes with --dry-run (the binding is printed, nothing run)");
+	if (cli->output && !a->dry_run)
+		return gf_cli_usage(cli, "-o goes with --dry-run (the binding is written); CMD's output is its own: "
+					 "redirect it");
 	return -1;
 }
 

@@ -39,6 +39,14 @@ expect_rc 0 "dry-run on an 8-GPU recording" "$GPUFEED" launch --root "$FIX/hgx-h
 expect_jq "$out" '(.ranks | length) == 8 and .ranks[5].binding.cpus == "70-83,182-195" and .ranks[5].binding.mems == "1"' \
 	"dry-run on a recording: rank 5's share of node 1, as recorded"
 
+expect_rc 0 "dry-run --json -o FILE" L --dry-run --json -o "$TMP/plan.json" -- true
+[ ! -s "$out" ] && ok "-o: nothing on standard output" || not_ok "-o: standard output has $(wc -c <"$out") bytes"
+expect_jq "$TMP/plan.json" '.schema == "gpufeed-launch/1" and (.ranks | length) == 2' "-o: FILE holds the plan"
+echo precious >"$TMP/keep"
+expect_rc 2 "-o without --dry-run: the ranks' output is not gpufeed's to put in a file" L -o "$TMP/keep" -- true
+expect_grep "$err" "dry-run" "the refusal points at --dry-run"
+[ "$(cat "$TMP/keep")" = precious ] && ok "-o refused: FILE left as it was" || not_ok "FILE was changed"
+
 expect_rc 0 "dry-run, text" L --dry-run -- true
 expect_grep "$out" "^rank 1 (local 1):" "text plan: a section per rank"
 expect_grep "$out" "cpus: *1 (exclusive)" "text plan: rank 1's CPU"
