@@ -1,5 +1,7 @@
 /* gpufeed launch: one process per GPU, each bound to its share of the GPU's
- * node, with torchrun's environment, supervised (src/launch). */
+ * node, with torchrun's environment, supervised.  The options and the
+ * printing; the plan and the supervisor are the library's (gf_launch_plan_*
+ * in src/launch). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,20 +14,16 @@ struct launch_args {
 	struct gf_bind_options o;
 	struct gf_cpuset reserved;
 	struct gf_launch_world w;
-	const char *gpus;
+	const char *gpus, *module;
 	double grace_s;
-	int nproc;
-	bool mem_optional, keep_nccl, no_bind, dry_run, reserve_set, cpu_set, mem_set;
+	int nproc, max_restarts;
+	bool mem_optional, keep_nccl, no_bind, dry_run, reserve_set, cpu_set, mem_set, standalone, per_gpu,
+		all_visible;
 };
 
-/* What each child needs in its setup callback, computed before any fork. */
-struct plan {
-	struct gf_launch_world *w;
-	struct gf_bind_options *o;
-	struct gf_binding *b;	/* nproc of them; NULL with --no-bind */
-	unsigned env_flags;
-	bool quiet;
-};
+/* torchrun runs a module as `python -u -m MODULE` (unbuffered: each line
+ * reaches the prefixer as it is printed); its PYTHON_EXEC is not read. */
+#define PYTHON "python3"
 
 static int count_arg(struct gf_cli *cli, const char *name, const char *arg, uint64_t lo, uint64_t hi, int *out)
 {
@@ -38,17 +36,45 @@ static int count_arg(struct gf_cli *cli, const char *name, const char *arg, uint
 	return 0;
 }
 
+/* N, or torchrun's "gpu" and "auto": one rank per GPU (the default). */
 static int opt_nproc(struct gf_cli *cli, void *ctx, const char *arg)
-{
-	return count_arg(cli, "nproc-per-node", arg, 1, GF_LAUNCH_MAX_PROCS, &((struct launch_args *)ctx)->nproc);
-}
-
-static int opt_nnodes(struct gf_cli *cli, void *ctx, const char *arg)
 {
 	struct launch_args *a = ctx;
 
+	if (!strcmp(arg, "gpu") || !strcmp(arg, "auto")) {
+		a->nproc = 0;
+		a->per_gpu = true;
+		return 0;
+	}
+	if (!strcmp(arg, "cpu") || !strcmp(arg, "xpu"))
+		return gf_cli_usage(cli, "--nproc-per-node %s: gpufeed launch starts one rank per NVIDIA GPU (N, gpu "
+				    "or auto)", arg);
+	a->per_gpu = false;
+	return count_arg(cli, "nproc-per-node", arg, 1, GF_LAUNCH_MAX_PROCS, &a->nproc);
+}
+
+/* N, or torchrun's MIN:MAX with MIN == MAX: a range is an elastic job. */
+static int opt_nnodes(struct gf_cli *cli, void *ctx, const char *arg)
+{
+	struct launch_args *a = ctx;
+	const char *colon = strchr(arg, ':');
+	char min[32];
+	int max = 0;
+
 	a->w.nnodes_from = "--nnodes";
-	return count_arg(cli, "nnodes", arg, 1, 1000000, &a->w.nnodes);
+	if (!colon)
+		return count_arg(cli, "nnodes", arg, 1, 1000000, &a->w.nnodes);
+	if ((size_t)(colon - arg) >= sizeof(min))
+		return gf_cli_usage(cli, "--nnodes: '%s' is not N or N:N", arg);
+	memcpy(min, arg, (size_t)(colon - arg));
+	min[colon - arg] = '\0';
+	if (count_arg(cli, "nnodes", min, 1, 1000000, &a->w.nnodes) ||
+	    count_arg(cli, "nnodes", colon + 1, 1, 1000000, &max))
+		return GF_EXIT_USAGE;
+	if (max != a->w.nnodes)
+		return gf_cli_usage(cli, "--nnodes %s: a range of nodes is an elastic job, which needs torchrun's "
+				    "rendezvous; gpufeed launch runs a fixed number of nodes (--nnodes N)", arg);
+	return 0;
 }
 
 static int opt_node_rank(struct gf_cli *cli, void *ctx, const char *arg)
@@ -75,6 +101,21 @@ static int opt_master_addr(struct gf_cli *cli, void *ctx, const char *arg)
 		return gf_cli_usage(cli, "--master-addr: '%s' is empty or too long", arg);
 	strcpy(a->w.master_addr, arg);
 	a->w.master_addr_from = "--master-addr";
+	return 0;
+}
+
+static int opt_max_restarts(struct gf_cli *cli, void *ctx, const char *arg)
+{
+	return count_arg(cli, "max-restarts", arg, 0, GF_LAUNCH_MAX_RESTARTS, &((struct launch_args *)ctx)->max_restarts);
+}
+
+static int opt_rdzv_id(struct gf_cli *cli, void *ctx, const char *arg)
+{
+	struct launch_args *a = ctx;
+
+	if (!*arg || strlen(arg) >= sizeof(a->w.run_id))
+		return gf_cli_usage(cli, "--rdzv-id: '%s' is empty or longer than %zu", arg, sizeof(a->w.run_id) - 1);
+	strcpy(a->w.run_id, arg);
 	return 0;
 }
 
@@ -114,8 +155,13 @@ static int opt_reserve(struct gf_cli *cli, void *ctx, const char *arg)
 
 static const struct gf_opt launch_opts[] = {
 	GF_OPT_CALLBACK(0, "nproc-per-node", "N", opt_nproc,
-			"processes on this node, one per GPU (default: one\n"
-			"for each GPU of --gpus, else of the model)"),
+			"processes on this node, one per GPU (default, or\n"
+			"gpu or auto: one for each GPU of --gpus, else of\n"
+			"the model); also --nproc_per_node, as torchrun"),
+	GF_OPT_STRING('m', "module", "MODULE", struct launch_args, module,
+		      "run 'python3 -u -m MODULE ARG...' in each rank, as\n"
+		      "torchrun -m: the words after MODULE are its own\n"
+		      "(no '--' needed)"),
 	GF_OPT_STRING('g', "gpus", "LIST", struct launch_args, gpus,
 		      "the GPUs, local rank i taking the i-th: NVML\n"
 		      "indices, UUIDs (or unique prefixes), PCI\n"
@@ -133,6 +179,11 @@ static const struct gf_opt launch_opts[] = {
 	GF_OPT_BOOL(0, "mem-optional", struct launch_args, mem_optional,
 		    "when seccomp or a missing CAP_SYS_NICE refuses the\n"
 		    "memory policy, warn and run the rank without it"),
+	GF_OPT_BOOL(0, "all-gpus-visible", struct launch_args, all_visible,
+		    "each rank sees the job's GPUs in rank order, so\n"
+		    "device LOCAL_RANK is its own (set_device(LOCAL_RANK));\n"
+		    "default: its own GPU alone, as device 0.  CPUs and\n"
+		    "memory stay each rank's own"),
 	GF_OPT_BOOL(0, "keep-nccl-affinity", struct launch_args, keep_nccl,
 		    "do not set NCCL_IGNORE_CPU_AFFINITY=1"),
 	GF_OPT_BOOL(0, "no-bind", struct launch_args, no_bind,
@@ -140,26 +191,51 @@ static const struct gf_opt launch_opts[] = {
 		    "environment (needs --nproc-per-node; reads no\n"
 		    "model)"),
 	GF_OPT_CALLBACK(0, "nnodes", "N", opt_nnodes,
-			"nodes of the job (default: PET_NNODES, a Slurm\n"
-			"step's SLURM_STEP_NUM_NODES, else 1)"),
+			"nodes of the job, or N:N (default: PET_NNODES, a\n"
+			"Slurm step's SLURM_STEP_NUM_NODES, else 1)"),
 	GF_OPT_CALLBACK(0, "node-rank", "R", opt_node_rank,
 			"this node's rank (default: PET_NODE_RANK,\n"
-			"SLURM_NODEID in a Slurm step, else 0)"),
+			"SLURM_NODEID in a Slurm step, else 0); also\n"
+			"--node_rank"),
 	GF_OPT_CALLBACK(0, "master-addr", "HOST", opt_master_addr,
 			"rank 0's host (default: PET_MASTER_ADDR,\n"
 			"MASTER_ADDR, the Slurm step's first host, else\n"
-			"127.0.0.1)"),
+			"127.0.0.1); also --master_addr"),
 	GF_OPT_CALLBACK(0, "master-port", "PORT", opt_master_port,
 			"rank 0's port (default: PET_MASTER_PORT,\n"
-			"MASTER_PORT, else 29500)"),
+			"MASTER_PORT, else 29500); also --master_port"),
+	GF_OPT_BOOL(0, "standalone", struct launch_args, standalone,
+		    "one node, this host: MASTER_ADDR 127.0.0.1 and a\n"
+		    "free MASTER_PORT, the environment not read (as\n"
+		    "torchrun --standalone)"),
+	GF_OPT_CALLBACK(0, "max-restarts", "N", opt_max_restarts,
+			"after a rank fails, stop every rank and start them\n"
+			"all again, up to N times (default 0); also\n"
+			"--max_restarts, as torchrun"),
+	GF_OPT_CALLBACK(0, "rdzv-id", "ID", opt_rdzv_id,
+			"the job's id, TORCHELASTIC_RUN_ID (default: none,\n"
+			"a random UUID with --standalone); also --rdzv_id"),
+	/* torchrun's spellings (its argparse takes both) */
+	GF_OPT_HIDDEN_CALLBACK("nproc_per_node", "N", opt_nproc),
+	GF_OPT_HIDDEN_CALLBACK("node_rank", "R", opt_node_rank),
+	GF_OPT_HIDDEN_CALLBACK("master_addr", "HOST", opt_master_addr),
+	GF_OPT_HIDDEN_CALLBACK("master_port", "PORT", opt_master_port),
+	GF_OPT_HIDDEN_CALLBACK("max_restarts", "N", opt_max_restarts),
+	GF_OPT_HIDDEN_CALLBACK("rdzv_id", "ID", opt_rdzv_id),
 	GF_OPT_CALLBACK(0, "grace", "SEC", opt_grace,
 			"after the first failure, SIGTERM to the other\n"
-			"ranks, SIGKILL SEC later (default 5)"),
+			"ranks, SIGKILL SEC later (default 5); as long\n"
+			"for what a rank leaves running when it exits"),
 	GF_OPT_BOOL(0, "dry-run", struct launch_args, dry_run,
 		    "print each rank's environment and binding on\n"
-		    "standard output, run nothing"),
+		    "standard output, run nothing; with --root, as on\n"
+		    "the recorded machine"),
 	GF_OPTS_MODEL,
 	GF_OPT_COMMON("json", "with --dry-run: the plan as JSON"),
+	GF_OPT_COMMON("output", "with --dry-run: write the plan to FILE (a\n"
+				"temporary file beside it, renamed when done); the\n"
+				"ranks' output is theirs, on standard output and\n"
+				"error"),
 	GF_OPT_COMMON("quiet", "no notices or warnings on standard error (the\nfirst failure is still reported)"),
 	GF_OPTS_STANDARD,
 	GF_OPT_END(),
@@ -167,7 +243,7 @@ static const struct gf_opt launch_opts[] = {
 
 const struct gf_cmd gf_cmd_launch_def = {
 	.name = "launch",
-	.args = "[--nproc-per-node N] [OPTIONS] -- CMD [ARG...]",
+	.args = "[OPTIONS] {-- CMD | -m MODULE} [ARG...]",
 	.summary = "start one process per GPU, each bound, with torchrun's environment",
 	.description =
 		"Starts N copies of CMD, local rank i for the i-th GPU, each bound before it\n"
@@ -175,7 +251,9 @@ const struct gf_cmd gf_cmd_launch_def = {
 		"launched split their node's physical cores, SMT siblings together, minus\n"
 		"--reserve) and given torchrun's environment: RANK, LOCAL_RANK, WORLD_SIZE,\n"
 		"LOCAL_WORLD_SIZE, GROUP_RANK, GROUP_WORLD_SIZE, ROLE_RANK, ROLE_WORLD_SIZE,\n"
-		"ROLE_NAME, MASTER_ADDR, MASTER_PORT, with CUDA_VISIBLE_DEVICES,\n"
+		"ROLE_NAME, MASTER_ADDR, MASTER_PORT, TORCHELASTIC_RESTART_COUNT,\n"
+		"TORCHELASTIC_MAX_RESTARTS, TORCHELASTIC_RUN_ID and\n"
+		"TORCHELASTIC_USE_AGENT_STORE=False, with CUDA_VISIBLE_DEVICES,\n"
 		"CUDA_DEVICE_ORDER, OMP_NUM_THREADS and NCCL_IGNORE_CPU_AFFINITY=1.  Every\n"
 		"binding is computed before anything starts: an impossible one starts none.\n"
 		"\n"
@@ -185,12 +263,21 @@ const struct gf_cmd gf_cmd_launch_def = {
 		"once, through gpufeed) with standard input from /dev/null.  The first rank\n"
 		"that fails (non-zero exit, or killed by a signal) is reported on standard\n"
 		"error and stops the others: SIGTERM to their process groups, SIGKILL after\n"
-		"--grace.  '--' before CMD is required.\n"
+		"--grace.  A rank ends with its process group: what it leaves running when\n"
+		"it exits gets SIGTERM, SIGKILL after --grace, and so does every rank's\n"
+		"group should gpufeed itself be killed.  '--' before CMD is required.\n"
+		"\n"
+		"torchrun's command lines carry over: --nproc_per_node (N, gpu or auto),\n"
+		"--node_rank, --master_addr, --master_port, --max_restarts and --rdzv_id\n"
+		"as well as their dashed spellings, --nnodes N:N, --standalone, and\n"
+		"-m MODULE in place of '-- CMD' (each rank runs 'python3 -u -m MODULE\n"
+		"ARG...').  An elastic range of nodes is refused: there is no rendezvous.\n"
 		"\n"
 		"Exit status: 0 when every rank exited 0; else the first failure's exit\n"
 		"status, 128+N for signal N; 125 when a rank's binding could not be\n"
-		"applied, 126/127 when CMD could not be executed/found; 2, 3 or 4 (below)\n"
-		"when gpufeed stopped before starting any rank.\n",
+		"applied, 126/127 when CMD could not be executed/found; 3 when every rank\n"
+		"exited 0 but their output could not be written (a full disk); 2, 3 or 4\n"
+		"(below) when gpufeed stopped before starting any rank.\n",
 	.opts = launch_opts,
 	.exits = { "every rank exited 0 (or --dry-run)", NULL, "", "a rank's output or the plan not written",
 		   "no GPU in the model (use --no-bind); a binding impossible here (see\n"
@@ -200,233 +287,145 @@ const struct gf_cmd gf_cmd_launch_def = {
 	.run = gf_cmd_launch,
 };
 
-static int check_args(struct gf_cli *cli, const struct launch_args *a, int dashes, int argc)
+/* Where the options end and CMD starts: at '--', or after -m MODULE (the
+ * words after MODULE are the module's, as after python's own -m). */
+struct split {
+	int nopt;	/* options: argv[1 .. nopt) */
+	int cmd;	/* CMD or the module's arguments: argv[cmd ..] */
+	bool dashes;	/* CMD follows a '--' */
+};
+
+static struct split split_command(int argc, char **argv)
 {
-	if (dashes < 0)
-		return gf_cli_usage(cli, "put '--' before the command to run");
-	if (dashes == argc - 1 && !a->dry_run)
+	for (int i = 1; i < argc; i++) {
+		const char *w = argv[i];
+
+		if (!strcmp(w, "--"))
+			return (struct split){ i, i + 1, true };
+		if (!strcmp(w, "-m") || !strcmp(w, "--module"))
+			return (struct split){ i + 1 < argc ? i + 2 : argc, i + 1 < argc ? i + 2 : argc, false };
+		if ((!strncmp(w, "-m", 2) && w[2]) || !strncmp(w, "--module=", 9))
+			return (struct split){ i + 1, i + 1, false };
+	}
+	return (struct split){ argc, argc, false };
+}
+
+/* python3 -u -m MODULE ARG...: a new argv (NULL on no memory). */
+static char **module_command(const char *module, char **args)
+{
+	int n = 0;
+	char **cmd;
+
+	while (args[n])
+		n++;
+	if (!(cmd = calloc((size_t)n + 5, sizeof(*cmd))))
+		return NULL;
+	cmd[0] = PYTHON;
+	cmd[1] = "-u";
+	cmd[2] = "-m";
+	cmd[3] = (char *)module;
+	memcpy(cmd + 4, args, (size_t)n * sizeof(*cmd));
+	return cmd;
+}
+
+static int check_args(struct gf_cli *cli, const struct launch_args *a, struct split sp, int argc)
+{
+	if (!sp.dashes && !a->module)
+		return gf_cli_usage(cli, "put '--' before the command to run (or -m MODULE)");
+	if (a->module && sp.dashes)
+		return gf_cli_usage(cli, "-m MODULE or '--' CMD: one of the two");
+	if (sp.dashes && sp.cmd == argc && !a->dry_run)
 		return gf_cli_usage(cli, "no command after '--'");
 	if (cli->json && !a->dry_run)
 		return gf_cli_usage(cli, "--json goes with --dry-run (the plan is printed, nothing run)");
-	if (a->no_bind && (a->gpus || a->cpu_set || a->mem_set || a->reserve_set || a->mem_optional || a->keep_nccl))
-		return gf_cli_usage(cli, "--no-bind binds nothing: --gpus, --cpu, --mem, --reserve, "
-					 "--mem-optional and --keep-nccl-affinity do not apply");
+	if (cli->output && !a->dry_run)
+		return gf_cli_usage(cli, "-o goes with --dry-run (the plan is written); the ranks' output goes to "
+					 "standard output and error: redirect them");
+	if (a->no_bind && (a->gpus || a->cpu_set || a->mem_set || a->reserve_set || a->mem_optional || a->keep_nccl ||
+			   a->all_visible))
+		return gf_cli_usage(cli, "--no-bind binds nothing: --gpus, --cpu, --mem, --reserve, --mem-optional, "
+					 "--keep-nccl-affinity and --all-gpus-visible do not apply");
 	if (a->no_bind && !a->nproc)
 		return gf_cli_usage(cli, "--no-bind needs --nproc-per-node N (no model is read to count GPUs)");
 	return -1;
 }
 
-/* The GPUs local ranks take: --gpus, else every whole GPU of the model. */
-static int choose_targets(struct gf_cli *cli, const struct launch_args *a, const struct gf_topo *t,
-			  struct gf_bind_target *tg)
+/* A plan refused: what the command line got wrong is a usage error, what
+ * this machine cannot do exit 4 (as for 'gpufeed run'), the rest 3. */
+static int plan_fail(struct gf_cli *cli, const struct gf_topo *t, int err)
 {
-	int n;
-
-	if (!t->ngpus) {
-		fprintf(stderr, "gpufeed launch: no NVIDIA GPU in %s: nothing to bind to (--no-bind launches "
-			"without binding)\n", t->machine.source);
-		return -GF_EXIT_UNAVAILABLE;
+	if (err == -EINVAL || err == -ENOENT || err == -E2BIG)
+		return gf_cli_usage(cli, "%s", gf_last_error());
+	if (err == -ENODEV && t && !t->ngpus) {
+		fprintf(stderr, "gpufeed launch: %s (--no-bind launches without binding)\n", gf_last_error());
+		return GF_EXIT_UNAVAILABLE;
 	}
-	if (!a->gpus) {
-		n = t->ngpus < GF_BIND_MAX_TARGETS ? t->ngpus : GF_BIND_MAX_TARGETS;
-		for (int i = 0; i < n; i++)
-			tg[i] = (struct gf_bind_target){ .gpu = i, .mig = -1 };
-	} else if ((n = gf_bind_parse_targets(t, a->gpus, tg, GF_BIND_MAX_TARGETS)) < 0) {
-		return -gf_cli_usage(cli, "--gpus: %s", gf_last_error());
-	}
-	if (a->gpus && a->nproc && a->nproc != n)
-		return -gf_cli_usage(cli, "--nproc-per-node %d but --gpus names %d GPUs: one rank per GPU", a->nproc, n);
-	if (a->nproc > n)
-		return -gf_cli_usage(cli, "--nproc-per-node %d but %s has %d GPUs: one rank per GPU", a->nproc,
-				     t->machine.source, n);
-	return a->nproc ? a->nproc : n;
+	return gf_cli_bind_fail(cli, NULL, err);
 }
 
-/* Every rank's binding, before anything starts.  -1 to go on, else the
- * exit code. */
-static int compute(struct gf_cli *cli, struct launch_args *a, const struct gf_topo *t, struct gf_binding **out)
+static int show(struct gf_cli *cli, const struct gf_launch_plan *p)
 {
-	struct gf_bind_target tg[GF_BIND_MAX_TARGETS];
-	int sharing[GF_BIND_MAX_TARGETS], nsharing = 0, n, ret;
-	struct gf_binding *b;
-
-	if ((n = choose_targets(cli, a, t, tg)) < 0)
-		return -n;
-	/* exclusive: the launched GPUs split their nodes' cores among them */
-	for (int i = 0; i < n; i++) {
-		int j = 0;
-
-		while (j < nsharing && sharing[j] != tg[i].gpu)
-			j++;
-		if (j == nsharing)
-			sharing[nsharing++] = tg[i].gpu;
-	}
-	a->o.sharing = sharing;
-	a->o.nsharing = nsharing;
-	a->o.mem_optional = a->mem_optional;
-	if (!(b = calloc((size_t)n, sizeof(*b))))
-		return gf_cli_fail(cli, -ENOMEM);
-	for (int i = 0; i < n; i++) {
-		if ((ret = gf_bind_compute(t, &tg[i], 1, &a->o, &b[i])) < 0) {
-			char what[32];
-
-			free(b);
-			snprintf(what, sizeof(what), "rank %d", i);
-			return gf_cli_bind_fail(cli, what, ret);
-		}
-	}
-	a->o.sharing = NULL;	/* points at this frame; apply does not need it */
-	a->o.nsharing = 0;
-	a->nproc = n;
-	*out = b;
-	return -1;
-}
-
-/* In each child, before exec: the rank's environment, then its binding. */
-static int setup_rank(int local, void *arg)
-{
-	const struct plan *p = arg;
-	int ret;
-
-	if ((ret = gf_launch_world_setenv(p->w, local)) || !p->b)
-		return ret;
-	if ((ret = gf_bind_apply(&p->b[local], p->o)) < 0)
-		return ret;
-	if (ret == GF_BIND_WARNED && !p->quiet)
-		fprintf(stderr, "gpufeed launch: warning: %s\n", gf_last_error());
-	return gf_bind_setenv(&p->b[local], p->env_flags);
-}
-
-static void print_indented(const char *text, FILE *f)
-{
-	for (const char *p = text; *p;) {
-		size_t n = strcspn(p, "\n");
-
-		fprintf(f, "  %.*s\n", (int)n, p);
-		p += n + (p[n] == '\n');
-	}
-}
-
-static int show_text(const struct gf_topo *t, const struct plan *p, char **cmd)
-{
-	const struct gf_launch_world *w = p->w;
-
-	printf("world:   %d node%s (%s), node rank %d (%s), %d per node, world size %d\n", w->nnodes,
-	       w->nnodes == 1 ? "" : "s", w->nnodes_from, w->node_rank, w->node_rank_from, w->nproc,
-	       w->nnodes * w->nproc);
-	printf("master:  %s (%s):%d (%s)\ncommand:", w->master_addr, w->master_addr_from, w->master_port,
-	       w->master_port_from);
-	for (int i = 0; cmd[i]; i++)
-		printf(" %s", cmd[i]);
-	printf("\n");
-	for (int i = 0; i < w->nproc; i++) {
-		struct gf_launch_env env[GF_LAUNCH_NENV];
-		int n = gf_launch_world_env(w, i, env);
-		char *text = NULL;
-		size_t len = 0;
-		FILE *ms;
-
-		printf("rank %d (local %d):\n  rank env:", w->node_rank * w->nproc + i, i);
-		for (int k = 0; k < n; k++)
-			printf(" %s=%s", env[k].name, env[k].value);
-		printf("\n");
-		if (!p->b)
-			continue;
-		if (!(ms = open_memstream(&text, &len)))
-			return -ENOMEM;
-		gf_bind_print(t, &p->b[i], p->env_flags, ms);
-		fclose(ms);
-		print_indented(text, stdout);
-		free(text);
-	}
-	return ferror(stdout) ? -EIO : 0;
-}
-
-static int show_json(const struct gf_topo *t, const struct plan *p, char **cmd)
-{
-	int n = p->w->nproc, ret = 0;
-	char **docs = calloc((size_t)n, sizeof(*docs));
-
-	if (!docs)
-		return -ENOMEM;
-	for (int i = 0; p->b && i < n && !ret; i++) {
-		size_t len = 0;
-		FILE *ms = open_memstream(&docs[i], &len);
-
-		if (!ms) {
-			ret = -ENOMEM;
-			break;
-		}
-		ret = gf_bind_write_json(t, &p->b[i], p->env_flags, cmd, ms);
-		fclose(ms);
-	}
-	if (!ret)
-		ret = gf_launch_write_json(p->w, cmd, p->b ? (const char *const *)docs : NULL, stdout);
-	for (int i = 0; i < n; i++)
-		free(docs[i]);
-	free(docs);
-	return ret;
-}
-
-static int show(struct gf_cli *cli, const struct gf_topo *t, const struct plan *p, char **cmd)
-{
-	int ret = cli->json ? show_json(t, p, cmd) : show_text(t, p, cmd);
+	int ret = cli->json ? gf_launch_plan_write_json(p, stdout) : gf_launch_plan_print(p, stdout);
 
 	if (ret || fflush(stdout))
 		return gf_cli_fail(cli, ret ? ret : -EIO);
 	return GF_EXIT_OK;
 }
 
-static int supervise(struct gf_cli *cli, const struct launch_args *a, struct plan *p, char **cmd)
+static int supervise(struct gf_cli *cli, const struct gf_launch_plan *p)
 {
-	struct gf_launch_options lo = GF_LAUNCH_OPTS_INIT;
 	struct gf_launch_result res;
 	int ret;
 
-	lo.nproc = a->nproc;
-	lo.argv = cmd;
-	lo.setup = setup_rank;
-	lo.setup_arg = p;
-	lo.rank_base = p->w->node_rank * a->nproc;
-	lo.grace_s = a->grace_s;
-	lo.quiet = cli->quiet;
-	if ((ret = gf_launch_run(&lo, &res)))
+	if ((ret = gf_launch_plan_run(p, &res)))
 		return gf_cli_fail(cli, ret);
-	return res.exit_code;
+	/* the ranks' own failure says more than their lost output (said already) */
+	return res.exit_code || !res.output_error ? res.exit_code : GF_EXIT_INPUT;
 }
 
 int gf_cmd_launch(int argc, char **argv)
 {
 	struct launch_args a = { .o = GF_BIND_OPTS_INIT, .w = GF_LAUNCH_WORLD_INIT, .grace_s = 5 };
-	int dashes = gf_cli_find_dashes(argc, argv), nopt = dashes < 0 ? argc : dashes, ret;
-	char **cmd = argv + nopt + (dashes < 0 ? 0 : 1);
-	struct plan p = { .w = &a.w, .o = &a.o };
+	struct gf_launch_job_options jo = GF_LAUNCH_JOB_OPTS_INIT;
+	struct split sp = split_command(argc, argv);
+	char **cmd = argv + sp.cmd, **module_cmd = NULL;
+	struct gf_launch_plan *p = NULL;
+	int ret;
 	struct gf_topo *t = NULL;
 	struct gf_cli cli;
 
 	a.o.cpu = GF_BIND_CPU_EXCLUSIVE;
 	gf_cli_init(&cli, "launch");
-	if ((ret = gf_cli_parse(&cli, &gf_cmd_launch_def, nopt, argv, &a)) >= 0 ||
-	    (ret = gf_cli_no_operands(&cli, nopt, argv)) >= 0 || (ret = check_args(&cli, &a, dashes, argc)) >= 0)
+	if ((ret = gf_cli_parse(&cli, &gf_cmd_launch_def, sp.nopt, argv, &a)) >= 0 ||
+	    (ret = gf_cli_no_operands(&cli, sp.nopt, argv)) >= 0 || (ret = check_args(&cli, &a, sp, argc)) >= 0)
 		return ret;
-	p.env_flags = a.keep_nccl ? GF_BIND_ENV_KEEP_NCCL_AFFINITY : 0;
-	p.quiet = cli.quiet;
-	if (!a.no_bind) {
-		if ((ret = gf_cli_discover(&cli, &t)))
-			return ret;
-		if ((ret = compute(&cli, &a, t, &p.b)) >= 0) {
-			gf_topo_free(t);
-			return ret;
-		}
+	if (a.module && !(cmd = module_cmd = module_command(a.module, cmd)))
+		return gf_cli_fail(&cli, -ENOMEM);
+	a.o.mem_optional = a.mem_optional;
+	/* a preview of a recording: as it would bind there, not here */
+	a.o.allowed_from_model = a.dry_run && cli.topo.root;
+	jo.argv = cmd;
+	jo.gpus = a.gpus;
+	jo.nproc = a.nproc;
+	jo.no_bind = a.no_bind;
+	jo.bind = &a.o;
+	jo.env_flags = a.keep_nccl ? GF_BIND_ENV_KEEP_NCCL_AFFINITY : 0;
+	jo.world = &a.w;
+	jo.grace_s = a.grace_s;
+	jo.quiet = cli.quiet;
+	jo.standalone = a.standalone;
+	jo.max_restarts = a.max_restarts;
+	jo.all_gpus_visible = a.all_visible;
+	if (!a.no_bind && (ret = gf_cli_discover(&cli, &t))) {
+		free(module_cmd);
+		return ret;
 	}
-	a.w.nproc = a.nproc;
-	if ((ret = gf_launch_world_resolve(&a.w)))
-		ret = gf_cli_usage(&cli, "%s", gf_last_error());
-	else if (a.dry_run)
-		ret = show(&cli, t, &p, cmd);
+	if ((ret = gf_launch_plan_new(t, &jo, &p)))
+		ret = plan_fail(&cli, t, ret);
 	else
-		ret = supervise(&cli, &a, &p, cmd);
+		ret = a.dry_run ? show(&cli, p) : supervise(&cli, p);
+	gf_launch_plan_free(p);
 	gf_topo_free(t);
-	free(p.b);
+	free(module_cmd);
 	return ret;
 }

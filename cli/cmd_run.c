@@ -66,11 +66,15 @@ static const struct gf_opt run_opts[] = {
 		    "pins its threads to all the GPU's local CPUs)"),
 	GF_OPT_BOOL(0, "dry-run", struct run_args, dry_run,
 		    "print the binding and the environment on standard\n"
-		    "output, run nothing (CMD may be left out)"),
+		    "output, run nothing (CMD may be left out); with\n"
+		    "--root, as on the recorded machine"),
 	GF_OPT_BOOL('v', "verbose", struct run_args, verbose,
 		    "print the binding on standard error before CMD runs"),
 	GF_OPTS_MODEL,
 	GF_OPT_COMMON("json", "with --dry-run: the binding as JSON"),
+	GF_OPT_COMMON("output", "with --dry-run: write the binding to FILE (a\n"
+				"temporary file beside it, renamed when done); CMD's\n"
+				"own output is its own"),
 	GF_OPT_COMMON("quiet", "no warnings on standard error"),
 	GF_OPTS_STANDARD,
 	GF_OPT_END(),
@@ -90,7 +94,9 @@ const struct gf_cmd gf_cmd_run_def = {
 		"its place: CMD's exit status and signals are its own.  '--' before CMD is\n"
 		"required.  An empty intersection, or a GPU whose NUMA node is unknown on a\n"
 		"machine with several nodes, is an error: never a silent fallback.  With\n"
-		"--root the model is a recording; the binding still acts on this machine.\n"
+		"--root the model is a recording; the binding still acts on this machine,\n"
+		"while --dry-run previews it as on the recorded machine (the CPUs and nodes\n"
+		"the recording's process could use).\n"
 		"\n"
 		"Exit status: CMD's; else 2, 3 or 4 for gpufeed's own errors (below), 126\n"
 		"when CMD was found but could not be executed, 127 when it was not found\n"
@@ -115,6 +121,9 @@ static int check_args(struct gf_cli *cli, const struct run_args *a, int dashes, 
 		return gf_cli_usage(cli, "no command after '--'");
 	if (cli->json && !a->dry_run)
 		return gf_cli_usage(cli, "--json goes with --dry-run (the binding is printed, nothing run)");
+	if (cli->output && !a->dry_run)
+		return gf_cli_usage(cli, "-o goes with --dry-run (the binding is written); CMD's output is its own: "
+					 "redirect it");
 	return -1;
 }
 
@@ -141,6 +150,8 @@ static int compute(struct gf_cli *cli, struct run_args *a, const struct gf_topo 
 	if ((n = gf_bind_parse_targets(t, a->gpus, tg, GF_BIND_MAX_TARGETS)) < 0)
 		return gf_cli_usage(cli, "--gpu: %s", gf_last_error());
 	a->o.mem_optional = a->mem_optional;
+	/* a preview of a recording: as it would bind there, not here */
+	a->o.allowed_from_model = a->dry_run && cli->topo.root;
 	if ((n = gf_bind_compute(t, tg, n, &a->o, b)) < 0)
 		return gf_cli_bind_fail(cli, NULL, n);
 	return -1;

@@ -30,7 +30,7 @@ audit: core vendor topo
 tune: core vendor topo audit
 report: core topo audit
 bind: core topo
-launch: core
+launch: core topo bind
 verify: core topo
 place: core topo
 emit: core topo

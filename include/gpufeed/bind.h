@@ -76,13 +76,18 @@ struct gf_bind_options {
 	/* gf_bind_apply(): a memory policy refused by seccomp or a missing
 	 * CAP_SYS_NICE (EPERM, ENOSYS) is a warning instead of -EPERM. */
 	bool mem_optional;
+	/* allowed_cpus / allowed_mems left NULL: take what the model's process
+	 * could use (t->cpus.allowed, t->numa.mems_allowed: on a recording,
+	 * the recording process's) instead of this process's.  A preview of
+	 * the binding on the recorded machine; applied here it may not fit. */
+	bool allowed_from_model;
 	/* New fields go here, at the end. */
 };
 
 #define GF_BIND_OPTS_INIT \
 	{ .struct_size = sizeof(struct gf_bind_options), .cpu = GF_BIND_CPU_NODE, .mem = GF_BIND_MEM_BIND, \
 	  .reserved = NULL, .allowed_cpus = NULL, .allowed_mems = NULL, .sharing = NULL, .nsharing = 0, \
-	  .mem_optional = false }
+	  .mem_optional = false, .allowed_from_model = false }
 
 /* One GPU or one MIG instance of it. */
 struct gf_bind_target {

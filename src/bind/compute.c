@@ -111,6 +111,33 @@ static int target_nodes(const struct gf_topo *t, const struct gf_binding *b, int
 	return 0;
 }
 
+/* Whose limits the allowed sets are, in the messages. */
+static const char *whose(const struct gf_bind_options *o, bool cpus)
+{
+	if (cpus ? o->allowed_cpus != NULL : o->allowed_mems != NULL)
+		return "this process may use";
+	return o->allowed_from_model ? "the recorded process could use" : "this process may use";
+}
+
+/* What the model's own process could use: a recording's, as recorded. */
+static void model_cpus(const struct gf_topo *t, struct gf_cpuset *cpus)
+{
+	*cpus = gf_cpuset_empty(&t->cpus.allowed) ? t->cpus.online : t->cpus.allowed;
+}
+
+static void model_mems(const struct gf_topo *t, struct gf_cpuset *mems)
+{
+	gf_cpuset_zero(mems);
+	if (t->numa.mems_allowed_known && !gf_cpuset_empty(&t->numa.mems_allowed)) {
+		*mems = t->numa.mems_allowed;
+		return;
+	}
+	for (int i = 0; i < t->numa.nnodes; i++)
+		gf_cpuset_set(mems, (unsigned)t->numa.node[i].id);
+	if (!t->numa.nnodes)
+		gf_cpuset_set(mems, 0);	/* no NUMA in the kernel: one node, 0 */
+}
+
 static int choose_cpus(const struct gf_topo *t, const struct gf_bind_options *o, const struct gf_cpuset *allowed,
 		       const int *node, struct gf_binding *b)
 {
@@ -144,8 +171,8 @@ static int choose_cpus(const struct gf_topo *t, const struct gf_bind_options *o,
 	gf_cpuset_format_list(allowed, a, sizeof(a));
 	if (o->reserved)
 		gf_cpuset_format_list(o->reserved, r, sizeof(r));
-	return gf_error(-EXDEV, "the GPUs' CPUs (%s, %s mode) and the CPUs this process may use (%s%s%s) do not meet",
-			l, gf_bind_cpu_mode_name(o->cpu), a, o->reserved ? " minus reserved " : "", r);
+	return gf_error(-EXDEV, "the GPUs' CPUs (%s, %s mode) and the CPUs %s (%s%s%s) do not meet", l,
+			gf_bind_cpu_mode_name(o->cpu), whose(o, true), a, o->reserved ? " minus reserved " : "", r);
 }
 
 static int choose_mems(const struct gf_bind_options *o, const struct gf_cpuset *allowed, const int *node,
@@ -166,8 +193,8 @@ static int choose_mems(const struct gf_bind_options *o, const struct gf_cpuset *
 	}
 	gf_cpuset_format_list(&want, w, sizeof(w));
 	gf_cpuset_format_list(allowed, a, sizeof(a));
-	return gf_error(-EXDEV, "the GPUs' memory node%s %s and the nodes this process may use (Mems_allowed %s) do not meet",
-			gf_cpuset_count(&want) == 1 ? "" : "s", w, a);
+	return gf_error(-EXDEV, "the GPUs' memory node%s %s and the nodes %s (Mems_allowed %s) do not meet",
+			gf_cpuset_count(&want) == 1 ? "" : "s", w, whose(o, false), a);
 }
 
 GF_API int gf_bind_compute(const struct gf_topo *t, const struct gf_bind_target *targets, int ntargets,
@@ -196,6 +223,8 @@ GF_API int gf_bind_compute(const struct gf_topo *t, const struct gf_bind_target 
 	if (o.cpu != GF_BIND_CPU_NONE) {
 		if (o.allowed_cpus)
 			cpus = *o.allowed_cpus;
+		else if (o.allowed_from_model)
+			model_cpus(t, &cpus);
 		else if ((ret = gf_bind_live_cpus(&cpus)))
 			return ret;
 		if ((ret = choose_cpus(t, &o, &cpus, node, out)))
@@ -205,6 +234,8 @@ GF_API int gf_bind_compute(const struct gf_topo *t, const struct gf_bind_target 
 	if (o.mem != GF_BIND_MEM_NONE) {
 		if (o.allowed_mems)
 			mems = *o.allowed_mems;
+		else if (o.allowed_from_model)
+			model_mems(t, &mems);
 		else if ((ret = gf_bind_live_mems(&mems)))
 			return ret;
 		if ((ret = choose_mems(&o, &mems, node, out)))
@@ -213,5 +244,7 @@ GF_API int gf_bind_compute(const struct gf_topo *t, const struct gf_bind_target 
 	if (out->threads < 1)
 		out->threads = 1;
 	trim_reason(out->reason);
+	if (o.allowed_from_model && (!o.allowed_cpus || !o.allowed_mems))
+		cat(out->reason, sizeof(out->reason), "%s", "; allowed CPUs and nodes as recorded, not this process's");
 	return 0;
 }

@@ -97,6 +97,8 @@ GF_API int gf_launch_world_resolve(struct gf_launch_world *w)
 	if (w->master_port < 1 || w->master_port > 65535)
 		return gf_error(-EINVAL, "launch: master port %d (%s) is not within 1..65535", w->master_port,
 				w->master_port_from);
+	if (!w->run_id[0])
+		strcpy(w->run_id, "none");
 	if (w->nnodes > 1 && !strcmp(w->master_addr_from, "default"))
 		return gf_error(-EINVAL, "launch: %d nodes (%s) but no master address: name the rank-0 node's "
 				"host (--master-addr, MASTER_ADDR)", w->nnodes, w->nnodes_from);
@@ -125,6 +127,8 @@ GF_API int gf_launch_world_env(const struct gf_launch_world *w, int local_rank, 
 	PUT("ROLE_NAME", "%s", "default");
 	PUT("MASTER_ADDR", "%s", w->master_addr);
 	PUT("MASTER_PORT", "%d", w->master_port);
+	PUT("TORCHELASTIC_RUN_ID", "%s", w->run_id[0] ? w->run_id : "none");
+	PUT("TORCHELASTIC_USE_AGENT_STORE", "%s", "False");
 #undef PUT
 	return n;
 }

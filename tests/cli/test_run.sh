@@ -86,6 +86,20 @@ expect_rc 0 "--dry-run text" "${RUN[@]}" --gpu 1 --cpu exclusive --dry-run -- tr
 expect_grep "$out" "^why:.*exclusive" "the text says why"
 expect_rc 0 "--dry-run needs no command" "${RUN[@]}" --gpu 1 --dry-run --json
 expect_jq "$out" '.cpus == "0-1" and .command == []' "--dry-run without a command: the binding, no command"
+# --dry-run on a recording: the binding as on the recorded machine, not cut
+# down to this machine's CPUs (which miss GPU5's node entirely).
+expect_rc 0 "--dry-run --root: a preview as recorded" taskset -c 0,1 "$GPUFEED" run --root "$HGX" --gpu 5 --dry-run --json
+expect_jq "$out" '.cpus == "56-111,168-223" and .mems == "1" and (.reason | test("as recorded"))' \
+	"--dry-run --root: GPU5's node 1 CPUs and memory, said to be as recorded"
+# -o FILE: the preview, written as every command writes FILE; CMD's own
+# output is its own, so -o without --dry-run is a usage error.
+expect_rc 0 "--dry-run --json -o FILE" "${RUN[@]}" --gpu 1 --dry-run --json -o "$TMP/b.json"
+[ ! -s "$out" ] && ok "-o: nothing on standard output" || not_ok "-o: standard output has $(wc -c <"$out") bytes"
+expect_jq "$TMP/b.json" '.schema == "gpufeed-run/1" and .cpus == "0-1"' "-o: FILE holds the binding"
+echo precious >"$TMP/keep"
+expect_rc 2 "-o without --dry-run" "${RUN[@]}" --gpu 0 -o "$TMP/keep" -- true
+expect_grep "$err" "dry-run" "the refusal points at --dry-run"
+[ "$(cat "$TMP/keep")" = precious ] && ok "-o refused: FILE left as it was" || not_ok "FILE was changed"
 run "${RUN[@]}" -v --gpu 0 -- true
 expect_grep "$err" "^cpus:" "-v prints the binding on stderr"
 finish

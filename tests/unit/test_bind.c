@@ -160,6 +160,38 @@ static void allowed_misses_node(void **state)
 	gf_topo_free(t);
 }
 
+/* allowed_from_model: a recording's binding as it would be there, whatever
+ * this process may use (a preview: run/launch --dry-run --root). */
+static void allowed_from_model(void **state)
+{
+	struct gf_topo *t = load("hgx-h100-8gpu", GF_NVML_AUTO);
+	struct gf_bind_options o = GF_BIND_OPTS_INIT;
+	struct gf_bind_target tg = { 5, -1 };
+
+	(void)state;
+	o.allowed_from_model = true;
+	assert_int_equal(gf_bind_compute(t, &tg, 1, &o, &b), 0);
+	assert_string_equal(list(&b.cpus), "56-111,168-223");
+	assert_string_equal(list(&b.mems), "1");
+	assert_non_null(strstr(b.reason, "as recorded"));
+	/* the recorded process's own limits are the model's too */
+	gf_cpuset_parse_list(&t->cpus.allowed, "0-55");
+	assert_int_equal(gf_bind_compute(t, &tg, 1, &o, &b), -EXDEV);
+	if (!strstr(gf_last_error(), "recorded") || !strstr(gf_last_error(), "(0-55)"))
+		fail_msg("%s", gf_last_error());
+	gf_cpuset_parse_list(&t->cpus.allowed, "0-223");
+	gf_cpuset_parse_list(&t->numa.mems_allowed, "0");
+	o.cpu = GF_BIND_CPU_NONE;
+	assert_int_equal(gf_bind_compute(t, &tg, 1, &o, &b), -EXDEV);
+	assert_non_null(strstr(gf_last_error(), "Mems_allowed 0"));
+	/* explicit allowed sets still win */
+	o.cpu = GF_BIND_CPU_NODE;
+	o.allowed_cpus = &all_cpus;
+	o.allowed_mems = &all_mems;
+	assert_int_equal(gf_bind_compute(t, &tg, 1, &o, &b), 0);
+	gf_topo_free(t);
+}
+
 /* Dual Ice Lake, 8 A100 PCIe, no NVML: 2 x 32 cores, SMT2 (sibling n+64),
  * GPUs 0-3 on node 0 and 4-7 on node 1, two per PCIe switch. */
 static void dual_pcie_switch(void **state)
@@ -353,6 +385,7 @@ int main(void)
 		cmocka_unit_test(hgx_modes),
 		cmocka_unit_test(hgx_reserved_and_sharing),
 		cmocka_unit_test(allowed_misses_node),
+		cmocka_unit_test(allowed_from_model),
 		cmocka_unit_test(dual_pcie_switch),
 		cmocka_unit_test(l40s_l3),
 		cmocka_unit_test(h200_vm_single_node),

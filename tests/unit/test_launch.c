@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 
 #include <gpufeed/error.h>
 #include <gpufeed/launch.h>
+#include <gpufeed/topo.h>
 #include "launch/lines.h"
 
 static double now_s(void)
@@ -103,8 +105,9 @@ struct run {
 	int ret;
 };
 
-/* Sets R=<local rank> for the shell scripts, or fails in rank fail_rank. */
-static int fail_rank = -1;
+/* Sets R=<local rank> for the shell scripts, or fails in rank fail_rank;
+ * run_sh's runs restart up to max_restarts times. */
+static int fail_rank = -1, max_restarts;
 static int setup_r(int local, void *arg)
 {
 	char v[16];
@@ -130,6 +133,7 @@ static void run_sh(struct run *r, int nproc, const char *script, double grace)
 	o.argv = argv;
 	o.setup = setup_r;
 	o.grace_s = grace;
+	o.max_restarts = max_restarts;
 	t0 = now_s();
 	r->ret = gf_launch_run(&o, &r->res);
 	r->secs = now_s() - t0;
@@ -202,6 +206,102 @@ static void grandchild_stopped_too(void **state)
 	assert_int_equal(r.res.exit_code, 4);
 	assert_true(r.secs < 3);
 	run_free(&r);
+}
+
+/* Gone, or a zombie its new parent has not reaped yet: not running.
+ * (/proc files have no size: read, not t_read.) */
+static bool pid_gone(pid_t pid)
+{
+	char path[64], st[512], *paren;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY)) < 0)
+		return true;
+	n = read(fd, st, sizeof(st) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	st[n] = '\0';
+	paren = strrchr(st, ')');
+	return paren && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
+static pid_t pid_in(const char *dir, const char *name)
+{
+	char path[512], *text;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	text = t_read(path);
+	assert_non_null(text);
+	pid = (pid_t)atoi(text);
+	free(text);
+	assert_true(pid > 0);
+	return pid;
+}
+
+static void leftover_stopped_with_its_rank(void **state)
+{
+	char *dir = t_mkdtemp(), script[1024];
+	struct run r;
+	pid_t pid;
+
+	(void)state;
+	/* rank 0 leaves a sleep holding its stdout and exits 0: the sleep is
+	 * stopped through the rank's group, and the run ends at once */
+	snprintf(script, sizeof(script), "sleep 1000 & echo $! > %s/pid; echo bye", dir);
+	run_sh(&r, 1, script, 5);
+	assert_int_equal(r.ret, 0);
+	assert_int_equal(r.res.exit_code, 0);
+	assert_true(r.secs < 3);
+	assert_non_null(strstr(r.out, "[0] bye\n"));
+	pid = pid_in(dir, "pid");
+	assert_true(pid_gone(pid));	/* the supervisor waited for its group */
+	run_free(&r);
+	t_rmtree(dir);
+	free(dir);
+}
+
+static void leftover_writer_does_not_hold_the_supervisor(void **state)
+{
+	struct run r;
+
+	(void)state;
+	/* rank 0 leaves 'yes' writing to its stdout (faster than it can be
+	 * read) and exits; rank 1 sleeps a little and says so.  The
+	 * supervisor must not sit reading rank 0's pipe: rank 1's line comes
+	 * out and the writer is stopped.  (--foreground keeps timeout in the
+	 * rank's group; its 10 s only bound a regression, which would
+	 * otherwise hang here.) */
+	run_sh(&r, 2, "if [ $R = 0 ]; then timeout --foreground 10 yes & exit 0; else sleep 0.3; echo done $R; fi", 5);
+	assert_int_equal(r.ret, 0);
+	assert_int_equal(r.res.exit_code, 0);
+	assert_true(r.secs < 3);
+	assert_non_null(strstr(r.out, "[1] done 1\n"));
+	run_free(&r);
+}
+
+static void output_error_reported(void **state)
+{
+	struct gf_launch_options o = GF_LAUNCH_OPTS_INIT;
+	struct gf_launch_result res;
+	char *argv[] = { "echo", "hello", NULL };
+
+	(void)state;
+	/* a full disk under the ranks' output: the ranks succeed, the output
+	 * is lost, and the result says so */
+	o.nproc = 2;
+	o.argv = argv;
+	o.out_fd = open("/dev/full", O_WRONLY);
+	o.err_fd = open("/dev/null", O_WRONLY);
+	assert_true(o.out_fd >= 0 && o.err_fd >= 0);
+	assert_int_equal(gf_launch_run(&o, &res), 0);
+	close(o.out_fd);
+	close(o.err_fd);
+	assert_int_equal(res.exit_code, 0);
+	assert_int_equal(res.output_error, -ENOSPC);
 }
 
 static void sigkill_after_grace(void **state)
@@ -302,6 +402,35 @@ static void signals_forwarded(void **state)
 	free(dir);
 }
 
+/* Every rank restarts when one fails, up to max_restarts times; each
+ * knows which try it is (TORCHELASTIC_RESTART_COUNT) and how many there
+ * may be (TORCHELASTIC_MAX_RESTARTS), as under torchrun. */
+static void restarts(void **state)
+{
+	struct run r;
+
+	(void)state;
+	max_restarts = 2;
+	run_sh(&r, 2, "echo try $TORCHELASTIC_RESTART_COUNT of $TORCHELASTIC_MAX_RESTARTS; "
+		      "[ $R = 1 ] && [ $TORCHELASTIC_RESTART_COUNT = 0 ] && exit 3; exit 0", 5);
+	assert_int_equal(r.ret, 0);
+	assert_int_equal(r.res.exit_code, 0);	/* the second try succeeded */
+	assert_int_equal(r.res.restarts, 1);
+	assert_int_equal(r.res.failed_rank, -1);
+	assert_non_null(strstr(r.out, "[1] try 0 of 2\n"));
+	assert_non_null(strstr(r.out, "[0] try 1 of 2\n"));
+	assert_null(strstr(r.out, "try 2"));
+	assert_non_null(strstr(r.err, "restart 1 of 2"));
+	run_free(&r);
+
+	/* a failure every time: the last try's */
+	run_sh(&r, 1, "exit 4", 5);
+	assert_int_equal(r.res.exit_code, 4);
+	assert_int_equal(r.res.restarts, 2);
+	run_free(&r);
+	max_restarts = 0;
+}
+
 static void bad_options(void **state)
 {
 	struct gf_launch_options o = GF_LAUNCH_OPTS_INIT, zero;
@@ -317,6 +446,145 @@ static void bad_options(void **state)
 	zero.argv = argv;
 	assert_int_equal(gf_launch_run(&zero, &res), -EINVAL);
 	assert_non_null(strstr(gf_last_error(), "GF_LAUNCH_OPTS_INIT"));
+}
+
+static void clear_world(void);
+
+/* ---- a bound launch as library calls ---- */
+
+/* Every CPU and node allowed: the fixtures' CPUs are not this machine's. */
+static struct gf_topo *load_fixture(const char *machine)
+{
+	struct gf_topo_options o = GF_TOPO_OPTS_INIT;
+	struct gf_topo *t = NULL;
+
+	o.root = t_fixture_root(machine);
+	if (gf_topo_discover(&o, &t))
+		fail_msg("%s: %s", machine, gf_last_error());
+	return t;
+}
+
+static char *plan_json(const struct gf_launch_plan *p)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *ms = open_memstream(&text, &len);
+
+	assert_non_null(ms);
+	assert_int_equal(gf_launch_plan_write_json(p, ms), 0);
+	fclose(ms);
+	return text;
+}
+
+static void plan_on_a_recording(void **state)
+{
+	struct gf_topo *t = load_fixture("hgx-h100-8gpu");
+	struct gf_launch_job_options o = GF_LAUNCH_JOB_OPTS_INIT;
+	struct gf_bind_options b = GF_BIND_OPTS_INIT;
+	struct gf_launch_plan *p;
+	char *argv[] = { "python3", "train.py", NULL }, *json;
+
+	(void)state;
+	clear_world();
+	b.cpu = GF_BIND_CPU_EXCLUSIVE;
+	b.allowed_from_model = true;
+	o.argv = argv;
+	o.bind = &b;
+	o.gpus = "4,5";
+	assert_int_equal(gf_launch_plan_new(t, &o, &p), 0);
+	assert_int_equal(gf_launch_plan_world(p)->nproc, 2);
+	json = plan_json(p);
+	/* GPUs 4 and 5, the two launched on node 1, split its 56 cores */
+	assert_non_null(strstr(json, "\"cpus\": \"56-83,168-195\""));
+	assert_non_null(strstr(json, "\"cpus\": \"84-111,196-223\""));
+	assert_non_null(strstr(json, "\"schema\": \"gpufeed-launch/1\""));
+	free(json);
+	gf_launch_plan_free(p);
+
+	/* every GPU visible: the same list for both, in rank order */
+	o.all_gpus_visible = true;
+	o.gpus = "5,4";
+	assert_int_equal(gf_launch_plan_new(t, &o, &p), 0);
+	json = plan_json(p);
+	{
+		char want[256], *first;
+
+		snprintf(want, sizeof(want), "\"CUDA_VISIBLE_DEVICES\": \"%s,%s\"", t->gpus[5].uuid, t->gpus[4].uuid);
+		assert_non_null(first = strstr(json, want));
+		assert_non_null(strstr(first + 1, want));
+	}
+	free(json);
+	gf_launch_plan_free(p);
+	o.gpus = "4,4";
+	assert_int_equal(gf_launch_plan_new(t, &o, &p), -EINVAL);	/* device 1 would not be rank 1's */
+	o.all_gpus_visible = false;
+
+	/* errors, each before anything starts */
+	o.gpus = "4,9";
+	assert_int_equal(gf_launch_plan_new(t, &o, &p), -ENOENT);
+	assert_non_null(strstr(gf_last_error(), "'9'"));
+	assert_null(p);
+	o.gpus = "4,5";
+	o.nproc = 3;
+	assert_int_equal(gf_launch_plan_new(t, &o, &p), -EINVAL);
+	o.gpus = NULL;
+	o.nproc = 9;
+	assert_int_equal(gf_launch_plan_new(t, &o, &p), -EINVAL);
+	assert_non_null(strstr(gf_last_error(), "8 GPUs"));
+	o.nproc = 0;
+	gf_cpuset_parse_list(&t->cpus.allowed, "0-55,112-167");	/* as if the recording's process had node 0 only */
+	assert_int_equal(gf_launch_plan_new(t, &o, &p), -EXDEV);
+	assert_non_null(strstr(gf_last_error(), "rank 4: "));
+	o.struct_size = 0;
+	assert_int_equal(gf_launch_plan_new(t, &o, &p), -EINVAL);
+	assert_non_null(strstr(gf_last_error(), "GF_LAUNCH_JOB_OPTS_INIT"));
+	gf_topo_free(t);
+
+	t = load_fixture("ci-vm");	/* no GPU */
+	o = (struct gf_launch_job_options)GF_LAUNCH_JOB_OPTS_INIT;
+	o.argv = argv;
+	assert_int_equal(gf_launch_plan_new(t, &o, &p), -ENODEV);
+	assert_non_null(strstr(gf_last_error(), "no NVIDIA GPU"));
+	gf_topo_free(t);
+}
+
+/* gf_launch_job: the model, the plan and the run in one call.  CPUs and
+ * memory left alone (this machine's CPUs are not the recording's): what
+ * each rank is given is its GPU and its variables. */
+static void job_in_one_call(void **state)
+{
+	struct gf_launch_job_options o = GF_LAUNCH_JOB_OPTS_INIT;
+	struct gf_bind_options b = GF_BIND_OPTS_INIT;
+	struct gf_launch_result res;
+	char outp[] = "/tmp/gf-launch-job-XXXXXX", *out;
+	char *argv[] = { "sh", "-c", "echo $RANK/$WORLD_SIZE $CUDA_VISIBLE_DEVICES", NULL };
+
+	(void)state;
+	clear_world();
+	b.cpu = GF_BIND_CPU_NONE;
+	b.mem = GF_BIND_MEM_NONE;
+	o.argv = argv;
+	o.bind = &b;
+	o.root = t_fixture_root("ci-2gpu");
+	o.out_fd = mkstemp(outp);
+	assert_true(o.out_fd >= 0);
+	assert_int_equal(gf_launch_job(&o, &res), 0);
+	close(o.out_fd);
+	assert_int_equal(res.exit_code, 0);
+	out = t_read(outp);
+	unlink(outp);
+	assert_non_null(out);
+	assert_non_null(strstr(out, "[0] 0/2 GPU-"));
+	assert_non_null(strstr(out, "[1] 1/2 GPU-"));
+	free(out);
+	/* without binding: no model, the variables only */
+	o.no_bind = true;
+	o.nproc = 1;
+	o.root = "/nonexistent";
+	o.out_fd = open("/dev/null", O_WRONLY);
+	assert_int_equal(gf_launch_job(&o, &res), 0);
+	close(o.out_fd);
+	assert_int_equal(res.exit_code, 0);
 }
 
 /* ---- the world ---- */
@@ -432,6 +700,9 @@ static void world_setenv(void **state)
 	assert_string_equal(getenv("GROUP_RANK"), "1");
 	assert_string_equal(getenv("MASTER_ADDR"), "head");
 	assert_string_equal(getenv("MASTER_PORT"), "29500");
+	/* no agent hosts a store: the ranks' rank 0 does (torch's env://) */
+	assert_string_equal(getenv("TORCHELASTIC_USE_AGENT_STORE"), "False");
+	assert_string_equal(getenv("TORCHELASTIC_RUN_ID"), "none");	/* torchrun's default --rdzv-id */
 	assert_int_equal(gf_launch_world_setenv(&w, 4), -EINVAL);
 	clear_world();
 }
@@ -464,11 +735,17 @@ int main(void)
 		cmocka_unit_test(prefixes_and_streams),
 		cmocka_unit_test(first_failure_code),
 		cmocka_unit_test(grandchild_stopped_too),
+		cmocka_unit_test(leftover_stopped_with_its_rank),
+		cmocka_unit_test(leftover_writer_does_not_hold_the_supervisor),
+		cmocka_unit_test(output_error_reported),
 		cmocka_unit_test(sigkill_after_grace),
 		cmocka_unit_test(signal_is_128_plus),
 		cmocka_unit_test(setup_and_exec_failures),
 		cmocka_unit_test(signals_forwarded),
+		cmocka_unit_test(restarts),
 		cmocka_unit_test(bad_options),
+		cmocka_unit_test(plan_on_a_recording),
+		cmocka_unit_test(job_in_one_call),
 		cmocka_unit_test(world_defaults_and_sources),
 		cmocka_unit_test(world_errors),
 		cmocka_unit_test(world_setenv),
