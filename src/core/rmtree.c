@@ -16,8 +16,6 @@
 #include "core/error.h"
 #include "core/rmtree.h"
 
-#define RMTREE_MAX_DEPTH 256
-
 struct mount_key {
 	unsigned long long dev, mnt_id;
 };
@@ -58,7 +56,7 @@ static int walk_dir(struct walk *w, int dirfd, int depth)
 	DIR *d;
 	int ret = 0;
 
-	if (depth > RMTREE_MAX_DEPTH)
+	if (depth > GF_RMTREE_MAX_DEPTH)
 		return gf_error(-ELOOP, "%s%s: nested too deep to remove", w->name, w->path);
 	d = fdopendir(dirfd);
 	if (!d) {

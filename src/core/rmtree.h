@@ -1,6 +1,10 @@
 #ifndef GF_CORE_RMTREE_H
 #define GF_CORE_RMTREE_H
 
+/* gf_rmtree refuses a tree nested deeper (it keeps a directory open per
+ * level); gf_tar_extract never makes one. */
+#define GF_RMTREE_MAX_DEPTH 256
+
 /* rm -rf without following symlinks and without crossing a mount point:
  * when a mount point lies inside `path`, nothing is removed and -EXDEV is
  * returned with a message naming it.  0 (also when path is absent) or
