@@ -16,4 +16,11 @@ int gf_rmtree(const char *path);
  * it differs while a directory is moved aside). */
 int gf_rmtree_check(const char *path, const char *name);
 
+/* The same for a signal handler: only async-signal-safe system calls, no
+ * allocation, no message, no depth limit (one directory open at a time, the
+ * path below `path` kept in a PATH_MAX buffer on the stack).  It stops at
+ * the first failure, and at a directory of another file system (st_dev),
+ * leaving the rest.  0 (also when path is absent) or -errno. */
+int gf_rmtree_signal_safe(const char *path);
+
 #endif

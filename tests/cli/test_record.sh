@@ -162,6 +162,31 @@ expect_grep "$err" "trailer.tar.gz: truncated" "says it is truncated"
 expect_rc 3 "--root an archive followed by garbage" "$GPUFEED" topo --root "$TMP/trailing.tar.gz"
 expect_grep "$err" "trailing.tar.gz: data after the end of the gzip stream" "says what follows it"
 
+# SIGINT, SIGTERM, SIGHUP while a command works on an unpacked archive (with
+# and without -o FILE, which has its own handler): the copy goes with it.
+# The command is stopped once its copy is seen, then signalled; env gives it
+# the default SIGINT, which a background job of a script would ignore.
+for sig in INT TERM HUP; do
+	for o in "" "-o $TMP/sig.txt"; do
+		how="SIG$sig${o:+ with -o}"
+		env --default-signal=INT "$GPUFEED" check --root "$TMP/hgx.tar.gz" $o >/dev/null 2>&1 & pid=$!
+		seen=
+		while kill -0 $pid 2>/dev/null; do
+			if [ -n "$(copies_of $pid)" ]; then kill -STOP $pid; seen=$(copies_of $pid); break; fi
+		done
+		if [ -z "$seen" ]; then
+			wait $pid
+			ok "# SKIP $how: check ended before its copy was seen"
+			continue
+		fi
+		kill -$sig $pid; kill -CONT $pid
+		{ wait $pid; } 2>/dev/null; rc=$?
+		[ "$rc" -gt 128 ] && ok "$how ends check (exit $rc)" || not_ok "$how: exit $rc"
+		[ -z "$(copies_of $pid)" ] && [ ! -e "$seen" ] && ok "$how: the unpacked copy is removed" ||
+			not_ok "$how: left $seen"
+	done
+done
+ls "$TMP" | grep -q 'sig.txt' && not_ok "-o left a file" || ok "-o left no file"
 
 # Races on DIR (deterministic versions in tests/unit/test_record.c).
 # Two records into one new DIR: one wins, the other fails; never both exit 0.

@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 #include "core/fs.h"
+#include "core/rmtree.h"
 #include "core/tar.h"
 #include <gpufeed/error.h>
 
@@ -571,6 +572,175 @@ static void trailer_and_trailing_data(void **state)
 	free(d);
 }
 
+static volatile sig_atomic_t got_signal;
+
+static void set_flag(int sig)
+{
+	(void)sig;
+	got_signal = 1;
+}
+
+/* As cli/output.c's -o cleanup: do its own work, then die of the signal. */
+static void die_of_it(int sig)
+{
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+enum child_kind { PLAIN, DYING_HANDLER, FLAG_HANDLER, GRANDCHILD };
+
+struct sig_child {
+	const char *archive;
+	enum child_kind kind;
+	int sig;
+};
+
+/* Unpacks, says where (one line), and waits for the signal. */
+static int unpack_and_wait(const struct sig_child *c, int wfd, int ready)
+{
+	struct gf_fs fs;
+	char line[PATH_MAX + 1];
+
+	if (c->kind == DYING_HANDLER)
+		signal(c->sig, die_of_it);
+	if (c->kind == FLAG_HANDLER)
+		signal(c->sig, set_flag);
+	if (gf_fs_init(&fs, c->archive))
+		return 10;
+	snprintf(line, sizeof(line), "%s\n", fs.unpacked);
+	if (write(wfd, line, strlen(line)) < 0)
+		return 11;
+	if (c->kind == GRANDCHILD) {
+		/* A forked child that dies of the signal leaves its parent's copy. */
+		pid_t pid = fork();
+		int status;
+
+		if (pid == 0) {
+			raise(c->sig);
+			_exit(12);
+		}
+		if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFSIGNALED(status))
+			return 13;
+		if (access(fs.unpacked, F_OK))
+			return 14;
+		gf_fs_fini(&fs);
+		return 0;
+	}
+	close(ready);			/* the parent may signal now */
+	while (!got_signal)
+		pause();
+	/* Only a handler that lets the process go on gets here: the copy is
+	 * still there for it, and the normal path removes it. */
+	if (access(fs.unpacked, F_OK))
+		return 15;
+	gf_fs_fini(&fs);
+	return access(fs.unpacked, F_OK) ? 0 : 16;
+}
+
+/* Forks unpack_and_wait, signals it once it is waiting, and returns its
+ * wait status; *copy is where it had unpacked. */
+static int signal_child(const struct sig_child *c, char *copy, size_t size)
+{
+	int pfd[2], rfd[2], status;
+	size_t got = 0;
+	ssize_t n;
+	char tmp;
+	pid_t pid;
+
+	assert_int_equal(pipe(pfd), 0);
+	assert_int_equal(pipe(rfd), 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(pfd[0]);
+		close(rfd[0]);
+		_exit(unpack_and_wait(c, pfd[1], rfd[1]));
+	}
+	close(pfd[1]);
+	close(rfd[1]);
+	while (got < size - 1 && (n = read(pfd[0], copy + got, 1)) == 1 && copy[got] != '\n')
+		got++;
+	copy[got] = '\0';
+	if (c->kind != GRANDCHILD) {
+		/* EOF on the second pipe: the child has closed it, about to pause();
+		 * a signal before pause() returns sets the flag or kills it anyway. */
+		assert_int_equal(read(rfd[0], &tmp, 1), 0);
+		assert_int_equal(kill(pid, c->sig), 0);
+	}
+	close(pfd[0]);
+	close(rfd[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return status;
+}
+
+/* SIGINT, SIGTERM and SIGHUP end a process using an unpacked archive:
+ * its copy goes with it, also when the process had its own handler that
+ * ends it (as -o FILE's); a handler that lets it go on keeps the copy
+ * until gf_fs_fini; a forked child's death is not its parent's. */
+static void signals_remove_the_copy(void **state)
+{
+	char *d = t_mkdtemp(), src[PATH_MAX], archive[PATH_MAX], copy[PATH_MAX];
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+
+	(void)state;
+	snprintf(src, sizeof(src), "%s/src", d);
+	t_write(src, "sys/devices/system/cpu/online", "0\n");
+	snprintf(archive, sizeof(archive), "%s/rec.tar.gz", d);
+	assert_int_equal(gf_tar_write(src, "rec", archive, NULL, NULL), 0);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		for (enum child_kind k = PLAIN; k <= GRANDCHILD; k++) {
+			struct sig_child c = { archive, k, sigs[i] };
+			int status = signal_child(&c, copy, sizeof(copy));
+
+			if (!strstr(copy, "/gpufeed-unpack-"))
+				fail_msg("%s, kind %d: no copy named (status 0x%x)", strsignal(sigs[i]), k, status);
+			if (k == FLAG_HANDLER || k == GRANDCHILD) {
+				if (!WIFEXITED(status) || WEXITSTATUS(status))
+					fail_msg("%s, kind %d: status 0x%x", strsignal(sigs[i]), k, status);
+			} else if (!WIFSIGNALED(status) || WTERMSIG(status) != sigs[i]) {
+				fail_msg("%s, kind %d: not ended by the signal (status 0x%x)", strsignal(sigs[i]), k, status);
+			}
+			if (access(copy, F_OK) == 0)
+				fail_msg("%s, kind %d: %s left behind", strsignal(sigs[i]), k, copy);
+		}
+	}
+	t_rmtree(d);
+	free(d);
+}
+
+/* The remover a signal handler uses: any depth (gf_rmtree stops at its
+ * limit), links removed and not followed, an absent path is no error. */
+static void signal_safe_rmtree(void **state)
+{
+	char *d = t_mkdtemp(), tree[PATH_MAX], name[PATH_MAX], outside[PATH_MAX], keep[PATH_MAX + 16];
+
+	(void)state;
+	snprintf(tree, sizeof(tree), "%s/tree", d);
+	snprintf(outside, sizeof(outside), "%s/outside", d);
+	t_write(outside, "precious", "1\n");
+	deep_name(name, sizeof(name), GF_RMTREE_MAX_DEPTH + 20, "f");
+	t_write(tree, name, "x\n");
+	deep_name(name, sizeof(name), 7, "g");
+	t_write(tree, name, "y\n");
+	t_write(tree, "rec/top-file", "z\n");
+	t_symlink(tree, "rec/d/link", outside);
+	deep_name(name, sizeof(name), 3, "empty");
+	{
+		char path[PATH_MAX * 2];
+
+		snprintf(path, sizeof(path), "%s/%s", tree, name);
+		assert_int_equal(mkdir(path, 0755), 0);
+	}
+	assert_int_equal(gf_rmtree(tree), -ELOOP);	/* why unpacking stops at GF_TAR_MAX_DEPTH */
+	assert_int_equal(gf_rmtree_signal_safe(tree), 0);
+	assert_int_not_equal(access(tree, F_OK), 0);
+	snprintf(keep, sizeof(keep), "%s/precious", outside);
+	assert_int_equal(access(keep, F_OK), 0);
+	assert_int_equal(gf_rmtree_signal_safe(tree), 0);	/* absent */
+	t_rmtree(d);
+	free(d);
+}
 
 int main(void)
 {
@@ -583,6 +753,8 @@ int main(void)
 		cmocka_unit_test(limits_refused),
 		cmocka_unit_test(writer_keeps_the_limits),
 		cmocka_unit_test(trailer_and_trailing_data),
+		cmocka_unit_test(signals_remove_the_copy),
+		cmocka_unit_test(signal_safe_rmtree),
 	};
 
 	return cmocka_run_group_tests_name("tar", tests, NULL, NULL);
