@@ -22,6 +22,7 @@
 #include "core/atomic.h"
 #include "core/error.h"
 #include "core/fs.h"
+#include "core/rmtree.h"
 #include "core/strutil.h"
 #include "core/tar.h"
 
@@ -91,6 +92,9 @@ static const char *budget_add(struct tar_budget *b, const char *name, unsigned l
 }
 
 static const struct gf_tar_limits default_limits = GF_TAR_LIMITS_DEFAULT;
+
+/* What is unpacked must be removable by gf_rmtree (gf_fs_fini's). */
+_Static_assert(GF_TAR_MAX_DEPTH < GF_RMTREE_MAX_DEPTH, "an unpacked archive nests deeper than gf_rmtree goes");
 
 struct ustar {
 	char name[100], mode[8], uid[8], gid[8], size[12], mtime[12], chksum[8], typeflag;
