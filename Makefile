@@ -186,7 +186,18 @@ $(BUILD)/fakes/$(call fake_soname,$(1)): $(1)
 endef
 $(foreach f,$(FAKE_SRCS),$(eval $(call FAKE_RULE,$(f))))
 
-$(PC_FILE): gpufeed.pc.in Makefile
+# The install variables the .pc is made from, rewritten only when they
+# change: an install with another PREFIX makes the .pc again, and a second
+# install with the same one does not (as git's GIT-CFLAGS).
+PC_VARS := $(BUILD)/gpufeed.pc.vars
+PC_VARS_NOW := prefix=$(PREFIX) libdir=$(LIBDIR) includedir=$(INCLUDEDIR) version=$(VERSION)
+$(PC_VARS): FORCE
+	@mkdir -p $(dir $@)
+	@printf '%s\n' '$(PC_VARS_NOW)' | cmp -s - $@ || printf '%s\n' '$(PC_VARS_NOW)' >$@
+.PHONY: FORCE
+FORCE:
+
+$(PC_FILE): gpufeed.pc.in Makefile $(PC_VARS)
 	@mkdir -p $(dir $@)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 	    -e 's|@VERSION@|$(VERSION)|' $< > $@

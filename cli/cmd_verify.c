@@ -68,13 +68,16 @@ const struct gf_cmd gf_cmd_verify_def = {
 		"The GPUs compared with are the ones named by --gpu, else the ones the process\n"
 		"has open, else the ones its CUDA_VISIBLE_DEVICES names (as it was at exec).\n"
 		"On a machine with one NUMA node everything is local and said so.  Reading\n"
-		"another user's process needs root.  --root DIR reads both the process and\n"
-		"the model from DIR; --model DIR takes the model from DIR and the process\n"
-		"from this machine.\n",
+		"another user's process needs root, and the kernel may refuse even root (a\n"
+		"process of another user namespace, one that is not dumpable, a security\n"
+		"module): the message says which.  A kernel thread or a zombie has nothing\n"
+		"to verify.  --root DIR reads both the process and the model from DIR;\n"
+		"--model DIR takes the model from DIR and the process from this machine.\n",
 	.opts = verify_opts,
 	.exits = { "all local: every thread and page is next to the GPUs (or one NUMA node)",
 		   "a finding of severity warning or error: a mismatch", "",
-		   "no such process, its files unreadable (another user's: needs root), a\n"
+		   "no such process, a kernel thread or a zombie, its files unreadable\n"
+		   "(another user's: needs root; the message says what refused them), a\n"
 		   "malformed /proc file",
 		   "no GPU known for the process: none open, none in CUDA_VISIBLE_DEVICES,\n"
 		   "no --gpu (the report is still printed)" },

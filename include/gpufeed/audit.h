@@ -71,7 +71,8 @@ struct gf_check_info {
 	const char *category;	/* "memory", "cpu", "irq", "storage", "network",
 				 * "pcie", "gpu", "container", "nccl" */
 	const char *title;	/* one line: "vm.swappiness is low" */
-	const char *why;	/* one line naming the seed section or vendor doc */
+	const char *why;	/* one line: the reason; "docs/checks.md#<id>"; then
+				 * each public source as "\"Title\", URL" */
 	const char *source;	/* what it reads: file, NVML field, command */
 	const char *training;	/* the value expected with --profile training */
 	const char *inference;	/* ... with --profile inference (may be the same) */

@@ -1,6 +1,5 @@
-/* Container and cgroup checks (seed 000 ch. 3 and seed 001 on Docker and
- * Kubernetes; shared/research/host-audit-tuning.md §4.2, §7 "NCCL /
- * containers / cgroups").  They describe the job's box: its resource limits,
+/* Container and cgroup checks (docs/checks.md, "Containers and cgroups",
+ * which names each one's public source).  They describe the job's box: its resource limits,
  * its cgroup, its cpuset against the GPUs' NUMA nodes, what the runtime let
  * in (/proc/sys writable, RDMA device nodes).  Read through the context, so
  * a recording made inside a container replays as one.
@@ -644,46 +643,61 @@ JOB_GPU_CHECK(memory_limit)
 
 const struct gf_check_def gf_checks_container[] = {
 	{ { "ctr.memlock", "container", "RLIMIT_MEMLOCK is unlimited",
-	    "NCCL user guide (troubleshooting: Docker --ulimit memlock=-1); seed 001 (containers): pinned memory "
-	    "and RDMA registration count against memlock",
+	    "pinned host buffers and RDMA registrations count against the memlock limit; "
+	    "docs/checks.md#ctr.memlock; "
+	    "\"NCCL Troubleshooting: Runtime and MPI issues\", https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/runtime_and_mpi_issues.html; "
+	    "\"getrlimit(2)\", https://man7.org/linux/man-pages/man2/getrlimit.2.html",
 	    "getrlimit(RLIMIT_MEMLOCK) live; recording: manifest rlimits.memlock, else /proc/self/limits",
 	    "unlimited (fail otherwise)", "unlimited (warn otherwise)",
 	    "ulimit -l unlimited; docker --ulimit memlock=-1; limits.d / LimitMEMLOCK=infinity", GF_CHECK_NEEDS_GPU },
 	  run_memlock },
 	{ { "ctr.cpuset-gpu", "container", "the job's CPUs include its GPUs' local CPUs",
-	    "seed 000 ch. 3 (NUMA-local feeding); Kubernetes topology manager; host-audit-tuning §7 CGRP.LIMITS",
+	    "feeding threads off the GPU's node cross the socket link; docs/checks.md#ctr.cpuset-gpu; "
+	    "\"Kubernetes: Control Topology Management Policies on a node\", https://kubernetes.io/docs/tasks/administer-cluster/topology-manager/; "
+	    "\"Control Group v2\", https://docs.kernel.org/admin-guide/cgroup-v2.html",
 	    "/proc/self/status Cpus_allowed_list & cgroup cpuset.cpus.effective vs each GPU's local_cpulist",
 	    "every used GPU has local CPUs in the set", "every used GPU has local CPUs in the set",
 	    "--cpuset-cpus with the GPUs' node CPUs; topology manager single-numa-node",
 	    GF_CHECK_NEEDS_GPU | GF_CHECK_CROSS_LAYER },
 	  run_cpuset_gpu },
 	{ { "ctr.mems-gpu", "container", "the job may allocate on its GPUs' NUMA nodes",
-	    "seed 000 ch. 3 (pinned buffers on the GPU's node); host-audit-tuning §7 CGRP.LIMITS",
+	    "pinned buffers allocated off the GPU's node cross the socket link on every copy; "
+	    "docs/checks.md#ctr.mems-gpu; "
+	    "\"Kubernetes: Control Topology Management Policies on a node\", https://kubernetes.io/docs/tasks/administer-cluster/topology-manager/; "
+	    "\"Control Group v2\", https://docs.kernel.org/admin-guide/cgroup-v2.html",
 	    "/proc/self/status Mems_allowed_list (cpuset.mems) vs each GPU's numa_node",
 	    "every used GPU's node allowed", "every used GPU's node allowed", "--cpuset-mems with the GPUs' nodes",
 	    GF_CHECK_NEEDS_GPU | GF_CHECK_CROSS_LAYER },
 	  run_mems_gpu },
 	{ { "ctr.memory-limit", "container", "the cgroup memory limit leaves room for pinned staging",
-	    "seed 001 (containers: OOM kills); host-audit-tuning §7 CGRP.LIMITS; NVIDIA DGX sizing (host RAM >= 2x "
-	    "GPU memory)",
+	    "pinned staging and page cache count against the cgroup's memory; "
+	    "too low a limit ends in OOM kills; docs/checks.md#ctr.memory-limit; "
+	    "\"Control Group v2\", https://docs.kernel.org/admin-guide/cgroup-v2.html",
 	    "cgroup v2 memory.max/memory.high, v1 memory.limit_in_bytes, up to the root; GPU memory (NVML)",
 	    "no limit or >= 2x the used GPUs' memory (capped at RAM)",
 	    "no limit or >= 1x the used GPUs' memory (capped at RAM)", "docker --memory / Kubernetes limits.memory",
 	    GF_CHECK_NEEDS_GPU | GF_CHECK_CROSS_LAYER },
 	  run_memory_limit },
 	{ { "ctr.pids-limit", "container", "the cgroup pids limit leaves room for loader workers",
-	    "seed 001 (DataLoader workers); host-audit-tuning §7 CGRP.LIMITS (pids.max >= workers)",
+	    "DataLoader workers and their threads count against the cgroup's pids limit; "
+	    "docs/checks.md#ctr.pids-limit; "
+	    "\"Control Group v2\", https://docs.kernel.org/admin-guide/cgroup-v2.html",
 	    "cgroup v2 pids.max, v1 pids/pids.max, up to the root", "no limit or >= 4096", "no limit or >= 4096",
 	    "docker --pids-limit=-1; kubelet podPidsLimit", 0 },
 	  run_pids_limit },
 	{ { "ctr.proc-sys", "container", "sysctls can be tuned from here",
-	    "containerd #3221 (readonly_paths /proc/sys); netavark #825; host-audit-tuning §7 CTR.MODE",
+	    "a container's /proc/sys is read-only: host settings are tuned on the host; "
+	    "docs/checks.md#ctr.proc-sys; "
+	    "\"Kubernetes: Using sysctls in a Kubernetes Cluster\", https://kubernetes.io/docs/tasks/administer-cluster/sysctl-cluster/",
 	    "/proc/self/mountinfo (the /proc/sys mount's options); container detection",
 	    "host: /proc/sys writable; container: na (tune on the host)",
 	    "host: /proc/sys writable; container: na (tune on the host)", "run gpufeed tune on the host", 0 },
 	  run_proc_sys },
 	{ { "ctr.rdma-devices", "container", "every RDMA device has its uverbs device node",
-	    "NCCL user guide (GPUDirect RDMA needs the verbs devices; containers: --device=/dev/infiniband)",
+	    "RDMA needs the /dev/infiniband uverbs nodes inside the container; "
+	    "docs/checks.md#ctr.rdma-devices; "
+	    "\"NVIDIA GPU Operator: GPUDirect RDMA and GPUDirect Storage\", https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-rdma.html; "
+	    "\"NCCL Troubleshooting: Networking\", https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/networking_troubleshooting.html",
 	    "/sys/class/infiniband vs /dev/infiniband/uverbs* (recording: manifest dev_nodes)",
 	    "one uverbs node per RDMA device", "one uverbs node per RDMA device",
 	    "modprobe ib_uverbs; --device=/dev/infiniband", 0 },

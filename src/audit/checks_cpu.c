@@ -1,5 +1,5 @@
-/* CPU and scheduler checks (seed 000 §3.3.7; shared/research/
- * host-audit-tuning.md §7 "CPU / scheduler / IRQ").
+/* CPU and scheduler checks (docs/checks.md, "CPU and scheduler", which
+ * names each one's public source).
  *
  * Per-CPU settings give one result for the host that names the CPUs out of
  * line: a result per CPU would bury the rest of the report. */
@@ -105,7 +105,7 @@ static bool is_word(const char *v, const void *want)
 }
 
 /* powersave/schedutil/ondemand lower the clock between batches; the loader
- * thread then wakes on a slow core (seed 000 §3.3.7). */
+ * thread then wakes on a slow core. */
 static void run_governor(struct gf_audit_ctx *c)
 {
 	struct gf_check_result *r = audit_result(c, "");
@@ -362,7 +362,7 @@ static void cstate_describe(struct gf_check_result *r, const struct idle_state *
 }
 
 /* A loader thread that sleeps in C6 needs 100+ µs to wake: bubbles on the
- * GPU (seed 000 §3.3.7). */
+ * GPU. */
 static void run_cstate(struct gf_audit_ctx *c)
 {
 	struct gf_check_result *r = audit_result(c, "");
@@ -439,37 +439,56 @@ static void run_nmi_watchdog(struct gf_audit_ctx *c)
 
 const struct gf_check_def gf_checks_cpu[] = {
 	{ { "cpu.governor", "cpu", "CPUs run the performance governor",
-	    "seed 000 §3.3.7; TuneD *-performance governor=performance; DGX OS nv-cpu-governor",
+	    "a power-saving governor slows the cores that feed the GPUs; docs/checks.md#cpu.governor; "
+	    "\"CPU Performance Scaling\", https://docs.kernel.org/admin-guide/pm/cpufreq.html; "
+	    "\"TuneD accelerator-performance profile\", https://github.com/redhat-performance/tuned/blob/master/profiles/accelerator-performance/tuned.conf",
 	    CPU_DIR "/cpu*/cpufreq/scaling_governor", "performance (na without cpufreq)",
 	    "performance (na without cpufreq)", "cpupower frequency-set -g performance", 0 },
 	  run_governor },
 	{ { "cpu.epp", "cpu", "the energy preference is performance",
-	    "TuneD throughput-performance energy_performance_preference=performance",
+	    "an energy-saving preference lets the hardware lower the cores' frequency; docs/checks.md#cpu.epp; "
+	    "\"intel_pstate CPU Performance Scaling Driver\", https://docs.kernel.org/admin-guide/pm/intel_pstate.html; "
+	    "\"TuneD throughput-performance profile\", https://github.com/redhat-performance/tuned/blob/master/profiles/throughput-performance/tuned.conf",
 	    CPU_DIR "/cpu*/cpufreq/energy_performance_preference", "performance", "performance",
 	    "echo performance > cpu*/cpufreq/energy_performance_preference", 0 },
 	  run_epp },
 	{ { "cpu.max-freq", "cpu", "no CPU frequency cap below the hardware's",
-	    "seed 000 §3.3.7 (no frequency scaling on GPU feeders); cpufreq scaling_max_freq",
+	    "a frequency cap below the hardware's slows the cores that feed the GPUs; "
+	    "docs/checks.md#cpu.max-freq; "
+	    "\"CPU Performance Scaling\", https://docs.kernel.org/admin-guide/pm/cpufreq.html",
 	    CPU_DIR "/cpu*/cpufreq/{scaling_max_freq,cpuinfo_max_freq}", "scaling_max_freq = cpuinfo_max_freq",
 	    "scaling_max_freq = cpuinfo_max_freq", "cpupower frequency-set -u <cpuinfo_max_freq>", 0 },
 	  run_max_freq },
 	{ { "cpu.boost", "cpu", "turbo is on",
-	    "TuneD *-performance boost=1; TuneD issue #857 (absent in VMs: na)",
+	    "turbo gives the feeding threads their highest frequency (absent in many VMs: na); "
+	    "docs/checks.md#cpu.boost; "
+	    "\"CPU Performance Scaling\", https://docs.kernel.org/admin-guide/pm/cpufreq.html; "
+	    "\"TuneD accelerator-performance profile\", https://github.com/redhat-performance/tuned/blob/master/profiles/accelerator-performance/tuned.conf",
 	    CPU_DIR "/intel_pstate/no_turbo or " CPU_DIR "/cpufreq/boost", "on (na when absent)",
 	    "on (na when absent)", "echo 0 > intel_pstate/no_turbo or echo 1 > cpufreq/boost (safe)", 0 },
 	  run_boost },
 	{ { "cpu.min-perf", "cpu", "intel_pstate's floor is 100%",
-	    "TuneD accelerator-/throughput-/latency-performance min_perf_pct=100", CPU_DIR "/intel_pstate/min_perf_pct",
+	    "a floor below 100% lets idle cores wake slowly; docs/checks.md#cpu.min-perf; "
+	    "\"intel_pstate CPU Performance Scaling Driver\", https://docs.kernel.org/admin-guide/pm/intel_pstate.html; "
+	    "\"TuneD accelerator-performance profile\", https://github.com/redhat-performance/tuned/blob/master/profiles/accelerator-performance/tuned.conf",
+	    CPU_DIR "/intel_pstate/min_perf_pct",
 	    "100", "100", "echo 100 > " CPU_DIR "/intel_pstate/min_perf_pct (safe)", 0 },
 	  run_min_perf },
 	{ { "cpu.cstate", "cpu", "deep C-states do not delay the GPU's feeders",
-	    "seed 000 §3.3.7; TuneD accelerator-performance force_latency=99, latency-performance C1 only",
+	    "waking from a deep C-state adds latency to every launch and completion; "
+	    "docs/checks.md#cpu.cstate; "
+	    "\"CPU Idle Time Management\", https://docs.kernel.org/admin-guide/pm/cpuidle.html; "
+	    "\"TuneD accelerator-performance profile\", https://github.com/redhat-performance/tuned/blob/master/profiles/accelerator-performance/tuned.conf",
 	    IDLE_DIR "/state*/{name,latency,disable}; /dev/cpu_dma_latency; /proc/cmdline max_cstate",
 	    "no enabled state above 99 us", "C1 only (no state above state1's latency)",
 	    "cpupower idle-set -D 100; persist with TuneD or the BIOS", 0 },
 	  run_cstate },
 	{ { "cpu.nmi-watchdog", "cpu", "the NMI watchdog is off on latency-bound hosts",
-	    "TuneD network-latency kernel.nmi_watchdog=0; mlnx_tune reads it", "/proc/sys/kernel/nmi_watchdog",
+	    "the NMI watchdog's periodic interrupts add jitter on latency-bound hosts; "
+	    "docs/checks.md#cpu.nmi-watchdog; "
+	    "\"Softlockup detector and hardlockup detector (aka nmi_watchdog)\", https://docs.kernel.org/admin-guide/lockup-watchdogs.html; "
+	    "\"TuneD network-latency profile\", https://github.com/redhat-performance/tuned/blob/master/profiles/network-latency/tuned.conf",
+	    "/proc/sys/kernel/nmi_watchdog",
 	    "0 or 1", "0", "sysctl -w kernel.nmi_watchdog=0 (safe)", 0 },
 	  run_nmi_watchdog },
 	GF_CHECK_END,

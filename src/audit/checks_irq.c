@@ -1,6 +1,5 @@
-/* IRQ checks (seed 000 §3.3.4 "Scheduler and Interrupt Affinity";
- * shared/research/host-audit-tuning.md §7 "CPU / scheduler / IRQ":
- * IRQ.NICLOCAL, IRQ.BALANCE, CPU.ISOLCONSIST).
+/* IRQ checks (docs/checks.md, "Interrupts", which names each one's public
+ * source).
  *
  * Where an IRQ is served: /proc/irq/N/effective_affinity_list (the CPUs the
  * kernel really delivers it to) when present and not empty, else
@@ -493,28 +492,38 @@ static void run_balance(struct gf_audit_ctx *c)
 
 const struct gf_check_def gf_checks_irq[] = {
 	{ { "irq.gpu-local", "irq", "GPU interrupts are served on the GPU's NUMA node",
-	    "seed 000 §3.3.4 (bind every GPU and NIC interrupt to the nearest cores)",
+	    "a GPU interrupt served on another node crosses the socket link on every completion; "
+	    "docs/checks.md#irq.gpu-local; "
+	    "\"SMP IRQ affinity\", https://docs.kernel.org/core-api/irq/irq-affinity.html",
 	    "/sys/bus/pci/devices/<bdf>/msi_irqs, " IRQ_SOURCE ", the model's GPU NUMA node",
 	    "on the GPU's node", "on the GPU's node",
 	    "echo <node CPUs> > /proc/irq/N/smp_affinity_list for each IRQ; keep irqbalance off them",
 	    GF_CHECK_CROSS_LAYER | GF_CHECK_NEEDS_GPU },
 	  run_gpu_local },
 	{ { "irq.nic-local", "irq", "NIC interrupts are served on the NIC's NUMA node",
-	    "seed 000 §3.3.4; mlnx_tune / mlnx-tools set_irq_affinity_bynode.sh",
+	    "NIC interrupts on another node cross the socket link for every packet; "
+	    "docs/checks.md#irq.nic-local; "
+	    "\"SMP IRQ affinity\", https://docs.kernel.org/core-api/irq/irq-affinity.html; "
+	    "\"NCCL Troubleshooting: Networking\", https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/networking_troubleshooting.html",
 	    "/sys/bus/pci/devices/<bdf>/msi_irqs, " IRQ_SOURCE ", the model's NIC NUMA node",
 	    "on the NIC's node", "on the NIC's node",
 	    "echo <node CPUs> > /proc/irq/N/smp_affinity_list for each IRQ (set_irq_affinity_bynode.sh)",
 	    GF_CHECK_CROSS_LAYER },
 	  run_nic_local },
 	{ { "irq.nvme-local", "irq", "NVMe interrupts are served on the drive's node (or spread per CPU)",
-	    "seed 000 §3.3.4; seed 003 (blk-mq spreads NVMe queues over the CPUs)",
+	    "NVMe completions served far from the drive cross the socket link; blk-mq spreads queues per CPU; "
+	    "docs/checks.md#irq.nvme-local; "
+	    "\"SMP IRQ affinity\", https://docs.kernel.org/core-api/irq/irq-affinity.html; "
+	    "\"Multi-Queue Block IO Queueing Mechanism (blk-mq)\", https://docs.kernel.org/block/blk-mq.html",
 	    "/sys/bus/pci/devices/<bdf>/msi_irqs, " IRQ_SOURCE ", the model's NVMe NUMA node",
 	    "on the drive's node, or one queue per CPU group", "on the drive's node, or one queue per CPU group",
 	    "echo <node CPUs> > /proc/irq/N/smp_affinity_list for each IRQ not managed by the kernel",
 	    GF_CHECK_CROSS_LAYER },
 	  run_nvme_local },
 	{ { "irq.isolation", "irq", "isolated CPUs get no interrupts and irqbalance bans them",
-	    "seed 000 §3.3.4 (isolcpus, nohz_full); TuneD cpu-partitioning ([irqbalance] banned_cpus)",
+	    "interrupts on isolated CPUs break the isolation they were made for; docs/checks.md#irq.isolation; "
+	    "\"The kernel's command-line parameters\", https://docs.kernel.org/admin-guide/kernel-parameters.html; "
+	    "\"TuneD cpu-partitioning profile\", https://github.com/redhat-performance/tuned/blob/master/profiles/cpu-partitioning/tuned.conf",
 	    "/sys/devices/system/cpu/{isolated,nohz_full}, IRQBALANCE_BANNED_CPULIST in "
 	    "/etc/{default,sysconfig}/irqbalance, /proc/irq/<n>/effective_affinity_list",
 	    "no IRQ on isolated CPUs; irqbalance bans them", "no IRQ on isolated CPUs; irqbalance bans them",
@@ -522,7 +531,10 @@ const struct gf_check_def gf_checks_irq[] = {
 	    GF_CHECK_HOST_ONLY | GF_CHECK_CROSS_LAYER },
 	  run_isolation },
 	{ { "irq.balance", "irq", "irqbalance runs, or device IRQs are pinned by hand (not neither)",
-	    "seed 000 §3.3.4 (disable irqbalance or run it with rules; else pin by hand); irqbalance #246",
+	    "interrupts need one owner: irqbalance, or static NUMA-local affinity set by hand; "
+	    "docs/checks.md#irq.balance; "
+	    "\"SMP IRQ affinity\", https://docs.kernel.org/core-api/irq/irq-affinity.html; "
+	    "\"irqbalance\", https://github.com/Irqbalance/irqbalance",
 	    "/proc/<pid>/comm (irqbalance), /etc/{default,sysconfig}/irqbalance, /proc/irq/<n>/smp_affinity_list",
 	    "one owner: irqbalance, or static NUMA-local affinity", "one owner: irqbalance, or static NUMA-local affinity",
 	    "systemctl enable --now irqbalance, or pin device IRQs to their node and stop irqbalance",

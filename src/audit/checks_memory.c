@@ -1,5 +1,5 @@
-/* Memory and OS checks (seed 000 ch. 3; shared/research/host-audit-tuning.md
- * §7 "OS / memory"). */
+/* Memory and OS checks (docs/checks.md, "Memory and OS", which names each
+ * one's public source). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,8 +56,7 @@ static void run_swappiness(struct gf_audit_ctx *c)
 
 #define THP_DIR "/sys/kernel/mm/transparent_hugepage"
 
-/* Training wants THP (fewer TLB misses on big host buffers, seed 000
- * §3.3.3); inference wants no THP on faults it did not ask for (compaction
+/* Training wants THP (fewer TLB misses on big host buffers); inference wants no THP on faults it did not ask for (compaction
  * pauses), so madvise or never. */
 static bool thp_ok(enum gf_profile p, const char *mode)
 {
@@ -111,9 +110,8 @@ static void run_thp(struct gf_audit_ctx *c)
 	}
 }
 
-/* defrag=always makes every THP fault compact memory synchronously: the
- * pauses seed 000 §3.3.3 calls disastrous for inference, and stalls of the
- * loader in training. */
+/* defrag=always makes every THP fault compact memory synchronously: pauses
+ * that hurt inference's latency, and stalls of the loader in training. */
 static void run_thp_defrag(struct gf_audit_ctx *c)
 {
 	struct gf_check_result *r = audit_result(c, "");
@@ -286,8 +284,8 @@ static void dirty_fix(struct gf_audit_ctx *c, struct gf_check_result *r, const s
 	audit_sysctl_fix(r, key, val);
 }
 
-/* Training: a large dirty limit absorbs checkpoint bursts (seed 000
- * §3.3.6; TuneD accelerator-performance 40%).  Inference: small, so
+/* Training: a large dirty limit absorbs checkpoint bursts (TuneD
+ * accelerator-performance 40%).  Inference: small, so
  * write-back never blocks a serving thread (TuneD latency-performance 10%). */
 static void run_dirty_ratio(struct gf_audit_ctx *c)
 {
@@ -706,77 +704,115 @@ out:
 
 const struct gf_check_def gf_checks_memory[] = {
 	{ { "mem.swap", "memory", "no swap is active",
-	    "seed 000 §3.3.5 (swap stalls the GPU's feeder); Azure ND H100 health checks expect 0 kB swap",
+	    "pages swapped out stall the threads that feed the GPUs; docs/checks.md#mem.swap; "
+	    "\"AzureHPC Node Health Checks\", https://github.com/Azure/azurehpc-health-checks; "
+	    "\"Documentation for /proc/sys/vm/\", https://docs.kernel.org/admin-guide/sysctl/vm.html#swappiness",
 	    "/proc/swaps", "no swap area", "no swap area", "swapoff -a; remove swap from /etc/fstab", 0 },
 	  run_swap },
 	{ { "mem.swappiness", "memory", "vm.swappiness is low",
-	    "seed 000 §3.3.5; TuneD throughput-/accelerator-performance set vm.swappiness=10",
+	    "a low value keeps the kernel from swapping anonymous memory out to grow the page cache; "
+	    "docs/checks.md#mem.swappiness; "
+	    "\"Documentation for /proc/sys/vm/\", https://docs.kernel.org/admin-guide/sysctl/vm.html#swappiness; "
+	    "\"TuneD accelerator-performance profile\", https://github.com/redhat-performance/tuned/blob/master/profiles/accelerator-performance/tuned.conf",
 	    "/proc/sys/vm/swappiness", "<= 10", "<= 10", "sysctl -w vm.swappiness=10 (safe)", 0 },
 	  run_swappiness },
 	{ { "mem.thp", "memory", "transparent huge pages suit the profile",
-	    "seed 000 §3.3.3 (THP on for training, madvise/never for latency); TuneD plugin_vm (cmdline wins)",
+	    "huge pages cut TLB misses on large host buffers (training); "
+	    "latency-bound serving avoids THP on faults it did not ask for; docs/checks.md#mem.thp; "
+	    "\"Transparent Hugepage Support\", https://docs.kernel.org/admin-guide/mm/transhuge.html; "
+	    "\"TuneD network-latency profile\", https://github.com/redhat-performance/tuned/blob/master/profiles/network-latency/tuned.conf",
 	    THP_DIR "/enabled; /proc/cmdline transparent_hugepage=", "always or madvise", "madvise or never",
 	    "write always (training) or madvise (inference) to " THP_DIR "/enabled (safe)", 0 },
 	  run_thp },
 	{ { "mem.thp-defrag", "memory", "THP faults do not compact memory synchronously",
-	    "seed 000 §3.3.3 (THP compaction pauses); kernel admin-guide/mm/transhuge.rst",
+	    "with defrag 'always' a page fault may stall on direct reclaim and compaction; "
+	    "docs/checks.md#mem.thp-defrag; "
+	    "\"Transparent Hugepage Support\", https://docs.kernel.org/admin-guide/mm/transhuge.html",
 	    THP_DIR "/defrag", "not always", "not always", "write madvise to " THP_DIR "/defrag (safe)", 0 },
 	  run_thp_defrag },
 	{ { "mem.numa-balancing", "memory", "automatic NUMA balancing is off",
-	    "DGX OS 7 nvidia-disable-numa-balancing; TuneD hpc-compute/network-latency; seed 000 §3.3.1",
+	    "a job already bound to its GPUs' nodes gains nothing from page migration and pays its faults; "
+	    "docs/checks.md#mem.numa-balancing; "
+	    "\"Documentation for /proc/sys/kernel/\", https://docs.kernel.org/admin-guide/sysctl/kernel.html#numa-balancing; "
+	    "\"TuneD hpc-compute profile\", https://github.com/redhat-performance/tuned/blob/master/profiles/hpc-compute/tuned.conf",
 	    "/proc/sys/kernel/numa_balancing", "0 (na on one node)", "0 (na on one node)",
 	    "sysctl -w kernel.numa_balancing=0 (safe)", 0 },
 	  run_numa_balancing },
 	{ { "mem.zone-reclaim", "memory", "zone reclaim does not drop the page cache",
-	    "kernel admin-guide/sysctl/vm.rst zone_reclaim_mode (leave 0 where caching matters); mlnx_tune",
+	    "zone reclaim drops the page cache on one node rather than allocate on another; "
+	    "docs/checks.md#mem.zone-reclaim; "
+	    "\"Documentation for /proc/sys/vm/\", https://docs.kernel.org/admin-guide/sysctl/vm.html#zone-reclaim-mode",
 	    "/proc/sys/vm/zone_reclaim_mode", "0 (na on one node)", "0 (na on one node)",
 	    "sysctl -w vm.zone_reclaim_mode=0 (safe)", 0 },
 	  run_zone_reclaim },
 	{ { "mem.min-free-kbytes", "memory", "the kernel's free-memory reserve fits the RAM",
-	    "TuneD hpc-compute vm.min_free_kbytes=135168; kernel admin-guide/sysctl/vm.rst",
+	    "too small a reserve lets the allocations the kernel must satisfy (network buffers among them) fail under load; "
+	    "too large wastes RAM; docs/checks.md#mem.min-free-kbytes; "
+	    "\"Documentation for /proc/sys/vm/\", https://docs.kernel.org/admin-guide/sysctl/vm.html#min-free-kbytes; "
+	    "\"TuneD hpc-compute profile\", https://github.com/redhat-performance/tuned/blob/master/profiles/hpc-compute/tuned.conf",
 	    "/proc/sys/vm/min_free_kbytes, MemTotal", ">= 135168 kB with 64 GiB of RAM or more; <= 5% of RAM",
 	    ">= 135168 kB with 64 GiB of RAM or more; <= 5% of RAM", "sysctl -w vm.min_free_kbytes=135168 (safe)",
 	    0 },
 	  run_min_free },
 	{ { "mem.dirty-ratio", "memory", "the dirty page limit suits the profile",
-	    "seed 000 §3.3.6 (checkpoint bursts); TuneD accelerator-performance 40% vs latency-performance 10%",
+	    "checkpoint bursts need room in the page cache (training); "
+	    "serving wants write-back early and short; docs/checks.md#mem.dirty-ratio; "
+	    "\"Documentation for /proc/sys/vm/\", https://docs.kernel.org/admin-guide/sysctl/vm.html#dirty-ratio; "
+	    "\"TuneD accelerator-performance profile\", https://github.com/redhat-performance/tuned/blob/master/profiles/accelerator-performance/tuned.conf",
 	    "/proc/sys/vm/dirty_ratio, /proc/sys/vm/dirty_bytes (wins when set)", ">= 40% of RAM", "<= 10% of RAM",
 	    "sysctl -w vm.dirty_ratio=40 (training) or 10 (inference); vm.dirty_bytes when that is in use (safe)",
 	    0 },
 	  run_dirty_ratio },
 	{ { "mem.dirty-background", "memory", "background write-back starts early",
-	    "seed 000 §3.3.6; TuneD accelerator-performance 10% vs latency-performance 3%",
+	    "write-back that starts early spreads a checkpoint over time instead of blocking writers; "
+	    "docs/checks.md#mem.dirty-background; "
+	    "\"Documentation for /proc/sys/vm/\", https://docs.kernel.org/admin-guide/sysctl/vm.html#dirty-background-ratio; "
+	    "\"TuneD accelerator-performance profile\", https://github.com/redhat-performance/tuned/blob/master/profiles/accelerator-performance/tuned.conf",
 	    "/proc/sys/vm/dirty_background_ratio, /proc/sys/vm/dirty_background_bytes (wins when set)",
 	    "<= 10% of RAM, below the dirty limit", "<= 3% of RAM, below the dirty limit",
 	    "sysctl -w vm.dirty_background_ratio=10 (training) or 3 (inference) (safe)", 0 },
 	  run_dirty_background },
 	{ { "mem.init-on-alloc", "memory", "the kernel does not zero every page it allocates",
-	    "DGX OS 7 nvidia-disable-init-on-alloc; kernel-parameters.txt init_on_alloc",
+	    "zeroing every page allocated slows pinning and allocating large host buffers; "
+	    "docs/checks.md#mem.init-on-alloc; "
+	    "\"The kernel's command-line parameters\", https://docs.kernel.org/admin-guide/kernel-parameters.html",
 	    "/proc/cmdline init_on_alloc=; /boot/config-<release> CONFIG_INIT_ON_ALLOC_DEFAULT_ON", "init_on_alloc=0",
 	    "init_on_alloc=0", "add init_on_alloc=0 to the kernel command line (reboot)", 0 },
 	  run_init_on_alloc },
 	{ { "mem.hugetlb", "memory", "no reserved huge pages lie unused",
-	    "seed 000 §3.3.3 (explicit huge pages only for a consumer); mlnx_tune reports the pools",
+	    "a reserved huge page pool is memory no one else may use; docs/checks.md#mem.hugetlb; "
+	    "\"HugeTLB Pages\", https://docs.kernel.org/admin-guide/mm/hugetlbpage.html",
 	    HUGE_DIR "/hugepages-*/{nr,free,resv}_hugepages", "no unused pool", "no unused pool",
 	    "release the pool (nr_hugepages=0) unless a service maps it", 0 },
 	  run_hugetlb },
 	{ { "mem.file-max", "memory", "the system-wide file table is large",
-	    "DGX OS 7 nv-limits; PyTorch DataLoader file_descriptor sharing", "/proc/sys/fs/file-max", ">= 1048576",
+	    "loaders and NCCL at scale open many files and sockets; docs/checks.md#mem.file-max; "
+	    "\"NCCL Troubleshooting: Runtime and MPI issues\", https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/runtime_and_mpi_issues.html; "
+	    "\"Documentation for /proc/sys/fs/\", https://docs.kernel.org/admin-guide/sysctl/fs.html#file-max-file-nr",
+	    "/proc/sys/fs/file-max", ">= 1048576",
 	    ">= 1048576", "sysctl -w fs.file-max=1048576 (safe)", 0 },
 	  run_file_max },
 	{ { "mem.nofile", "memory", "open-file limits allow many loader workers",
-	    "DGX OS 7 nv-limits; PyTorch torch.multiprocessing (file_descriptor strategy: Too many open files)",
+	    "PyTorch's file_descriptor sharing and NCCL at scale need many descriptors per process; "
+	    "docs/checks.md#mem.nofile; "
+	    "\"NCCL Troubleshooting: Runtime and MPI issues\", https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/runtime_and_mpi_issues.html; "
+	    "\"PyTorch: Multiprocessing package - torch.multiprocessing (sharing strategies)\", https://pytorch.org/docs/stable/multiprocessing.html",
 	    "/proc/self/limits Max open files; /proc/sys/fs/nr_open", "soft >= 65536, hard and fs.nr_open >= 1048576",
 	    "soft >= 65536, hard and fs.nr_open >= 1048576",
 	    "limits.d / systemd LimitNOFILE=1048576; sysctl fs.nr_open=1048576 (safe)", 0 },
 	  run_nofile },
 	{ { "mem.removeipc", "memory", "logind does not delete a job's shared memory",
-	    "NCCL user guide (systemd: RemoveIPC removes /dev/shm files); logind.conf(5)",
+	    "logind removes /dev/shm files of users it does not see logged in, NCCL's among them; "
+	    "docs/checks.md#mem.removeipc; "
+	    "\"NCCL Troubleshooting: Runtime and MPI issues\", https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/runtime_and_mpi_issues.html; "
+	    "\"logind.conf(5)\", https://www.freedesktop.org/software/systemd/man/latest/logind.conf.html",
 	    "/etc/systemd/logind.conf and logind.conf.d drop-ins", "RemoveIPC=no", "RemoveIPC=no",
 	    "RemoveIPC=no in a logind.conf.d drop-in; restart systemd-logind", GF_CHECK_HOST_ONLY },
 	  run_removeipc },
 	{ { "mem.edac", "memory", "no memory errors are counted",
-	    "NHC check_hw_mcelog; host-audit-tuning.md §7 SYS.EDAC (UE = 0, CE low)", EDAC_DIR "/mc*/{ue,ce}_count",
+	    "corrected memory errors foretell uncorrected ones, which crash jobs; docs/checks.md#mem.edac; "
+	    "\"Reliability, Availability and Serviceability (RAS)\", https://docs.kernel.org/admin-guide/ras.html",
+	    EDAC_DIR "/mc*/{ue,ce}_count",
 	    "0 uncorrected (fail), 0 corrected (warn)", "0 uncorrected (fail), 0 corrected (warn)",
 	    "replace the DIMM the errors name (ras-mc-ctl --errors)", 0 },
 	  run_edac },

@@ -1,5 +1,5 @@
-/* NCCL and CUDA environment checks (NCCL user guide env.rst, summarised in
- * shared/research/host-audit-tuning.md §4.2 and §7 "NCCL / containers").
+/* NCCL and CUDA environment checks (NCCL's "Environment Variables" page;
+ * docs/checks.md, "NCCL and CUDA environment").
  *
  * NCCL reads its variables from the environment and from a configuration
  * file ($NCCL_CONF_FILE, else /etc/nccl.conf; NAME=VALUE lines) where the
@@ -547,35 +547,44 @@ static void run_topo_file(struct gf_audit_ctx *c)
 
 const struct gf_check_def gf_checks_nccl[] = {
 	{ { "nccl.debug-vars", "nccl", "no NCCL Debugging-section variable is left set",
-	    "NCCL user guide env.rst, Debugging: 'should not be used in production nor retained in scripts'; "
-	    "host-audit-tuning §4.2",
+	    "NCCL's Debugging variables 'should not be used in production nor retained in scripts'; "
+	    "docs/checks.md#nccl.debug-vars; "
+	    "\"NCCL Environment Variables\", https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#debugging",
 	    "environment; $NCCL_CONF_FILE or /etc/nccl.conf",
 	    "unset (a *_DISABLE of a transport the host has: fail)", "unset (warn)", "unset the variable", 0 },
 	  run_debug_vars },
 	{ { "nccl.debug-level", "nccl", "NCCL_DEBUG is not left at INFO or TRACE",
-	    "NCCL user guide env.rst (NCCL_DEBUG, NCCL_DEBUG_SUBSYS); seed 000 (log volume at init)",
+	    "INFO and TRACE logging slows initialisation and floods the logs; docs/checks.md#nccl.debug-level; "
+	    "\"NCCL Environment Variables\", https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-debug",
 	    "NCCL_DEBUG, NCCL_DEBUG_SUBSYS (environment, nccl.conf)", "unset, WARN or VERSION",
 	    "unset, WARN or VERSION", "unset NCCL_DEBUG", 0 },
 	  run_debug_level },
 	{ { "nccl.cuda-debug", "nccl", "no CUDA/PyTorch debug switch is left set",
-	    "CUDA programming guide (CUDA_LAUNCH_BLOCKING, CUDA_CACHE_DISABLE); PyTorch CUDA semantics "
-	    "(PYTORCH_NO_CUDA_MEMORY_CACHING); torch.distributed (TORCH_DISTRIBUTED_DEBUG)",
+	    "debug switches serialise kernels, disable caches or add checks; docs/checks.md#nccl.cuda-debug; "
+	    "\"CUDA C++ Programming Guide: CUDA Environment Variables\", https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#cuda-environment-variables; "
+	    "\"PyTorch: CUDA semantics\", https://pytorch.org/docs/stable/notes/cuda.html",
 	    "CUDA_LAUNCH_BLOCKING, PYTORCH_NO_CUDA_MEMORY_CACHING, CUDA_CACHE_DISABLE, TORCH_DISTRIBUTED_DEBUG",
 	    "unset", "unset", "unset the variable", 0 },
 	  run_cuda_debug },
 	{ { "nccl.ib-hca", "nccl", "NCCL_IB_HCA names exactly the RDMA devices meant",
-	    "NCCL user guide env.rst (NCCL_IB_HCA: mlx5_1 also matches mlx5_10; '=' for exact names)",
+	    "NCCL_IB_HCA=mlx5_1 also matches mlx5_10 to mlx5_19 unless given as =mlx5_1; "
+	    "docs/checks.md#nccl.ib-hca; "
+	    "\"NCCL Environment Variables\", https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ib-hca",
 	    "NCCL_IB_HCA; /sys/class/infiniband", "unset, or names that each match only what is meant",
 	    "unset, or names that each match only what is meant", "NCCL_IB_HCA==mlx5_0,mlx5_1 (exact)", 0 },
 	  run_ib_hca },
 	{ { "nccl.socket-ifname", "nccl", "NCCL_SOCKET_IFNAME names an existing, up, fast interface",
-	    "NCCL user guide env.rst (NCCL_SOCKET_IFNAME bypasses auto-selection; '^' excludes, '=' exact)",
+	    "NCCL_SOCKET_IFNAME bypasses NCCL's choice of interface: a wrong one slows or hangs bootstrap; "
+	    "docs/checks.md#nccl.socket-ifname; "
+	    "\"NCCL Environment Variables\", https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-socket-ifname",
 	    "NCCL_SOCKET_IFNAME; /sys/class/net/*/operstate, speed",
 	    "unset, or the fastest up interface", "unset, or the fastest up interface",
 	    "NCCL_SOCKET_IFNAME=<fast interface> or unset", 0 },
 	  run_socket_ifname },
 	{ { "nccl.topo-file", "nccl", "the NCCL topology file, when used, exists and is one",
-	    "NCCL user guide env.rst (NCCL_TOPO_FILE; default " TOPOLOGYD ")",
+	    "NCCL reads this file (or /var/run/nvidia-topologyd/virtualTopology.xml when present) instead of detecting the topology; "
+	    "docs/checks.md#nccl.topo-file; "
+	    "\"NCCL Environment Variables\", https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-topo-file",
 	    "NCCL_TOPO_FILE; " TOPOLOGYD, "unset, or an existing topology XML", "unset, or an existing topology XML",
 	    "fix or unset NCCL_TOPO_FILE", GF_CHECK_NEEDS_GPU },
 	  run_topo_file },

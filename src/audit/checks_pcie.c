@@ -1,5 +1,5 @@
-/* PCIe checks (seed 002 §1.3 "数据链路带宽瓶颈分析": a NIC faster than its
- * PCIe; shared/research/host-audit-tuning.md §4.2, §4.3 and §7 "PCIe").
+/* PCIe checks, a NIC faster than its PCIe among them (docs/checks.md,
+ * "PCIe", which names each one's public source).
  *
  * Link width/speed and the NIC-vs-PCIe comparison come from the topology
  * model's findings (src/topo/findings.c), so `gpufeed topo` and `gpufeed
@@ -420,38 +420,51 @@ static void run_nic_bandwidth(struct gf_audit_ctx *c)
 
 const struct gf_check_def gf_checks_pcie[] = {
 	{ { "pcie.link-width", "pcie", "PCIe links of GPUs, NICs and NVMe run at full width",
-	    "seed 002 §1.3 (link bandwidth budget); DCGM min_pci_width; mlnx_tune LnkSta vs LnkCap",
+	    "a link trained below its width cuts the device's bandwidth; docs/checks.md#pcie.link-width; "
+	    "\"DCGM Diagnostics\", https://docs.nvidia.com/datacenter/dcgm/latest/user-guide/dcgm-diagnostics.html; "
+	    "\"nvidia-smi documentation\", https://docs.nvidia.com/deploy/nvidia-smi/index.html",
 	    "/sys/bus/pci/devices/BDF/{current,max}_link_width of GPUs, NICs, NVMe and bridges on their path",
 	    "current width = max width", "current width = max width",
 	    "reseat the card, check the riser and BIOS bifurcation (advice)", GF_CHECK_CROSS_LAYER },
 	  run_link_width },
 	{ { "pcie.link-speed", "pcie", "PCIe links run at their generation's speed",
-	    "DCGM min_pci_generation; nvidia-smi docs (GPU link speed drops at idle); NVIDIA forum 'Prevent PCIe From Reducing Gen?'",
+	    "a link trained below its generation cuts bandwidth (a GPU lowers it when idle); "
+	    "docs/checks.md#pcie.link-speed; "
+	    "\"nvidia-smi documentation\", https://docs.nvidia.com/deploy/nvidia-smi/index.html; "
+	    "\"DCGM Diagnostics\", https://docs.nvidia.com/datacenter/dcgm/latest/user-guide/dcgm-diagnostics.html",
 	    "/sys/bus/pci/devices/BDF/{current,max}_link_speed of GPUs, NICs, NVMe and bridges on their path",
 	    "current speed = max speed (GPUs: under load)", "current speed = max speed (GPUs: under load)",
 	    "check the slot, riser and BIOS link speed setting (advice)", GF_CHECK_CROSS_LAYER },
 	  run_link_speed },
 	{ { "pcie.aer", "pcie", "no uncorrectable PCIe errors, few corrected ones",
-	    "DCGM diag aer_threshold / max_pcie_replays; host-audit-tuning.md §7 PCI.ERRS",
+	    "PCIe errors and replays slow transfers and foretell a failing link; docs/checks.md#pcie.aer; "
+	    "\"The PCI Express Advanced Error Reporting Driver Guide HOWTO\", https://docs.kernel.org/PCI/pcieaer-howto.html; "
+	    "\"DCGM Diagnostics\", https://docs.nvidia.com/datacenter/dcgm/latest/user-guide/dcgm-diagnostics.html",
 	    "/sys/bus/pci/devices/BDF/aer_dev_{correctable,fatal,nonfatal}", "fatal 0, nonfatal 0, correctable <= 100",
 	    "fatal 0, nonfatal 0, correctable <= 100", "drain the node; reseat or replace the device, riser or cable (advice)",
 	    0 },
 	  run_aer },
 	{ { "pcie.acs", "pcie", "ACS does not redirect peer-to-peer traffic (bare metal)",
-	    "NCCL docs (PCI ACS: redirect causes slowdowns or hangs); DGX OS 7 nvidia-acs-disable; NVIDIA AI Enterprise (VMs keep ACS, enable ATS)",
+	    "ACS redirects peer-to-peer traffic through the root complex: slow, or a hang; "
+	    "docs/checks.md#pcie.acs; "
+	    "\"NCCL Troubleshooting: GPU troubleshooting\", https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/gpu_troubleshooting.html",
 	    "ACS Control register (ext. capability 0x0d, +6) in /sys/bus/pci/devices/BDF/config of bridges above GPUs and RDMA NICs",
 	    "ReqRedir- CmpltRedir- EgressCtrl- on bare metal", "same as training",
 	    "setpci -s BDF ECAP_ACS+0x6.w=0000; BIOS or pci=disable_acs_redir= to persist (advice)",
 	    GF_CHECK_NEEDS_GPU | GF_CHECK_CROSS_LAYER },
 	  run_acs },
 	{ { "pcie.iommu", "pcie", "the IOMMU passes GPU and NIC DMA through (bare metal)",
-	    "DGX OS 7 nv-iommu (passthrough); mlnx_tune (intel_iommu/iommu=pt); host-audit-tuning.md §7 PCI.IOMMU",
+	    "a translating IOMMU slows or breaks GPU peer-to-peer and GPUDirect DMA on bare metal; "
+	    "docs/checks.md#pcie.iommu; "
+	    "\"NCCL Troubleshooting: GPU troubleshooting\", https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/gpu_troubleshooting.html; "
+	    "\"The kernel's command-line parameters\", https://docs.kernel.org/admin-guide/kernel-parameters.html",
 	    "/proc/cmdline (iommu=, intel_iommu=, amd_iommu=), /sys/bus/pci/devices/BDF/iommu_group/type",
 	    "iommu=pt (identity) or IOMMU off", "same as training", "add iommu=pt to the kernel command line; reboot (advice)",
 	    0 },
 	  run_iommu },
 	{ { "pcie.nic-bandwidth", "pcie", "no NIC is faster than the PCIe behind it",
-	    "seed 002 §1.3 (400 Gb/s needs PCIe Gen5); gpufeed topo finding topo.nic-pcie-capped",
+	    "a NIC behind a narrower PCIe link cannot reach its line rate; docs/checks.md#pcie.nic-bandwidth; "
+	    "\"PCI Express (Wikipedia): throughput per lane by generation\", https://en.wikipedia.org/wiki/PCI_Express",
 	    "NIC line rate (/sys/class/net/IF/speed, /sys/class/infiniband/DEV/ports/N/rate) vs the model's PCIe path",
 	    "line rate <= the PCIe bandwidth behind the NIC", "same as training",
 	    "move the NIC to a faster or wider slot (advice)", GF_CHECK_CROSS_LAYER },

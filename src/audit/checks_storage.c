@@ -1,5 +1,5 @@
-/* Storage and file-system checks (seed 003 on storage I/O; seed 000 ch. 3;
- * shared/research/host-audit-tuning.md §7 "Storage / filesystems", MEM.SHM).
+/* Storage and file-system checks, /dev/shm's size among them (docs/checks.md,
+ * "Storage and file systems", which names each one's public source).
  *
  * Block-queue checks look at the whole disks of the model (t->blocks) and
  * skip virtual devices (loop, zram, dm, md): they have no queue of their
@@ -573,40 +573,54 @@ static void run_dev_shm(struct gf_audit_ctx *c)
 
 const struct gf_check_def gf_checks_storage[] = {
 	{ { "storage.nvme-scheduler", "storage", "NVMe and virtio disks use the none I/O scheduler",
-	    "seed 003 (blk-mq: none for NVMe); TuneD spectrumscale-ece (nvme* elevator=none)",
+	    "NVMe queues need no I/O scheduler; one adds CPU cost and latency; "
+	    "docs/checks.md#storage.nvme-scheduler; "
+	    "\"Queue sysfs files\", https://docs.kernel.org/block/queue-sysfs.html; "
+	    "\"TuneD spectrumscale-ece profile\", https://github.com/redhat-performance/tuned/blob/master/profiles/spectrumscale-ece/tuned.conf",
 	    "/sys/class/block/<disk>/queue/scheduler", "none", "none",
 	    "echo none > /sys/block/<disk>/queue/scheduler (safe); persist with a udev rule", 0 },
 	  run_scheduler },
 	{ { "storage.read-ahead", "storage", "read-ahead suits streaming datasets and checkpoints",
-	    "seed 003 (read_ahead_kb: raise it to a few MB for streaming); TuneD accelerator-performance readahead=>4096",
+	    "large read-ahead streams datasets and checkpoints in big requests; "
+	    "docs/checks.md#storage.read-ahead; "
+	    "\"Queue sysfs files\", https://docs.kernel.org/block/queue-sysfs.html; "
+	    "\"TuneD accelerator-performance profile\", https://github.com/redhat-performance/tuned/blob/master/profiles/accelerator-performance/tuned.conf",
 	    "/sys/class/block/<disk>/queue/read_ahead_kb", ">= 4096 KiB", "the default (128 KiB) is fine",
 	    "echo 4096 > /sys/block/<disk>/queue/read_ahead_kb (safe); persist with a udev rule", 0 },
 	  run_read_ahead },
 	{ { "storage.max-sectors", "storage", "NVMe requests are not capped below 512 KiB",
-	    "seed 003 (NVMe queue tuning); kernel Documentation/block/queue-sysfs.rst (max_sectors_kb)",
+	    "a low request size cap splits large reads into many small ones; "
+	    "docs/checks.md#storage.max-sectors; "
+	    "\"Queue sysfs files\", https://docs.kernel.org/block/queue-sysfs.html",
 	    "/sys/class/block/<disk>/queue/max_sectors_kb, max_hw_sectors_kb", ">= min(512, device limit) KiB",
 	    ">= min(512, device limit) KiB",
 	    "echo min(1280, max_hw_sectors_kb) > /sys/block/<disk>/queue/max_sectors_kb (safe); udev rule", 0 },
 	  run_max_sectors },
 	{ { "storage.nr-requests", "storage", "NVMe queue depth is not lowered below the hardware's",
-	    "seed 003 (\"tune the queue depths\"); kernel Documentation/block/queue-sysfs.rst (nr_requests)",
+	    "a queue depth below the hardware's limits parallel I/O; docs/checks.md#storage.nr-requests; "
+	    "\"Queue sysfs files\", https://docs.kernel.org/block/queue-sysfs.html",
 	    "/sys/class/block/<disk>/queue/nr_requests, /sys/class/block/<disk>/mq/0/nr_tags",
 	    "= nr_tags (with scheduler none)", "= nr_tags (with scheduler none)",
 	    "echo <nr_tags> > /sys/block/<disk>/queue/nr_requests (safe); udev rule", 0 },
 	  run_nr_requests },
 	{ { "storage.atime", "storage", "data file systems are mounted noatime or relatime",
-	    "seed 003 (mount XFS with noatime to avoid access-time updates on each read)",
+	    "access-time updates turn every read into a write; docs/checks.md#storage.atime; "
+	    "\"mount(8)\", https://man7.org/linux/man-pages/man8/mount.8.html",
 	    "/proc/self/mountinfo (mount options)", "noatime or relatime", "noatime or relatime",
 	    "mount -o remount,noatime <mount>; add noatime in /etc/fstab", 0 },
 	  run_atime },
 	{ { "storage.nfs", "storage", "NFS mounts use TCP/RDMA, 1 MiB transfers and several connections",
-	    "seed 003 (NFS rsize/wsize=1048576); nfs(5) nconnect",
+	    "small transfers and one TCP connection cap NFS throughput; docs/checks.md#storage.nfs; "
+	    "\"nfs(5)\", https://man7.org/linux/man-pages/man5/nfs.5.html",
 	    "/proc/self/mountinfo (nfs super options: proto, rsize, wsize, nconnect)",
 	    "proto tcp or rdma, rsize=wsize=1 MiB, nconnect > 1", "proto tcp or rdma, rsize=wsize=1 MiB",
 	    "remount with proto=tcp,rsize=1048576,wsize=1048576,nconnect=8; persist in /etc/fstab", 0 },
 	  run_nfs },
 	{ { "storage.dev-shm", "storage", "/dev/shm is a tmpfs of at least 1 GiB",
-	    "NCCL user guide (Docker: --shm-size=1g); NVIDIA/nccl #525; moby #29492 (64 MB default)",
+	    "NCCL and DataLoader workers share memory through /dev/shm; Docker's default is 64 MB; "
+	    "docs/checks.md#storage.dev-shm; "
+	    "\"NCCL Troubleshooting: Runtime and MPI issues\", https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/runtime_and_mpi_issues.html; "
+	    "\"docker container run (--ulimit, --shm-size)\", https://docs.docker.com/reference/cli/docker/container/run/",
 	    "/proc/self/mountinfo (tmpfs size=), else the recording's dev_shm_bytes, else MemTotal / 2",
 	    ">= 1 GiB", ">= 1 GiB", "mount -o remount,size=16G /dev/shm; fstab, --shm-size or an emptyDir", 0 },
 	  run_dev_shm },

@@ -19,6 +19,7 @@
 #include "core/fs_cache.h"
 #include "core/recorder.h"
 #include "core/rmtree.h"
+#include "core/sigclean.h"
 #include "core/tar.h"
 #include <gpufeed/env.h>
 #include "core/strutil.h"
@@ -84,26 +85,30 @@ static void remove_stale_unpacks(const char *base, unsigned long ns)
 
 /* A private directory for an unpacked archive: tmpfs when there is one
  * (a recording is thousands of small files), else $TMPDIR. */
-static int make_unpack_dir(char *buf, size_t size)
+static int make_unpack_dir(char *buf, size_t size, int *slot)
 {
 	const char *tmpdir = gf_env_str(GF_ENV_TMPDIR);
 	const char *bases[] = { "/dev/shm", tmpdir && *tmpdir ? tmpdir : "/tmp" };
 	unsigned long ns = pid_namespace();
 	char msg[1024];
+	int err = -EACCES;
 
 	gf_strlcpy(msg, gf_last_error(), sizeof(msg));
 	for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++)
 		remove_stale_unpacks(bases[i], ns);
 	gf_error(0, "%s", msg);		/* what cleaning said is no news */
 	for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
-		if (access(bases[i], W_OK | X_OK))
+		if (access(bases[i], W_OK | X_OK)) {
+			err = -errno;
 			continue;
+		}
 		snprintf(buf, size, "%s/" UNPACK_PREFIX "%lu-%ld-XXXXXX", bases[i], ns, (long)getpid());
-		if (mkdtemp(buf))
+		/* From now until gf_fs_fini, a Ctrl-C takes the copy with it. */
+		if (!(err = gf_sigclean_mkdtemp(buf, slot)))
 			return 0;
 	}
 	buf[0] = '\0';
-	return gf_error_errno(-errno, "a temp directory to unpack the recording into");
+	return gf_error_errno(err, "a temp directory to unpack the recording into");
 }
 
 /* The recording inside an unpacked archive: the archive's one top
@@ -133,10 +138,11 @@ static void recording_top(const char *unpacked, char *dir, size_t size)
 
 static int unpack(struct gf_fs *fs)
 {
-	int ret = make_unpack_dir(fs->unpacked, sizeof(fs->unpacked));
+	int slot, ret = make_unpack_dir(fs->unpacked, sizeof(fs->unpacked), &slot);
 
 	if (ret)
 		return ret;
+	fs->sigclean = slot + 1;
 	if ((ret = gf_tar_extract(fs->root, fs->unpacked)))
 		return ret;
 	recording_top(fs->unpacked, fs->dir, sizeof(fs->dir));
@@ -206,6 +212,9 @@ void gf_fs_fini(struct gf_fs *fs)
 		gf_rmtree(fs->unpacked);
 		gf_error(0, "%s", msg);
 		fs->unpacked[0] = '\0';
+		if (fs->sigclean)
+			gf_sigclean_drop(fs->sigclean - 1);
+		fs->sigclean = 0;
 	}
 }
 

@@ -27,6 +27,7 @@ struct gf_fs {
 	size_t dirlen;
 	int rootfd;			/* O_PATH of dir, -1 for this machine */
 	char unpacked[PATH_MAX];	/* private temp dir to remove, or "" */
+	int sigclean;			/* its gf_sigclean_add slot + 1, 0 none */
 	struct gf_recorder *rec;	/* NULL unless recording */
 	struct gf_fs_cache *cache;	/* a recording's open directory and
 					 * /proc/self/fd (fs_cache.c), or NULL */
@@ -37,8 +38,9 @@ struct gf_fs {
 
 /* root NULL or "" = this machine; a directory; or a .tar.gz (or .tar) made
  * by 'gpufeed record', unpacked into a private temp dir (under /dev/shm when
- * writable, else $TMPDIR) that gf_fs_fini removes; one left by a process
- * killed before that is removed by the next unpack.  -ENOENT/-ENOTDIR/
+ * writable, else $TMPDIR) that gf_fs_fini removes, as does SIGINT, SIGTERM
+ * or SIGHUP ending the process before (core/sigclean.h); one left by a
+ * process killed outright is removed by the next unpack.  -ENOENT/-ENOTDIR/
  * -ENAMETOOLONG/-EBADMSG with a message.  Release with gf_fs_fini (copies
  * of the struct share the fd, the cache and the temp dir). */
 int gf_fs_init(struct gf_fs *fs, const char *root);

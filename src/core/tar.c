@@ -1,9 +1,11 @@
 /* .tar.gz recordings: a small ustar writer and a strict reader over zlib.
  *
  * The writer emits what the reader accepts: directories, regular files and
- * symlinks, names that do not fit ustar's 100+155 bytes in a pax 'x' record.
- * The reader also takes GNU long names ('L', 'K'), global pax headers
- * (ignored) and plain, uncompressed tar (zlib reads it transparently). */
+ * symlinks, names that do not fit ustar's 100+155 bytes in a pax 'x' record,
+ * within the same limits.  The reader also takes GNU long names ('L', 'K'),
+ * global pax headers (ignored) and plain, uncompressed tar.  It inflates
+ * with zlib's inflate() rather than gzread(), which accepts a stream cut in
+ * its trailer and ignores whatever follows the gzip data. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -20,10 +22,79 @@
 #include "core/atomic.h"
 #include "core/error.h"
 #include "core/fs.h"
+#include "core/rmtree.h"
 #include "core/strutil.h"
 #include "core/tar.h"
 
 #define BLOCK 512
+
+/* ---- the limits, for the writer and the reader alike ---- */
+
+/* "64 MiB", "1 GiB" or "1000 bytes". */
+static const char *bytes_words(unsigned long long v, char *buf, size_t size)
+{
+	if (v && v % (1ull << 30) == 0)
+		snprintf(buf, size, "%llu GiB", v >> 30);
+	else if (v && v % (1ull << 20) == 0)
+		snprintf(buf, size, "%llu MiB", v >> 20);
+	else
+		snprintf(buf, size, "%llu bytes", v);
+	return buf;
+}
+
+/* Components of an entry's name ("rec/sys/" is 2). */
+static unsigned name_depth(const char *name)
+{
+	unsigned n = 0;
+
+	for (const char *p = name; *p; p++)
+		if (*p != '/' && (p == name || p[-1] == '/'))
+			n++;
+	return n;
+}
+
+/* NULL when `name` nests within the limit, else why not, in buf. */
+static const char *too_deep(const struct gf_tar_limits *lim, const char *name, char *buf, size_t size)
+{
+	if (name_depth(name) <= lim->depth)
+		return NULL;
+	snprintf(buf, size, "an entry is nested deeper than %u levels: %.80s%s", lim->depth, name,
+		 strlen(name) > 80 ? "..." : "");
+	return buf;
+}
+
+struct tar_budget {
+	const struct gf_tar_limits *lim;
+	unsigned long entries;
+	unsigned long long total;
+};
+
+/* Counts one header (of an entry named `name`, NULL for a long-name or pax
+ * record) and its `size` bytes of data: NULL while within the limits, else
+ * what went beyond them, in words, in buf. */
+static const char *budget_add(struct tar_budget *b, const char *name, unsigned long long size, char *buf,
+			      size_t bsize)
+{
+	const struct gf_tar_limits *lim = b->lim;
+	char num[32];
+
+	if (name && too_deep(lim, name, buf, bsize))
+		return buf;
+	if (size > lim->file)
+		snprintf(buf, bsize, "an entry is larger than %s", bytes_words(lim->file, num, sizeof(num)));
+	else if (++b->entries > lim->entries)
+		snprintf(buf, bsize, "more than %lu entries", lim->entries);
+	else if ((b->total += BLOCK + (size + BLOCK - 1) / BLOCK * BLOCK) > lim->total)
+		snprintf(buf, bsize, "unpacks to more than %s", bytes_words(lim->total, num, sizeof(num)));
+	else
+		return NULL;
+	return buf;
+}
+
+static const struct gf_tar_limits default_limits = GF_TAR_LIMITS_DEFAULT;
+
+/* What is unpacked must be removable by gf_rmtree (gf_fs_fini's). */
+_Static_assert(GF_TAR_MAX_DEPTH < GF_RMTREE_MAX_DEPTH, "an unpacked archive nests deeper than gf_rmtree goes");
 
 struct ustar {
 	char name[100], mode[8], uid[8], gid[8], size[12], mtime[12], chksum[8], typeflag;
@@ -38,8 +109,24 @@ _Static_assert(sizeof(struct ustar) == BLOCK, "a tar header is one block");
 struct tar_out {
 	gzFile gz;
 	const char *path;		/* for messages */
+	struct tar_budget budget;
 	int err;
 };
+
+/* False (with o->err set) when the header would take the archive beyond
+ * what the reader accepts. */
+static bool within_limits(struct tar_out *o, const char *name, unsigned long long size)
+{
+	char what[256];
+
+	if (o->err)
+		return false;
+	if (!budget_add(&o->budget, name, size, what, sizeof(what)))
+		return true;
+	o->err = gf_error(-EFBIG, "%s: %s: not written (gpufeed reads no archive beyond that; docs/recordings.md)",
+			  o->path, what);
+	return false;
+}
 
 static void put(struct tar_out *o, const void *buf, size_t len)
 {
@@ -87,6 +174,8 @@ static void put_header(struct tar_out *o, const char *name, char type, unsigned 
 	const char *split = NULL;
 	struct ustar h;
 
+	if (!within_limits(o, name, size))
+		return;
 	memset(&h, 0, sizeof(h));
 	if (nlen > sizeof(h.name)) {
 		/* ustar: prefix "/" name, cut at a slash. */
@@ -116,6 +205,8 @@ static void put_header(struct tar_out *o, const char *name, char type, unsigned 
 				n = body + (size_t)snprintf(NULL, 0, "%zu", n);
 			p += sprintf(p, "%zu linkpath=%s\n", n, link);
 		}
+		if (!within_limits(o, NULL, (unsigned long long)(p - rec)))
+			return;
 		memset(&x, 0, sizeof(x));
 		strcpy(x.name, "././@PaxHeader");
 		octal(x.mode, sizeof(x.mode), 0644);
@@ -241,7 +332,7 @@ int gf_tar_write(const char *dir, const char *top, const char *path,
 {
 	static const char end[2 * BLOCK];
 	char tmp[PATH_MAX], name[PATH_MAX];
-	struct tar_out o = { .path = path };
+	struct tar_out o = { .path = path, .budget = { .lim = &default_limits } };
 	int fd, ret;
 
 	if ((fd = gf_atomic_tmp(path, tmp, sizeof(tmp))) < 0)
@@ -289,13 +380,21 @@ bool gf_tar_sniff(const char *path)
 	return n == BLOCK && !memcmp(b + 257, "ustar", 5);
 }
 
+/* Input read ahead, as large as gzbuffer() was given before. */
+#define IN_BUF (128 * 1024)
+
 struct tar_in {
-	gzFile gz;
 	const char *archive;
+	int fd;
+	bool gzip;			/* else plain tar */
+	bool zs_live;			/* inflateInit2 done */
+	bool at_end;			/* the last gzip member ended with the file */
+	z_stream zs;			/* next_in/avail_in also serve plain tar */
+	unsigned char *inbuf;
 	int destfd;			/* -1: only look for `find` */
 	const char *find;		/* a file name at the top or one level down */
 	bool found;
-	unsigned long long total;
+	struct tar_budget budget;
 	char *pax_path, *pax_link;	/* for the next entry only */
 };
 
@@ -305,20 +404,104 @@ static int bad(const struct tar_in *in, const char *fmt, const char *what)
 			what ? ": " : "", what ? what : "");
 }
 
+/* Beyond the limits: refused before more is unpacked. */
+static int too_big(const struct tar_in *in, const char *what)
+{
+	return gf_error(-EBADMSG, "%s: %s: refused (a recording is far smaller; limits: docs/recordings.md)",
+			in->archive, what);
+}
+
+/* More input after what is left unread: the bytes read (0 at the end of the
+ * file), or -errno with a message. */
+static int fill(struct tar_in *in)
+{
+	ssize_t n;
+
+	if (in->zs.avail_in && in->zs.next_in != in->inbuf)
+		memmove(in->inbuf, in->zs.next_in, in->zs.avail_in);
+	in->zs.next_in = in->inbuf;
+	do
+		n = read(in->fd, in->inbuf + in->zs.avail_in, IN_BUF - in->zs.avail_in);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return gf_error_errno(-errno, in->archive);
+	in->zs.avail_in += (unsigned)n;
+	return (int)n;
+}
+
+/* A gzip member has ended: the file ends too, or another member follows
+ * (gzip allows several); anything else is refused. */
+static int member_end(struct tar_in *in)
+{
+	int n;
+
+	while (in->zs.avail_in < 2)
+		if ((n = fill(in)) <= 0) {
+			if (n < 0)
+				return n;
+			if (!in->zs.avail_in) {
+				in->at_end = true;
+				return 0;
+			}
+			break;
+		}
+	if (in->zs.avail_in < 2 || in->zs.next_in[0] != 0x1f || in->zs.next_in[1] != 0x8b)
+		return bad(in, "data after the end of the gzip stream", NULL);
+	return inflateReset(&in->zs) == Z_OK ? 0 : bad(in, "damaged gzip data", NULL);
+}
+
+/* Up to len bytes of the tar stream: how many (0 at its end), or -errno
+ * with a message.  A gzip stream must end with its trailer, which inflate
+ * checks (CRC-32 and length). */
+static int in_read(struct tar_in *in, void *buf, size_t len)
+{
+	int n;
+
+	if (!len)
+		return 0;
+	if (!in->gzip) {
+		if (!in->zs.avail_in && (n = fill(in)) <= 0)
+			return n;
+		n = (int)(len < in->zs.avail_in ? len : in->zs.avail_in);
+		memcpy(buf, in->zs.next_in, (size_t)n);
+		in->zs.next_in += n;
+		in->zs.avail_in -= (unsigned)n;
+		return n;
+	}
+	in->zs.next_out = buf;
+	in->zs.avail_out = (unsigned)len;
+	while (in->zs.avail_out == len && !in->at_end) {
+		int zret;
+
+		if (!in->zs.avail_in) {
+			if ((n = fill(in)) < 0)
+				return n;
+			if (n == 0)
+				return bad(in, "truncated", "the gzip data or its trailer is cut short");
+		}
+		zret = inflate(&in->zs, Z_NO_FLUSH);
+		if (zret == Z_STREAM_END) {
+			if ((n = member_end(in)))
+				return n;
+		} else if (zret == Z_MEM_ERROR) {
+			return gf_error(-ENOMEM, "%s: out of memory", in->archive);
+		} else if (zret != Z_OK && zret != Z_BUF_ERROR) {
+			return bad(in, "damaged gzip data", in->zs.msg);
+		}
+	}
+	return (int)(len - in->zs.avail_out);
+}
+
 /* Exactly len bytes, or an error that says the archive is cut short. */
 static int read_exact(struct tar_in *in, void *buf, size_t len)
 {
 	size_t got = 0;
 
 	while (got < len) {
-		int n = gzread(in->gz, (char *)buf + got, (unsigned)(len - got));
+		int n = in_read(in, (char *)buf + got, len - got > INT_MAX ? INT_MAX : len - got);
 
-		if (n < 0) {
-			int zerr;
-			const char *msg = gzerror(in->gz, &zerr);
-
-			return bad(in, "unreadable", zerr == Z_ERRNO ? strerror(errno) : msg);
-		}
+		if (n < 0)
+			return n;
 		if (n == 0)
 			return bad(in, "truncated", NULL);
 		got += (size_t)n;
@@ -520,7 +703,7 @@ static int extract_file(struct tar_in *in, int dirfd, const char *base, const ch
 
 static int extract_entry(struct tar_in *in, const struct ustar *h, unsigned long long size)
 {
-	char raw[PATH_MAX + 160], name[PATH_MAX], link[PATH_MAX];
+	char raw[PATH_MAX + 160], name[PATH_MAX], link[PATH_MAX], what[256];
 	const char *base = NULL;
 	struct stat st;
 	int dirfd, ret = 0;
@@ -542,6 +725,8 @@ static int extract_entry(struct tar_in *in, const struct ustar *h, unsigned long
 			return 0;		/* the top "./" itself */
 		return bad(in, "an entry name is absolute, climbs with '..' or is empty", raw);
 	}
+	if (too_deep(in->budget.lim, name, what, sizeof(what)))
+		return too_big(in, what);
 	if (h->typeflag != '0' && h->typeflag != '\0' && h->typeflag != '7' && size)
 		return bad(in, "a directory or link entry carries data", name);
 	if (in->destfd < 0) {
@@ -580,32 +765,38 @@ static int extract_entry(struct tar_in *in, const struct ustar *h, unsigned long
 static int read_archive(struct tar_in *in_arg, const char *dest)
 {
 	struct tar_in in = *in_arg;
-	unsigned long entries = 0;
-	int fd, ret = 0;
+	int ret = 0, n;
 
-	in.destfd = dest ? open(dest, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
-	if (dest && in.destfd < 0)
-		return gf_error_errno(-errno, dest);
-	fd = open(in.archive, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = gf_error_errno(-errno, in.archive);
-		if (in.destfd >= 0)
-			close(in.destfd);
-		return ret;
+	in.destfd = -1;
+	in.fd = open(in.archive, O_RDONLY | O_CLOEXEC);
+	if (in.fd < 0)
+		return gf_error_errno(-errno, in.archive);
+	if (dest && (in.destfd = open(dest, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		ret = gf_error_errno(-errno, dest);
+		goto out;
 	}
-	in.gz = gzdopen(fd, "rb");
-	if (!in.gz) {
-		close(fd);
-		if (in.destfd >= 0)
-			close(in.destfd);
-		return gf_error(-ENOMEM, "%s: cannot start gzip", in.archive);
+	if (!(in.inbuf = malloc(IN_BUF))) {
+		ret = gf_error(-ENOMEM, "%s: out of memory", in.archive);
+		goto out;
 	}
-	gzbuffer(in.gz, 128 * 1024);
+	if ((n = fill(&in)) < 0) {
+		ret = n;
+		goto out;
+	}
+	in.gzip = in.zs.avail_in >= 2 && in.inbuf[0] == 0x1f && in.inbuf[1] == 0x8b;
+	if (in.gzip) {
+		/* 16 + 15: a gzip wrapper, the largest window. */
+		if (inflateInit2(&in.zs, 16 + MAX_WBITS) != Z_OK) {
+			ret = gf_error(-ENOMEM, "%s: cannot start gzip", in.archive);
+			goto out;
+		}
+		in.zs_live = true;
+	}
 	for (;;) {
 		static const struct ustar zero;
 		struct ustar h;
 		long long size = 0;
-		char *text = NULL;
+		char *text = NULL, what[256];
 		bool keep_pax = false;	/* it applies to the next entry */
 
 		if ((ret = read_exact(&in, &h, sizeof(h))))
@@ -618,12 +809,8 @@ static int read_archive(struct tar_in *in_arg, const char *dest)
 			ret = bad(&in, "a header's checksum is wrong", NULL);
 		else if ((size = parse_octal(h.size, sizeof(h.size))) < 0)
 			ret = bad(&in, "a header's size is malformed", NULL);
-		else if ((unsigned long long)size > GF_TAR_MAX_FILE)
-			ret = bad(&in, "an entry is larger than 64 MiB", NULL);
-		else if ((in.total += padded((unsigned long long)size)) > GF_TAR_MAX_TOTAL)
-			ret = bad(&in, "unpacks to more than 2 GiB", NULL);
-		else if (++entries > GF_TAR_MAX_ENTRIES)
-			ret = bad(&in, "more than a million entries", NULL);
+		else if (budget_add(&in.budget, NULL, (unsigned long long)size, what, sizeof(what)))
+			ret = too_big(&in, what);
 		if (ret)
 			break;
 		switch (h.typeflag) {
@@ -668,38 +855,50 @@ static int read_archive(struct tar_in *in_arg, const char *dest)
 			in.pax_path = in.pax_link = NULL;
 		}
 	}
-	/* Read to the end, so that a damaged or cut gzip trailer (CRC, length)
-	 * is seen; a little zero padding may follow the end marker. */
+	/* Read to the end, so that the gzip trailer (CRC, length) is checked
+	 * and nothing follows: only zeros, tar's padding to its record size
+	 * (10 KiB by default), may come after the end marker. */
 	for (unsigned long long tail = 0; !ret;) {
 		char buf[BLOCK];
-		int n = gzread(in.gz, buf, sizeof(buf));
 
-		if (n == 0)
+		if ((n = in_read(&in, buf, sizeof(buf))) <= 0) {
+			ret = n;
 			break;
-		if (n < 0)
-			ret = bad(&in, "damaged or truncated gzip data", NULL);
-		else if ((tail += (unsigned)n) > (1u << 20))
-			ret = bad(&in, "data after the end of the archive", NULL);
+		}
+		for (int i = 0; i < n && !ret; i++)
+			if (buf[i])
+				ret = bad(&in, "data after the end of the archive", NULL);
+		if (!ret && (tail += (unsigned)n) > (1u << 20))
+			ret = bad(&in, "more than 1 MiB of padding after the end of the archive", NULL);
 	}
+out:
 	free(in.pax_path);
 	free(in.pax_link);
-	gzclose_r(in.gz);
+	if (in.zs_live)
+		inflateEnd(&in.zs);
+	free(in.inbuf);
+	close(in.fd);
 	if (in.destfd >= 0)
 		close(in.destfd);
 	in_arg->found = in.found;
 	return ret;
 }
 
-int gf_tar_extract(const char *archive, const char *dest)
+int gf_tar_extract_within(const char *archive, const char *dest, const struct gf_tar_limits *lim)
 {
-	struct tar_in in = { .archive = archive };
+	struct tar_in in = { .archive = archive, .budget = { .lim = lim } };
 
 	return read_archive(&in, dest);
 }
 
+int gf_tar_extract(const char *archive, const char *dest)
+{
+	return gf_tar_extract_within(archive, dest, &default_limits);
+}
+
 int gf_tar_holds(const char *archive, const char *name)
 {
-	struct tar_in in = { .archive = archive, .find = name };
+	struct tar_in in = { .archive = archive, .find = name, .budget = { .lim = &default_limits } };
 	int ret = read_archive(&in, NULL);
 
 	return ret ? ret : in.found;

@@ -1,6 +1,7 @@
 /* Reading what a process really has, from /proc/PID through the fs layer
  * (so a test tree or a recording with a fake /proc/PID reads the same). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,11 +14,41 @@
 /* The Linux limit on node ids (MAX_NUMNODES with NODES_SHIFT 10). */
 #define MAX_NODES 1024
 
+void verify_why_denied(unsigned reader, long long owner, char *buf, size_t size)
+{
+	if (reader == 0)
+		snprintf(buf, size, "even as root: the kernel's ptrace access check refused it (a process of "
+				    "another user namespace, one that is not dumpable, no CAP_SYS_PTRACE in a "
+				    "container, or a security module: Yama's ptrace_scope, AppArmor, SELinux)");
+	else if (owner >= 0 && owner != reader)
+		snprintf(buf, size, "it runs as uid %lld: reading it needs root or the same user", owner);
+	else if (owner == reader)
+		snprintf(buf, size, "although it runs as your user: it is not dumpable (setuid, or "
+				    "prctl(PR_SET_DUMPABLE, 0)), or a security module (Yama's ptrace_scope) forbids it");
+	else
+		snprintf(buf, size, "reading another user's process needs root or the same user");
+}
+
+/* The uid the process runs as (status's real Uid), -1 when unreadable. */
+static long long proc_owner(const struct verify_proc *p)
+{
+	char path[128], val[64], *text;
+	long long uid = -1;
+
+	snprintf(path, sizeof(path), "%s/status", p->dir);
+	if (gf_fs_read(p->fs, path, &text, NULL))
+		return -1;
+	if (!gf_kv_find(text, "Uid", val, sizeof(val)) || gf_parse_ll(strtok(val, " \t"), &uid))
+		uid = -1;
+	free(text);
+	return uid;
+}
+
 /* A failed read of the process's file `rel`: absent is "no such process",
- * EACCES/EPERM say who may read it. */
+ * EACCES/EPERM say what refused it and who may read it. */
 static int proc_fail(const struct verify_proc *p, const char *rel, int err)
 {
-	char real[PATH_MAX], path[128];
+	char real[PATH_MAX], path[128], why[320];
 
 	snprintf(path, sizeof(path), "%s/%s", p->dir, rel);
 	gf_fs_real(p->fs, path, real, sizeof(real));
@@ -25,10 +56,34 @@ static int proc_fail(const struct verify_proc *p, const char *rel, int err)
 		return gf_error(-ESRCH, "%s: no such process (%s is absent)%s", p->dir + 6, real,
 				gf_fs_live(p->fs) ? "" : "; to verify a live process against a recorded model, "
 							 "give the model with --model DIR");
-	if (err == -EACCES || err == -EPERM)
-		return gf_error(-EACCES, "%s: permission denied: reading process %s needs root or the same user",
-				real, p->dir + 6);
-	return err;
+	if (err != -EACCES && err != -EPERM)
+		return err;
+	if (!gf_fs_live(p->fs))
+		return gf_error(err, "%s: %s (%s): the recorded file is not readable", real, strerror(-err),
+				strerrorname_np(-err));
+	verify_why_denied((unsigned)geteuid(), proc_owner(p), why, sizeof(why));
+	return gf_error(-EACCES, "%s: %s (%s) %s", real, strerror(-err), strerrorname_np(-err), why);
+}
+
+/* A kernel thread (status's Kthread line; where the kernel has none, a live status
+ * without VmSize) or a zombie: no memory map, environment or open files,
+ * which would otherwise read as "no such process". */
+static int not_a_user_process(const struct verify_proc *p, const char *status, const char *comm)
+{
+	char val[64];
+	bool kthread;
+
+	if (gf_kv_find(status, "State", val, sizeof(val)) && val[0] == 'Z')
+		return gf_error(-ESRCH, "%s (%s) has exited and is not reaped yet (a zombie): nothing is left "
+					"to verify", p->dir + 6, comm);
+	if (gf_kv_find(status, "Kthread", val, sizeof(val)))
+		kthread = !strcmp(val, "1");
+	else
+		kthread = gf_fs_live(p->fs) && !gf_kv_find(status, "VmSize", val, sizeof(val));
+	if (kthread)
+		return gf_error(-EINVAL, "%s (%s) is a kernel thread: it has no memory map, environment or "
+					 "open files to verify; give the PID of a process that uses GPUs", p->dir + 6, comm);
+	return 0;
 }
 
 int verify_read_status(const struct verify_proc *p, struct gf_verify *v)
@@ -45,6 +100,10 @@ int verify_read_status(const struct verify_proc *p, struct gf_verify *v)
 		v->pid = (int)pid;
 	if (gf_kv_find(text, "Name", val, sizeof(val)))
 		gf_strlcpy(v->comm, val, sizeof(v->comm));
+	if ((ret = not_a_user_process(p, text, v->comm))) {
+		free(text);
+		return ret;
+	}
 	if (!gf_kv_find(text, "Cpus_allowed_list", val, sizeof(val)) ||
 	    gf_cpuset_parse_list(&v->cpus_allowed, val)) {
 		free(text);

@@ -32,6 +32,8 @@ struct verify_proc {
 	const struct gf_fs *fs;
 	char dir[64];			/* "/proc/1234" or "/proc/self" */
 };
+/* Also refuses a kernel thread (-EINVAL) and a zombie (-ESRCH): neither
+ * has a memory map to verify. */
 int verify_read_status(const struct verify_proc *p, struct gf_verify *v);
 int verify_read_threads(const struct verify_proc *p, struct gf_verify *v);
 int verify_read_numa_maps(const struct verify_proc *p, struct gf_verify *v);
@@ -39,6 +41,11 @@ int verify_read_numa_maps(const struct verify_proc *p, struct gf_verify *v);
  * process's open files; *n of them in *minors (caller frees). */
 int verify_read_fds(const struct verify_proc *p, int **minors, int *n);
 int verify_read_environ(const struct verify_proc *p, struct gf_verify *v);
+
+/* Why the kernel refused a process's files (EACCES/EPERM) to a reader of
+ * effective uid `reader`, the process running as uid `owner` (-1:
+ * unknown), in words, in buf. */
+void verify_why_denied(unsigned reader, long long owner, char *buf, size_t size);
 
 /* The GPUs to compare with: asked (list), else open, else visible. */
 int verify_pick_gpus(struct gf_verify *v, const struct gf_fs *fs, const char *list, const int *minors, int nminors);

@@ -17,6 +17,16 @@ n_json=$("$GPUFEED" check --list --json | jq '.checks | length')
 [ "$n_list" = "$n_json" ] && [ "$n_list" -gt 0 ] && ok "--list and --list --json agree ($n_list checks)" ||
 	not_ok "--list has $n_list lines, --json $n_json checks"
 expect_jq <("$GPUFEED" check --list --json) '[.checks[].id] | length == (unique | length)' "check ids are unique"
+# Every check cites what a user can open: its section of docs/checks.md and at
+# least one public source with its title, in one form; nothing private.
+expect_jq <("$GPUFEED" check --list --json) \
+	'[.checks[] | . as $c | select($c.why | test("^[^;].*; docs/checks\\.md#" + ($c.id | gsub("\\."; "\\.")) + "(; \"[^\"]+\", https://[^ ;]+)+$") | not) | .id] == []' \
+	"every why: reason; docs/checks.md#ID; \"Title\", https://URL ..."
+expect_jq <("$GPUFEED" check --list --json) '[.checks[] | select(.why | test("seed|§|research|host-audit"))] == []' \
+	"no why cites a private note"
+missing=$("$GPUFEED" check --list --json | jq -r '.checks[].id' | while read -r id; do
+	grep -qF "<a id=\"$id\"></a>" "$SRC/docs/checks.md" || echo "$id"; done)
+[ -z "$missing" ] && ok "docs/checks.md has an anchor for every check" || not_ok "no anchor in docs/checks.md for: $missing"
 
 # Usage errors.
 expect_rc 2 "--only naming no check" "$GPUFEED" check --root "$CI" --only no.such-check

@@ -78,7 +78,6 @@ expect_rc 0 "record --quiet" "$GPUFEED" record --quiet --root "$TMP/l40s" "$TMP/
 [ -s "$err" ] && not_ok "--quiet printed: $(head -1 "$err")" || ok "--quiet prints nothing on stderr"
 
 # A recording as one .tar.gz: written atomically, read by --root as the directory is.
-shm_before=$(ls /dev/shm 2>/dev/null | grep -c '^gpufeed-root-')
 expect_rc 0 "record FILE.tar.gz" "$GPUFEED" record --root "$HGX" "$TMP/hgx.tar.gz"
 [ -f "$TMP/hgx.tar.gz" ] && gzip -t "$TMP/hgx.tar.gz" && ok "one gzip file" || not_ok "no valid .tar.gz"
 tar -tzf "$TMP/hgx.tar.gz" | grep -q '^hgx/gpufeed-recording.json$' && ok "tar reads it; entries under hgx/" ||
@@ -128,8 +127,66 @@ PY
 	expect_rc 3 "--root an archive writing through a link" "$GPUFEED" topo --root "$TMP/evil.tar.gz"
 	[ -e /tmp/gpufeed-pwned ] && not_ok "it wrote outside" || ok "nothing written outside"
 }
-shm_after=$(ls /dev/shm 2>/dev/null | grep -c '^gpufeed-root-')
-[ "$shm_after" -le "$shm_before" ] && ok "unpacked archives are removed" || not_ok "unpacked archives left in /dev/shm"
+
+# The unpacked copies of process $1 (its pid is in their names).
+copies_of() { compgen -G "/dev/shm/gpufeed-unpack-*-$1-*"; compgen -G "${TMPDIR:-/tmp}/gpufeed-unpack-*-$1-*"; }
+# run_bg CMD...: as run, and $pid is the process's.
+run_bg() {
+	out=$TMP/out.$count err=$TMP/err.$count
+	"$@" >"$out" 2>"$err" & pid=$!
+	wait $pid; rc=$?
+}
+run_bg "$GPUFEED" topo --root "$TMP/hgx.tar.gz"
+[ "$rc" = 0 ] && [ -z "$(copies_of $pid)" ] && ok "the unpacked copy is removed at the end" ||
+	not_ok "exit $rc, left: $(copies_of $pid)"
+# What an archive may expand to is bounded, and a refused one leaves no copy:
+# 300 nested directories once unpacked and stayed (deeper than the remover went).
+python3 - "$TMP/deep.tar.gz" <<'PY' && {
+import io, sys, tarfile
+with tarfile.open(sys.argv[1], "w:gz", format=tarfile.GNU_FORMAT) as t:
+    i = tarfile.TarInfo("deep/" + "d/" * 300 + "f"); i.size = 1; t.addfile(i, io.BytesIO(b"x"))
+PY
+	run_bg "$GPUFEED" topo --root "$TMP/deep.tar.gz"
+	[ "$rc" = 3 ] && ok "--root an archive nested 300 deep: exit 3" || not_ok "nested 300 deep: exit $rc"
+	expect_grep "$err" "deep.tar.gz: an entry is nested deeper than 64 levels" "names the archive and the limit"
+	[ -z "$(copies_of $pid)" ] && ok "and leaves no unpacked copy" || not_ok "left: $(copies_of $pid)"
+}
+# A gzip cut in its trailer (CRC, length), or followed by anything, is refused.
+size=$(stat -c %s "$TMP/hgx.tar.gz")
+head -c $((size - 4)) "$TMP/hgx.tar.gz" >"$TMP/trailer.tar.gz"
+run_bg "$GPUFEED" topo --root "$TMP/trailer.tar.gz"
+[ "$rc" = 3 ] && ok "--root an archive cut in its gzip trailer: exit 3" || not_ok "cut trailer: exit $rc"
+expect_grep "$err" "trailer.tar.gz: truncated" "says it is truncated"
+[ -z "$(copies_of $pid)" ] && ok "and leaves no unpacked copy" || not_ok "left: $(copies_of $pid)"
+{ cat "$TMP/hgx.tar.gz"; echo garbage; } >"$TMP/trailing.tar.gz"
+expect_rc 3 "--root an archive followed by garbage" "$GPUFEED" topo --root "$TMP/trailing.tar.gz"
+expect_grep "$err" "trailing.tar.gz: data after the end of the gzip stream" "says what follows it"
+
+# SIGINT, SIGTERM, SIGHUP while a command works on an unpacked archive (with
+# and without -o FILE, which has its own handler): the copy goes with it.
+# The command is stopped once its copy is seen, then signalled; env gives it
+# the default SIGINT, which a background job of a script would ignore.
+for sig in INT TERM HUP; do
+	for o in "" "-o $TMP/sig.txt"; do
+		how="SIG$sig${o:+ with -o}"
+		env --default-signal=INT "$GPUFEED" check --root "$TMP/hgx.tar.gz" $o >/dev/null 2>&1 & pid=$!
+		seen=
+		while kill -0 $pid 2>/dev/null; do
+			if [ -n "$(copies_of $pid)" ]; then kill -STOP $pid; seen=$(copies_of $pid); break; fi
+		done
+		if [ -z "$seen" ]; then
+			wait $pid
+			ok "# SKIP $how: check ended before its copy was seen"
+			continue
+		fi
+		kill -$sig $pid; kill -CONT $pid
+		{ wait $pid; } 2>/dev/null; rc=$?
+		[ "$rc" -gt 128 ] && ok "$how ends check (exit $rc)" || not_ok "$how: exit $rc"
+		[ -z "$(copies_of $pid)" ] && [ ! -e "$seen" ] && ok "$how: the unpacked copy is removed" ||
+			not_ok "$how: left $seen"
+	done
+done
+ls "$TMP" | grep -q 'sig.txt' && not_ok "-o left a file" || ok "-o left no file"
 
 # Races on DIR (deterministic versions in tests/unit/test_record.c).
 # Two records into one new DIR: one wins, the other fails; never both exit 0.

@@ -109,4 +109,26 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2
 else
 	echo "# skip: needs root, setpriv and a nobody user"
 fi
+# Root refused all the same (the ptrace access check: another user namespace,
+# a process that is not dumpable, a security module): not "needs root".
+if [ "$(id -u)" = 0 ] && ! cat /proc/1/numa_maps >/dev/null 2>&1; then
+	expect_rc 3 "root refused PID 1's files is exit 3" "$GPUFEED" verify 1
+	expect_no_grep "$err" "needs root" "the message does not tell root it needs root"
+	expect_grep "$err" "Permission denied (EACCES) even as root" "it says what failed, with the errno"
+else
+	echo "# skip: root reads PID 1 here"
+fi
+# A kernel thread (PF_KTHREAD, 0x200000 in stat's flags) has no memory map.
+kthread=
+for s in /proc/[0-9]*/stat; do
+	read -r line <"$s" 2>/dev/null || continue
+	set -- ${line##*) }
+	[ $(($7 & 0x200000)) -ne 0 ] && { kthread=${s#/proc/}; kthread=${kthread%/stat}; break; }
+done
+if [ -n "$kthread" ]; then
+	expect_rc 3 "verify a kernel thread ($kthread) is exit 3" "$GPUFEED" verify "$kthread"
+	expect_grep "$err" "$kthread (.*) is a kernel thread" "and says it is one"
+else
+	echo "# skip: no kernel thread visible here"
+fi
 finish

@@ -25,6 +25,13 @@ check "man pages for every command (gpufeed, topo, report, record, bench io)" \
 check "the installed page reads (man -l)" \
 	"! command -v man >/dev/null || MANWIDTH=80 man -l $root/share/man/man1/gpufeed-topo.1 2>/dev/null | grep -q -- '--root'"
 check "pkg-config file names the prefix" "grep -q '^prefix=$prefix' $root/lib/pkgconfig/gpufeed.pc"
+# The .pc follows PREFIX (and LIBDIR, INCLUDEDIR) from one install to the next:
+# it was built once and kept, so /opt/x got one naming /usr/local.
+make -s install PREFIX=/usr/local DESTDIR="$stage/a" >/dev/null
+make -s install PREFIX=/opt/x LIBDIR=/opt/x/lib64 DESTDIR="$stage/b" >/dev/null
+check "an install with another PREFIX after one to /usr/local names the new one in gpufeed.pc" \
+	"grep -q '^prefix=/opt/x\$' $stage/b/opt/x/lib64/pkgconfig/gpufeed.pc && grep -q '^libdir=/opt/x/lib64\$' $stage/b/opt/x/lib64/pkgconfig/gpufeed.pc"
+check "and the first install's still names /usr/local" "grep -q '^prefix=/usr/local\$' $stage/a/usr/local/lib/pkgconfig/gpufeed.pc"
 check "only gf_ symbols exported" \
 	"! nm -D --defined-only $root/lib/libgpufeed.so.0.1.0 | awk '{print \$3}' | grep -v -e '^gf_' -e '^GPUFEED_' | grep -q ."
 check "every exported symbol carries a release node (src/libgpufeed.map)" \

@@ -11,16 +11,18 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <dirent.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include "core/fs.h"
+#include "core/rmtree.h"
 #include "core/tar.h"
 #include <gpufeed/error.h>
 
 /* ---- a raw tar writer, to build archives the real writer never would ---- */
 
 struct raw {
-	unsigned char data[64 * 1024];
+	unsigned char data[256 * 1024];
 	size_t len;
 };
 
@@ -318,6 +320,428 @@ static void killed_unpack_is_cleaned(void **state)
 	free(d);
 }
 
+
+/* An entry whose name is longer than ustar's 100 bytes: a GNU 'L' record
+ * before it, as tar writes one. */
+static void raw_long_entry(struct raw *r, const char *name, char type, const char *body)
+{
+	raw_entry(r, "././@LongLink", 'L', NULL, name);
+	raw_entry(r, name, type, NULL, body);
+}
+
+/* "rec/d/d/.../d" with `depth` directories below rec. */
+static void deep_name(char *buf, size_t size, int depth, const char *last)
+{
+	size_t len = (size_t)snprintf(buf, size, "rec");
+
+	for (int i = 0; i < depth && len + 3 < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "/d");
+	if (last)
+		snprintf(buf + len, size - len, "/%s", last);
+}
+
+/* Unpacked copies of this process's, in /dev/shm and $TMPDIR. */
+static int my_unpacks(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	const char *bases[] = { "/dev/shm", tmp && *tmp ? tmp : "/tmp" };
+	char mark[64];
+	int n = 0;
+
+	snprintf(mark, sizeof(mark), "-%ld-", (long)getpid());
+	for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
+		DIR *d = opendir(bases[i]);
+		struct dirent *de;
+
+		while (d && (de = readdir(d)))
+			n += !strncmp(de->d_name, "gpufeed-unpack-", 15) && strstr(de->d_name + 15, mark);
+		if (d)
+			closedir(d);
+	}
+	return n;
+}
+
+static char *write_raw(const char *dir, const char *name, struct raw *r)
+{
+	static char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	write_gz(path, r->data, r->len);
+	return path;
+}
+
+/* Directories nested deeper than a recording's are refused before they
+ * are made (300 levels once unpacked to /dev/shm and, deeper than the
+ * remover went, stayed there); the deepest allowed unpacks and goes. */
+static void deep_archive_refused(void **state)
+{
+	static struct raw r;
+	char *d = t_mkdtemp(), name[PATH_MAX], dest[PATH_MAX], *archive;
+	struct gf_fs fs;
+	int before = my_unpacks();
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	deep_name(name, sizeof(name), 300, "f");
+	raw_long_entry(&r, name, '0', "x");
+	raw_end(&r);
+	archive = write_raw(d, "deep.tar.gz", &r);
+	snprintf(dest, sizeof(dest), "%s/dest", d);
+	assert_int_equal(mkdir(dest, 0755), 0);
+	assert_int_equal(gf_tar_extract(archive, dest), -EBADMSG);
+	if (!strstr(gf_last_error(), archive) || !strstr(gf_last_error(), "nested deeper than 64"))
+		fail_msg("wanted the archive and 'nested deeper than 64', got: %s", gf_last_error());
+	assert_int_equal(gf_tar_holds(archive, "gpufeed-recording.json"), -EBADMSG);
+	assert_int_equal(gf_fs_init(&fs, archive), -EBADMSG);
+	assert_non_null(strstr(gf_last_error(), "deep.tar.gz"));
+	assert_int_equal(my_unpacks(), before);
+
+	/* As deep as allowed: unpacked, and removed by gf_fs_fini. */
+	memset(&r, 0, sizeof(r));
+	deep_name(name, sizeof(name), GF_TAR_MAX_DEPTH - 2, "f");	/* rec + the dirs + f */
+	raw_long_entry(&r, name, '0', "x");
+	raw_end(&r);
+	archive = write_raw(d, "deepest.tar.gz", &r);
+	if (gf_fs_init(&fs, archive))
+		fail_msg("%s", gf_last_error());
+	assert_int_equal(my_unpacks(), before + 1);
+	gf_fs_fini(&fs);
+	assert_int_equal(my_unpacks(), before);
+	t_rmtree(d);
+	free(d);
+}
+
+/* Each limit on what an archive expands to, at a size a test can build:
+ * refused with a message naming the archive and the limit. */
+static void limits_refused(void **state)
+{
+	static struct raw r;
+	char *d = t_mkdtemp(), dest[PATH_MAX], *archive;
+	struct gf_tar_limits lim = GF_TAR_LIMITS_DEFAULT;
+	static const struct {
+		int which;
+		const char *why;
+	} cases[] = {
+		{ 0, "nested deeper than 3" },
+		{ 1, "more than 4 entries" },
+		{ 2, "larger than 1000 bytes" },
+		{ 3, "unpacks to more than 4096 bytes" },
+	};
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	raw_entry(&r, "rec/", '5', NULL, NULL);
+	raw_entry(&r, "rec/a/b/c/f", '0', NULL, "1");	/* depth 5 */
+	raw_entry(&r, "rec/g", '0', NULL, NULL);
+	raw_entry(&r, "rec/h", '0', NULL, NULL);
+	{
+		char big[1500];
+
+		memset(big, 'y', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		raw_entry(&r, "rec/big", '0', NULL, big);	/* 5 entries, 1499 bytes */
+	}
+	raw_end(&r);
+	archive = write_raw(d, "lim.tar.gz", &r);
+	snprintf(dest, sizeof(dest), "%s/dest", d);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct gf_tar_limits l = lim;
+
+		if (cases[i].which == 0)
+			l.depth = 3;
+		else if (cases[i].which == 1)
+			l.entries = 4;
+		else if (cases[i].which == 2)
+			l.file = 1000;
+		else
+			l.total = 4096;
+		t_rmtree(dest);
+		assert_int_equal(mkdir(dest, 0755), 0);
+		assert_int_equal(gf_tar_extract_within(archive, dest, &l), -EBADMSG);
+		if (!strstr(gf_last_error(), archive) || !strstr(gf_last_error(), cases[i].why))
+			fail_msg("wanted '%s' naming the archive, got: %s", cases[i].why, gf_last_error());
+	}
+	t_rmtree(dest);
+	assert_int_equal(mkdir(dest, 0755), 0);
+	assert_int_equal(gf_tar_extract_within(archive, dest, &lim), 0);
+	t_rmtree(d);
+	free(d);
+}
+
+/* The writer refuses a tree the reader would refuse, before writing. */
+static void writer_keeps_the_limits(void **state)
+{
+	char *d = t_mkdtemp(), src[PATH_MAX], name[PATH_MAX], archive[PATH_MAX];
+
+	(void)state;
+	snprintf(src, sizeof(src), "%s/src", d);
+	deep_name(name, sizeof(name), GF_TAR_MAX_DEPTH, "f");
+	t_write(src, name, "1\n");
+	snprintf(archive, sizeof(archive), "%s/rec.tar.gz", d);
+	assert_int_equal(gf_tar_write(src, "top", archive, NULL, NULL), -EFBIG);
+	assert_non_null(strstr(gf_last_error(), "nested deeper than 64"));
+	assert_int_not_equal(access(archive, F_OK), 0);
+	t_rmtree(d);
+	free(d);
+}
+
+static void append(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "a");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* A gzip member of `len` bytes of `data`, appended to path. */
+static void append_gz(const char *path, const char *dir, const void *data, size_t len)
+{
+	char tmp[PATH_MAX], *bytes;
+	struct stat st;
+
+	snprintf(tmp, sizeof(tmp), "%s/member.gz", dir);
+	write_gz(tmp, data, len);
+	assert_int_equal(stat(tmp, &st), 0);
+	bytes = t_read(tmp);
+	assert_non_null(bytes);
+	append(path, bytes, (size_t)st.st_size);
+	free(bytes);
+	unlink(tmp);
+}
+
+static void expect_refused(const char *archive, const char *dir, const char *why)
+{
+	char dest[PATH_MAX];
+
+	snprintf(dest, sizeof(dest), "%s/dest", dir);
+	t_rmtree(dest);
+	assert_int_equal(mkdir(dest, 0755), 0);
+	if (gf_tar_extract(archive, dest) != -EBADMSG || !strstr(gf_last_error(), archive) ||
+	    !strstr(gf_last_error(), why))
+		fail_msg("%s: wanted -EBADMSG, '%s', got: %s", archive, why, gf_last_error());
+	assert_int_equal(gf_tar_holds(archive, "gpufeed-recording.json"), -EBADMSG);
+}
+
+/* The gzip trailer (CRC and length, 8 bytes) cut anywhere, and anything
+ * after the gzip stream, are refused; a further gzip member of zeros (tar's
+ * padding, compressed apart) is still a sound archive. */
+static void trailer_and_trailing_data(void **state)
+{
+	char *d = t_mkdtemp(), src[PATH_MAX], good[PATH_MAX], bad_path[PATH_MAX], dest[PATH_MAX], *bytes;
+	static const char zeros[4096];
+	struct stat st;
+
+	(void)state;
+	snprintf(src, sizeof(src), "%s/src", d);
+	t_write(src, "gpufeed-recording.json", "{}\n");
+	t_write(src, "sys/devices/system/cpu/online", "0-3\n");
+	snprintf(good, sizeof(good), "%s/good.tar.gz", d);
+	assert_int_equal(gf_tar_write(src, "rec", good, NULL, NULL), 0);
+	assert_int_equal(stat(good, &st), 0);
+	bytes = t_read(good);
+	assert_non_null(bytes);
+	snprintf(bad_path, sizeof(bad_path), "%s/bad.tar.gz", d);
+	for (int cut = 1; cut <= 8; cut++) {
+		unlink(bad_path);
+		append(bad_path, bytes, (size_t)st.st_size - (size_t)cut);
+		expect_refused(bad_path, d, "truncated");
+	}
+	unlink(bad_path);
+	append(bad_path, bytes, (size_t)st.st_size);
+	append(bad_path, "garbage\n", 8);
+	expect_refused(bad_path, d, "data after the end of the gzip stream");
+	unlink(bad_path);
+	append(bad_path, bytes, (size_t)st.st_size);
+	append(bad_path, zeros, 1);
+	expect_refused(bad_path, d, "data after the end of the gzip stream");
+	unlink(bad_path);
+	append(bad_path, bytes, (size_t)st.st_size);
+	append_gz(bad_path, d, "not tar\n", 8);
+	expect_refused(bad_path, d, "data after the end of the archive");
+	unlink(bad_path);
+	append(bad_path, bytes, (size_t)st.st_size);
+	append_gz(bad_path, d, zeros, sizeof(zeros));
+	snprintf(dest, sizeof(dest), "%s/dest", d);
+	t_rmtree(dest);
+	assert_int_equal(mkdir(dest, 0755), 0);
+	if (gf_tar_extract(bad_path, dest))
+		fail_msg("a second gzip member of zeros: %s", gf_last_error());
+	free(bytes);
+	t_rmtree(d);
+	free(d);
+}
+
+static volatile sig_atomic_t got_signal;
+
+static void set_flag(int sig)
+{
+	(void)sig;
+	got_signal = 1;
+}
+
+/* As cli/output.c's -o cleanup: do its own work, then die of the signal. */
+static void die_of_it(int sig)
+{
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+enum child_kind { PLAIN, DYING_HANDLER, FLAG_HANDLER, GRANDCHILD };
+
+struct sig_child {
+	const char *archive;
+	enum child_kind kind;
+	int sig;
+};
+
+/* Unpacks, says where (one line), and waits for the signal. */
+static int unpack_and_wait(const struct sig_child *c, int wfd, int ready)
+{
+	struct gf_fs fs;
+	char line[PATH_MAX + 1];
+
+	if (c->kind == DYING_HANDLER)
+		signal(c->sig, die_of_it);
+	if (c->kind == FLAG_HANDLER)
+		signal(c->sig, set_flag);
+	if (gf_fs_init(&fs, c->archive))
+		return 10;
+	snprintf(line, sizeof(line), "%s\n", fs.unpacked);
+	if (write(wfd, line, strlen(line)) < 0)
+		return 11;
+	if (c->kind == GRANDCHILD) {
+		/* A forked child that dies of the signal leaves its parent's copy. */
+		pid_t pid = fork();
+		int status;
+
+		if (pid == 0) {
+			raise(c->sig);
+			_exit(12);
+		}
+		if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFSIGNALED(status))
+			return 13;
+		if (access(fs.unpacked, F_OK))
+			return 14;
+		gf_fs_fini(&fs);
+		return 0;
+	}
+	close(ready);			/* the parent may signal now */
+	while (!got_signal)
+		pause();
+	/* Only a handler that lets the process go on gets here: the copy is
+	 * still there for it, and the normal path removes it. */
+	if (access(fs.unpacked, F_OK))
+		return 15;
+	gf_fs_fini(&fs);
+	return access(fs.unpacked, F_OK) ? 0 : 16;
+}
+
+/* Forks unpack_and_wait, signals it once it is waiting, and returns its
+ * wait status; *copy is where it had unpacked. */
+static int signal_child(const struct sig_child *c, char *copy, size_t size)
+{
+	int pfd[2], rfd[2], status;
+	size_t got = 0;
+	ssize_t n;
+	char tmp;
+	pid_t pid;
+
+	assert_int_equal(pipe(pfd), 0);
+	assert_int_equal(pipe(rfd), 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(pfd[0]);
+		close(rfd[0]);
+		_exit(unpack_and_wait(c, pfd[1], rfd[1]));
+	}
+	close(pfd[1]);
+	close(rfd[1]);
+	while (got < size - 1 && (n = read(pfd[0], copy + got, 1)) == 1 && copy[got] != '\n')
+		got++;
+	copy[got] = '\0';
+	if (c->kind != GRANDCHILD) {
+		/* EOF on the second pipe: the child has closed it, about to pause();
+		 * a signal before pause() returns sets the flag or kills it anyway. */
+		assert_int_equal(read(rfd[0], &tmp, 1), 0);
+		assert_int_equal(kill(pid, c->sig), 0);
+	}
+	close(pfd[0]);
+	close(rfd[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return status;
+}
+
+/* SIGINT, SIGTERM and SIGHUP end a process using an unpacked archive:
+ * its copy goes with it, also when the process had its own handler that
+ * ends it (as -o FILE's); a handler that lets it go on keeps the copy
+ * until gf_fs_fini; a forked child's death is not its parent's. */
+static void signals_remove_the_copy(void **state)
+{
+	char *d = t_mkdtemp(), src[PATH_MAX], archive[PATH_MAX], copy[PATH_MAX];
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+
+	(void)state;
+	snprintf(src, sizeof(src), "%s/src", d);
+	t_write(src, "sys/devices/system/cpu/online", "0\n");
+	snprintf(archive, sizeof(archive), "%s/rec.tar.gz", d);
+	assert_int_equal(gf_tar_write(src, "rec", archive, NULL, NULL), 0);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		for (enum child_kind k = PLAIN; k <= GRANDCHILD; k++) {
+			struct sig_child c = { archive, k, sigs[i] };
+			int status = signal_child(&c, copy, sizeof(copy));
+
+			if (!strstr(copy, "/gpufeed-unpack-"))
+				fail_msg("%s, kind %d: no copy named (status 0x%x)", strsignal(sigs[i]), k, status);
+			if (k == FLAG_HANDLER || k == GRANDCHILD) {
+				if (!WIFEXITED(status) || WEXITSTATUS(status))
+					fail_msg("%s, kind %d: status 0x%x", strsignal(sigs[i]), k, status);
+			} else if (!WIFSIGNALED(status) || WTERMSIG(status) != sigs[i]) {
+				fail_msg("%s, kind %d: not ended by the signal (status 0x%x)", strsignal(sigs[i]), k, status);
+			}
+			if (access(copy, F_OK) == 0)
+				fail_msg("%s, kind %d: %s left behind", strsignal(sigs[i]), k, copy);
+		}
+	}
+	t_rmtree(d);
+	free(d);
+}
+
+/* The remover a signal handler uses: any depth (gf_rmtree stops at its
+ * limit), links removed and not followed, an absent path is no error. */
+static void signal_safe_rmtree(void **state)
+{
+	char *d = t_mkdtemp(), tree[PATH_MAX], name[PATH_MAX], outside[PATH_MAX], keep[PATH_MAX + 16];
+
+	(void)state;
+	snprintf(tree, sizeof(tree), "%s/tree", d);
+	snprintf(outside, sizeof(outside), "%s/outside", d);
+	t_write(outside, "precious", "1\n");
+	deep_name(name, sizeof(name), GF_RMTREE_MAX_DEPTH + 20, "f");
+	t_write(tree, name, "x\n");
+	deep_name(name, sizeof(name), 7, "g");
+	t_write(tree, name, "y\n");
+	t_write(tree, "rec/top-file", "z\n");
+	t_symlink(tree, "rec/d/link", outside);
+	deep_name(name, sizeof(name), 3, "empty");
+	{
+		char path[PATH_MAX * 2];
+
+		snprintf(path, sizeof(path), "%s/%s", tree, name);
+		assert_int_equal(mkdir(path, 0755), 0);
+	}
+	assert_int_equal(gf_rmtree(tree), -ELOOP);	/* why unpacking stops at GF_TAR_MAX_DEPTH */
+	assert_int_equal(gf_rmtree_signal_safe(tree), 0);
+	assert_int_not_equal(access(tree, F_OK), 0);
+	snprintf(keep, sizeof(keep), "%s/precious", outside);
+	assert_int_equal(access(keep, F_OK), 0);
+	assert_int_equal(gf_rmtree_signal_safe(tree), 0);	/* absent */
+	t_rmtree(d);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -325,6 +749,12 @@ int main(void)
 		cmocka_unit_test(killed_unpack_is_cleaned),
 		cmocka_unit_test(hostile_archives),
 		cmocka_unit_test(damaged_gzip),
+		cmocka_unit_test(deep_archive_refused),
+		cmocka_unit_test(limits_refused),
+		cmocka_unit_test(writer_keeps_the_limits),
+		cmocka_unit_test(trailer_and_trailing_data),
+		cmocka_unit_test(signals_remove_the_copy),
+		cmocka_unit_test(signal_safe_rmtree),
 	};
 
 	return cmocka_run_group_tests_name("tar", tests, NULL, NULL);

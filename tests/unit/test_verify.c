@@ -356,6 +356,46 @@ static void missing_and_asked(void **state)
 	gf_verify_free(v);
 }
 
+/* A kernel thread (Kthread: 1) or a zombie has no memory map to verify:
+ * said as such, not as "no such process" (a kernel thread's environ is
+ * ESRCH, which read as absent). */
+static void kernel_thread_and_zombie(void **state)
+{
+	struct gf_verify *v;
+
+	(void)state;
+	t_write(hgx, "proc/12/status", "Name:\tkworker/0:1-events\nState:\tI (idle)\nPid:\t12\n"
+				       "Cpus_allowed_list:\t0\nMems_allowed_list:\t0-1\nKthread:\t1\n");
+	v = verify(hgx, 12, NULL, -EINVAL);
+	assert_null(v);
+	if (!strstr(gf_last_error(), "12 (kworker/0:1-events) is a kernel thread") ||
+	    strstr(gf_last_error(), "no such process"))
+		fail_msg("%s", gf_last_error());
+	t_write(hgx, "proc/13/status", "Name:\ttrain\nState:\tZ (zombie)\nPid:\t13\n"
+				       "Cpus_allowed_list:\t0-223\nMems_allowed_list:\t0-1\nKthread:\t0\n");
+	v = verify(hgx, 13, NULL, -ESRCH);
+	assert_null(v);
+	assert_non_null(strstr(gf_last_error(), "13 (train) has exited"));
+}
+
+/* EACCES on a process's files says who may read them, and never "needs
+ * root" to root (whom the ptrace access check refused anyway). */
+static void denied_says_why(void **state)
+{
+	char buf[512];
+
+	(void)state;
+	verify_why_denied(0, 0, buf, sizeof(buf));
+	if (strstr(buf, "needs root") || !strstr(buf, "even as root") || !strstr(buf, "ptrace access"))
+		fail_msg("root: %s", buf);
+	verify_why_denied(1000, 0, buf, sizeof(buf));
+	if (!strstr(buf, "runs as uid 0") || !strstr(buf, "needs root or the same user"))
+		fail_msg("another user's: %s", buf);
+	verify_why_denied(1000, 1000, buf, sizeof(buf));
+	if (strstr(buf, "needs root") || !strstr(buf, "not dumpable"))
+		fail_msg("one's own: %s", buf);
+}
+
 /* A MIG capability resolves to its GPU through the driver's table. */
 static void mig_cap(void **state)
 {
@@ -453,6 +493,7 @@ int main(void)
 		cmocka_unit_test(policy_off_node),  cmocka_unit_test(comm_with_parens), cmocka_unit_test(open_not_visible),
 		cmocka_unit_test(thread_vanished),  cmocka_unit_test(missing_and_asked), cmocka_unit_test(mig_cap),
 		cmocka_unit_test(single_node),	    cmocka_unit_test(maps_lines),	cmocka_unit_test(live_self),
+		cmocka_unit_test(kernel_thread_and_zombie), cmocka_unit_test(denied_says_why),
 	};
 
 	return cmocka_run_group_tests_name("verify", tests, setup, teardown);
