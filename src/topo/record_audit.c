@@ -1,7 +1,7 @@
 /* Files the host audit (check/tune) and the config emitters read beyond
  * what discovery reads, recorded so a recording made once serves every
- * command.  Sources: the checklist in
- * shared/research/host-audit-tuning.md §7.  Missing paths are skipped. */
+ * command (docs/checks.md lists what each check reads).  Missing paths are
+ * skipped. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

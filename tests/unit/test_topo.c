@@ -1,5 +1,5 @@
 /* The model on recorded and constructed machines: facts a reader can check
- * against the machine's source (seed 001's nvidia-smi table, the fixtures'
+ * against the machine's source (`nvidia-smi topo -m`'s table of the host a fixture reproduces, the fixtures'
  * READMEs), not outputs copied from the tool. */
 #include "helpers.h"
 #include <errno.h>
@@ -77,8 +77,8 @@ static const struct gf_path *path(const struct gf_topo *t, enum gf_path_kind kin
 	return NULL;
 }
 
-/* Seed 001: `nvidia-smi topo -m` of a dual-socket 8-GPU host. */
-static const char *seed001[8][8] = {
+/* `nvidia-smi topo -m` of a dual-socket 8-GPU host with GPU pairs under PCIe switches. */
+static const char *nvsmi_dual8[8][8] = {
 	{ "X", "PIX", "NODE", "NODE", "SYS", "SYS", "SYS", "SYS" },
 	{ "PIX", "X", "NODE", "NODE", "SYS", "SYS", "SYS", "SYS" },
 	{ "NODE", "NODE", "X", "PIX", "SYS", "SYS", "SYS", "SYS" },
@@ -100,7 +100,7 @@ static void dual_socket_matches_seed_table(void **state)
 		for (int j = 0; j < 8; j++) {
 			snprintf(a, sizeof(a), "GPU%d", i);
 			snprintf(b, sizeof(b), "GPU%d", j);
-			assert_string_equal(link_at(t, a, b), seed001[i][j]);
+			assert_string_equal(link_at(t, a, b), nvsmi_dual8[i][j]);
 		}
 		assert_string_equal(cpus_of(&t->gpus[i].cpus), i < 4 ? "0-31,64-95" : "32-63,96-127");
 		assert_int_equal(t->gpus[i].numa_node, i < 4 ? 0 : 1);
@@ -217,7 +217,7 @@ static void l40s_two_two_four(void **state)
 	assert_string_equal(link_at(t, "GPU2", "GPU3"), "NODE");
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(t->gpus[i].nvlinks_active, 0);
-	/* Seed 002: GPU to its NIC, PCIe Gen4 x16 32 GB/s and a 200 Gb/s port
+	/* GPU to its NIC, PCIe Gen4 x16 32 GB/s and a 200 Gb/s port
 	 * (25 GB/s): the port is the limit. */
 	assert_true(fabs(path(t, GF_PATH_HOST_GPU, NULL, "GPU0")->gb_per_s - 31.5) < 0.05);
 	assert_true(fabs(path(t, GF_PATH_GPU_NIC, "GPU0", "NIC2")->gb_per_s - 25.0) < 0.01);
