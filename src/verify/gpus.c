@@ -139,7 +139,7 @@ static int add_open(struct gf_verify *v, const struct gf_fs *fs, int minor, bool
 	int gi = -1, ci = -1, g;
 	struct gf_verify_gpu *e = NULL;
 
-	if (minor >= VERIFY_CAP_BASE && (minor = cap_gpu_minor(fs, minor - VERIFY_CAP_BASE, &gi, &ci)) < 0)
+	if (minor >= GF_PROC_CAP_BASE && (minor = cap_gpu_minor(fs, minor - GF_PROC_CAP_BASE, &gi, &ci)) < 0)
 		return 0;	/* a capability the table does not map (config, monitor) */
 	if ((g = by_minor(v->topo, minor)) < 0)
 		return verify_add_finding(v, GF_SEV_INFO, "verify.open-unknown", "fd",

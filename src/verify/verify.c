@@ -49,7 +49,7 @@ GF_API bool gf_verify_no_gpu(const struct gf_verify *v)
 /* The process's own files, read before the model so that what discovery
  * does in this process (NVML opening /dev/nvidia*) is not seen by
  * verify --self. */
-static int read_process(const struct verify_proc *p, struct gf_verify *v, int **minors, int *nminors)
+static int read_process(const struct gf_proc *p, struct gf_verify *v, int **minors, int *nminors)
 {
 	int ret;
 
@@ -65,15 +65,12 @@ static int read_process(const struct verify_proc *p, struct gf_verify *v, int **
 static int run(const struct gf_verify_options *o, int pid, struct gf_verify *v)
 {
 	struct gf_fs fs;
-	struct verify_proc p = { .fs = &fs };
+	struct gf_proc p;
 	int *minors = NULL, nminors = 0, ret;
 
 	if ((ret = gf_fs_init(&fs, o->proc_root)))
 		return ret;
-	if (pid > 0)
-		snprintf(p.dir, sizeof(p.dir), "/proc/%d", pid);
-	else
-		snprintf(p.dir, sizeof(p.dir), "/proc/self");
+	gf_proc_init(&p, &fs, pid);
 	snprintf(v->proc_source, sizeof(v->proc_source), "%s", gf_fs_live(&fs) ? "this machine" : fs.root);
 	v->pid = pid;
 	if (!(ret = read_process(&p, v, &minors, &nminors)) && !(ret = gf_topo_discover(o->topo, &v->topo)) &&

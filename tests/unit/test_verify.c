@@ -240,14 +240,14 @@ static void comm_with_parens(void **state)
 	int cpu = -7;
 
 	(void)state;
-	assert_int_equal(verify_parse_stat("42 (a) (b) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 "
+	assert_int_equal(gf_proc_parse_stat("42 (a) (b) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 "
 					   "25 26 27 28 29 30 31 32 33 34 35 36 37 38",
 					   comm, sizeof(comm), &cpu),
 			 0);
 	assert_string_equal(comm, "a) (b");
 	assert_int_equal(cpu, 36);	/* S is field 3, so "36" is field 39 */
-	assert_int_equal(verify_parse_stat("42 (x S 1", comm, sizeof(comm), &cpu), -EBADMSG);
-	assert_int_equal(verify_parse_stat("42 (x) S 1 2", comm, sizeof(comm), &cpu), -EBADMSG);
+	assert_int_equal(gf_proc_parse_stat("42 (x S 1", comm, sizeof(comm), &cpu), -EBADMSG);
+	assert_int_equal(gf_proc_parse_stat("42 (x) S 1 2", comm, sizeof(comm), &cpu), -EBADMSG);
 
 	put_proc(hgx, &(struct fproc){ .pid = 5040, .cpus = "0-55",
 				       .threads = { { 5040, "a) (b", 60 }, { 5041, ") 99 (", 4 } },
@@ -385,13 +385,13 @@ static void denied_says_why(void **state)
 	char buf[512];
 
 	(void)state;
-	verify_why_denied(0, 0, buf, sizeof(buf));
+	gf_proc_why_denied(0, 0, buf, sizeof(buf));
 	if (strstr(buf, "needs root") || !strstr(buf, "even as root") || !strstr(buf, "ptrace access"))
 		fail_msg("root: %s", buf);
-	verify_why_denied(1000, 0, buf, sizeof(buf));
+	gf_proc_why_denied(1000, 0, buf, sizeof(buf));
 	if (!strstr(buf, "runs as uid 0") || !strstr(buf, "needs root or the same user"))
 		fail_msg("another user's: %s", buf);
-	verify_why_denied(1000, 1000, buf, sizeof(buf));
+	gf_proc_why_denied(1000, 1000, buf, sizeof(buf));
 	if (strstr(buf, "needs root") || !strstr(buf, "not dumpable"))
 		fail_msg("one's own: %s", buf);
 }
@@ -433,27 +433,27 @@ static void single_node(void **state)
 static void maps_lines(void **state)
 {
 	unsigned long long bytes[4] = { 0 };
-	struct verify_maps_line l;
+	struct gf_proc_maps_line l;
 
 	(void)state;
-	assert_int_equal(verify_parse_maps_line("7f00 prefer (many):0-1 anon=3 N0=1 N1=2 kernelpagesize_kB=4", &l,
+	assert_int_equal(gf_proc_parse_maps_line("7f00 prefer (many):0-1 anon=3 N0=1 N1=2 kernelpagesize_kB=4", &l,
 						bytes, 4),
 			 0);
 	assert_string_equal(l.policy, "prefer (many):0-1");
 	assert_int_equal(bytes[1], 8192);
-	assert_int_equal(verify_parse_maps_line("7f00 bind=static:1 file=/a b/c.so huge N1=2 N7=1 kernelpagesize_kB=2048",
+	assert_int_equal(gf_proc_parse_maps_line("7f00 bind=static:1 file=/a b/c.so huge N1=2 N7=1 kernelpagesize_kB=2048",
 						&l, bytes, 4),
 			 0);
 	assert_true(l.file);
 	assert_string_equal(l.policy, "bind=static:1");
 	assert_int_equal(bytes[1], 8192 + 2ull * 2048 * 1024);	/* N7 is past nmax: not counted there */
 	assert_int_equal(l.bytes, 3ull * 2048 * 1024);
-	assert_int_equal(verify_parse_maps_line("garbage", &l, bytes, 4), -EBADMSG);
-	assert_int_equal(verify_dev_minor("/dev/nvidia12"), 12);
-	assert_int_equal(verify_dev_minor("/dev/nvidiactl"), -1);
-	assert_int_equal(verify_dev_minor("/dev/nvidia-uvm"), -1);
-	assert_int_equal(verify_dev_minor("/dev/nvidia-caps/nvidia-cap7"), VERIFY_CAP_BASE + 7);
-	assert_int_equal(verify_dev_minor("/dev/nvidia0x1"), -1);
+	assert_int_equal(gf_proc_parse_maps_line("garbage", &l, bytes, 4), -EBADMSG);
+	assert_int_equal(gf_proc_nvidia_minor("/dev/nvidia12"), 12);
+	assert_int_equal(gf_proc_nvidia_minor("/dev/nvidiactl"), -1);
+	assert_int_equal(gf_proc_nvidia_minor("/dev/nvidia-uvm"), -1);
+	assert_int_equal(gf_proc_nvidia_minor("/dev/nvidia-caps/nvidia-cap7"), GF_PROC_CAP_BASE + 7);
+	assert_int_equal(gf_proc_nvidia_minor("/dev/nvidia0x1"), -1);
 }
 
 /* This process, live, with this machine as the model. */
