@@ -9,58 +9,36 @@
 
 #include "core/atomic.h"
 #include "core/json_stamp.h"
+#include "core/prom.h"
 #include "audit/audit_internal.h"
-
-/* Label values escape \, " and newline (the exposition format's rule). */
-static void label(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fputc('\\', f);
-		if (*s == '\n') {
-			fputs("\\n", f);
-			continue;
-		}
-		fputc(*s, f);
-	}
-}
 
 int gf_audit_write_prom(const struct gf_audit *a, FILE *f)
 {
 	char stamp[40];
 	struct tm tm = { 0 };
-	long long when;
 
 	if (!a || !f)
 		return -EINVAL;
-	fputs("# HELP gpufeed_check_result One per check and subject; the status label is the result "
-	      "(pass, na, needs-root, warn, error, fail).\n"
-	      "# TYPE gpufeed_check_result gauge\n",
-	      f);
+	gf_prom_family(f, "gpufeed_check_result", "gauge",
+		       "One per check and subject; the status label is the result (pass, na, needs-root, warn, "
+		       "error, fail).");
 	for (int i = 0; i < a->nresults; i++) {
 		const struct gf_check_result *r = &a->results[i];
+		const char *const labels[] = { "id", r->check->id, "category", r->check->category,
+					       "subject", r->subject, "status", gf_check_status_name(r->status),
+					       "profile", gf_profile_name(a->profile), NULL };
 
-		fputs("gpufeed_check_result{id=\"", f);
-		label(f, r->check->id);
-		fputs("\",category=\"", f);
-		label(f, r->check->category);
-		fputs("\",subject=\"", f);
-		label(f, r->subject);
-		fprintf(f, "\",status=\"%s\",profile=\"%s\"} 1\n", gf_check_status_name(r->status),
-			gf_profile_name(a->profile));
+		gf_prom_sample(f, "gpufeed_check_result", labels, 1);
 	}
-	fputs("# HELP gpufeed_check_results Number of results with each status.\n"
-	      "# TYPE gpufeed_check_results gauge\n",
-	      f);
-	for (int s = 0; s < GF_CHECK_NSTATUS; s++)
-		fprintf(f, "gpufeed_check_results{status=\"%s\"} %d\n", gf_check_status_name((enum gf_check_status)s),
-			a->counts[s]);
+	gf_prom_family(f, "gpufeed_check_results", "gauge", "Number of results with each status.");
+	for (int s = 0; s < GF_CHECK_NSTATUS; s++) {
+		const char *const labels[] = { "status", gf_check_status_name((enum gf_check_status)s), NULL };
+
+		gf_prom_sample(f, "gpufeed_check_results", labels, a->counts[s]);
+	}
 	if (gf_json_timestamp(stamp, sizeof(stamp)) == 0 && strptime(stamp, "%Y-%m-%dT%H:%M:%SZ", &tm)) {
-		when = (long long)timegm(&tm);
-		fputs("# HELP gpufeed_check_last_run_timestamp_seconds When the checks ran.\n"
-		      "# TYPE gpufeed_check_last_run_timestamp_seconds gauge\n",
-		      f);
-		fprintf(f, "gpufeed_check_last_run_timestamp_seconds %lld\n", when);
+		gf_prom_family(f, "gpufeed_check_last_run_timestamp_seconds", "gauge", "When the checks ran.");
+		gf_prom_sample(f, "gpufeed_check_last_run_timestamp_seconds", NULL, (double)timegm(&tm));
 	}
 	return ferror(f) ? -EIO : 0;
 }
