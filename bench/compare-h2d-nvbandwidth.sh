@@ -2,12 +2,13 @@
 # `gpufeed bench h2d` against NVIDIA's nvbandwidth on a GPU machine: the
 # same copies (CE, pinned, each GPU's own NUMA node, nvbandwidth's default
 # 512 MiB buffer and 16 copies per sample), RUNS runs of each, interleaved
-# (nvbandwidth first in odd runs, gpufeed first in even ones), then per GPU and figure the
-# median over the runs of each tool, their ratio, and PASS when
-# |ratio - 1| <= 0.02 (issue 10's bar).  Testcases: the four one-GPU ones
-# and nvbandwidth's four all-GPU ones (host_to_all..., gpufeed's *_all
-# directions), each asked of gpufeed with --direction;
-# gpufeed's pageable figure of each is shown beside (nvbandwidth has none).
+# (bench/lib-compare.sh: nvbandwidth first in odd runs, gpufeed first in
+# even ones), then per GPU and figure the median over the runs of each
+# tool, their ratio, its 95% interval and PASS when |ratio - 1| <= 0.02
+# (issue 10's bar; bench/compare_verdict.py).  Testcases: the four one-GPU
+# ones and nvbandwidth's four all-GPU ones (host_to_all..., gpufeed's *_all
+# directions), each asked of gpufeed with --direction.  gpufeed's pageable
+# figure of each is shown beside (nvbandwidth has none).
 #
 #   bench/compare-h2d-nvbandwidth.sh OUTDIR [RUNS]       (RUNS default 5, at least 5)
 #
@@ -15,17 +16,20 @@
 # bench/.nvbw/nvbandwidth, built by bench/nvbandwidth-kit.sh), H2D_SIZE
 # (default 512M: nvbandwidth's -b is MiB, set from it), H2D_TESTS (a
 # space-separated subset of the nvbandwidth testcases below, e.g. to give
-# a noisy figure more runs; gpufeed measures the same ones, --direction), H2D_PAGEABLE (1, the default: gpufeed also
-# measures pageable memory, shown beside; 0: pinned only, faster),
-# NVBW_SAMPLES (samples per figure per run in both tools, bench/lib-nvbw.sh),
-# NVBW_SPLIT (1: each testcase in a process of its own, both tools),
-# NVBW_DEADLINE (seconds: start no run that would end later; summarise what
-# ran), NVBW_SUMMARY_ONLY (1: run nothing, summarise OUTDIR's runs again).
-# Needs python3 (no jq).
-# OUTDIR gets 5 files: nvbandwidth.jsonl and gpufeed.jsonl (every run's
+# a noisy figure more runs; gpufeed measures the same ones, --direction),
+# H2D_PAGEABLE (1, the default: gpufeed also measures pageable memory,
+# shown beside; 0: pinned only, faster), NVBW_SAMPLES (samples per figure
+# per run in both tools) and NVBW_SPLIT (1: each testcase in a process of
+# its own, both tools), bench/lib-nvbw.sh; COMPARE_DEADLINE (seconds: start
+# no run that would end later; summarise what ran) and COMPARE_SUMMARY_ONLY
+# (1: run nothing, summarise OUTDIR's runs again), bench/lib-compare.sh,
+# also read as NVBW_DEADLINE and NVBW_SUMMARY_ONLY.  Needs python3 (no jq).
+# OUTDIR gets 6 files: nvbandwidth.jsonl and gpufeed.jsonl (every run's
 # JSON, one per line), summary.txt, summary.json, log.txt (commands,
-# machine, stderr).  Exit 0 all PASS, 1 a figure outside 2%, missing, or
-# SHORT (fewer than 5 paired runs), 2 usage, 3 a tool failed.
+# machine, stderr, each process's start and duration), runs.tsv (a line
+# per process: start, wall and CPU seconds, exit status, command).
+# Exit 0 all PASS, 1 a figure outside 2%, missing, or SHORT (fewer than 5
+# paired runs), 2 usage, 3 a tool failed.
 set -uo pipefail
 
 size=${H2D_SIZE:-512M}
@@ -71,7 +75,7 @@ nvbw_runs h2d "${gfopts[@]}"
 
 PYTHONPATH=$(dirname "$0") python3 - "$out" "${tests[@]}" <<'PY'
 import json, statistics, sys
-from nvbw_verdict import interval_text, short_note, verdict
+from compare_verdict import interval_text, overall, short_note, verdict
 out, wanted = sys.argv[1], set(sys.argv[2:])
 # nvbandwidth testcase -> gpufeed direction (pinned memory, the GPU's node)
 pairs = {
@@ -110,7 +114,7 @@ for line in open(f"{out}/gpufeed.jsonl"):
         gf.setdefault((test, p["gpu"]), []).append(p["median"])
         samples.setdefault((test, p["gpu"]), []).extend(p["samples"])
         limits[(test, p["gpu"])] = (p.get("limit_gb_per_s"), p.get("host_node"))
-rows, ok = [], True
+rows = []
 order = list(pairs)
 for key in sorted(set(nv) | set(gf), key=lambda k: (k[1], order.index(k[0]))):
     a, b = gf.get(key, []), nv.get(key, [])
@@ -121,10 +125,11 @@ for key in sorted(set(nv) | set(gf), key=lambda k: (k[1], order.index(k[0]))):
     if pageable.get(key):
         row["gpufeed_pageable_median"] = statistics.median(pageable[key])
     row.update(verdict(a, b))
-    ok &= row["result"] == "PASS"
     rows.append(row)
+result, line = overall(rows)
 json.dump({"runs": max([r["paired_runs"] for r in rows] or [0]), "bar": "|median ratio - 1| <= 0.02",
-           "figures": rows, "all_pass": ok}, open(f"{out}/summary.json", "w"), indent=1)
+           "figures": rows, "result": result, "all_pass": result == "PASS"},
+          open(f"{out}/summary.json", "w"), indent=1)
 with open(f"{out}/summary.txt", "w") as f:
     f.write(f"{'testcase':42} {'GPU':>3} {'gpufeed':>9} {'nvbw':>9} {'ratio':>7} {'95% of ratio':>12} {'%limit':>7} {'pageable':>9}  result\n")
     for r in rows:
@@ -137,9 +142,9 @@ with open(f"{out}/summary.txt", "w") as f:
         else:
             f.write(f"{r['test']:42} {r['gpu']:>3} {'-':>9} {'-':>9} {'-':>7} {'-':>12} {pct}  MISSING "
                     f"(gpufeed {len(r['gpufeed_runs'])} runs, nvbandwidth {len(r['nvbandwidth_runs'])})\n")
-    f.write(("ALL PASS" if ok else "NOT ALL PASS") + " (medians over the runs; 95% of ratio: its bootstrap interval over the paired runs; "
+    f.write(line + " (medians over the runs; 95% of ratio: its bootstrap interval over the paired runs; "
             "GB/s = 1e9 bytes/s; pageable: gpufeed's figure of the same "
             "copies from pageable memory, which nvbandwidth does not measure)\n")
 print(open(f"{out}/summary.txt").read(), end="")
-sys.exit(0 if ok else 1)
+sys.exit(0 if result == "PASS" else 1)
 PY

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# bench/compare-{h2d,p2p}-nvbandwidth.sh (and bench/lib-nvbw.sh) with
-# stand-in tools: a fake nvbandwidth and a fake gpufeed that print the JSON
-# the real ones print, at chosen figures.  The verdict (PASS within 2%, FAIL
+# The comparisons of bench/ (bench/lib-compare.sh, bench/compare_verdict.py
+# and the scripts on them: compare-{h2d,p2p}-nvbandwidth.sh) with stand-in
+# tools: a fake nvbandwidth and a fake gpufeed that print the JSON the real
+# ones print, at chosen figures.  The verdict (PASS within the bar, FAIL
 # outside, SHORT under 5 paired runs), the interleaved run loop, the
-# NVBW_DEADLINE stop, NVBW_SUMMARY_ONLY on a folder of real runs, and the
-# usage errors.  The real comparison needs a GPU: bench/results/.
+# deadline stop, summarising again a folder of real runs, the per-process
+# log, and the usage errors.  The real comparisons need a GPU:
+# bench/results/.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "skip: python3 is needed"; exit 77; }
 
@@ -12,19 +14,20 @@ h2d=$SRC/bench/compare-h2d-nvbandwidth.sh
 p2p=$SRC/bench/compare-p2p-nvbandwidth.sh
 
 # fake nvbandwidth: -j -b MIB [-i N] -t TEST...; two GPUs, every h2d
-# testcase's row at $FAKE_NVBW_GBS; sleeps $FAKE_SLEEP first.
+# testcase's row at $FAKE_NVBW_GBS (one figure for both, or "GPU0 GPU1");
+# sleeps $FAKE_SLEEP first.
 cat >"$TMP/nvbandwidth" <<'EOF'
 #!/usr/bin/env bash
 sleep "${FAKE_SLEEP:-0}"
 echo "$*" >>"$FAKE_CALLS"
 while [ "$1" != -t ]; do shift; done
 shift
-v=${FAKE_NVBW_GBS:-50}
+read -r v0 v1 <<<"${FAKE_NVBW_GBS:-50}"
 echo 'nvbandwidth Version: v0.8 (fake)'
 printf '{"nvbandwidth": {"testcases": ['
 sep=
 for t in "$@"; do
-	printf '%s{"name": "%s", "status": "Passed", "bandwidth_matrix": [["%s", "%s"]]}' "$sep" "$t" "$v" "$v"
+	printf '%s{"name": "%s", "status": "Passed", "bandwidth_matrix": [["%s", "%s"]]}' "$sep" "$t" "$v0" "${v1:-$v0}"
 	sep=,
 done
 echo ']}}'
@@ -69,6 +72,7 @@ expect_rc 0 "equal figures pass" env H2D_TESTS="$two" bash "$h2d" "$TMP/eq" 5
 expect_grep "$out" "ALL PASS" "ALL PASS said"
 expect_jq "$TMP/eq/summary.json" '.runs == 5 and (.figures | length) == 4 and all(.figures[]; .result == "PASS" and .paired_runs == 5 and .ratio == 1)' \
 	"4 figures (2 testcases x 2 GPUs), each over 5 paired runs, ratio 1"
+expect_grep "$out" "^ALL PASS (4 matching figures, 5 paired runs)" "ALL PASS with the count"
 if [ "$(cut -c1-2 "$TMP/calls" | tr -d '\n')" = "-jbebe-j-jbebe-j-jbe" ]; then
 	ok "interleaved, the order alternating: nvbandwidth first in odd runs, gpufeed in even ones"
 else not_ok "the calls are not interleaved ABBA: $(cut -c1-12 "$TMP/calls" | tr '\n' '|')"; fi
@@ -76,6 +80,13 @@ expect_jq "$TMP/eq/summary.json" 'all(.figures[]; .ratio_95 == [1, 1])' "equal r
 expect_grep "$out" "1.0000  1.000-1.000" "the interval printed beside the ratio"
 expect_grep "$TMP/eq/log.txt" "bench h2d --json --size 512M --quiet --direction host_to_device,bidirectional_host_to_all" \
 	"log.txt holds the gpufeed command with the matching directions"
+expect_grep "$TMP/eq/log.txt" "^run 2 of 5 \[20[0-9-]*T[0-9:]*Z\] gpufeed: .*bench h2d" "each process's line has its start time"
+expect_grep "$TMP/eq/log.txt" "^run 2 of 5 \[20[0-9-]*T[0-9:]*Z\] gpufeed: [0-9.]* s (user [0-9.]* s, sys [0-9.]* s), exit 0" \
+	"and a line with its wall and CPU seconds"
+expect_grep "$TMP/eq/log.txt" "^run 5 of 5 \[20[0-9-]*T[0-9:]*Z\]: [0-9]* s$" "and every run its duration"
+if [ "$(wc -l <"$TMP/eq/runs.tsv")" = 11 ] && [ "$(cut -f1-3 "$TMP/eq/runs.tsv" | sed -n 2,5p | tr '\t\n' ' |')" = "1 host_to_device_memcpy_ce host_to_all_bidirectional_memcpy_ce nvbandwidth|1 host_to_device_memcpy_ce host_to_all_bidirectional_memcpy_ce gpufeed|2 host_to_device_memcpy_ce host_to_all_bidirectional_memcpy_ce gpufeed|2 host_to_device_memcpy_ce host_to_all_bidirectional_memcpy_ce nvbandwidth|" ]; then
+	ok "runs.tsv: a line per process, run, testcases and tool"
+else not_ok "runs.tsv: $(head -5 "$TMP/eq/runs.tsv" | cut -f1-3 | tr '\t\n' ' |')"; fi
 
 # gpufeed 2.5% under nvbandwidth: FAIL, exit 1; 1.5% under: PASS.
 expect_rc 1 "2.5% apart fails" env H2D_TESTS="$two" FAKE_GF_GBS=48.75 bash "$h2d" "$TMP/far" 5
@@ -83,7 +94,7 @@ expect_jq "$TMP/far/summary.json" 'all(.figures[]; .result == "FAIL") and (.all_
 expect_rc 0 "1.5% apart passes" env H2D_TESTS="$two" FAKE_GF_GBS=49.25 bash "$h2d" "$TMP/near" 5
 
 # The interval: resampled pairs of runs, the same every time (fixed seed).
-interval() { PYTHONPATH=$SRC/bench python3 -c "from nvbw_verdict import verdict; print(verdict($1, $2).get('ratio_95'))"; }
+interval() { PYTHONPATH=$SRC/bench python3 -c "from compare_verdict import verdict; print(verdict($1, $2).get('ratio_95'))"; }
 steady=$(interval "[50, 51, 49, 50, 50]" "[50, 50, 50, 51, 49]")
 if [ "$steady" = "$(interval "[50, 51, 49, 50, 50]" "[50, 50, 50, 51, 49]")" ]; then ok "the same runs give the same interval"
 else not_ok "two intervals of the same runs differ"; fi
@@ -92,7 +103,7 @@ got=$(interval "[40, 41, 42, 43, 44]" "[40, 41, 42, 43, 44]")
 if [ "$got" = "[1.0, 1.0]" ]; then ok "drift both tools share is not noise"; else not_ok "shared drift: interval $got"; fi
 # One tool scattering 10% from run to run: an interval far wider than the bar.
 if PYTHONPATH=$SRC/bench python3 -c "
-from nvbw_verdict import verdict
+from compare_verdict import verdict
 r = verdict([50, 50, 50, 50, 50, 50], [45, 55, 50, 46, 54, 50])
 lo, hi = r['ratio_95']
 assert lo <= r['ratio'] <= hi and lo < 0.95 and hi > 1.05, r"; then ok "a scattering tool: the interval spans more than the bar, around the ratio"
@@ -108,17 +119,19 @@ if [ "$(grep -c -- '-t host_to_device_memcpy_ce$' "$TMP/calls")" = 5 ] &&
 	ok "20 processes, one testcase each"
 else not_ok "NVBW_SPLIT=1 calls: $(tr '\n' '|' <"$TMP/calls")"; fi
 
-# NVBW_DEADLINE: each run takes 2 s, the deadline 3 s: one run, then stop
-# and summarise it (SHORT: the bar needs 5 runs), exit 1.
+# COMPARE_DEADLINE (or NVBW_DEADLINE): each run takes 2 s, the deadline 3
+# s: one run, then stop and summarise it (SHORT: the bar needs 5 runs), exit 1.
 : >"$TMP/calls"
-expect_rc 1 "NVBW_DEADLINE stops the runs" env H2D_TESTS="$two" FAKE_SLEEP=1 NVBW_DEADLINE=3 bash "$h2d" "$TMP/dl" 5
-expect_grep "$err" "stopped after 1 of 5 runs" "the stop is said, with the runs done"
+expect_rc 1 "COMPARE_DEADLINE stops the runs" env H2D_TESTS="$two" FAKE_SLEEP=1 COMPARE_DEADLINE=3 bash "$h2d" "$TMP/dl" 5
+expect_grep "$err" "stopped after 1 of 5 runs: .*COMPARE_DEADLINE=3 s" "the stop is said, with the runs done"
 expect_grep "$TMP/dl/log.txt" "stopped after 1 of 5 runs" "and logged"
 if [ "$(wc -l <"$TMP/calls")" = 2 ]; then ok "no run started past the deadline"
 else not_ok "$(wc -l <"$TMP/calls") tool calls, wanted 2"; fi
 expect_grep "$out" "SHORT (1 paired runs; the bar needs 5)" "the figures are SHORT, with the runs"
-expect_jq "$TMP/dl/summary.json" 'all(.figures[]; .result == "SHORT" and .paired_runs == 1 and .ratio == 1) and (.all_pass | not)' \
+expect_jq "$TMP/dl/summary.json" 'all(.figures[]; .result == "SHORT" and .paired_runs == 1 and .ratio == 1) and .result == "SHORT" and (.all_pass | not)' \
 	"SHORT in the JSON, the ratio still given"
+expect_grep "$out" "^SHORT (4 matching figures, at most 1 paired runs: the bar needs 5; 4 of 4 within it so far)" \
+	"the summary line says SHORT, not NOT ALL PASS"
 
 # NVBW_SUMMARY_ONLY=1: no tool run (none there); a run cut short after
 # nvbandwidth leaves it one run ahead: only the paired runs count.
@@ -130,8 +143,9 @@ expect_rc 1 "NVBW_SUMMARY_ONLY=1 on 5 nvbandwidth runs and 4 of gpufeed" env NVB
 expect_jq "$TMP/cut/summary.json" 'all(.figures[]; .result == "SHORT" and .paired_runs == 4 and (.nvbandwidth_runs | length) == 5)' \
 	"4 paired runs of the 5 and 4"
 if cmp -s "$TMP/cut/log.txt" "$TMP/cut-log"; then ok "log.txt left as it was"; else not_ok "log.txt changed"; fi
-expect_rc 2 "NVBW_SUMMARY_ONLY=1 on a folder without runs" env NVBW_SUMMARY_ONLY=1 bash "$h2d" "$TMP/nothing"
+expect_rc 2 "COMPARE_SUMMARY_ONLY=1 on a folder without runs" env COMPARE_SUMMARY_ONLY=1 bash "$h2d" "$TMP/nothing"
 expect_grep "$err" "nvbandwidth.jsonl is not there" "the missing file is named"
+
 
 # The p2p comparison re-summarises a folder of real runs (2x H200): every
 # CE and SM figure of both pairs within 2%, latency beside it.
@@ -146,5 +160,8 @@ expect_jq "$TMP/p2p/summary.json" '[.figures[] | select(.test == "device_to_devi
 head -4 "$TMP/p2p/gpufeed.jsonl" >"$TMP/p2p/g4" && mv "$TMP/p2p/g4" "$TMP/p2p/gpufeed.jsonl"
 expect_rc 1 "p2p: 4 runs are SHORT" env NVBW_SUMMARY_ONLY=1 bash "$p2p" "$TMP/p2p"
 expect_grep "$out" "SHORT (4 paired runs; the bar needs 5)" "p2p says SHORT too"
+expect_grep "$out" "^SHORT (18 matching figures, at most 4 paired runs: the bar needs 5; 18 of 18 within it so far)" \
+	"its summary line: SHORT with the 18 figures that matched (it said NOT ALL PASS, 0 matching)"
+expect_jq "$TMP/p2p/summary.json" '.matched == 18 and .result == "SHORT"' "18 matched, SHORT, in the JSON"
 
 finish
