@@ -7,7 +7,11 @@
 # tool, their ratio, its 95% interval and PASS when |ratio - 1| <= 0.02
 # (issue 10's bar; bench/compare_verdict.py).  Testcases: the four one-GPU
 # ones and nvbandwidth's four all-GPU ones (host_to_all..., gpufeed's *_all
-# directions), each asked of gpufeed with --direction.  gpufeed's pageable
+# directions), each asked of gpufeed with --direction.  An all-GPU
+# testcase also gets a row "sum": in each run the GPUs' figures added up
+# (gpufeed's all_at_once_sums; nvbandwidth's row summed here), judged by
+# the same bar: GPUs sharing a host link may split it differently in the
+# two tools while the total the host moved agrees.  gpufeed's pageable
 # figure of each is shown beside (nvbandwidth has none).
 #
 #   bench/compare-h2d-nvbandwidth.sh OUTDIR [RUNS]       (RUNS default 5, at least 5)
@@ -88,20 +92,29 @@ pairs = {
     "host_to_all_bidirectional_memcpy_ce": "bidirectional_host_to_all",
     "all_to_host_bidirectional_memcpy_ce": "bidirectional_all_to_host",
 }
-nv = {}   # (test, gpu) -> [GB/s per run]
+SUM = "sum"   # the gpu of a row that sums every GPU of an *_all testcase
+nv = {}   # (test, gpu) -> [GB/s per run]; gpu SUM: the run's row summed
 for line in open(f"{out}/nvbandwidth.jsonl"):
     for tc in json.loads(line)["nvbandwidth"]["testcases"]:
         if tc.get("status") != "Passed" or tc["name"] not in pairs or tc["name"] not in wanted:
             continue
-        for g, cell in enumerate(tc["bandwidth_matrix"][0]):
+        cells = tc["bandwidth_matrix"][0]
+        for g, cell in enumerate(cells):
             if cell != "N/A":
                 nv.setdefault((tc["name"], g), []).append(float(cell))
+        # What the host moved with every GPU busy: the per-GPU split of a
+        # shared link may differ between tools while the total agrees.
+        if "all" in pairs[tc["name"]].split("_") and "N/A" not in cells:
+            nv.setdefault((tc["name"], SUM), []).append(sum(float(c) for c in cells))
 gf = {}   # (test, gpu) -> [median GB/s per run], samples kept too
 samples = {}
 limits = {}
 pageable = {}   # (test, gpu) -> [median GB/s per run] of pageable memory, beside
+gpus = {}   # test -> how many GPUs gpufeed summed
+has_sums = False   # a gpufeed older than its all_at_once_sums: no sum rows
 for line in open(f"{out}/gpufeed.jsonl"):
     doc = json.loads(line)
+    has_sums |= "all_at_once_sums" in doc
     for p in doc["points"]:
         if p.get("status") == "error":
             continue
@@ -114,14 +127,27 @@ for line in open(f"{out}/gpufeed.jsonl"):
         gf.setdefault((test, p["gpu"]), []).append(p["median"])
         samples.setdefault((test, p["gpu"]), []).extend(p["samples"])
         limits[(test, p["gpu"])] = (p.get("limit_gb_per_s"), p.get("host_node"))
+    # gpufeed's own sum of the GPUs' pinned medians (null when one failed)
+    for s in doc.get("all_at_once_sums", []):
+        test = next(t for t, d in pairs.items() if d == s["direction"])
+        if test in wanted and s.get("sum_gb_per_s") is not None:
+            gf.setdefault((test, SUM), []).append(s["sum_gb_per_s"])
+            gpus[test] = s["gpus"]
+if not has_sums:
+    nv = {k: v for k, v in nv.items() if k[1] != SUM}
 rows = []
 order = list(pairs)
-for key in sorted(set(nv) | set(gf), key=lambda k: (k[1], order.index(k[0]))):
+def place(key):   # each testcase's GPUs, then their sum
+    return (order.index(key[0]), (1, 0) if key[1] == SUM else (0, key[1]))
+for key in sorted(set(nv) | set(gf), key=place):
     a, b = gf.get(key, []), nv.get(key, [])
+    lim = limits.get(key, (None, None))
     row = {"test": key[0], "gpu": key[1], "gpufeed_runs": a, "nvbandwidth_runs": b,
            "gpufeed_samples": samples.get(key, []),
-           "limit_gb_per_s": limits.get(key, (None, None))[0], "host_node": limits.get(key, (None, None))[1],
+           "limit_gb_per_s": lim[0], "host_node": lim[1],
            "gpufeed_pageable_runs": pageable.get(key, [])}
+    if key[1] == SUM:
+        row["gpus"] = gpus.get(key[0])
     if pageable.get(key):
         row["gpufeed_pageable_median"] = statistics.median(pageable[key])
     row.update(verdict(a, b))
@@ -143,8 +169,11 @@ with open(f"{out}/summary.txt", "w") as f:
             f.write(f"{r['test']:42} {r['gpu']:>3} {'-':>9} {'-':>9} {'-':>7} {'-':>12} {pct}  MISSING "
                     f"(gpufeed {len(r['gpufeed_runs'])} runs, nvbandwidth {len(r['nvbandwidth_runs'])})\n")
     f.write(line + " (medians over the runs; 95% of ratio: its bootstrap interval over the paired runs; "
-            "GB/s = 1e9 bytes/s; pageable: gpufeed's figure of the same "
+            "GB/s = 1e9 bytes/s; GPU sum: an *_all testcase's GPUs added up in each run, "
+            "what the host moved with every GPU busy; pageable: gpufeed's figure of the same "
             "copies from pageable memory, which nvbandwidth does not measure)\n")
+    if not has_sums:
+        f.write("No GPU sums: gpufeed's JSON has no all_at_once_sums (an older gpufeed).\n")
 print(open(f"{out}/summary.txt").read(), end="")
 sys.exit(0 if result == "PASS" else 1)
 PY

@@ -5,8 +5,8 @@
 # ones print, at chosen figures.  The verdict (PASS within the bar, FAIL
 # outside, SHORT under 5 paired runs), the interleaved run loop, the
 # deadline stop, summarising again a folder of real runs, the per-process
-# log, and the usage errors.  The real comparisons need a GPU:
-# bench/results/.
+# log, the h2d GPU sums, and the usage errors.  The real comparisons need a
+# GPU: bench/results/.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "skip: python3 is needed"; exit 77; }
 
@@ -33,7 +33,8 @@ done
 echo ']}}'
 EOF
 # fake gpufeed: bench h2d --json ... --direction LIST; every direction on two
-# GPUs at $FAKE_GF_GBS.
+# GPUs at $FAKE_GF_GBS, and the all-GPU ones' sums (all_at_once_sums; none
+# with FAKE_GF_NOSUMS=1, as an older gpufeed).
 cat >"$TMP/gpufeed" <<'EOF'
 #!/usr/bin/env bash
 sleep "${FAKE_SLEEP:-0}"
@@ -50,7 +51,19 @@ for d in ${dirs//,/ }; do
 		sep=,
 	done
 done
-echo ']}'
+printf ']'
+if [ "${FAKE_GF_NOSUMS:-0}" != 1 ]; then
+	printf ', "all_at_once_sums": ['
+	sep=
+	for d in ${dirs//,/ }; do
+		case _${d}_ in *_all_*)
+			printf '%s{"direction": "%s", "bytes": 536870912, "gpus": 2, "sum_gb_per_s": %s}' "$sep" "$d" "$(awk -v v="$v" 'BEGIN { print 2 * v }')"
+			sep=, ;;
+		esac
+	done
+	printf ']'
+fi
+echo '}'
 EOF
 chmod +x "$TMP/nvbandwidth" "$TMP/gpufeed"
 export GPUFEED="$TMP/gpufeed" NVBANDWIDTH="$TMP/nvbandwidth" FAKE_CALLS="$TMP/calls" H2D_PAGEABLE=0
@@ -70,9 +83,12 @@ expect_grep "$err" "$TMP/none is not there" "the missing tool is named"
 : >"$TMP/calls"
 expect_rc 0 "equal figures pass" env H2D_TESTS="$two" bash "$h2d" "$TMP/eq" 5
 expect_grep "$out" "ALL PASS" "ALL PASS said"
-expect_jq "$TMP/eq/summary.json" '.runs == 5 and (.figures | length) == 4 and all(.figures[]; .result == "PASS" and .paired_runs == 5 and .ratio == 1)' \
-	"4 figures (2 testcases x 2 GPUs), each over 5 paired runs, ratio 1"
-expect_grep "$out" "^ALL PASS (4 matching figures, 5 paired runs)" "ALL PASS with the count"
+expect_jq "$TMP/eq/summary.json" '.runs == 5 and (.figures | length) == 5 and all(.figures[]; .result == "PASS" and .paired_runs == 5 and .ratio == 1)' \
+	"5 figures (2 testcases x 2 GPUs, and the all-GPU testcase's sum), each over 5 paired runs, ratio 1"
+expect_jq "$TMP/eq/summary.json" '[.figures[] | select(.gpu == "sum")] | length == 1 and .[0].test == "host_to_all_bidirectional_memcpy_ce" and .[0].gpus == 2 and .[0].gpufeed_median == 100 and .[0].nvbandwidth_median == 100' \
+	"the all-GPU testcase's sum: both GPUs added up in each tool"
+expect_grep "$out" "host_to_all_bidirectional_memcpy_ce  *sum  *100.00  *100.00  *1.0000" "the sum printed beside the per-GPU rows"
+expect_grep "$out" "^ALL PASS (5 matching figures, 5 paired runs)" "ALL PASS with the count"
 if [ "$(cut -c1-2 "$TMP/calls" | tr -d '\n')" = "-jbebe-j-jbebe-j-jbe" ]; then
 	ok "interleaved, the order alternating: nvbandwidth first in odd runs, gpufeed in even ones"
 else not_ok "the calls are not interleaved ABBA: $(cut -c1-12 "$TMP/calls" | tr '\n' '|')"; fi
@@ -92,6 +108,18 @@ else not_ok "runs.tsv: $(head -5 "$TMP/eq/runs.tsv" | cut -f1-3 | tr '\t\n' ' |'
 expect_rc 1 "2.5% apart fails" env H2D_TESTS="$two" FAKE_GF_GBS=48.75 bash "$h2d" "$TMP/far" 5
 expect_jq "$TMP/far/summary.json" 'all(.figures[]; .result == "FAIL") and (.all_pass | not)' "every figure FAIL"
 expect_rc 0 "1.5% apart passes" env H2D_TESTS="$two" FAKE_GF_GBS=49.25 bash "$h2d" "$TMP/near" 5
+
+# GPUs sharing a host link split it 52/48 in nvbandwidth, 50/50 in gpufeed:
+# each GPU's figure 4% apart (FAIL), the sum the same (PASS).
+expect_rc 1 "split differently, summed the same" env H2D_TESTS=host_to_all_memcpy_ce FAKE_NVBW_GBS="52 48" \
+	bash "$h2d" "$TMP/split-sum" 5
+expect_jq "$TMP/split-sum/summary.json" '[.figures[] | select(.gpu != "sum") | .result] == ["FAIL", "FAIL"] and ([.figures[] | select(.gpu == "sum")] | .[0].result == "PASS" and .[0].ratio == 1)' \
+	"the per-GPU figures FAIL, their sum PASS, each with its own verdict"
+expect_grep "$out" "^NOT ALL PASS (3 matching figures: 2 FAIL)" "the summary counts the FAILs"
+# An older gpufeed without all_at_once_sums: no sum rows, said so.
+expect_rc 0 "a gpufeed without all_at_once_sums" env H2D_TESTS="$two" FAKE_GF_NOSUMS=1 bash "$h2d" "$TMP/nosums" 5
+expect_jq "$TMP/nosums/summary.json" '(.figures | length) == 4 and all(.figures[]; .gpu != "sum")' "4 figures, no sum"
+expect_grep "$out" "No GPU sums: gpufeed's JSON has no all_at_once_sums" "the missing sums are said"
 
 # The interval: resampled pairs of runs, the same every time (fixed seed).
 interval() { PYTHONPATH=$SRC/bench python3 -c "from compare_verdict import verdict; print(verdict($1, $2).get('ratio_95'))"; }
@@ -130,7 +158,7 @@ else not_ok "$(wc -l <"$TMP/calls") tool calls, wanted 2"; fi
 expect_grep "$out" "SHORT (1 paired runs; the bar needs 5)" "the figures are SHORT, with the runs"
 expect_jq "$TMP/dl/summary.json" 'all(.figures[]; .result == "SHORT" and .paired_runs == 1 and .ratio == 1) and .result == "SHORT" and (.all_pass | not)' \
 	"SHORT in the JSON, the ratio still given"
-expect_grep "$out" "^SHORT (4 matching figures, at most 1 paired runs: the bar needs 5; 4 of 4 within it so far)" \
+expect_grep "$out" "^SHORT (5 matching figures, at most 1 paired runs: the bar needs 5; 5 of 5 within it so far)" \
 	"the summary line says SHORT, not NOT ALL PASS"
 
 # NVBW_SUMMARY_ONLY=1: no tool run (none there); a run cut short after
@@ -146,6 +174,29 @@ if cmp -s "$TMP/cut/log.txt" "$TMP/cut-log"; then ok "log.txt left as it was"; e
 expect_rc 2 "COMPARE_SUMMARY_ONLY=1 on a folder without runs" env COMPARE_SUMMARY_ONLY=1 bash "$h2d" "$TMP/nothing"
 expect_grep "$err" "nvbandwidth.jsonl is not there" "the missing file is named"
 
+# Four H100s (bench/results/2026-11-26-h100x4-h2d-vs-nvbandwidth): every
+# testcase alone, one run; the all-GPU testcases summed beside the GPUs.
+real=$SRC/bench/results/2026-11-26-h100x4-h2d-vs-nvbandwidth
+mkdir -p "$TMP/x4" && cp "$real/split-8-testcases-1-run/"*.jsonl "$TMP/x4/"
+expect_rc 1 "h2d: COMPARE_SUMMARY_ONLY=1 on the 4x H100 run" env COMPARE_SUMMARY_ONLY=1 bash "$h2d" "$TMP/x4"
+expect_jq "$TMP/x4/summary.json" '.result == "SHORT" and (.figures | length) == 36 and all(.figures[]; .result == "SHORT" and .paired_runs == 1)' \
+	"32 GPU figures and 4 sums, all SHORT (one run)"
+expect_jq "$TMP/x4/summary.json" '[.figures[] | select(.gpu == "sum") | .test] == ["host_to_all_memcpy_ce", "all_to_host_memcpy_ce", "host_to_all_bidirectional_memcpy_ce", "all_to_host_bidirectional_memcpy_ce"] and all(.figures[] | select(.gpu == "sum"); .gpus == 4)' \
+	"a sum of the 4 GPUs for each all-GPU testcase"
+sums_agree=$(python3 - "$TMP/x4" <<'PY'
+import json, sys
+out = sys.argv[1]
+figs = {(f["test"], f["gpu"]): f for f in json.load(open(f"{out}/summary.json"))["figures"]}
+gf = json.loads(open(f"{out}/gpufeed.jsonl").readlines()[4])   # host_to_all alone
+nv = json.loads(open(f"{out}/nvbandwidth.jsonl").readlines()[4])["nvbandwidth"]["testcases"][0]
+s = figs[("host_to_all_memcpy_ce", "sum")]
+print(s["gpufeed_runs"] == [gf["all_at_once_sums"][0]["sum_gb_per_s"]]
+      and abs(s["nvbandwidth_runs"][0] - sum(float(c) for c in nv["bandwidth_matrix"][0])) < 1e-9)
+PY
+)
+if [ "$sums_agree" = True ]; then ok "gpufeed's sum is its all_at_once_sums, nvbandwidth's its row added up"
+else not_ok "the sums: $sums_agree"; fi
+expect_grep "$out" "^SHORT (36 matching figures, at most 1 paired runs: the bar needs 5; " "the 4x H100 summary says SHORT"
 
 # The p2p comparison re-summarises a folder of real runs (2x H200): every
 # CE and SM figure of both pairs within 2%, latency beside it.
