@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The comparisons of bench/ (bench/lib-compare.sh, bench/compare_verdict.py
-# and the scripts on them: compare-{h2d,p2p}-nvbandwidth.sh) with stand-in
-# tools: a fake nvbandwidth and a fake gpufeed that print the JSON the real
-# ones print, at chosen figures.  The verdict (PASS within the bar, FAIL
-# outside, SHORT under 5 paired runs), the interleaved run loop, the
-# deadline stop, summarising again a folder of real runs, the per-process
-# log, the h2d GPU sums, and the usage errors.  The real comparisons need a
-# GPU: bench/results/.
+# and the scripts on them: compare-{h2d,p2p}-nvbandwidth.sh, compare-fio.sh)
+# with stand-in tools: a fake nvbandwidth, a fake fio and fake gpufeeds that
+# print the JSON the real ones print, at chosen figures.  The verdict (PASS
+# within the bar, FAIL outside, SHORT under 5 paired runs), the interleaved
+# run loop, the deadline stop, summarising again a folder of real runs, the
+# per-process log, the h2d GPU sums, fio at its defaults and at its best
+# tuning, and the usage errors.  The real comparisons need a GPU or a disk
+# worth measuring: bench/results/.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "skip: python3 is needed"; exit 77; }
 
@@ -214,5 +215,137 @@ expect_grep "$out" "SHORT (4 paired runs; the bar needs 5)" "p2p says SHORT too"
 expect_grep "$out" "^SHORT (18 matching figures, at most 4 paired runs: the bar needs 5; 18 of 18 within it so far)" \
 	"its summary line: SHORT with the 18 figures that matched (it said NOT ALL PASS, 0 matching)"
 expect_jq "$TMP/p2p/summary.json" '.matched == 18 and .result == "SHORT"' "18 matched, SHORT, in the JSON"
+
+# ---- compare-fio.sh: fio at its defaults and at its best tuning ------------
+
+fio_cmp=$SRC/bench/compare-fio.sh
+# fake fio: --version, --enghelp, the layout (--rw=write makes the file), or
+# a read whose JSON goes to --output: fio-best (--fixedbufs) at
+# $FAKE_FIO_BEST_BPS bytes/s at iodepth 32 with SQPOLL, 10% less without
+# SQPOLL and 10% less at any other depth; fio-default at $FAKE_FIO_DEFAULT_BPS.
+# About 20 ms of CPU (a loop), no other process: its CPU per GB is ten times
+# the fake gpufeed's.  FAKE_FIO_FAIL=1: every read fails.
+cat >"$TMP/fio" <<'EOF'
+#!/usr/bin/env bash
+echo "fio $*" >>"$FAKE_CALLS"
+rw= qd= sq=0 best=0 bs=1m out= file= size= rt=1
+for a; do
+	case $a in
+	--version) echo fio-3.33; exit 0 ;;
+	--enghelp=*) exit 0 ;;
+	--rw=*) rw=${a#*=} ;;
+	--iodepth=*) qd=${a#*=} ;;
+	--sqthread_poll=*) sq=${a#*=} ;;
+	--fixedbufs) best=1 ;;
+	--bs=*) bs=${a#*=} ;;
+	--output=*) out=${a#*=} ;;
+	--filename=*) file=${a#*=} ;;
+	--size=*) size=${a#*=} ;;
+	--runtime=*) rt=${a#*=} ;;
+	esac
+done
+if [ "$rw" = write ]; then truncate -s "$size" "$file"; echo '{"jobs": []}' >"$out"; exit 0; fi
+[ "${FAKE_FIO_FAIL:-0}" = 1 ] && { echo "fio: io_uring_queue_init: Operation not permitted" >&2; exit 1; }
+for ((i = 0; i < 20000; i++)); do :; done
+if [ $best = 1 ]; then
+	bps=${FAKE_FIO_BEST_BPS:-2000000000}
+	[ "$qd" = 32 ] || bps=$((bps * 9 / 10))
+	[ "$sq" = 1 ] || bps=$((bps * 9 / 10))
+else
+	bps=${FAKE_FIO_DEFAULT_BPS:-1000000000}
+fi
+case $bs in 1m) b=1048576 ;; *) b=4096 ;; esac
+printf '{"jobs": [{"usr_cpu": 10.0, "sys_cpu": 20.0, "read": {"io_bytes": %d, "bw_bytes": %d, "iops": %d, "runtime": %d, "clat_ns": {"percentile": {"50.000000": 100000, "99.000000": 200000}}}}]}\n' \
+	$((bps * rt)) "$bps" $((bps / b)) $((rt * 1000)) >"$out"
+EOF
+# fake gpufeed for bench io: one point at $FAKE_GF_BPS bytes/s for 1 s;
+# sleeps $FAKE_SLEEP first; FAKE_GF_NO_SQPOLL=1: runs without SQPOLL
+# whatever it was asked.
+cat >"$TMP/gpufeed-io" <<'EOF'
+#!/usr/bin/env bash
+echo "gpufeed $*" >>"$FAKE_CALLS"
+[ "$1" = --version ] && { echo "gpufeed 0.1.0 (fake)"; exit 0; }
+[ -z "${FAKE_SLEEP:-}" ] || sleep "$FAKE_SLEEP"
+sq=false b=1048576
+for a; do case $a in --sqpoll) sq=true ;; 4K) b=4096 ;; esac; done
+[ "${FAKE_GF_NO_SQPOLL:-0}" = 1 ] && sq=false
+bps=${FAKE_GF_BPS:-1960000000}
+printf '{"status": "ok", "engine_used": "uring", "direct_used": true, "sqpoll": %s, "note": "", "bytes": %d, "seconds": 1.0, "gb_per_s": 1.96, "iops": %d, "lat_p50_us": 90.0, "lat_p99_us": 150.0, "cpu_s_per_gb": 0.01}\n' \
+	"$sq" "$bps" $((bps / b))
+EOF
+chmod +x "$TMP/fio" "$TMP/gpufeed-io"
+mkdir -p "$TMP/disk"
+fio_args=(--fio "$TMP/fio" --gpufeed "$TMP/gpufeed-io" --size 16M --duration 1 --tune-duration 1 --best-iomem shmhuge)
+
+expect_rc 2 "fio: --runs under 5" bash "$fio_cmp" "${fio_args[@]}" --runs 4 "$TMP/disk"
+expect_grep "$err" "\--runs must be a number >= 5" "the rule is the other comparisons'"
+expect_rc 2 "fio: an unknown --best-iomem" bash "$fio_cmp" "${fio_args[@]}" --best-iomem huge "$TMP/disk"
+expect_rc 2 "fio: COMPARE_SUMMARY_ONLY=1 without --out" env COMPARE_SUMMARY_ONLY=1 bash "$fio_cmp" "${fio_args[@]}"
+expect_rc 2 "fio: COMPARE_DEADLINE not a number" env COMPARE_DEADLINE=1.5 bash "$fio_cmp" "${fio_args[@]}" "$TMP/disk"
+
+# gpufeed at 0.98x fio-best and 1.96x fio-default: every target met.
+: >"$TMP/calls"
+expect_rc 0 "fio: gpufeed within the targets of both fio tunings" bash "$fio_cmp" "${fio_args[@]}" --out "$TMP/fio-eq" "$TMP/disk"
+expect_jq "$TMP/fio-eq/summary.json" '.result == "PASS" and ([.figures[] | select(.result == "PASS")] | length) == 6 and ([.figures[] | select(.result == "INFO")] | length) == 2' \
+	"6 figures judged (GB/s, IOPS and random CPU per GB against each fio), seq CPU as information"
+expect_jq "$TMP/fio-eq/summary.json" '[.figures[] | select(.figure != "cpu_s_per_gb_outside") | [.pattern, .against, (.ratio * 100 | round)]] == [["seq", "fio-default", 196], ["seq", "fio-best", 98], ["rand", "fio-default", 196], ["rand", "fio-best", 98]]' \
+	"each ratio names the fio it is against"
+expect_jq "$TMP/fio-eq/summary.json" 'all(.figures[] | select(.figure == "cpu_s_per_gb_outside" and .pattern == "rand"); .ratio < 0.5 and .bar == "median ratio <= 1.00")' \
+	"random reads: CPU per GB counted from outside for every tool"
+expect_jq "$TMP/fio-eq/summary.json" '.patterns.seq.chosen.iodepth == "32" and .patterns.seq.chosen.sqpoll == "1" and .patterns.rand.chosen.iodepth == "32"' \
+	"fio-best's tuning found its best point (depth 32, SQPOLL)"
+tsv=$TMP/fio-eq/runs.tsv
+if [ "$(awk -F'\t' '$1 ~ /^[0-9]+$/ { printf "%s %s %s|", $1, $2, $3 }' "$tsv" | cut -d'|' -f1-12)" = \
+     "1 seq fio-default|1 seq fio-best|1 seq gpufeed|1 rand fio-default|1 rand fio-best|1 rand gpufeed|2 seq gpufeed|2 seq fio-best|2 seq fio-default|2 rand gpufeed|2 rand fio-best|2 rand fio-default" ]; then
+	ok "fio: three tools per pattern, ABC in odd runs and CBA in even ones"
+else not_ok "fio: the order: $(awk -F'\t' '$1 ~ /^[0-9]+$/ { printf "%s %s %s|", $1, $2, $3 }' "$tsv" | cut -c1-200)"; fi
+if [ "$(awk -F'\t' '$1 ~ /^[0-9]+$/' "$tsv" | wc -l)" = 30 ] && [ "$(grep -c '^tune	' "$tsv")" = 20 ]; then
+	ok "5 runs x 2 patterns x 3 tools measured, 20 tuning runs"
+else not_ok "runs.tsv: $(cut -f1 "$tsv" | sort | uniq -c | tr '\n' ' ')"; fi
+best_cmd=$(awk -F'\t' '$1 == 3 && $2 == "seq" && $3 == "fio-best" { print $9 }' "$tsv")
+default_cmd=$(awk -F'\t' '$1 == 3 && $2 == "seq" && $3 == "fio-default" { print $9 }' "$tsv")
+gf_cmd=$(awk -F'\t' '$1 == 3 && $2 == "seq" && $3 == "gpufeed" { print $9 }' "$tsv")
+case $best_cmd in *" --iodepth=32 "*" --iomem=shmhuge --fixedbufs --registerfiles "*) ok "fio-best: huge-page buffers, registered, at the tuned depth" ;;
+	*) not_ok "fio-best: $best_cmd" ;; esac
+case $default_cmd in *--iomem* | *--fixedbufs* | *--registerfiles* | *--hipri*) not_ok "fio-default tuned: $default_cmd" ;;
+	*" --sqthread_poll=1 "*" --iodepth=32 "*) ok "fio-default: the same point (depth, SQPOLL), fio's own buffers" ;;
+	*) not_ok "fio-default: $default_cmd" ;; esac
+case $gf_cmd in *" --qd 32 "*" --sqpoll "*) ok "gpufeed at the same point" ;; *) not_ok "gpufeed: $gf_cmd" ;; esac
+expect_grep "$TMP/fio-eq/summary.txt" "^fio-default: fio's own defaults at that point: --iomem=malloc" "summary.txt says what fio-default is"
+expect_grep "$TMP/fio-eq/summary.txt" "^fio-best:    --iomem=shmhuge --fixedbufs --registerfiles$" "and what fio-best is"
+expect_grep "$TMP/fio-eq/summary.txt" "^fio-best    GB/s *0.9800 *0.980-0.980  median ratio >= 0.95 *PASS" "the ratio against fio-best, its interval and bar"
+expect_grep "$TMP/fio-eq/command.txt" "^queue limits: max_segments" "command.txt records the disk's queue limits"
+expect_grep "$TMP/fio-eq/runs.log" "^run 3 of 5 \[20[0-9-]*T[0-9:]*Z\] fio-best: [0-9.]* s (user" "runs.log: each process with its start and duration"
+if [ "$(wc -l <"$TMP/fio-eq/raw.csv")" = 31 ]; then ok "raw.csv: a line per measured run"; else not_ok "raw.csv: $(wc -l <"$TMP/fio-eq/raw.csv") lines"; fi
+if [ ! -e "$TMP/disk/compare-fio.dat" ]; then ok "the test file removed at exit"; else not_ok "the test file is left"; fi
+
+# Summarised again without tools; then one gpufeed run fewer: SHORT.
+cp "$TMP/fio-eq/summary.json" "$TMP/fio-eq.json"
+expect_rc 0 "fio: COMPARE_SUMMARY_ONLY=1" env COMPARE_SUMMARY_ONLY=1 bash "$fio_cmp" --fio /nonexistent --gpufeed /nonexistent --out "$TMP/fio-eq"
+if cmp -s "$TMP/fio-eq/summary.json" "$TMP/fio-eq.json"; then ok "the same summary"; else not_ok "another summary"; fi
+awk -F'\t' '!($1 == 5 && $2 == "rand" && $3 == "gpufeed")' "$tsv" >"$tsv.new" && mv "$tsv.new" "$tsv"
+expect_rc 1 "fio: 4 paired random runs are SHORT" env COMPARE_SUMMARY_ONLY=1 bash "$fio_cmp" --out "$TMP/fio-eq"
+expect_jq "$TMP/fio-eq/summary.json" '.result == "SHORT" and all(.figures[] | select(.pattern == "rand"); .result == "SHORT" and .paired_runs == 4)' \
+	"the random figures SHORT, over 4 pairs"
+expect_grep "$out" "^SHORT (6 matching figures, at most 5 paired runs: the bar needs 5; 6 of 6 within it so far)" "and the summary says so"
+
+# gpufeed at 0.9x fio-best: under the 0.95 bar (FAIL), still above fio-default.
+expect_rc 1 "fio: gpufeed under fio-best's 0.95x" env FAKE_GF_BPS=1800000000 bash "$fio_cmp" "${fio_args[@]}" --patterns seq --out "$TMP/fio-slow" "$TMP/disk"
+expect_jq "$TMP/fio-slow/summary.json" '[.figures[] | select(.figure == "gb_per_s") | [.against, .result]] == [["fio-default", "PASS"], ["fio-best", "FAIL"]]' \
+	"FAIL against fio-best, PASS against fio-default"
+expect_grep "$out" "^NOT ALL PASS (2 matching figures: 1 FAIL)" "the summary counts it"
+
+# COMPARE_DEADLINE: each gpufeed run takes 1 s (the warm-up too), the
+# deadline 2 s: one run, SHORT.
+expect_rc 1 "fio: COMPARE_DEADLINE" env FAKE_SLEEP=1 COMPARE_DEADLINE=2 bash "$fio_cmp" "${fio_args[@]}" --patterns seq --no-sqpoll "$TMP/disk"
+expect_grep "$err" "stopped after 1 of 5 runs: .*COMPARE_DEADLINE=2 s" "the stop is said"
+expect_grep "$out" "^SHORT (2 matching figures, at most 1 paired runs" "SHORT"
+
+# A tool that fails, a gpufeed that runs another point: exit 3, named.
+expect_rc 3 "fio: every tuning run fails" env FAKE_FIO_FAIL=1 bash "$fio_cmp" "${fio_args[@]}" --patterns seq "$TMP/disk"
+expect_grep "$err" "fio-best failed: every tuning configuration failed for pattern seq" "the tool is named"
+expect_rc 3 "fio: gpufeed without the SQPOLL it was asked" env FAKE_GF_NO_SQPOLL=1 bash "$fio_cmp" "${fio_args[@]}" --patterns seq "$TMP/disk"
+expect_grep "$err" "gpufeed failed: did not run the point asked for: sqpoll false, asked true" "the difference is said"
+if [ ! -e "$TMP/disk/compare-fio.dat" ]; then ok "no test file left after a failure"; else not_ok "a test file left"; fi
 
 finish
