@@ -3,9 +3,10 @@
 # same copies (nvbandwidth's d2d read/write testcases, CE and SM,
 # unidirectional and bidirectional, and device_local_copy; its default
 # 512 MiB buffer and 16 copies per sample), RUNS runs of each, interleaved
-# (nvbandwidth first in odd runs, gpufeed first in even ones), then per matching figure (a
-# testcase's matrix cell) the median over the runs of each tool, their
-# ratio, and PASS when |ratio - 1| <= 0.02 (issue 10's bar).  Latency
+# (bench/lib-compare.sh: nvbandwidth first in odd runs, gpufeed first in
+# even ones), then per matching figure (a testcase's matrix cell) the
+# median over the runs of each tool, their ratio, its 95% interval and PASS
+# when |ratio - 1| <= 0.02 (issue 10's bar; bench/compare_verdict.py).  Latency
 # (device_to_device_latency_sm) is listed beside it as INFO, outside the
 # bar.  One GPU: only device_local_copy matches (nvbandwidth waives the
 # peer testcases); N GPUs: every cell of every pair with peer access.
@@ -14,12 +15,16 @@
 #
 # Environment: GPUFEED (default build/gpufeed), NVBANDWIDTH (default
 # bench/.nvbw/nvbandwidth, built by bench/nvbandwidth-kit.sh), P2P_SIZE
-# (default 512M: nvbandwidth's -b is MiB, set from it), NVBW_SAMPLES,
-# NVBW_DEADLINE and NVBW_SUMMARY_ONLY (bench/lib-nvbw.sh).  Needs python3 (no jq).
-# OUTDIR gets 5 files: nvbandwidth.jsonl and gpufeed.jsonl (every run's
+# (default 512M: nvbandwidth's -b is MiB, set from it), NVBW_SAMPLES
+# (bench/lib-nvbw.sh), COMPARE_DEADLINE and COMPARE_SUMMARY_ONLY
+# (bench/lib-compare.sh; also read as NVBW_DEADLINE, NVBW_SUMMARY_ONLY).
+# Needs python3 (no jq).
+# OUTDIR gets 6 files: nvbandwidth.jsonl and gpufeed.jsonl (every run's
 # JSON, one per line), summary.txt, summary.json, log.txt (commands,
-# machine, stderr).  Exit 0 all PASS, 1 a figure outside 2%, missing or
-# SHORT (fewer than 5 paired runs), 2 usage, 3 a tool failed.
+# machine, stderr, each process's start and duration), runs.tsv (a line
+# per process).  Exit 0 all PASS, 1 a figure outside 2%, missing or SHORT
+# (fewer than 5 paired runs: the summary says SHORT, with how many figures
+# matched), 2 usage, 3 a tool failed.
 set -uo pipefail
 
 size=${P2P_SIZE:-512M}
@@ -45,7 +50,7 @@ nvbw_runs p2p --json --size "$size" --quiet ${NVBW_SAMPLES:+--repeats "$NVBW_SAM
 
 PYTHONPATH=$(dirname "$0") python3 - "$out" "${tests[@]}" <<'PY'
 import json, sys
-from nvbw_verdict import interval_text, short_note, verdict
+from compare_verdict import interval_text, overall, short_note, verdict
 out, order = sys.argv[1], sys.argv[2:]
 nv = {}   # (testcase, row, column) -> [value per run]
 for line in open(f"{out}/nvbandwidth.jsonl"):
@@ -71,7 +76,7 @@ for line in open(f"{out}/gpufeed.jsonl"):
         gf.setdefault(key, []).append(p["median"])
         samples.setdefault(key, []).extend(p["samples"])
         limits[key] = p.get("limit_gb_per_s")
-rows, ok = [], True
+rows = []
 for key in sorted(set(nv) | set(gf), key=lambda k: (order.index(k[0]), k[1], k[2])):
     a, b = gf.get(key, []), nv.get(key, [])
     info = key[0].endswith("latency_sm")
@@ -79,12 +84,13 @@ for key in sorted(set(nv) | set(gf), key=lambda k: (order.index(k[0]), k[1], k[2
            "gpufeed_samples": samples.get(key, []), "limit_gb_per_s": limits.get(key),
            "unit": "ns" if info else "GB/s"}
     row.update(verdict(a, b, info))
-    ok &= row["result"] in ("PASS", "INFO")
     rows.append(row)
-matched = sum(r["result"] in ("PASS", "FAIL") for r in rows)
-ok &= matched > 0
+# A figure both tools gave, PASS, FAIL or SHORT alike
+matched = sum("ratio" in r and r["result"] != "INFO" for r in rows)
+result, line = overall(rows)
 json.dump({"runs": max([r["paired_runs"] for r in rows] or [0]), "bar": "|median ratio - 1| <= 0.02",
-           "figures": rows, "matched": matched, "all_pass": ok}, open(f"{out}/summary.json", "w"), indent=1)
+           "figures": rows, "matched": matched, "result": result, "all_pass": result == "PASS"},
+          open(f"{out}/summary.json", "w"), indent=1)
 with open(f"{out}/summary.txt", "w") as f:
     f.write(f"{'testcase':48} {'row':>3} {'col':>3} {'gpufeed':>9} {'nvbw':>9} {'ratio':>7} {'95% of ratio':>12} {'%limit':>7}  result\n")
     for r in rows:
@@ -98,8 +104,8 @@ with open(f"{out}/summary.txt", "w") as f:
         else:
             f.write(f"{r['test']:48} {r['row']:>3} {r['column']:>3} {'-':>9} {'-':>9} {'-':>7} {'-':>12} {pct}  "
                     f"{r['result']} (gpufeed {len(r['gpufeed_runs'])} runs, nvbandwidth {len(r['nvbandwidth_runs'])})\n")
-    f.write(("ALL PASS" if ok else "NOT ALL PASS") + f" ({matched} matching figures; medians over the runs; "
-            "95% of ratio: its bootstrap interval over the paired runs; GB/s = 1e9 bytes/s; bidirectional: nvbandwidth's read1/write1)\n")
+    f.write(line + " (medians over the runs; 95% of ratio: its bootstrap interval over the paired runs; "
+            "GB/s = 1e9 bytes/s; bidirectional: nvbandwidth's read1/write1)\n")
 print(open(f"{out}/summary.txt").read(), end="")
-sys.exit(0 if ok else 1)
+sys.exit(0 if result == "PASS" else 1)
 PY

@@ -1,37 +1,31 @@
 # shellcheck shell=bash disable=SC2154  # size and tests: set by the sourcing script
-# Sourced by bench/compare-*-nvbandwidth.sh: what comparing a gpufeed
-# bench with nvbandwidth always does, written once so the scripts cannot
-# drift apart (the same usage, checks, files and run loop).  Not run alone.
+# Sourced by bench/compare-*-nvbandwidth.sh: what comparing a gpufeed bench
+# with nvbandwidth adds to bench/lib-compare.sh (the run loop, the time
+# limit, the log): the usage, the two tools' commands and their JSON.  Not
+# run alone.
+# shellcheck source-path=SCRIPTDIR source=lib-compare.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib-compare.sh"
 
 # nvbw_setup OUTDIR [RUNS], with $size set: checks the arguments and tools
 # and sets out, runs, root, gpufeed, nvbw, mib and log; OUTDIR gets empty
-# nvbandwidth.jsonl and gpufeed.jsonl.  Exits 2 on a usage error.
-#
-# NVBW_SUMMARY_ONLY=1 (environment): run nothing; summarise the runs already
-# in OUTDIR again (both .jsonl files kept, log.txt untouched), e.g. after a
-# run cut short by a time limit.  No GPU, gpufeed or nvbandwidth needed.
+# nvbandwidth.jsonl and gpufeed.jsonl.  Exits 2 on a usage error.  With
+# COMPARE_SUMMARY_ONLY=1 both .jsonl files must be there and are kept.
 nvbw_setup() {
 	out=${1:-}
 	runs=${2:-5}
 	[ -n "$out" ] || { echo "usage: $0 OUTDIR [RUNS]" >&2; exit 2; }
-	[ "$runs" -ge 5 ] 2>/dev/null || { echo "$0: RUNS must be a number >= 5" >&2; exit 2; }
-	[[ ${NVBW_DEADLINE:-1} =~ ^[1-9][0-9]*$ ]] ||
-		{ echo "$0: NVBW_DEADLINE must be a number of seconds > 0" >&2; exit 2; }
-	command -v python3 >/dev/null || { echo "$0: python3 is needed" >&2; exit 2; }
+	cmp_check "$runs" RUNS
 	root=$(cd "$(dirname "$0")/.." && pwd)
 	gpufeed=${GPUFEED:-$root/build/gpufeed}
 	nvbw=${NVBANDWIDTH:-$root/bench/.nvbw/nvbandwidth}
 	mib=$(( $(numfmt --from=iec "$size") >> 20 ))
-	if [ "${NVBW_SUMMARY_ONLY:-0}" = 1 ]; then
-		for f in nvbandwidth.jsonl gpufeed.jsonl; do
-			[ -f "$out/$f" ] || { echo "$0: NVBW_SUMMARY_ONLY=1: $out/$f is not there" >&2; exit 2; }
-		done
-		log=/dev/null
-		return
+	if [ "$cmp_summary_only" != 1 ]; then
+		for t in "$gpufeed" "$nvbw"; do [ -x "$t" ] || { echo "$0: $t is not there (build it)" >&2; exit 2; }; done
 	fi
-	for t in "$gpufeed" "$nvbw"; do [ -x "$t" ] || { echo "$0: $t is not there (build it)" >&2; exit 2; }; done
-	mkdir -p "$out"
-	log=$out/log.txt
+	cmp_start "$out" log.txt nvbandwidth.jsonl gpufeed.jsonl
+	log=$cmp_log
+	trap cmp_cleanup EXIT
+	[ "$cmp_summary_only" = 1 ] && return
 	: >"$out/nvbandwidth.jsonl"
 	: >"$out/gpufeed.jsonl"
 }
@@ -48,85 +42,60 @@ oneline() { python3 -c 'import json,sys; t=sys.stdin.read(); print(json.dumps(js
 # script's nvbw_test_opts TEST prints), so no figure depends on what ran
 # before it in the same process.
 
-# nvbw_one RUN TEST...: one nvbandwidth process over the testcases, its
-# JSON a line of nvbandwidth.jsonl.  Exits 3 when it fails.
+# nvbw_one TEST...: one nvbandwidth process over the testcases, its JSON a
+# line of nvbandwidth.jsonl.  Exits 3 when it fails.
 nvbw_one() {
-	local r=$1
-	shift
-	echo "run $r of $runs: nvbandwidth $*" | tee -a "$log" >&2
-	if ! CUDA_DEVICE_ORDER=PCI_BUS_ID "$nvbw" -j -b "$mib" ${NVBW_SAMPLES:+-i "$NVBW_SAMPLES"} -t "$@" \
-		2>>"$log" >"$out/.nvbw.tmp" ||
-	   ! oneline <"$out/.nvbw.tmp" >>"$out/nvbandwidth.jsonl" 2>>"$log"; then
+	cmp_exec nvbandwidth "$out/.nvbw.tmp" env CUDA_DEVICE_ORDER=PCI_BUS_ID "$nvbw" -j -b "$mib" \
+		${NVBW_SAMPLES:+-i "$NVBW_SAMPLES"} -t "$@"
+	if [ "$CMP_RC" != 0 ] || ! oneline <"$out/.nvbw.tmp" >>"$out/nvbandwidth.jsonl" 2>>"$log"; then
 		cat "$out/.nvbw.tmp" >>"$log"; rm -f "$out/.nvbw.tmp"
-		echo "$0: nvbandwidth failed (log.txt)" >&2; exit 3
+		echo "$0: nvbandwidth failed with exit $CMP_RC (log.txt)" >&2; exit 3
 	fi
 	rm -f "$out/.nvbw.tmp"
 }
 
-# gf_one RUN BENCH OPTION...: one gpufeed bench process, its JSON a line of
+# gf_one BENCH OPTION...: one gpufeed bench process, its JSON a line of
 # gpufeed.jsonl.  Exits 3 when it fails (exit 1, findings, still has
 # figures to compare).
 gf_one() {
-	local r=$1 bench=$2 rc
-	shift 2
-	echo "run $r of $runs: gpufeed bench $bench $*" | tee -a "$log" >&2
-	"$gpufeed" bench "$bench" "$@" 2>>"$log" >"$out/.gf.tmp"
-	rc=$?
-	if [ "$rc" -gt 1 ] || ! oneline <"$out/.gf.tmp" >>"$out/gpufeed.jsonl" 2>>"$log"; then
-		rm -f "$out/.gf.tmp"; echo "$0: gpufeed bench $bench failed with exit $rc (log.txt)" >&2; exit 3
+	local bench=$1
+	shift
+	cmp_exec gpufeed "$out/.gf.tmp" "$gpufeed" bench "$bench" "$@"
+	if [ "$CMP_RC" -gt 1 ] || ! oneline <"$out/.gf.tmp" >>"$out/gpufeed.jsonl" 2>>"$log"; then
+		rm -f "$out/.gf.tmp"; echo "$0: gpufeed bench $bench failed with exit $CMP_RC (log.txt)" >&2; exit 3
 	fi
 	rm -f "$out/.gf.tmp"
 }
 
-# nvbw_pair RUN BENCH "TEST..." GPUFEED-OPTION...: one run of each tool, in
-# the order nvbw_runs gives run RUN.
-nvbw_pair() {
-	local r=$1 bench=$2 t
-	read -r -a t <<<"$3"
-	shift 3
-	if [ $((r % 2)) = 1 ]; then
-		nvbw_one "$r" "${t[@]}"
-		gf_one "$r" "$bench" "$@"
-	else
-		gf_one "$r" "$bench" "$@"
-		nvbw_one "$r" "${t[@]}"
-	fi
-}
-
-# nvbw_runs BENCH GPUFEED-OPTION...: $runs runs, interleaved (nvbandwidth
-# -t "${tests[@]}" and gpufeed bench BENCH with the options; with
-# NVBW_SPLIT=1 that pair once per testcase).  The pair's order alternates,
-# nvbandwidth first in odd runs and gpufeed first in even ones (ABBA): a
-# machine whose state drifts over seconds (a VM's host, a GPU coming out of
-# idle after the other tool's process) then favours neither tool's median.
-#
-# NVBW_DEADLINE=S (environment): start no run that would end more than S
-# seconds after the script began, judging by the longest run so far, and
-# summarise the runs done: a device call's time limit then costs the last
-# run, not every run's summary.  Fewer than 5 runs is reported SHORT.
+# nvbw_runs BENCH GPUFEED-OPTION...: $runs runs of nvbandwidth -t
+# "${tests[@]}" and gpufeed bench BENCH with the options, interleaved
+# (bench/lib-compare.sh: nvbandwidth first in odd runs); with NVBW_SPLIT=1
+# that pair once per testcase.
 nvbw_runs() {
-	local bench=$1 r t t0 took longest=0
+	nvbw_bench=$1
 	shift
-	[ "${NVBW_SUMMARY_ONLY:-0}" = 1 ] && return
+	nvbw_gfopts=("$@")
 	if [ "${NVBW_SPLIT:-0}" = 1 ] && ! declare -F nvbw_test_opts >/dev/null; then
 		echo "$0: NVBW_SPLIT=1 is not offered by this comparison" >&2; exit 2
 	fi
-	for r in $(seq 1 "$runs"); do
-		if [ -n "${NVBW_DEADLINE:-}" ] && [ "$r" -gt 1 ] && [ $((SECONDS + longest)) -gt "$NVBW_DEADLINE" ]; then
-			echo "stopped after $((r - 1)) of $runs runs: another (up to ${longest} s) would end past" \
-				"NVBW_DEADLINE=$NVBW_DEADLINE s (at $SECONDS s)" | tee -a "$log" >&2
-			break
-		fi
-		t0=$SECONDS
-		if [ "${NVBW_SPLIT:-0}" = 1 ]; then
-			for t in "${tests[@]}"; do
-				# shellcheck disable=SC2046  # the options split as words
-				nvbw_pair "$r" "$bench" "$t" "$@" $(nvbw_test_opts "$t")
-			done
-		else
-			nvbw_pair "$r" "$bench" "${tests[*]}" "$@"
-		fi
-		took=$((SECONDS - t0))
-		[ "$took" -gt "$longest" ] && longest=$took
-	done
+	cmp_tools=(nvbandwidth gpufeed)
+	if [ "${NVBW_SPLIT:-0}" = 1 ]; then
+		cmp_runs "${tests[@]}"
+	else
+		cmp_runs "${tests[*]}"
+	fi
+}
+
+# cmp_tool TOOL UNIT (bench/lib-compare.sh): UNIT is the testcases, as words.
+cmp_tool() {
+	local t
+	read -r -a t <<<"$2"
+	if [ "$1" = nvbandwidth ]; then
+		nvbw_one "${t[@]}"
+	elif [ "${NVBW_SPLIT:-0}" = 1 ]; then
+		# shellcheck disable=SC2046  # the options split as words
+		gf_one "$nvbw_bench" "${nvbw_gfopts[@]}" $(nvbw_test_opts "${t[0]}")
+	else
+		gf_one "$nvbw_bench" "${nvbw_gfopts[@]}"
+	fi
 }
