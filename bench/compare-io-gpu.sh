@@ -15,7 +15,7 @@
 #                  where cuFile otherwise refuses every file; see there)
 # Every figure's raw JSON lands in OUTDIR; summary.txt holds the verdict.
 # Cold reads: O_DIRECT bypasses the page cache (bench io --direct, bounce,
-# gds); the naive path reads through it, so bench io --gpu drops the file's
+# gds); the naive path reads through it, so bench io-gpu drops the file's
 # pages (posix_fadvise DONTNEED) before every sample, and this script also
 # drops the whole cache (drop_caches) before each run when it may.
 # The bounce path runs triple-buffered with 8 reads of 1 MiB per 8 MiB
@@ -71,8 +71,8 @@ for r in $(seq 1 "$runs"); do
 	"$gf" bench h2d --gpu "$gpu" --size 512M --repeats 3 --json --quiet \
 		> "$out/h2d.$r.json" 2> "$out/h2d.$r.err"
 	echo "run $r: $(drop)" >> "$out/cache.txt"
-	say "run $r/$runs: bench io --gpu $gpu (bounce, naive, gds)"
-	"$gf" bench io --gpu "$gpu" --path bounce,naive,gds --depth 3 --reads 8 --repeats 1 --json --quiet "$file" \
+	say "run $r/$runs: bench io-gpu --gpu $gpu (bounce, naive, gds)"
+	"$gf" bench io-gpu --gpu "$gpu" --path bounce,naive,gds --depth 3 --reads 8 --repeats 1 --json --quiet "$file" \
 		> "$out/io-gpu.$r.json" 2> "$out/io-gpu.$r.err"
 	echo "exit $?" >> "$out/io-gpu.$r.err"
 done
@@ -122,7 +122,7 @@ if ratios:
     print(f"\nbounce / limit: median {m:.3f} over {len(ratios)} runs (each: {', '.join(f'{x:.3f}' for x in ratios)}) -> {'PASS' if m >= 0.9 else 'FAIL'} (>= 0.9)")
 else:
     print("\nbounce / limit: no figure -> FAIL")
-if inrun: print(f"bounce / bench io --gpu's own in-run limit: median {statistics.median(inrun):.3f}")
+if inrun: print(f"bounce / bench io-gpu's own in-run limit: median {statistics.median(inrun):.3f}")
 if naive_r: print(f"naive  / limit: median {statistics.median(naive_r):.3f}")
 if gds_r: print(f"gds    / limit: median {statistics.median(gds_r):.3f}" + (" (cuFile compatibility mode: no nvidia-fs, POSIX reads plus a copy inside cuFile)" if compat else " (GDS proper)" if compat is False else ""))
 for p in problems: print("PROBLEM:", p)

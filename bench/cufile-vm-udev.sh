@@ -7,7 +7,7 @@
 # properties it asks for into /run/udev/data/b<major>:<minor>, as udevd's
 # blkid rule would have, for the disk holding DIR.  /run only: gone at
 # reboot; no GPU or driver setting is touched.  Run as root before
-# `bench io --gpu --path gds` or tests/gpu/xfer_check on such a VM.
+# `bench io-gpu --path gds` or tests/gpu/xfer_check on such a VM.
 #
 #   bench/cufile-vm-udev.sh OUTDIR [DIR]     (DIR default /var/tmp)
 # OUTDIR/udev-made.txt records what was written.

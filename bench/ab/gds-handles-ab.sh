@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A/B of the cuFile path of `bench io --gpu` (--path gds): two gpufeed
+# A/B of the cuFile path of `bench io-gpu` (--path gds): two gpufeed
 # binaries, before/after a change to src/xfer/gds.c (one batch handle
 # draining between waves, then two handles), interleaved ABBA, cold: the
 # page cache dropped before every run.  Each round also takes the disk's
@@ -25,7 +25,7 @@ python3 "$(dirname "$0")/../write-test-file.py" "$file" "$size_mb" || exit 2
 drop() { sync; echo 3 >/proc/sys/vm/drop_caches 2>/dev/null || echo "$0: cannot drop the page cache" >&2; }
 gds() {	# gds NAME BINARY ROUND
 	drop
-	"$2" bench io --gpu 0 --path gds --depth 3 --reads 8 --repeats 1 --json --quiet "$file" \
+	"$2" bench io-gpu --gpu 0 --path gds --depth 3 --reads 8 --repeats 1 --json --quiet "$file" \
 		>"$out/$3.$1.json" 2>"$out/$3.$1.err"
 	echo "exit $?" >>"$out/$3.$1.err"
 }

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# test-scope: tree (checks the tree, not the build: tests/run.sh runs it in the full set only)
 # The comparisons of bench/ (bench/lib-compare.sh, bench/compare_verdict.py
 # and the scripts on them: compare-{h2d,p2p}-nvbandwidth.sh, compare-fio.sh)
 # with stand-in tools: a fake nvbandwidth, a fake fio and fake gpufeeds that
