@@ -85,6 +85,16 @@ GF_API const struct gf_check_info *gf_check_find(const char *id);
 GF_API int gf_checks_write_markdown(FILE *f);
 GF_API int gf_checks_write_json(FILE *f);
 
+/* gpufeed's own persistent files under /etc: a result's persist_file is
+ * one of them, and gpufeed tune --persist (and revert) writes no other. */
+#define GF_PERSIST_SYSCTL "/etc/sysctl.d/90-gpufeed.conf"
+#define GF_PERSIST_UDEV "/etc/udev/rules.d/90-gpufeed.rules"
+#define GF_PERSIST_TMPFILES "/etc/tmpfiles.d/gpufeed.conf"
+#define GF_PERSIST_MODPROBE "/etc/modprobe.d/gpufeed.conf"
+#define GF_PERSIST_MODULES_LOAD "/etc/modules-load.d/gpufeed.conf"
+#define GF_PERSIST_FILES \
+	{ GF_PERSIST_SYSCTL, GF_PERSIST_UDEV, GF_PERSIST_TMPFILES, GF_PERSIST_MODPROBE, GF_PERSIST_MODULES_LOAD }
+
 /* One result: a check about one subject ("" = the host). */
 struct gf_check_result {
 	const struct gf_check_info *check;

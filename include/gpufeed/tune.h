@@ -89,6 +89,7 @@ struct gf_tune_report {
 	struct gf_tune_item *items;
 	int nitems;
 	int counts[GF_TUNE_NACTIONS];
+	bool journal_removed;		/* revert: everything restored and the journal gone */
 };
 
 /* Runs the audit and applies the safe fixes.  0 with *out set; -errno with

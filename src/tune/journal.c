@@ -132,9 +132,15 @@ static int journal_open(struct tune_state *s)
 
 	if (s->jfd >= 0)
 		return 0;
-	s->jfd = openat(s->dirfd, GF_TUNE_JOURNAL, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	/* O_NONBLOCK: a FIFO planted there is refused below, not waited on. */
+	s->jfd = openat(s->dirfd, GF_TUNE_JOURNAL, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+			0600);
 	if (s->jfd < 0)
 		return gf_error_errno(-errno, s->journal);
+	if (fstat(s->jfd, &st))
+		return gf_error_errno(-errno, s->journal);
+	if (!S_ISREG(st.st_mode))
+		return gf_error(-EBADMSG, "%s: not a regular file", s->journal);
 	/* A crash may have left it empty, or with a torn header. */
 	if ((ret = cut_torn_tail(s)))
 		return ret;
@@ -209,6 +215,32 @@ static int parse_line(char *line, struct jrec *r)
 	return 0;
 }
 
+/* Is the record's path one tune writes?  A journal is read from disk, so
+ * revert must not be made to write anything else (/etc/passwd): a value
+ * under /proc/sys or /sys, one of gpufeed's files, or a directory above
+ * such a file (journalled after the file). */
+static bool path_allowed(const struct jrec *r, const struct jrec *before, int n)
+{
+	size_t len = strlen(r->path);
+
+	switch (r->kind) {
+	case J_SET:
+	case J_DONE:
+		return value_path_ok(r->path);
+	case J_FILE:
+	case J_LINE:
+	case J_WROTE:
+		return persist_path_ok(r->path);
+	case J_DIR:
+		for (int i = 0; i < n; i++)
+			if (before[i].kind == J_FILE && len > 1 && !strncmp(before[i].path, r->path, len) &&
+			    before[i].path[len] == '/')
+				return true;
+		return false;
+	}
+	return false;
+}
+
 static int parse(const struct tune_state *s, char *text, struct jrec **recs, int *n)
 {
 	char *line = text, *nl;
@@ -236,6 +268,10 @@ static int parse(const struct tune_state *s, char *text, struct jrec **recs, int
 			return gf_error(-EBADMSG, "%s: line %d is not a journal record", s->journal, lineno);
 		}
 		(*n)++;
+		if (!path_allowed(&(*recs)[*n - 1], *recs, *n - 1))
+			return gf_error(-EPERM, "%s: line %d: '%s' is not a path tune writes (a value under /proc/sys "
+					"or /sys, or gpufeed's own file under /etc): refused, nothing restored",
+					s->journal, lineno, (*recs)[*n - 1].path);
 	}
 	return 0;
 }
@@ -249,12 +285,16 @@ int journal_load(struct tune_state *s, struct jrec **recs, int *n)
 
 	*recs = NULL;
 	*n = 0;
-	fd = openat(s->dirfd, GF_TUNE_JOURNAL, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(s->dirfd, GF_TUNE_JOURNAL, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? -ENOENT : gf_error_errno(-errno, s->journal);
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (size_t)st.st_size > JOURNAL_MAX) {
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return gf_error(-EBADMSG, "%s: not a regular file of at most %u bytes", s->journal, JOURNAL_MAX);
+		return gf_error(-EBADMSG, "%s: not a regular file", s->journal);
+	}
+	if ((size_t)st.st_size > JOURNAL_MAX) {
+		close(fd);
+		return gf_error(-EFBIG, "%s: larger than %u bytes", s->journal, JOURNAL_MAX);
 	}
 	if (!(text = malloc((size_t)st.st_size + 1))) {
 		close(fd);

@@ -17,12 +17,16 @@
 
 #define PERSIST_HEADER "# Written by 'gpufeed tune --persist'; 'gpufeed revert' removes what it added.\n"
 
-/* Only files under /etc that name gpufeed: never a file someone else owns. */
+/* Only gpufeed's own files: never a file someone else owns (a journal
+ * naming another is refused, so revert cannot be made to write it). */
 bool persist_path_ok(const char *path)
 {
-	const char *base = strrchr(path, '/');
+	static const char *const ours[] = GF_PERSIST_FILES;
 
-	return gf_starts_with(path, "/etc/") && !strstr(path, "/..") && base && strstr(base, "gpufeed");
+	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+		if (!strcmp(path, ours[i]))
+			return true;
+	return false;
 }
 
 int persist_read(const struct tune_state *s, const char *path, char **data, size_t *len, bool *exists)
@@ -75,17 +79,31 @@ char *persist_drop_line(const char *contents, const char *line)
 	return out;
 }
 
+/* An absolute path cut into its directory ("" for "/") and its last name;
+ * -EINVAL with a message for anything else (a journal is read from disk). */
+static int split_path(const char *path, char *dir, char *base, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (path[0] != '/' || !slash[1] || strlen(path) >= size)
+		return gf_error(-EINVAL, "'%s': not an absolute path to a file", path);
+	snprintf(dir, size, "%.*s", (int)(slash - path), path);
+	gf_strlcpy(base, slash + 1, size);
+	return 0;
+}
+
 /* The directory of path, opened inside the root; its parents made first,
  * each one journalled before it is made (revert removes it when empty). */
 static int open_parent(struct tune_state *s, const char *path, bool journal, char *base, size_t size)
 {
-	char dir[256], walk[256], sofar[256] = "", *rest = walk, *name;
-	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX], walk[PATH_MAX], sofar[PATH_MAX] = "", *rest = walk, *name;
 	int ret, fd;
 
-	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (size != PATH_MAX)
+		return gf_error(-EINVAL, "open_parent: base must hold PATH_MAX bytes");
+	if ((ret = split_path(path, dir, base, size)))
+		return ret;
 	gf_strlcpy(walk, dir, sizeof(walk));	/* gf_path_next cuts it up */
-	gf_strlcpy(base, slash + 1, size);
 	while ((name = gf_path_next(&rest))) {
 		snprintf(sofar + strlen(sofar), sizeof(sofar) - strlen(sofar), "/%s", name);
 		if (gf_fs_is_dir(&s->fs, sofar))
@@ -149,7 +167,7 @@ static int write_tmp(int dirfd, const char *tmp, const char *data, size_t len)
 
 int persist_write(struct tune_state *s, const char *path, const char *data, size_t len, bool journal)
 {
-	char base[256], tmp[300], real[PATH_MAX];
+	char base[PATH_MAX], tmp[PATH_MAX + 16], real[PATH_MAX];
 	int dirfd, ret;
 
 	gf_fs_real(&s->fs, path, real, sizeof(real));
@@ -182,7 +200,7 @@ out:
 
 int persist_unlink(struct tune_state *s, const char *path)
 {
-	char base[256], real[PATH_MAX];
+	char base[PATH_MAX], real[PATH_MAX];
 	int dirfd, ret;
 
 	gf_fs_real(&s->fs, path, real, sizeof(real));
@@ -199,14 +217,11 @@ int persist_unlink(struct tune_state *s, const char *path)
 
 int persist_rmdir(struct tune_state *s, const char *path)
 {
-	char base[256], parent[256], real[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	int fd, ret = 0;
+	char base[PATH_MAX], parent[PATH_MAX], real[PATH_MAX];
+	int fd, ret;
 
-	if (!slash || !slash[1])
-		return 0;
-	snprintf(parent, sizeof(parent), "%.*s", (int)(slash - path), path);
-	gf_strlcpy(base, slash + 1, sizeof(base));
+	if ((ret = split_path(path, parent, base, sizeof(base))))
+		return ret;
 	gf_fs_real(&s->fs, path, real, sizeof(real));
 	fd = gf_fs_open(&s->fs, parent[0] ? parent : "/", O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
@@ -219,12 +234,12 @@ int persist_rmdir(struct tune_state *s, const char *path)
 
 int persist_drop_tmp(struct tune_state *s, const char *path)
 {
-	char parent[256], tmp[300];
-	const char *slash = strrchr(path, '/');
-	int fd;
+	char parent[PATH_MAX], base[PATH_MAX], tmp[PATH_MAX + 16];
+	int fd, ret;
 
-	snprintf(parent, sizeof(parent), "%.*s", (int)(slash - path), path);
-	snprintf(tmp, sizeof(tmp), ".%s.gpufeed-tmp", slash + 1);
+	if ((ret = split_path(path, parent, base, sizeof(base))))
+		return ret;
+	snprintf(tmp, sizeof(tmp), ".%s.gpufeed-tmp", base);
 	fd = gf_fs_open(&s->fs, parent[0] ? parent : "/", O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
 		return 0;

@@ -120,8 +120,10 @@ int gf_tune_print(const struct gf_tune_report *r, FILE *f, bool only_undone)
 			r->counts[GF_TUNE_ALREADY], r->counts[GF_TUNE_ADVICE], undone);
 	if (r->journal[0] && !r->dry_run)
 		fprintf(f, "journal: %s%s\n", r->journal,
-			r->revert ? (undone ? " (kept: revert --force restores what was left alone)" : " (removed)")
-				  : " ('gpufeed revert' undoes this)");
+			!r->revert	      ? " ('gpufeed revert' undoes this)"
+			: r->journal_removed ? " (removed)"
+			: undone	      ? " (kept: revert --force restores what was left alone)"
+					      : " (kept: revert stopped before the end; run it again)");
 	if (r->note[0])
 		fprintf(f, "note: %s\n", r->note);
 	return ferror(f) ? -EIO : 0;

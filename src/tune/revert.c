@@ -193,7 +193,10 @@ static int revert_all(struct rv *x)
 	for (int i = x->nrecs - 1; i >= 0 && !ret; i--)
 		if (x->recs[i].kind == J_DIR)
 			ret = persist_rmdir(&x->s, x->recs[i].path);
-	return ret ? ret : journal_remove(&x->s);
+	if (ret || (ret = journal_remove(&x->s)))
+		return ret;
+	x->rep->journal_removed = true;
+	return 0;
 }
 
 int gf_tune_revert(const struct gf_tune_options *opts, struct gf_tune_report **out)

@@ -78,41 +78,51 @@ static int write_fd(const struct tune_state *s, const char *path, const char *da
 	return err ? gf_error_errno(err, real) : 0;
 }
 
+/* A choice file ("none [mq-deadline] kyber") after `value` is written:
+ * the first word that is the value in brackets (the kernel selects one),
+ * every other word bare.  NULL when no word is the value, or no memory. */
+static char *choice_shows(const char *cur, const char *value)
+{
+	size_t vlen = strlen(value), len;
+	char *out = NULL;
+	bool found = false;
+	FILE *f = open_memstream(&out, &len);
+
+	if (!f)
+		return NULL;
+	for (const char *p = cur; *p;) {
+		size_t sp = strspn(p, " \t\n"), wl;
+		const char *word = p + sp, *bare;
+		bool sel, pick;
+
+		fwrite(p, 1, sp, f);
+		if (!*word)
+			break;
+		wl = strcspn(word, " \t\n");
+		sel = word[0] == '[' && wl >= 2 && word[wl - 1] == ']';
+		bare = sel ? word + 1 : word;
+		wl = sel ? wl - 2 : wl;
+		pick = !found && wl == vlen && !strncmp(bare, value, vlen);
+		found |= pick;
+		fprintf(f, pick ? "[%.*s]" : "%.*s", (int)wl, bare);
+		p = bare + wl + sel;
+	}
+	if (fclose(f) || !found) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
 /* What a kernel file reads after `value` is written: a choice file moves
- * its brackets, any other shows the value and a newline. */
+ * its brackets, any other shows the value and a newline.  NULL: no memory. */
 static char *as_kernel_shows(const char *cur, const char *value)
 {
-	const char *open = strchr(cur, '['), *close = open ? strchr(open, ']') : NULL;
-	size_t vlen = strlen(value), cap = strlen(cur) + vlen + 4;
-	char *out = malloc(cap), *w = out;
-	bool found = false;
+	const char *open = strchr(cur, '[');
+	char *out = open && strchr(open, ']') ? choice_shows(cur, value) : NULL;
 
-	if (!out)
+	if (!out && asprintf(&out, "%s\n", value) < 0)
 		return NULL;
-	if (open && close) {
-		for (const char *p = cur; *p;) {
-			size_t sp = strspn(p, " \t\n"), wl;
-			const char *word = p + sp;
-
-			memcpy(w, p, sp);
-			w += sp;
-			if (!*word)
-				break;
-			wl = strcspn(word, " \t\n");
-			bool sel = word[0] == '[' && wl >= 2 && word[wl - 1] == ']';
-			const char *bare = sel ? word + 1 : word;
-			size_t bl = sel ? wl - 2 : wl;
-			bool pick = bl == vlen && !strncmp(bare, value, vlen);
-
-			found |= pick;
-			w += sprintf(w, pick ? "[%.*s]" : "%.*s", (int)bl, bare);
-			p = word + wl;
-		}
-		*w = '\0';
-		if (found)
-			return out;
-	}
-	snprintf(out, cap, "%s\n", value);
 	return out;
 }
 

@@ -56,6 +56,14 @@ for step in 1 4 6 7 9 12 16; do
 	else not_ok "kill -9 at step $step: tune exit $rc, revert exit $rrc"; sed 's/^/#   /' "$TMP/rv"; fi
 done
 
+# A FIFO where the journal should be: refused at once, never waited on.
+mkdir -p "$TMP/fifo-state" && mkfifo "$TMP/fifo-state/tune.journal"
+expect_rc 3 "tune with a FIFO for its journal" timeout 20 "$GPUFEED" tune --root "$TMP/rec" --state-dir "$TMP/fifo-state"
+expect_grep "$err" "tune.journal: not a regular file" "the FIFO is named"
+expect_rc 3 "revert with a FIFO for its journal" timeout 20 "$GPUFEED" revert --root "$TMP/rec" --state-dir "$TMP/fifo-state"
+expect_grep "$err" "tune.journal: not a regular file" "the FIFO is named"
+[ "$(tree_sum "$TMP/rec")" = "$before" ] && ok "nothing written with a FIFO journal" || not_ok "the recording changed"
+
 # ---- live, this machine (root, writable /proc/sys) ----
 if [ "$(id -u)" != 0 ] || [ ! -w /proc/sys/vm/swappiness ]; then
 	echo "# skip live: needs root and a writable /proc/sys"

@@ -500,6 +500,131 @@ static void test_named_fix_only_when_named(void **state)
 	afx_free(fx);
 }
 
+/* A hostile choice file (the value in it many times, brackets alone):
+ * the emulated kernel shows one selection, the first word that is the
+ * value, and never writes past what it allocated (each unbracketed
+ * "none" used to gain brackets). */
+static void test_hostile_choice_file(void **state)
+{
+	static const struct {
+		const char *cur, *value, *want;
+	} cases[] = {
+		{ "[x] none none none none none none none\n", "none", "x [none] none none none none none none\n" },
+		{ "none [none] none none none\n", "none", "[none] none none none none\n" },
+		{ "[mq-deadline] kyber\n", "bfq", "bfq\n" },
+	};
+	const char *path = "/sys/block/vda/queue/scheduler";
+	struct afx *fx = afx_new("ci-vm");
+	struct gf_tune_options o = GF_TUNE_OPTS_INIT;
+	struct tune_state s;
+
+	(void)state;
+	o.root = fx->dir;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		afx_put(fx, path, cases[i].cur);
+		assert_int_equal(tune_state_open(&s, &o, false, false), 0);
+		assert_int_equal(value_write(&s, path, cases[i].value, cases[i].cur), 0);
+		tune_state_close(&s);
+		assert_file(fx, path, cases[i].want);
+	}
+	afx_free(fx);
+}
+
+/* A planted journal record naming a file without a '/' (or outside what
+ * tune writes): an error, not a crash, and nothing written. */
+static void test_journal_path_without_slash(void **state)
+{
+	struct afx *fx = bad_machine();
+	struct gf_tune_report *rep = NULL;
+
+	(void)state;
+	t_write(fx->dir, "var/lib/gpufeed/tune.journal", GF_TUNE_JOURNAL_SCHEMA "\nfile\tpasswd\t1\t6869\n");
+	assert_true(revert(fx, false, &rep) < 0);
+	gf_tune_report_free(rep);
+	assert_file(fx, "/passwd", NULL);
+	t_write(fx->dir, "var/lib/gpufeed/tune.journal", GF_TUNE_JOURNAL_SCHEMA "\nset\tmem.x\tswappiness\t60\t10\t36300a\n");
+	assert_true(revert(fx, false, &rep) < 0);
+	gf_tune_report_free(rep);
+	assert_file(fx, "/swappiness", NULL);
+	afx_free(fx);
+}
+
+/* The journal could not be removed (a failure at that very step): the
+ * report says it is kept, never "(removed)". */
+static void test_journal_kept_is_not_said_removed(void **state)
+{
+	bool seen = false;
+
+	(void)state;
+	for (unsigned n = 1; !seen; n++) {
+		struct afx *fx = bad_machine();
+		struct gf_tune_report *rep = NULL;
+		char *text = NULL, path[4096];
+		size_t len = 0;
+		struct stat st;
+		FILE *f;
+
+		assert_int_equal(tune(fx, true, &rep), 0);
+		gf_tune_report_free(rep);
+		gf_tune_fault = (struct gf_tune_fault){ .step = n };
+		revert(fx, false, &rep);
+		gf_tune_fault.step = 0;
+		assert_true(gf_tune_fault_fired);	/* the removal is a step: reached before the end */
+		if (strstr(gf_last_error(), "remove journal")) {
+			seen = true;
+			snprintf(path, sizeof(path), "%s/var/lib/gpufeed/tune.journal", fx->dir);
+			assert_int_equal(stat(path, &st), 0);
+			assert_non_null(f = open_memstream(&text, &len));
+			gf_tune_print(rep, f, false);
+			fclose(f);
+			if (strstr(text, "(removed)"))
+				fail_msg("the journal is still there, yet the report says:\n%s", text);
+			assert_non_null(strstr(text, "kept"));
+			free(text);
+		}
+		gf_tune_report_free(rep);
+		afx_free(fx);
+	}
+}
+
+/* Planted journal records naming files tune never writes: revert refuses
+ * the whole journal and writes nothing (it rewrote /etc/passwd: a 'line'
+ * record holding the file's current bytes made it look like tune's). */
+static void test_planted_journal_paths_refused(void **state)
+{
+	static const char passwd[] = "root:x:0:0:root:/root:/bin/bash\n";
+	char *cur = NULL, line[4096];
+	const char *planted[4];
+	struct afx *fx = bad_machine();
+
+	(void)state;
+	afx_put(fx, "/etc/passwd", passwd);
+	afx_put(fx, "/etc/cron.d/gpufeed", "# nothing\n");
+	cur = hex_encode(passwd, strlen(passwd));
+	/* "evil\n" back as the file's bytes before tune. */
+	snprintf(line, sizeof(line), "file\t/etc/passwd\t1\t6576696c0a\nline\t/etc/passwd\tx\t%s\n", cur);
+	planted[0] = line;
+	planted[1] = "set\tmem.swappiness\t/etc/passwd\tevil\troot:x:0:0:root:/root:/bin/bash\t6576696c0a\n";
+	planted[2] = "file\t/etc/cron.d/gpufeed\t1\t6576696c0a\nline\t/etc/cron.d/gpufeed\tx\t23206e6f7468696e670a\n";
+	planted[3] = "file\t/etc/sysctl.d/90-gpufeed.conf\t0\t\ndir\t/etc/cron.d\n";
+	for (size_t i = 0; i < sizeof(planted) / sizeof(planted[0]); i++) {
+		struct gf_tune_report *rep = NULL;
+		char journal[8192];
+		int ret;
+
+		snprintf(journal, sizeof(journal), "%s\n%s", GF_TUNE_JOURNAL_SCHEMA, planted[i]);
+		t_write(fx->dir, "var/lib/gpufeed/tune.journal", journal);
+		if ((ret = revert(fx, true, &rep)) != -EPERM)
+			fail_msg("planted journal %zu was not refused (%d)", i, ret);
+		assert_non_null(strstr(gf_last_error(), "not a path tune writes"));
+		gf_tune_report_free(rep);
+		assert_file(fx, "/etc/passwd", passwd);
+		assert_file(fx, "/etc/cron.d/gpufeed", "# nothing\n");
+	}
+	free(cur);
+	afx_free(fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -516,6 +641,10 @@ int main(void)
 		cmocka_unit_test(test_named_fix_only_when_named),
 		cmocka_unit_test(test_write_forms),
 		cmocka_unit_test(test_torn_journal_line),
+		cmocka_unit_test(test_hostile_choice_file),
+		cmocka_unit_test(test_journal_path_without_slash),
+		cmocka_unit_test(test_planted_journal_paths_refused),
+		cmocka_unit_test(test_journal_kept_is_not_said_removed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
