@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 /* First line of the journal (docs/tune.md, "The journal"). */
-#define GF_TUNE_JOURNAL_SCHEMA "gpufeed-tune-journal/1"
+#define GF_TUNE_JOURNAL_SCHEMA "gpufeed-tune-journal/2"
 /* Where the journal lives (under the root with a recording). */
 #define GF_TUNE_STATE_DIR "/var/lib/gpufeed"
 #define GF_TUNE_JOURNAL "tune.journal"

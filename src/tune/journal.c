@@ -13,9 +13,9 @@
 #include "tune/fault.h"
 #include "tune/tune_internal.h"
 
-static const char *const kinds[] = { "set", "done", "dir", "file", "line", "wrote" };
+static const char *const kinds[] = { "set", "done", "dir", "file", "line", "wrote", "root" };
 /* Fields after the kind, per kind. */
-static const int nfields[] = { 5, 2, 1, 3, 3, 1 };
+static const int nfields[] = { 5, 2, 1, 3, 3, 1, 1 };
 
 #define JOURNAL_MAX (64u << 20)
 
@@ -122,11 +122,20 @@ static int cut_torn_tail(struct tune_state *s)
 	return 0;
 }
 
-/* Opens the journal for appending; a new one gets its header, synced with
- * its directory entry. */
+/* The root a journal of this state belongs to, as its root record says it. */
+static const char *this_root(const struct tune_state *s)
+{
+	return gf_fs_live(&s->fs) ? "/" : s->fs.root;
+}
+
+/* Opens the journal for appending; a new one gets its header and its root
+ * record, synced with its directory entry. */
 static int journal_open(struct tune_state *s)
 {
 	static const char header[] = GF_TUNE_JOURNAL_SCHEMA "\n";
+	struct jrec root = { .kind = J_ROOT };
+	char *line = NULL;
+	size_t len;
 	int ret;
 	struct stat st;
 
@@ -141,14 +150,23 @@ static int journal_open(struct tune_state *s)
 		return gf_error_errno(-errno, s->journal);
 	if (!S_ISREG(st.st_mode))
 		return gf_error(-EBADMSG, "%s: not a regular file", s->journal);
-	/* A crash may have left it empty, or with a torn header. */
+	/* A crash may have left it empty, or with a torn header or root
+	 * record: no record yet, it starts again. */
 	if ((ret = cut_torn_tail(s)))
 		return ret;
 	if (fstat(s->jfd, &st))
 		return gf_error_errno(-errno, s->journal);
-	if (st.st_size > 0)
+	if ((size_t)st.st_size > sizeof(header) - 1)
 		return 0;
-	if ((ret = tune_step("journal header")) || (ret = write_all(s->jfd, header, sizeof(header) - 1, s->journal)))
+	if (ftruncate(s->jfd, 0))
+		return gf_error_errno(-errno, s->journal);
+	gf_strlcpy(root.path, this_root(s), sizeof(root.path));
+	if (!(line = format(&root, &len)))
+		return gf_error(-ENOMEM, "out of memory");
+	if (!(ret = tune_step("journal header")) && !(ret = write_all(s->jfd, header, sizeof(header) - 1, s->journal)))
+		ret = write_all(s->jfd, line, len, s->journal);
+	free(line);
+	if (ret)
 		return ret;
 	if ((ret = tune_step("fsync journal")) || (fsync(s->jfd) && (ret = gf_error_errno(-errno, s->journal))))
 		return ret;
@@ -237,14 +255,40 @@ static bool path_allowed(const struct jrec *r, const struct jrec *before, int n)
 			    before[i].path[len] == '/')
 				return true;
 		return false;
+	case J_ROOT:
+		return false;	/* only as the first record */
 	}
 	return false;
+}
+
+static const char *root_name(const char *root, char *buf, size_t size)
+{
+	if (!strcmp(root, "/"))
+		return "this machine (/)";
+	snprintf(buf, size, "the recording %s", root);
+	return buf;
+}
+
+/* The journal belongs to the root it names: a recording's, kept in a
+ * --state-dir, is never replayed onto this machine or another recording.
+ * A recording's own journal (inside it) goes with it when it is copied
+ * or moved: there it can only be the recording's. */
+static int check_root(const struct tune_state *s, const char *root)
+{
+	char a[PATH_MAX + 32], b[PATH_MAX + 32];
+
+	if (!strcmp(root, this_root(s)) || (s->own_dir && !gf_fs_live(&s->fs) && strcmp(root, "/")))
+		return 0;
+	return gf_error(-EXDEV, "%s is the journal of %s, not of %s: refused, nothing restored (use %s%s)",
+			s->journal, root_name(root, a, sizeof(a)), root_name(this_root(s), b, sizeof(b)),
+			strcmp(root, "/") ? "--root " : "no --root", strcmp(root, "/") ? root : "");
 }
 
 static int parse(const struct tune_state *s, char *text, struct jrec **recs, int *n)
 {
 	char *line = text, *nl;
-	int cap = 0, lineno = 1;
+	int cap = 0, lineno = 1, ret;
+	struct jrec root;
 
 	*recs = NULL;
 	*n = 0;
@@ -252,7 +296,21 @@ static int parse(const struct tune_state *s, char *text, struct jrec **recs, int
 	if (!nl && strlen(line) < sizeof(GF_TUNE_JOURNAL_SCHEMA) && !strncmp(line, GF_TUNE_JOURNAL_SCHEMA, strlen(line)))
 		return 0;	/* empty, or a torn header: a crash before the first record */
 	if (!nl || strncmp(line, GF_TUNE_JOURNAL_SCHEMA "\n", (size_t)(nl - line) + 1))
-		return gf_error(-EBADMSG, "%s: not a %s journal", s->journal, GF_TUNE_JOURNAL_SCHEMA);
+		return gf_error(-EBADMSG, "%s: not a %s journal%s", s->journal, GF_TUNE_JOURNAL_SCHEMA,
+				!strncmp(line, "gpufeed-tune-journal/1\n", 23)
+					? " (an earlier gpufeed's, which does not say which machine it belongs to: "
+					  "revert it with that gpufeed)"
+					: "");
+	line = nl + 1;
+	if (!(nl = strchr(line, '\n')))
+		return 0;	/* a torn root record: a crash before the first record */
+	*nl = '\0';
+	lineno++;
+	if (parse_line(line, &root) || root.kind != J_ROOT)
+		return gf_error(-EBADMSG, "%s: line 2 is not the root record (which machine the journal belongs to)",
+				s->journal);
+	if ((ret = check_root(s, root.path)))
+		return ret;
 	for (line = nl + 1; (nl = strchr(line, '\n')); line = nl + 1) {
 		*nl = '\0';
 		lineno++;

@@ -20,6 +20,7 @@ struct tune_state {
 	int jfd;			/* the journal open for appending, -1 */
 	char dir[PATH_MAX];		/* the state directory as this machine names it */
 	char journal[PATH_MAX];		/* dir/tune.journal */
+	bool own_dir;			/* the default state directory, inside the root */
 };
 
 /* gf_fs_init of the root (a directory, not an archive: tune writes into
@@ -40,6 +41,8 @@ enum jrec_kind {
 	J_FILE,		/* path existed raw: a persistent file before tune touched it */
 	J_LINE,		/* path line raw: about to make the file `raw` (adds line) */
 	J_WROTE,	/* path: the file is written */
+	J_ROOT,		/* path: the root the journal belongs to ("/": this machine);
+			 * its first record, checked and not returned by journal_load */
 };
 struct jrec {
 	enum jrec_kind kind;
@@ -55,8 +58,10 @@ struct jrec {
  * its directory synced on first use).  0 or -errno with a message. */
 int journal_add(struct tune_state *s, const struct jrec *r);
 /* The records in order; -ENOENT when there is no journal, -EBADMSG for a
- * malformed line.  A torn last line (no newline: a crash mid-append) is
- * not a record: the change it announced was never made. */
+ * malformed line, -EPERM for a path tune does not write, -EXDEV for the
+ * journal of another root (the message names both).  A torn last line (no
+ * newline: a crash mid-append) is not a record: the change it announced
+ * was never made. */
 int journal_load(struct tune_state *s, struct jrec **recs, int *n);
 void journal_free(struct jrec *recs, int n);
 /* Removes the journal and syncs its directory. */

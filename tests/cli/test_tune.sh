@@ -56,6 +56,23 @@ for step in 1 4 6 7 9 12 16; do
 	else not_ok "kill -9 at step $step: tune exit $rc, revert exit $rrc"; sed 's/^/#   /' "$TMP/rv"; fi
 done
 
+# The journal names its root: a recording's, kept in a --state-dir of this
+# machine, is never replayed onto this machine (no --root) or another root.
+cp -a "$CI" "$TMP/rec2"
+echo 60 >"$TMP/rec2/proc/sys/vm/swappiness"
+expect_rc 0 "tune a recording, journal in --state-dir" "$GPUFEED" tune --root "$TMP/rec2" --only mem.swappiness \
+	--state-dir "$TMP/rec2-state"
+live_swap=$(cat /proc/sys/vm/swappiness)
+expect_rc 3 "revert that journal on this machine" "$GPUFEED" revert --state-dir "$TMP/rec2-state"
+expect_grep "$err" "journal of the recording $(realpath "$TMP/rec2"), not of this machine" "the refusal names both roots"
+[ "$(cat /proc/sys/vm/swappiness)" = "$live_swap" ] && ok "this machine's vm.swappiness untouched" ||
+	not_ok "this machine's vm.swappiness changed to $(cat /proc/sys/vm/swappiness)"
+expect_rc 3 "revert that journal on another recording" "$GPUFEED" revert --root "$TMP/rec" --state-dir "$TMP/rec2-state"
+expect_grep "$err" "not of the recording $(realpath "$TMP/rec"):" "the refusal names both recordings"
+[ -e "$TMP/rec2-state/tune.journal" ] && ok "the journal is kept" || not_ok "the journal was removed"
+expect_rc 0 "revert it on its own recording" "$GPUFEED" revert --root "$TMP/rec2" --state-dir "$TMP/rec2-state"
+[ "$(cat "$TMP/rec2/proc/sys/vm/swappiness")" = 60 ] && ok "its own recording is restored" || not_ok "not restored"
+
 # A FIFO where the journal should be: refused at once, never waited on.
 mkdir -p "$TMP/fifo-state" && mkfifo "$TMP/fifo-state/tune.journal"
 expect_rc 3 "tune with a FIFO for its journal" timeout 20 "$GPUFEED" tune --root "$TMP/rec" --state-dir "$TMP/fifo-state"

@@ -110,6 +110,19 @@ static void assert_file(struct afx *fx, const char *path, const char *want)
 	free(got);
 }
 
+/* Writes a journal into the recording's own state directory: the header,
+ * the record of the root it belongs to (the recording itself), then
+ * `records`. */
+static void plant_journal(struct afx *fx, const char *records)
+{
+	char root[4096], *text = NULL;
+
+	assert_non_null(realpath(fx->dir, root));
+	assert_true(asprintf(&text, "%s\nroot\t%s\n%s", GF_TUNE_JOURNAL_SCHEMA, root, records) > 0);
+	t_write(fx->dir, "var/lib/gpufeed/tune.journal", text);
+	free(text);
+}
+
 static void test_tune_then_revert_restores_every_byte(void **state)
 {
 	struct afx *fx = bad_machine();
@@ -456,7 +469,7 @@ static void test_torn_journal_line(void **state)
 	gf_tune_report_free(rep);
 	assert_file(fx, "/proc/sys/vm/swappiness", "60\n");
 	/* A malformed complete line is an error, not skipped. */
-	t_write(fx->dir, "var/lib/gpufeed/tune.journal", GF_TUNE_JOURNAL_SCHEMA "\nbogus\n");
+	plant_journal(fx, "bogus\n");
 	assert_int_equal(revert(fx, false, &rep), -EBADMSG);
 	gf_tune_report_free(rep);
 	afx_free(fx);
@@ -538,11 +551,11 @@ static void test_journal_path_without_slash(void **state)
 	struct gf_tune_report *rep = NULL;
 
 	(void)state;
-	t_write(fx->dir, "var/lib/gpufeed/tune.journal", GF_TUNE_JOURNAL_SCHEMA "\nfile\tpasswd\t1\t6869\n");
+	plant_journal(fx, "file\tpasswd\t1\t6869\n");
 	assert_true(revert(fx, false, &rep) < 0);
 	gf_tune_report_free(rep);
 	assert_file(fx, "/passwd", NULL);
-	t_write(fx->dir, "var/lib/gpufeed/tune.journal", GF_TUNE_JOURNAL_SCHEMA "\nset\tmem.x\tswappiness\t60\t10\t36300a\n");
+	plant_journal(fx, "set\tmem.x\tswappiness\t60\t10\t36300a\n");
 	assert_true(revert(fx, false, &rep) < 0);
 	gf_tune_report_free(rep);
 	assert_file(fx, "/swappiness", NULL);
@@ -609,11 +622,9 @@ static void test_planted_journal_paths_refused(void **state)
 	planted[3] = "file\t/etc/sysctl.d/90-gpufeed.conf\t0\t\ndir\t/etc/cron.d\n";
 	for (size_t i = 0; i < sizeof(planted) / sizeof(planted[0]); i++) {
 		struct gf_tune_report *rep = NULL;
-		char journal[8192];
 		int ret;
 
-		snprintf(journal, sizeof(journal), "%s\n%s", GF_TUNE_JOURNAL_SCHEMA, planted[i]);
-		t_write(fx->dir, "var/lib/gpufeed/tune.journal", journal);
+		plant_journal(fx, planted[i]);
 		if ((ret = revert(fx, true, &rep)) != -EPERM)
 			fail_msg("planted journal %zu was not refused (%d)", i, ret);
 		assert_non_null(strstr(gf_last_error(), "not a path tune writes"));
@@ -623,6 +634,93 @@ static void test_planted_journal_paths_refused(void **state)
 	}
 	free(cur);
 	afx_free(fx);
+}
+
+static int revert_with(const char *root, const char *state_dir, struct gf_tune_report **rep)
+{
+	struct gf_tune_options o = GF_TUNE_OPTS_INIT;
+
+	o.root = root;
+	o.state_dir = state_dir;
+	return gf_tune_revert(&o, rep);
+}
+
+static bool journal_in(const char *dir)
+{
+	char path[4096];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/tune.journal", dir);
+	return stat(path, &st) == 0;
+}
+
+/* The journal names the root it belongs to: a recording's journal (kept in
+ * a --state-dir of this machine) is never replayed onto this machine or
+ * onto another recording, and this machine's never onto a recording.  A
+ * recording's own journal goes with it when it is copied. */
+static void test_journal_belongs_to_its_root(void **state)
+{
+	struct afx *a = bad_machine(), *b = bad_machine(), *c = afx_new("");
+	struct gf_tune_options o = GF_TUNE_OPTS_INIT;
+	struct gf_tune_report *rep = NULL;
+	unsigned long long before = checksum(a->dir);
+	char *sd = t_mkdtemp(), real[4096];
+
+	(void)state;
+	assert_non_null(realpath(a->dir, real));
+	o.root = a->dir;
+	o.nvml = GF_NVML_OFF;
+	o.only = "mem.swappiness";
+	o.state_dir = sd;
+	assert_int_equal(gf_tune_run(&o, &rep), 0);
+	gf_tune_report_free(rep);
+	/* This machine: refused, naming both. */
+	assert_int_equal(revert_with(NULL, sd, &rep), -EXDEV);
+	assert_non_null(strstr(gf_last_error(), real));
+	assert_non_null(strstr(gf_last_error(), "this machine"));
+	gf_tune_report_free(rep);
+	assert_true(journal_in(sd));
+	/* Another recording: refused, for revert and for a second tune. */
+	assert_int_equal(revert_with(b->dir, sd, &rep), -EXDEV);
+	assert_non_null(strstr(gf_last_error(), real));
+	gf_tune_report_free(rep);
+	o.root = b->dir;
+	assert_int_equal(gf_tune_run(&o, &rep), -EXDEV);
+	gf_tune_report_free(rep);
+	assert_file(b, "/proc/sys/vm/swappiness", "60\n");
+	/* Its own root: restored. */
+	assert_int_equal(revert_with(a->dir, sd, &rep), 0);
+	assert_int_equal(gf_tune_undone(rep), 0);
+	gf_tune_report_free(rep);
+	assert_true(checksum(a->dir) == before);
+	assert_false(journal_in(sd));
+
+	/* A recording's own journal, the recording copied elsewhere. */
+	assert_int_equal(tune(a, false, &rep), 0);
+	gf_tune_report_free(rep);
+	t_copytree(a->dir, c->dir);
+	assert_int_equal(revert(c, false, &rep), 0);
+	assert_int_equal(gf_tune_undone(rep), 0);
+	gf_tune_report_free(rep);
+	assert_true(checksum(c->dir) == before);
+	/* This machine's journal found inside a recording: refused. */
+	t_write(c->dir, "var/lib/gpufeed/tune.journal", GF_TUNE_JOURNAL_SCHEMA "\nroot\t/\n"
+		"set\tmem.swappiness\t/proc/sys/vm/swappiness\t30\t60\t33300a\n");
+	assert_int_equal(revert(c, false, &rep), -EXDEV);
+	assert_non_null(strstr(gf_last_error(), "this machine"));
+	gf_tune_report_free(rep);
+	assert_file(c, "/proc/sys/vm/swappiness", "60\n");
+	/* A journal that does not say: refused. */
+	t_write(c->dir, "var/lib/gpufeed/tune.journal", GF_TUNE_JOURNAL_SCHEMA "\n"
+		"set\tmem.swappiness\t/proc/sys/vm/swappiness\t30\t60\t33300a\n");
+	assert_int_equal(revert(c, false, &rep), -EBADMSG);
+	gf_tune_report_free(rep);
+	assert_file(c, "/proc/sys/vm/swappiness", "60\n");
+	t_rmtree(sd);
+	free(sd);
+	afx_free(a);
+	afx_free(b);
+	afx_free(c);
 }
 
 int main(void)
@@ -644,6 +742,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_choice_file),
 		cmocka_unit_test(test_journal_path_without_slash),
 		cmocka_unit_test(test_planted_journal_paths_refused),
+		cmocka_unit_test(test_journal_belongs_to_its_root),
 		cmocka_unit_test(test_journal_kept_is_not_said_removed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
