@@ -109,12 +109,15 @@ struct gf_check_result {
 	/* What `gpufeed tune` may do.  GF_FIX_SAFE (and GF_FIX_NAMED when
 	 * named with --only): write `value` to the
 	 * machine path `path` (sysfs/procfs), and with --persist add
-	 * `persist_line` to `persist_file` (a gpufeed-owned file under /etc). */
+	 * `persist_line` to `persist_file` (a gpufeed-owned file under /etc).
+	 * path, value and persist_line are whole, however long (a
+	 * reserved-ports list), owned by the audit (gf_audit_free), and NULL
+	 * when the result has no such fix. */
 	enum gf_fix_class fix_class;
-	char path[256];
-	char value[128];
+	char *path;
+	char *value;
 	char persist_file[128];
-	char persist_line[256];
+	char *persist_line;
 };
 
 struct gf_audit_options {

@@ -70,15 +70,17 @@ GF_API const char *gf_tune_action_name(enum gf_tune_action a);
 /* The actions that leave something undone (exit 1): manual, failed, changed. */
 GF_API bool gf_tune_action_undone(enum gf_tune_action a);
 
+/* path, old, value and note are whole, however long (a reserved-ports
+ * list), never NULL, and owned by the report (gf_tune_report_free). */
 struct gf_tune_item {
 	enum gf_tune_action action;
 	bool persist;			/* a persistent file, not a runtime value */
 	char id[64];			/* the check ("mem.swappiness"), "" for a file */
 	char subject[64];
-	char path[256];			/* the machine path or the persistent file */
-	char old[256];			/* the value before (write form), "" when none */
-	char value[256];		/* the value written, or the line added */
-	char note[320];			/* advice, the reason of a failure, who changed it */
+	char *path;			/* the machine path or the persistent file */
+	char *old;			/* the value before (write form), "" when none */
+	char *value;			/* the value written, or the line added */
+	char *note;			/* advice, the reason of a failure, who changed it */
 };
 
 struct gf_tune_report {

@@ -76,6 +76,8 @@ void audit_error(struct gf_check_result *r, const char *fmt, ...) GF_PRINTF(2, 3
  * fills fix/persist text when they are empty. */
 void audit_safe_fix(struct gf_check_result *r, const char *path, const char *value, const char *persist_file,
 		    const char *persist_line);
+/* Frees the fix's path, value and persist line (the result keeps none). */
+void audit_drop_fix(struct gf_check_result *r);
 /* A write tune applies only when the check is named with --only ID
  * (GF_FIX_NAMED): runtime and reversible, but it may disturb (an MTU). */
 void audit_named_fix(struct gf_check_result *r, const char *path, const char *value);

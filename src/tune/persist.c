@@ -109,9 +109,8 @@ static int open_parent(struct tune_state *s, const char *path, bool journal, cha
 		if (gf_fs_is_dir(&s->fs, sofar))
 			continue;
 		if (journal) {
-			struct jrec r = { .kind = J_DIR };
+			struct jrec r = { .kind = J_DIR, .id = "", .path = sofar, .old = "", .val = "" };
 
-			gf_strlcpy(r.path, sofar, sizeof(r.path));
 			if ((ret = journal_add(s, &r)))
 				return ret;
 		}

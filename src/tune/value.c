@@ -16,21 +16,18 @@ bool value_path_ok(const char *path)
 	return (gf_starts_with(path, "/proc/sys/") || gf_starts_with(path, "/sys/")) && !strstr(path, "/..");
 }
 
-void value_meaning(const char *text, char *out, size_t size)
+char *value_meaning(const char *text)
 {
 	const char *open = strchr(text, '['), *close = open ? strchr(open, ']') : NULL;
+	char *out;
 	size_t n = 0;
 
-	if (!size)
-		return;
-	if (open && close) {
-		/* A choice file: the selected word is what a write takes. */
-		n = (size_t)(close - open - 1) < size - 1 ? (size_t)(close - open - 1) : size - 1;
-		memcpy(out, open + 1, n);
-		out[n] = '\0';
-		return;
-	}
-	for (const char *p = text; *p && n + 1 < size; p++) {
+	/* A choice file: the selected word is what a write takes. */
+	if (open && close)
+		return strndup(open + 1, (size_t)(close - open - 1));
+	if (!(out = malloc(strlen(text) + 1)))
+		return NULL;
+	for (const char *p = text; *p; p++) {
 		bool space = *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r';
 
 		if (!space)
@@ -41,15 +38,17 @@ void value_meaning(const char *text, char *out, size_t size)
 	if (n && out[n - 1] == ' ')
 		n--;
 	out[n] = '\0';
+	return out;
 }
 
 bool value_same(const char *a, const char *b)
 {
-	char ma[256], mb[256];
+	char *ma = value_meaning(a), *mb = value_meaning(b);
+	bool same = ma && mb && !strcmp(ma, mb);
 
-	value_meaning(a, ma, sizeof(ma));
-	value_meaning(b, mb, sizeof(mb));
-	return !strcmp(ma, mb);
+	free(ma);
+	free(mb);
+	return same;
 }
 
 int value_read(const struct tune_state *s, const char *path, char **raw, size_t *len)
@@ -131,8 +130,11 @@ int value_write(const struct tune_state *s, const char *path, const char *value,
 	char *shown;
 	int ret;
 
+	/* An empty value is written as a newline, as `echo > file` does: the
+	 * kernel ignores a write of nothing, and a newline clears a list
+	 * (ip_local_reserved_ports). */
 	if (gf_fs_live(&s->fs))
-		return write_fd(s, path, value, strlen(value), O_WRONLY);
+		return write_fd(s, path, value[0] ? value : "\n", value[0] ? strlen(value) : 1, O_WRONLY);
 	if (!(shown = as_kernel_shows(cur ? cur : "", value)))
 		return gf_error(-ENOMEM, "out of memory");
 	ret = write_fd(s, path, shown, strlen(shown), O_WRONLY | O_TRUNC);

@@ -88,7 +88,10 @@ if [ "$(id -u)" != 0 ] || [ ! -w /proc/sys/vm/swappiness ]; then
 fi
 orig_swap=$(cat /proc/sys/vm/swappiness)
 orig_rmem=$(cat /proc/sys/net/core/rmem_max)
-trap 'echo "$orig_swap" >/proc/sys/vm/swappiness; echo "$orig_rmem" >/proc/sys/net/core/rmem_max; rm -rf "$TMP"' EXIT
+RESERVED=/proc/sys/net/ipv4/ip_local_reserved_ports
+orig_reserved=$(cat $RESERVED)
+trap 'echo "$orig_swap" >/proc/sys/vm/swappiness; echo "$orig_rmem" >/proc/sys/net/core/rmem_max
+	echo "$orig_reserved" >$RESERVED; rm -rf "$TMP"' EXIT
 STATE=$TMP/state
 ids=mem.swappiness
 "$GPUFEED" check --list | grep -q '^net.rmem-max ' && ids=$ids,net.rmem-max
@@ -120,4 +123,18 @@ expect_rc 0 "live revert after kill -9" "$GPUFEED" revert --state-dir "$STATE"
 	not_ok "live: vm.swappiness is $(cat /proc/sys/vm/swappiness)"
 [ "$(cat /proc/sys/net/core/rmem_max)" = 212992 ] && ok "live: net.core.rmem_max is 212992 after kill -9 and revert" ||
 	not_ok "live: net.core.rmem_max is $(cat /proc/sys/net/core/rmem_max)"
+# Revert on this machine writes the journal's original whole (a 299-character
+# reserved-ports list came back cut at 255), and an empty original too (it
+# was written as nothing, which the kernel ignores).
+list=$(seq -s, 10000 2 10098)
+[ ${#list} = 299 ] || not_ok "the test's list is ${#list} characters, not 299"
+for old in "$list" ""; do
+	mkdir -p "$TMP/plant" && rm -f "$TMP/plant/tune.journal"
+	printf 'gpufeed-tune-journal/2\nroot\t/\nset\tnet.port-range\t%s\t%s\t%s\t%s\n' "$RESERVED" "$old" \
+		"$old${old:+,}30000-32767" "$(printf '%s\n' "$old" | od -An -tx1 | tr -d ' \n')" >"$TMP/plant/tune.journal"
+	echo "$old${old:+,}30000-32767" >$RESERVED
+	expect_rc 0 "live revert of a ${#old}-character original" "$GPUFEED" revert --state-dir "$TMP/plant"
+	[ "$(cat $RESERVED)" = "$old" ] && ok "live: ip_local_reserved_ports is back to its ${#old} characters" ||
+		not_ok "live: ip_local_reserved_ports reads '$(cat $RESERVED)'"
+done
 finish

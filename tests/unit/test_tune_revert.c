@@ -427,13 +427,15 @@ static void test_write_forms(void **state)
 	struct afx *fx = afx_new("ci-vm");
 	struct gf_tune_options o = GF_TUNE_OPTS_INIT;
 	struct tune_state s;
-	char out[64];
+	char *out;
 
 	(void)state;
-	value_meaning("always [madvise] never\n", out, sizeof(out));
+	assert_non_null(out = value_meaning("always [madvise] never\n"));
 	assert_string_equal(out, "madvise");
-	value_meaning("4096\t131072\t6291456\n", out, sizeof(out));
+	free(out);
+	assert_non_null(out = value_meaning("4096\t131072\t6291456\n"));
 	assert_string_equal(out, "4096 131072 6291456");
+	free(out);
 	assert_true(value_same("4096 131072 6291456", "4096\t131072\t6291456\n"));
 	assert_false(value_path_ok("/etc/passwd"));
 	assert_false(value_path_ok("/proc/sys/../../etc/passwd"));
@@ -723,6 +725,58 @@ static void test_journal_belongs_to_its_root(void **state)
 	afx_free(c);
 }
 
+/* A Kubernetes node whose port range overlaps the NodePorts, with
+ * `reserved` (a line) already reserved. */
+static struct afx *k8s_node(const char *reserved)
+{
+	struct afx *fx = afx_new("ci-vm");
+
+	afx_put(fx, "/proc/sys/net/ipv4/ip_local_port_range", "1024\t65535\n");
+	afx_put(fx, "/proc/sys/net/ipv4/ip_local_reserved_ports", reserved);
+	afx_put(fx, "/var/lib/kubelet/config.yaml", "kind: KubeletConfiguration\n");
+	return fx;
+}
+
+/* Values longer than any fixed buffer: a reserved-ports list of 299
+ * characters is extended whole (it was cut at 128 bytes: reservations
+ * dropped, a stray port added), reported whole, and revert gives back its
+ * exact bytes.  An empty original comes back too. */
+static void test_long_and_empty_values(void **state)
+{
+	const char *path = "/proc/sys/net/ipv4/ip_local_reserved_ports";
+	struct gf_tune_options o = GF_TUNE_OPTS_INIT;
+	char list[400] = "", line[420], want[440];
+	struct gf_tune_report *rep = NULL;
+
+	(void)state;
+	for (int port = 10000; strlen(list) < 299; port += 2)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%d", list[0] ? "," : "", port);
+	assert_int_equal(strlen(list), 299);
+	snprintf(line, sizeof(line), "%s\n", list);
+	snprintf(want, sizeof(want), "%s,30000-32767\n", list);
+	for (int empty = 0; empty < 2; empty++) {
+		struct afx *fx = k8s_node(empty ? "\n" : line);
+		unsigned long long before = checksum(fx->dir);
+
+		o.root = fx->dir;
+		o.nvml = GF_NVML_OFF;
+		o.only = "net.port-range";
+		assert_int_equal(gf_tune_run(&o, &rep), 0);
+		assert_int_equal(rep->counts[GF_TUNE_APPLIED], 1);
+		assert_string_equal(rep->items[0].old, empty ? "" : list);
+		assert_int_equal(strlen(rep->items[0].value), empty ? 11 : 311);
+		gf_tune_report_free(rep);
+		assert_file(fx, path, empty ? "30000-32767\n" : want);
+		assert_int_equal(revert(fx, false, &rep), 0);
+		assert_int_equal(gf_tune_undone(rep), 0);
+		assert_string_equal(rep->items[0].value, empty ? "" : list);
+		gf_tune_report_free(rep);
+		assert_file(fx, path, empty ? "\n" : line);
+		assert_true(checksum(fx->dir) == before);
+		afx_free(fx);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -743,6 +797,7 @@ int main(void)
 		cmocka_unit_test(test_journal_path_without_slash),
 		cmocka_unit_test(test_planted_journal_paths_refused),
 		cmocka_unit_test(test_journal_belongs_to_its_root),
+		cmocka_unit_test(test_long_and_empty_values),
 		cmocka_unit_test(test_journal_kept_is_not_said_removed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
