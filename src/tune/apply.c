@@ -91,7 +91,7 @@ static int persist_one(struct run *x, const struct gf_check_result *r)
 			ret = add_rec(x, &rec);
 		}
 		if (!ret)
-			ret = persist_write(&x->s, r->persist_file, next, strlen(next), true);
+			ret = root_replace(&x->s, r->persist_file, next, strlen(next), REPLACE_JOURNAL_DIRS | REPLACE_LINK);
 		if (!ret) {
 			rec = (struct jrec){ .kind = J_WROTE, .id = "", .path = r->persist_file, .old = "", .val = "" };
 			ret = add_rec(x, &rec);
@@ -143,7 +143,10 @@ static int apply_one(struct run *x, const struct gf_check_result *r)
 			goto out;
 		if ((ret = tune_step("write value")))
 			goto out;
-		if (value_write(&x->s, r->path, r->value, cur) || value_read(&x->s, r->path, &after, &len)) {
+		if ((ret = value_write(&x->s, r->path, r->value, cur)) || (ret = value_read(&x->s, r->path, &after, &len))) {
+			if (gf_tune_fault_fired)
+				goto out;	/* a crash, for the tests: the run stops */
+			ret = 0;
 			set_action(x, it, GF_TUNE_FAILED);
 			report_note(it, "%s", gf_last_error());
 			goto out;

@@ -1,7 +1,8 @@
 /* gpufeed's own persistent files under /etc (sysctl.d, udev rules,
- * tmpfiles.d, modprobe.d, modules-load.d): lines added by tune --persist,
- * written whole (temp, fsync, rename) so a crash leaves the old file or
- * the new one, never half of it. */
+ * tmpfiles.d, modprobe.d, modules-load.d): lines added by tune --persist;
+ * and root_replace, which writes them, and a recording's values, whole
+ * (temp, fsync, rename) so a crash leaves the old file or the new one,
+ * never half of it (nor an empty one). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -139,12 +140,14 @@ static int open_parent(struct tune_state *s, const char *path, bool journal, cha
 	return fd;
 }
 
-static int write_tmp(int dirfd, const char *tmp, const char *data, size_t len)
+static int write_tmp(int dirfd, const char *tmp, const char *data, size_t len, mode_t mode)
 {
-	int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644), ret = 0;
+	int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode), ret = 0;
 
 	if (fd < 0)
 		return -errno;
+	if (fchmod(fd, mode))	/* the umask aside: the mode the file had */
+		ret = -errno;
 	while (len && !ret) {
 		ssize_t w = write(fd, data, len);
 
@@ -157,40 +160,56 @@ static int write_tmp(int dirfd, const char *tmp, const char *data, size_t len)
 			len -= (size_t)w;
 		}
 	}
-	if (!ret && (ret = tune_step("fsync persistent file")) == 0 && fsync(fd))
+	if (!ret && (ret = tune_step("fsync file")) == 0 && fsync(fd))
 		ret = -errno;
 	if (close(fd) && !ret)
 		ret = -errno;
 	return ret;
 }
 
-int persist_write(struct tune_state *s, const char *path, const char *data, size_t len, bool journal)
+/* What is at base may be replaced: nothing, a regular file (its mode is
+ * kept), or with REPLACE_LINK a symlink (replaced, never followed). */
+static int replaceable(int dirfd, const char *base, unsigned flags, const char *real, mode_t *mode)
+{
+	struct stat st;
+
+	*mode = 0644;
+	if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW))
+		return errno == ENOENT ? 0 : gf_error_errno(-errno, real);
+	if (S_ISREG(st.st_mode))
+		*mode = st.st_mode & 07777;
+	else if (!S_ISLNK(st.st_mode) || !(flags & REPLACE_LINK))
+		return gf_error(-EINVAL, "%s: not a regular file: not replaced", real);
+	return 0;
+}
+
+int root_replace(struct tune_state *s, const char *path, const char *data, size_t len, unsigned flags)
 {
 	char base[PATH_MAX], tmp[PATH_MAX + 16], real[PATH_MAX];
+	mode_t mode;
 	int dirfd, ret;
 
 	gf_fs_real(&s->fs, path, real, sizeof(real));
-	if ((dirfd = open_parent(s, path, journal, base, sizeof(base))) < 0)
+	if ((dirfd = open_parent(s, path, flags & REPLACE_JOURNAL_DIRS, base, sizeof(base))) < 0)
 		return dirfd;
 	snprintf(tmp, sizeof(tmp), ".%s.gpufeed-tmp", base);
 	unlinkat(dirfd, tmp, 0);	/* left by a crash: ours, by its name */
-	if ((ret = tune_step("write persistent file")))
+	if ((ret = replaceable(dirfd, base, flags, real, &mode)) || (ret = tune_step("write file")))
 		goto out;
-	if ((ret = write_tmp(dirfd, tmp, data, len))) {
+	if ((ret = write_tmp(dirfd, tmp, data, len, mode))) {
 		unlinkat(dirfd, tmp, 0);
 		if (!gf_tune_fault_fired)
 			ret = gf_error_errno(ret, real);
 		goto out;
 	}
-	/* rename replaces a symlink planted at the name, never follows it. */
-	if ((ret = tune_step("rename persistent file")))
+	if ((ret = tune_step("rename file")))
 		goto out;
 	if (renameat(dirfd, tmp, dirfd, base)) {
 		ret = gf_error_errno(-errno, real);
 		unlinkat(dirfd, tmp, 0);
 		goto out;
 	}
-	if ((ret = tune_step("fsync persistent directory")) == 0 && fsync(dirfd))
+	if ((ret = tune_step("fsync directory")) == 0 && fsync(dirfd))
 		ret = gf_error_errno(-errno, real);
 out:
 	close(dirfd);
@@ -231,7 +250,7 @@ int persist_rmdir(struct tune_state *s, const char *path)
 	return ret;
 }
 
-int persist_drop_tmp(struct tune_state *s, const char *path)
+int root_drop_tmp(struct tune_state *s, const char *path)
 {
 	char parent[PATH_MAX], base[PATH_MAX], tmp[PATH_MAX + 16];
 	int fd, ret;

@@ -49,6 +49,8 @@ static int restore_value(struct rv *x, const struct jrec *first, struct gf_tune_
 	}
 	free(after);
 	free(meaning);
+	if (ret && gf_tune_fault_fired)
+		return ret;	/* a crash, for the tests: the run stops */
 	if (ret) {
 		set_action(x, it, GF_TUNE_FAILED);
 		report_note(it, "%s", gf_last_error());
@@ -65,6 +67,8 @@ static int revert_value(struct rv *x, const struct jrec *first)
 
 	if (!it || report_set(&it->value, first->old))
 		return gf_error(-ENOMEM, "out of memory");
+	if (!gf_fs_live(&x->s.fs))
+		root_drop_tmp(&x->s, first->path);	/* a write a crash cut short */
 	if ((ret = value_read(&x->s, first->path, &cur, &len))) {
 		set_action(x, it, GF_TUNE_FAILED);
 		report_note(it, "%s", gf_last_error());
@@ -123,7 +127,7 @@ static char *without_our_lines(const struct rv *x, const char *path, const char 
 
 static int restore_file(struct rv *x, const struct jrec *first, const char *data, size_t len, bool keep)
 {
-	int ret = keep || first->existed ? persist_write(&x->s, first->path, data, len, false)
+	int ret = keep || first->existed ? root_replace(&x->s, first->path, data, len, REPLACE_LINK)
 					 : persist_unlink(&x->s, first->path);
 
 	return ret;
@@ -163,7 +167,7 @@ static int revert_file(struct rv *x, const struct jrec *first)
 		return gf_error(-ENOMEM, "out of memory");
 	free(it->value);
 	it->value = lines;
-	persist_drop_tmp(&x->s, first->path);
+	root_drop_tmp(&x->s, first->path);
 	if ((ret = persist_read(&x->s, first->path, &cur, &len, &exists))) {
 		set_action(x, it, GF_TUNE_FAILED);
 		report_note(it, "%s", gf_last_error());

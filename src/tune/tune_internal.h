@@ -91,10 +91,10 @@ bool value_same(const char *a, const char *b);
 int value_read(const struct tune_state *s, const char *path, char **raw, size_t *len);
 /* Writes `value` as a write(2) to the kernel file would; in a recording the
  * file then reads as the kernel would show it (brackets moved in a choice
- * file, else value and a newline). */
-int value_write(const struct tune_state *s, const char *path, const char *value, const char *cur);
-/* A recording's file back to these exact bytes. */
-int value_write_raw(const struct tune_state *s, const char *path, const char *raw, size_t len);
+ * file, else value and a newline), replaced whole (root_replace). */
+int value_write(struct tune_state *s, const char *path, const char *value, const char *cur);
+/* A recording's file back to these exact bytes (whole: root_replace). */
+int value_write_raw(struct tune_state *s, const char *path, const char *raw, size_t len);
 
 /* gpufeed's persistent files. */
 bool persist_path_ok(const char *path);
@@ -104,12 +104,18 @@ int persist_read(const struct tune_state *s, const char *path, char **data, size
 char *persist_add_line(const char *contents, bool exists, const char *line);
 /* contents with each of the lines removed once. */
 char *persist_drop_line(const char *contents, const char *line);
-/* Makes the file's directory (journalling each directory it creates when
- * journal is true), then writes the file: temp, fsync, rename, fsync dir. */
-int persist_write(struct tune_state *s, const char *path, const char *data, size_t len, bool journal);
 int persist_unlink(struct tune_state *s, const char *path);
+
+/* A file of the root written whole: its directory made (each directory
+ * it creates journalled first with REPLACE_JOURNAL_DIRS), then a temp
+ * file beside it, fsync, rename, fsync of the directory: a crash leaves
+ * the old bytes or the new ones.  What is there must be a regular file
+ * (its mode is kept) or, with REPLACE_LINK, a symlink (replaced). */
+#define REPLACE_JOURNAL_DIRS 1u
+#define REPLACE_LINK 2u
+int root_replace(struct tune_state *s, const char *path, const char *data, size_t len, unsigned flags);
 /* Removes the temp file a crash between write and rename left beside path. */
-int persist_drop_tmp(struct tune_state *s, const char *path);
+int root_drop_tmp(struct tune_state *s, const char *path);
 /* rmdir of a directory tune made, when empty (0 also when not empty). */
 int persist_rmdir(struct tune_state *s, const char *path);
 

@@ -56,17 +56,15 @@ int value_read(const struct tune_state *s, const char *path, char **raw, size_t 
 	return gf_fs_read(&s->fs, path, raw, len);
 }
 
-static int write_fd(const struct tune_state *s, const char *path, const char *data, size_t len, int flags)
+/* This machine's file: one write(2), as a kernel tunable takes a value. */
+static int write_live(const struct tune_state *s, const char *path, const char *data, size_t len)
 {
-	char real[PATH_MAX];
 	int fd, err = 0;
 	ssize_t w;
 
-	gf_fs_real(&s->fs, path, real, sizeof(real));
-	fd = gf_fs_open(&s->fs, path, flags | O_NOFOLLOW);
+	fd = gf_fs_open(&s->fs, path, O_WRONLY | O_NOFOLLOW);
 	if (fd < 0)
-		return gf_error_errno(-errno, real);
-	/* One write(2): a kernel tunable takes the whole value at once. */
+		return gf_error_errno(-errno, path);
 	w = write(fd, data, len);
 	if (w < 0)
 		err = -errno;
@@ -74,7 +72,7 @@ static int write_fd(const struct tune_state *s, const char *path, const char *da
 		err = -EIO;
 	if (close(fd) && !err)
 		err = -errno;
-	return err ? gf_error_errno(err, real) : 0;
+	return err ? gf_error_errno(err, path) : 0;
 }
 
 /* A choice file ("none [mq-deadline] kyber") after `value` is written:
@@ -125,7 +123,7 @@ static char *as_kernel_shows(const char *cur, const char *value)
 	return out;
 }
 
-int value_write(const struct tune_state *s, const char *path, const char *value, const char *cur)
+int value_write(struct tune_state *s, const char *path, const char *value, const char *cur)
 {
 	char *shown;
 	int ret;
@@ -134,15 +132,15 @@ int value_write(const struct tune_state *s, const char *path, const char *value,
 	 * kernel ignores a write of nothing, and a newline clears a list
 	 * (ip_local_reserved_ports). */
 	if (gf_fs_live(&s->fs))
-		return write_fd(s, path, value[0] ? value : "\n", value[0] ? strlen(value) : 1, O_WRONLY);
+		return write_live(s, path, value[0] ? value : "\n", value[0] ? strlen(value) : 1);
 	if (!(shown = as_kernel_shows(cur ? cur : "", value)))
 		return gf_error(-ENOMEM, "out of memory");
-	ret = write_fd(s, path, shown, strlen(shown), O_WRONLY | O_TRUNC);
+	ret = value_write_raw(s, path, shown, strlen(shown));
 	free(shown);
 	return ret;
 }
 
-int value_write_raw(const struct tune_state *s, const char *path, const char *raw, size_t len)
+int value_write_raw(struct tune_state *s, const char *path, const char *raw, size_t len)
 {
-	return write_fd(s, path, raw, len, O_WRONLY | O_TRUNC);
+	return root_replace(s, path, raw, len, 0);
 }

@@ -56,6 +56,20 @@ for step in 1 4 6 7 9 12 16; do
 	else not_ok "kill -9 at step $step: tune exit $rc, revert exit $rrc"; sed 's/^/#   /' "$TMP/rv"; fi
 done
 
+# A crash (SIGKILL) at each step of a revert of the recording, then revert
+# again: every byte back (a kill mid-write left a value file empty, which
+# the next revert took for a change by someone else).
+for step in $(seq 1 14); do
+	"$GPUFEED" tune --root "$TMP/rec" --persist >/dev/null 2>&1
+	GPUFEED_TUNE_FAULT=$step:kill "$GPUFEED" revert --root "$TMP/rec" >/dev/null 2>&1
+	rc=$?
+	"$GPUFEED" revert --root "$TMP/rec" >"$TMP/rv" 2>&1
+	rrc=$?
+	if [ $rrc = 0 ] && [ "$(tree_sum "$TMP/rec")" = "$before" ]; then
+		ok "kill -9 at revert step $step (exit $rc), then revert: every byte back"
+	else not_ok "kill -9 at revert step $step: revert exit $rc, then $rrc"; sed 's/^/#   /' "$TMP/rv"; fi
+done
+
 # The journal names its root: a recording's, kept in a --state-dir of this
 # machine, is never replayed onto this machine (no --root) or another root.
 cp -a "$CI" "$TMP/rec2"
