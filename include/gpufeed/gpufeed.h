@@ -25,6 +25,7 @@
 #include <gpufeed/tune.h>
 #include <gpufeed/buf.h>
 #include <gpufeed/io.h>
+#include <gpufeed/outfile.h>
 #include <gpufeed/bench.h>
 #include <gpufeed/bench_h2d.h>
 #include <gpufeed/bench_p2p.h>
