@@ -82,14 +82,16 @@ char *persist_drop_line(const char *contents, const char *line)
 
 /* An absolute path cut into its directory ("" for "/") and its last name;
  * -EINVAL with a message for anything else (a journal is read from disk). */
-static int split_path(const char *path, char *dir, char *base, size_t size)
+static int split_path(const char *path, char *dir, size_t dsize, char *base, size_t bsize)
 {
 	const char *slash = strrchr(path, '/');
 
-	if (path[0] != '/' || !slash[1] || strlen(path) >= size)
+	if (path[0] != '/' || !slash[1])
 		return gf_error(-EINVAL, "'%s': not an absolute path to a file", path);
-	snprintf(dir, size, "%.*s", (int)(slash - path), path);
-	gf_strlcpy(base, slash + 1, size);
+	if ((size_t)(slash - path) >= dsize || strlen(slash + 1) >= bsize)
+		return gf_error(-ENAMETOOLONG, "%s: path too long", path);
+	snprintf(dir, dsize, "%.*s", (int)(slash - path), path);
+	gf_strlcpy(base, slash + 1, bsize);
 	return 0;
 }
 
@@ -100,9 +102,7 @@ static int open_parent(struct tune_state *s, const char *path, bool journal, cha
 	char dir[PATH_MAX], walk[PATH_MAX], sofar[PATH_MAX] = "", *rest = walk, *name;
 	int ret, fd;
 
-	if (size != PATH_MAX)
-		return gf_error(-EINVAL, "open_parent: base must hold PATH_MAX bytes");
-	if ((ret = split_path(path, dir, base, size)))
+	if ((ret = split_path(path, dir, sizeof(dir), base, size)))
 		return ret;
 	gf_strlcpy(walk, dir, sizeof(walk));	/* gf_path_next cuts it up */
 	while ((name = gf_path_next(&rest))) {
@@ -238,7 +238,7 @@ int persist_rmdir(struct tune_state *s, const char *path)
 	char base[PATH_MAX], parent[PATH_MAX], real[PATH_MAX];
 	int fd, ret;
 
-	if ((ret = split_path(path, parent, base, sizeof(base))))
+	if ((ret = split_path(path, parent, sizeof(parent), base, sizeof(base))))
 		return ret;
 	gf_fs_real(&s->fs, path, real, sizeof(real));
 	fd = gf_fs_open(&s->fs, parent[0] ? parent : "/", O_RDONLY | O_DIRECTORY);
@@ -255,7 +255,7 @@ int root_drop_tmp(struct tune_state *s, const char *path)
 	char parent[PATH_MAX], base[PATH_MAX], tmp[PATH_MAX + 16];
 	int fd, ret;
 
-	if ((ret = split_path(path, parent, base, sizeof(base))))
+	if ((ret = split_path(path, parent, sizeof(parent), base, sizeof(base))))
 		return ret;
 	snprintf(tmp, sizeof(tmp), ".%s.gpufeed-tmp", base);
 	fd = gf_fs_open(&s->fs, parent[0] ? parent : "/", O_RDONLY | O_DIRECTORY);
