@@ -73,7 +73,8 @@ static const struct gf_opt check_opts[] = {
 		      "separated (ids and categories: --list)"),
 	GF_OPT_STRING(0, "prom", "FILE", struct check_args, prom,
 		      "also write the results to FILE in the Prometheus\n"
-		      "textfile format (node_exporter), atomically"),
+		      "textfile format (node_exporter), atomically (a\n"
+		      "device or FIFO in place, as -o)"),
 	GF_OPT_BOOL(0, "all", struct check_args, all, "list passes and na too, not only problems"),
 	GF_OPT_BOOL(0, "list", struct check_args, list,
 		    "list the checks (id, category, title) instead of\n"

@@ -31,10 +31,13 @@ const struct gf_cmd gf_cmd_revert_def = {
 		"changed since tune is reported and left alone (the journal is kept) unless\n"
 		"--force.  After a reboot the runtime values are already back to what the\n"
 		"machine boots with: revert then says so and removes the persistent files.\n"
-		"Without a journal there is nothing to do (exit 0).\n",
+		"Without a journal there is nothing to do (exit 0).  The journal names the\n"
+		"root tune ran on (this machine or the recording): revert refuses it on any\n"
+		"other, and refuses a journal naming a path tune never writes.\n",
 	.opts = revert_opts,
 	.exits = { "", "a value changed by someone else since tune (--force) or not restored", "",
-		   "the journal not read or removed; another tune or revert holds the lock", NULL },
+		   "the journal not read or removed, of another root, or naming a path\n"
+		   "tune does not write; another tune or revert holds the lock", NULL },
 	.footer = "The journal and what revert does after a reboot: docs/tune.md.\n",
 	.run = gf_cmd_revert,
 };

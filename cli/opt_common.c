@@ -86,7 +86,9 @@ static const struct gf_opt common[] = {
 	IN_CLI(GF_OPT_STRING, 'o', "output", "FILE", output,
 	       "write to FILE instead of standard output: to a\n"
 	       "temporary file beside it, renamed to FILE when the\n"
-	       "command succeeds; FILE is left as it was when it fails"),
+	       "command succeeds; FILE is left as it was when it fails.\n"
+	       "A character device or FIFO is written in place, a\n"
+	       "symlink followed; nothing else is ever replaced"),
 	GF_OPT_CALLBACK(0, "color", "WHEN", opt_color, "auto (default: only on a terminal), always, never"),
 	IN_CLI(GF_OPT_BOOL, 'q', "quiet", NULL, quiet, "do not print input warnings on stderr"),
 	GF_OPT_CALLBACK('h', "help", NULL, opt_help, "this help"),

@@ -12,7 +12,8 @@
 static int write_errno;		/* of the first failed write to the output */
 static const char *out_path;	/* -o FILE */
 static const char *out_cmd;	/* "topo": names messages */
-static char tmp_path[4096];	/* FILE.tmp-XXXXXX while it is being written */
+static char real_path[4096];	/* what is written: FILE, or the file its link leads to */
+static char tmp_path[4096];	/* real_path.tmp-XXXXXX while it is being written */
 
 static ssize_t out_write(void *cookie, const char *buf, size_t len)
 {
@@ -65,44 +66,65 @@ bool gf_out_failed(int *err, const char **what)
  * and bench io catch these signals themselves and return through main.) */
 static void on_signal(int sig)
 {
-	unlink(tmp_path);
+	if (tmp_path[0])
+		unlink(tmp_path);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
+static int open_failed(const struct gf_cli *cli, const char *what, int fd)
+{
+	fprintf(stderr, "gpufeed %s: -o %s: %s\n", cli->cmd, cli->output, what);
+	if (fd >= 0)
+		close(fd);
+	if (tmp_path[0])
+		unlink(tmp_path);
+	tmp_path[0] = '\0';
+	return GF_EXIT_INPUT;
+}
+
+/* FILE by the rule of <gpufeed/outfile.h>: a temporary file beside it (or
+ * beside the file its link leads to) renamed at the end, or a character
+ * device or FIFO written in place; never a rename over anything else. */
 int gf_out_open(struct gf_cli *cli)
 {
-	struct stat st;
+	enum gf_outfile_mode mode;
+	char why[4200];
 	mode_t mask;
 	int fd;
 
 	if (!cli->output)
 		return 0;
-	if (!stat(cli->output, &st) && S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "gpufeed %s: -o %s: is a directory\n", cli->cmd, cli->output);
-		return GF_EXIT_INPUT;
+	tmp_path[0] = '\0';
+	if (gf_outfile_check(cli->output, real_path, sizeof(real_path), &mode)) {
+		/* The library's message names FILE first: say it once. */
+		const char *msg = gf_last_error(), *rest = strncmp(msg, cli->output, strlen(cli->output)) ? msg
+							    : msg + strlen(cli->output);
+
+		return open_failed(cli, rest[0] == ':' ? rest + 2 : rest, -1);
 	}
-	if ((size_t)snprintf(tmp_path, sizeof(tmp_path), "%s.tmp-XXXXXX", cli->output) >= sizeof(tmp_path)) {
-		tmp_path[0] = '\0';
-		fprintf(stderr, "gpufeed %s: -o %s: %s\n", cli->cmd, cli->output, strerror(ENAMETOOLONG));
-		return GF_EXIT_INPUT;
+	if (mode == GF_OUTFILE_IN_PLACE) {
+		fd = open(real_path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0)
+			return open_failed(cli, strerror(errno), -1);
+	} else {
+		if ((size_t)snprintf(tmp_path, sizeof(tmp_path), "%s.tmp-XXXXXX", real_path) >= sizeof(tmp_path)) {
+			tmp_path[0] = '\0';
+			return open_failed(cli, strerror(ENAMETOOLONG), -1);
+		}
+		fd = mkostemp(tmp_path, O_CLOEXEC);
+		if (fd < 0) {
+			snprintf(why, sizeof(why), "cannot create %s: %s", tmp_path, strerror(errno));
+			tmp_path[0] = '\0';
+			return open_failed(cli, why, -1);
+		}
+		mask = umask(0);	/* the mode a shell's '>' would give */
+		umask(mask);
+		if (fchmod(fd, 0666 & ~mask))
+			return open_failed(cli, strerror(errno), fd);
 	}
-	fd = mkostemp(tmp_path, O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, "gpufeed %s: -o %s: cannot create %s: %s\n", cli->cmd, cli->output, tmp_path,
-			strerror(errno));
-		tmp_path[0] = '\0';
-		return GF_EXIT_INPUT;
-	}
-	mask = umask(0);	/* the mode a shell's '>' would give */
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) || fflush(stdout) || dup2(fd, STDOUT_FILENO) < 0) {
-		fprintf(stderr, "gpufeed %s: -o %s: %s\n", cli->cmd, cli->output, strerror(errno));
-		close(fd);
-		unlink(tmp_path);
-		tmp_path[0] = '\0';
-		return GF_EXIT_INPUT;
-	}
+	if (fflush(stdout) || dup2(fd, STDOUT_FILENO) < 0)
+		return open_failed(cli, strerror(errno), fd);
 	close(fd);
 	out_path = cli->output;
 	if (!cli->color_asked)	/* 'auto' looked at the terminal FILE replaces */
@@ -129,14 +151,18 @@ int gf_out_finish(int rc)
 		ok = false;
 	}
 	if (!tmp_path[0])
-		return rc;
-	if (ok && (fsync(STDOUT_FILENO) || rename(tmp_path, out_path))) {
+		return rc;	/* standard output, or FILE written in place */
+	if (ok && fsync(STDOUT_FILENO)) {
 		fprintf(stderr, "gpufeed %s: -o %s: %s\n", cmd, out_path, strerror(errno));
 		rc = GF_EXIT_INPUT;
 		ok = false;
 	}
 	if (!ok)
 		unlink(tmp_path);
+	else if (gf_outfile_rename(tmp_path, real_path)) {	/* it removes tmp on failure */
+		fprintf(stderr, "gpufeed %s: -o %s: %s\n", cmd, out_path, gf_last_error());
+		rc = GF_EXIT_INPUT;
+	}
 	tmp_path[0] = '\0';
 	return rc;
 }

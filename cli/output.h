@@ -1,7 +1,9 @@
 /* Where a command's output goes: standard output, or -o FILE written
  * atomically (a temporary file beside FILE, renamed when the command
- * succeeds, removed when it fails); and the real reason when writing it
- * failed (a full disk, a closed pipe), not a stale gf_last_error(). */
+ * succeeds, removed when it fails; a character device or a FIFO written
+ * in place, a symlink followed, anything else refused: <gpufeed/outfile.h>);
+ * and the real reason when writing it failed (a full disk, a closed pipe),
+ * not a stale gf_last_error(). */
 #ifndef GF_CLI_OUTPUT_H
 #define GF_CLI_OUTPUT_H
 
@@ -14,9 +16,10 @@ struct gf_cli;
  * keeps the errno of a failed write.  fileno(stdout) is then -1: use
  * STDOUT_FILENO. */
 void gf_out_init(void);
-/* After parsing: with -o FILE, standard output goes to FILE.tmp-XXXXXX.
- * 0, or the exit code after a message (FILE's directory missing, FILE a
- * directory). */
+/* After parsing: with -o FILE, standard output goes to FILE.tmp-XXXXXX
+ * (or to FILE itself, a character device or a FIFO).  0, or the exit code
+ * after a message (FILE's directory missing, FILE a directory, a block
+ * device, a symlink to nothing). */
 int gf_out_open(struct gf_cli *cli);
 /* True when writing the output failed; *err is the write's errno and *what
  * names the output ("standard output" or FILE). */

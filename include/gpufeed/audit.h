@@ -86,6 +86,16 @@ GF_API const struct gf_check_info *gf_check_find(const char *id);
 GF_API int gf_checks_write_markdown(FILE *f);
 GF_API int gf_checks_write_json(FILE *f);
 
+/* gpufeed's own persistent files under /etc: a result's persist_file is
+ * one of them, and gpufeed tune --persist (and revert) writes no other. */
+#define GF_PERSIST_SYSCTL "/etc/sysctl.d/90-gpufeed.conf"
+#define GF_PERSIST_UDEV "/etc/udev/rules.d/90-gpufeed.rules"
+#define GF_PERSIST_TMPFILES "/etc/tmpfiles.d/gpufeed.conf"
+#define GF_PERSIST_MODPROBE "/etc/modprobe.d/gpufeed.conf"
+#define GF_PERSIST_MODULES_LOAD "/etc/modules-load.d/gpufeed.conf"
+#define GF_PERSIST_FILES \
+	{ GF_PERSIST_SYSCTL, GF_PERSIST_UDEV, GF_PERSIST_TMPFILES, GF_PERSIST_MODPROBE, GF_PERSIST_MODULES_LOAD }
+
 /* One result: a check about one subject ("" = the host). */
 struct gf_check_result {
 	const struct gf_check_info *check;
@@ -100,12 +110,15 @@ struct gf_check_result {
 	/* What `gpufeed tune` may do.  GF_FIX_SAFE (and GF_FIX_NAMED when
 	 * named with --only): write `value` to the
 	 * machine path `path` (sysfs/procfs), and with --persist add
-	 * `persist_line` to `persist_file` (a gpufeed-owned file under /etc). */
+	 * `persist_line` to `persist_file` (a gpufeed-owned file under /etc).
+	 * path, value and persist_line are whole, however long (a
+	 * reserved-ports list), owned by the audit (gf_audit_free), and NULL
+	 * when the result has no such fix. */
 	enum gf_fix_class fix_class;
-	char path[256];
-	char value[128];
+	char *path;
+	char *value;
 	char persist_file[128];
-	char persist_line[256];
+	char *persist_line;
 };
 
 struct gf_audit_options {

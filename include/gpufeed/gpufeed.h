@@ -27,6 +27,7 @@
 #include <gpufeed/buf.h>
 #include <gpufeed/dlpack.h>
 #include <gpufeed/io.h>
+#include <gpufeed/outfile.h>
 #include <gpufeed/bench.h>
 #include <gpufeed/xfer.h>
 #include <gpufeed/env.h>

@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 /* First line of the journal (docs/tune.md, "The journal"). */
-#define GF_TUNE_JOURNAL_SCHEMA "gpufeed-tune-journal/1"
+#define GF_TUNE_JOURNAL_SCHEMA "gpufeed-tune-journal/2"
 /* Where the journal lives (under the root with a recording). */
 #define GF_TUNE_STATE_DIR "/var/lib/gpufeed"
 #define GF_TUNE_JOURNAL "tune.journal"
@@ -70,15 +70,17 @@ GF_API const char *gf_tune_action_name(enum gf_tune_action a);
 /* The actions that leave something undone (exit 1): manual, failed, changed. */
 GF_API bool gf_tune_action_undone(enum gf_tune_action a);
 
+/* path, old, value and note are whole, however long (a reserved-ports
+ * list), never NULL, and owned by the report (gf_tune_report_free). */
 struct gf_tune_item {
 	enum gf_tune_action action;
 	bool persist;			/* a persistent file, not a runtime value */
 	char id[64];			/* the check ("mem.swappiness"), "" for a file */
 	char subject[64];
-	char path[256];			/* the machine path or the persistent file */
-	char old[256];			/* the value before (write form), "" when none */
-	char value[256];		/* the value written, or the line added */
-	char note[320];			/* advice, the reason of a failure, who changed it */
+	char *path;			/* the machine path or the persistent file */
+	char *old;			/* the value before (write form), "" when none */
+	char *value;			/* the value written, or the line added */
+	char *note;			/* advice, the reason of a failure, who changed it */
 };
 
 struct gf_tune_report {
@@ -89,6 +91,7 @@ struct gf_tune_report {
 	struct gf_tune_item *items;
 	int nitems;
 	int counts[GF_TUNE_NACTIONS];
+	bool journal_removed;		/* revert: everything restored and the journal gone */
 };
 
 /* Runs the audit and applies the safe fixes.  0 with *out set; -errno with

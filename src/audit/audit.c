@@ -294,6 +294,8 @@ void gf_audit_free(struct gf_audit *a)
 {
 	if (!a)
 		return;
+	for (int i = 0; i < a->nresults; i++)
+		audit_drop_fix(&a->results[i]);
 	free(a->results);
 	free(a);
 }

@@ -76,18 +76,15 @@ void audit_error(struct gf_check_result *r, const char *fmt, ...) GF_PRINTF(2, 3
  * fills fix/persist text when they are empty. */
 void audit_safe_fix(struct gf_check_result *r, const char *path, const char *value, const char *persist_file,
 		    const char *persist_line);
+/* Frees the fix's path, value and persist line (the result keeps none). */
+void audit_drop_fix(struct gf_check_result *r);
 /* A write tune applies only when the check is named with --only ID
  * (GF_FIX_NAMED): runtime and reversible, but it may disturb (an MTU). */
 void audit_named_fix(struct gf_check_result *r, const char *path, const char *value);
 /* The same for a sysctl ("vm.swappiness", "10"): /proc/sys/vm/swappiness,
  * /etc/sysctl.d/90-gpufeed.conf. */
 void audit_sysctl_fix(struct gf_check_result *r, const char *key, const char *value);
-/* gpufeed's own persistent files. */
-#define GF_PERSIST_SYSCTL "/etc/sysctl.d/90-gpufeed.conf"
-#define GF_PERSIST_UDEV "/etc/udev/rules.d/90-gpufeed.rules"
-#define GF_PERSIST_TMPFILES "/etc/tmpfiles.d/gpufeed.conf"
-#define GF_PERSIST_MODPROBE "/etc/modprobe.d/gpufeed.conf"
-#define GF_PERSIST_MODULES_LOAD "/etc/modules-load.d/gpufeed.conf"
+/* gpufeed's own persistent files: GF_PERSIST_* in <gpufeed/audit.h>. */
 
 /* Reads of machine files.  0 on success.  On failure the result (when not
  * NULL) gets its status and note (na: absent; needs-root: EACCES/EPERM;

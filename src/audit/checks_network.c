@@ -178,7 +178,9 @@ static bool kubernetes_node(struct gf_audit_ctx *c)
 static void run_port_range(struct gf_audit_ctx *c)
 {
 	struct gf_check_result *r = audit_result(c, "");
-	char buf[64], reserved[1024] = "";
+	char buf[64], *list = NULL, *value = NULL;
+	const char *reserved;
+	size_t len = 0;
 	long lo, hi, span;
 	bool overlap, k8s;
 
@@ -188,7 +190,13 @@ static void run_port_range(struct gf_audit_ctx *c)
 		audit_error(r, "/proc/sys/net/ipv4/ip_local_port_range: not a range: '%s'", buf);
 		return;
 	}
-	audit_peek_str(c, "/proc/sys/net/ipv4/ip_local_reserved_ports", reserved, sizeof(reserved));
+	/* Whole, however long (a Kubernetes node reserves many): the fix
+	 * extends this very list. */
+	if (audit_read(c, NULL, "/proc/sys/net/ipv4/ip_local_reserved_ports", &list, &len))
+		list = NULL;
+	while (list && len && strchr(" \t\n", list[len - 1]))
+		list[--len] = '\0';
+	reserved = list ? list : "";
 	audit_source(r, "/proc/sys/net/ipv4/ip_local_port_range, ip_local_reserved_ports");
 	span = hi - lo + 1;
 	k8s = kubernetes_node(c);
@@ -202,15 +210,15 @@ static void run_port_range(struct gf_audit_ctx *c)
 		audit_note(r, "narrower than the kernel's default 32768-60999: many ranks and loader workers run out of ephemeral ports (EADDRNOTAVAIL)");
 		audit_sysctl_fix(r, "net.ipv4.ip_local_port_range", "32768 65535");
 	} else if (overlap && k8s) {
-		char value[1100];
-
 		audit_status(r, GF_CHECK_WARN);
 		audit_note(r, "a Kubernetes node: outgoing connections may take a NodePort (30000-32767) a Service then cannot bind");
-		snprintf(value, sizeof(value), "%s%s30000-32767", reserved, reserved[0] ? "," : "");
-		audit_sysctl_fix(r, "net.ipv4.ip_local_reserved_ports", value);
+		if (asprintf(&value, "%s%s30000-32767", reserved, reserved[0] ? "," : "") >= 0)
+			audit_sysctl_fix(r, "net.ipv4.ip_local_reserved_ports", value);
+		free(value);
 	} else if (overlap) {
 		audit_note(r, "overlaps 30000-32767, which matters only on a Kubernetes node (none seen)");
 	}
+	free(list);
 }
 
 /* ---- RDMA: MTU, ports, GPUDirect ------------------------------------- */

@@ -77,48 +77,98 @@ void audit_error(struct gf_check_result *r, const char *fmt, ...)
 	va_end(ap);
 }
 
+void audit_drop_fix(struct gf_check_result *r)
+{
+	free(r->path);
+	free(r->value);
+	free(r->persist_line);
+	r->path = r->value = r->persist_line = NULL;
+	r->persist_file[0] = '\0';
+}
+
+/* The write tune makes, whole (a value may be longer than any fixed
+ * buffer: a reserved-ports list); no fix at all when out of memory. */
+static bool set_write(struct gf_check_result *r, enum gf_fix_class fc, const char *path, const char *value,
+		      const char *persist_file, const char *persist_line)
+{
+	audit_drop_fix(r);
+	r->path = strdup(path);
+	r->value = strdup(value);
+	r->persist_line = strdup(persist_line ? persist_line : "");
+	if (!r->path || !r->value || !r->persist_line) {
+		audit_drop_fix(r);
+		return false;
+	}
+	gf_strlcpy(r->persist_file, persist_file ? persist_file : "", sizeof(r->persist_file));
+	r->fix_class = fc;
+	return true;
+}
+
+/* The command (or, for persist, the line) a person would use: shown only
+ * whole, never cut (a cut value is another value); else where the whole
+ * value is.  tune and --json carry the value itself. */
+static void fix_text(char *out, size_t size, const char *cmd, bool persist, const char *value)
+{
+	if (out[0])
+		return;
+	if (strlen(cmd) < size)
+		gf_strlcpy(out, cmd, size);
+	else if (persist)
+		snprintf(out, size, "the line with the %zu-character value that 'gpufeed check --json' shows (its "
+			 "action's persist_line), or run 'gpufeed tune --persist'", strlen(value));
+	else
+		snprintf(out, size, "write the %zu-character value that 'gpufeed check --json' shows (its action) to "
+			 "its path, or run 'gpufeed tune'", strlen(value));
+}
+
 void audit_safe_fix(struct gf_check_result *r, const char *path, const char *value, const char *persist_file,
 		    const char *persist_line)
 {
-	if (!r)
+	char *cmd = NULL;
+
+	if (!r || !set_write(r, GF_FIX_SAFE, path, value, persist_file, persist_line))
 		return;
-	r->fix_class = GF_FIX_SAFE;
-	gf_strlcpy(r->path, path, sizeof(r->path));
-	gf_strlcpy(r->value, value, sizeof(r->value));
-	gf_strlcpy(r->persist_file, persist_file ? persist_file : "", sizeof(r->persist_file));
-	gf_strlcpy(r->persist_line, persist_line ? persist_line : "", sizeof(r->persist_line));
-	if (!r->fix[0])
-		snprintf(r->fix, sizeof(r->fix), "echo %s > %s", value, path);
-	if (!r->persist[0] && persist_file && persist_line && persist_file[0])
-		snprintf(r->persist, sizeof(r->persist), "'%s' in %s", persist_line, persist_file);
+	if (asprintf(&cmd, "echo %s > %s", value, path) >= 0)
+		fix_text(r->fix, sizeof(r->fix), cmd, false, value);
+	free(cmd);
+	cmd = NULL;
+	if (persist_file && persist_line && persist_file[0] && asprintf(&cmd, "'%s' in %s", persist_line, persist_file) >= 0)
+		fix_text(r->persist, sizeof(r->persist), cmd, true, value);
+	free(cmd);
 }
 
 void audit_named_fix(struct gf_check_result *r, const char *path, const char *value)
 {
-	if (!r)
+	char *cmd = NULL;
+
+	if (!r || !set_write(r, GF_FIX_NAMED, path, value, NULL, NULL))
 		return;
-	r->fix_class = GF_FIX_NAMED;
-	gf_strlcpy(r->path, path, sizeof(r->path));
-	gf_strlcpy(r->value, value, sizeof(r->value));
-	r->persist_file[0] = r->persist_line[0] = '\0';
-	if (!r->fix[0])
-		snprintf(r->fix, sizeof(r->fix), "echo %s > %s", value, path);
+	if (asprintf(&cmd, "echo %s > %s", value, path) >= 0)
+		fix_text(r->fix, sizeof(r->fix), cmd, false, value);
+	free(cmd);
 }
 
 void audit_sysctl_fix(struct gf_check_result *r, const char *key, const char *value)
 {
-	char path[256], line[256], fix[320];
+	char *path = NULL, *line = NULL, *fix = NULL;
 
-	snprintf(path, sizeof(path), "/proc/sys/%s", key);
-	for (char *p = path + strlen("/proc/sys/"); *p; p++)
+	if (asprintf(&path, "/proc/sys/%s", key) < 0)
+		path = NULL;
+	for (char *p = path ? path + strlen("/proc/sys/") : NULL; p && *p; p++)
 		if (*p == '.')
 			*p = '/';
-	snprintf(line, sizeof(line), "%s = %s", key, value);
-	snprintf(fix, sizeof(fix), strchr(value, ' ') || strchr(value, '\t') ? "sysctl -w %s='%s'" : "sysctl -w %s=%s",
-		 key, value);
-	if (r && !r->fix[0])
-		gf_strlcpy(r->fix, fix, sizeof(r->fix));
-	audit_safe_fix(r, path, value, GF_PERSIST_SYSCTL, line);
+	if (asprintf(&line, "%s = %s", key, value) < 0)
+		line = NULL;
+	if (asprintf(&fix, strchr(value, ' ') || strchr(value, '\t') ? "sysctl -w %s='%s'" : "sysctl -w %s=%s", key,
+		     value) < 0)
+		fix = NULL;
+	if (r && path && line && fix) {
+		fix_text(r->fix, sizeof(r->fix), fix, false, value);
+		audit_safe_fix(r, path, value, GF_PERSIST_SYSCTL, line);
+	}
+	free(path);
+	free(line);
+	free(fix);
 }
 
 /* Status and note for a read that failed with err. */

@@ -8,12 +8,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <gpufeed/outfile.h>
 #include "core/error.h"
 #include "core/opts.h"
 #include "io/ckpt_hook.h"
@@ -124,6 +126,8 @@ int gf_ckpt_open(struct gf_io *io, const char *path, const struct gf_ckpt_opts *
 {
 	struct gf_buf_opts bo = GF_BUF_OPTS_INIT;
 	struct gf_ckpt_opts o = GF_CKPT_OPTS_INIT;
+	enum gf_outfile_mode mode;
+	char real[PATH_MAX];
 	struct gf_ckpt *c;
 	size_t align;
 	int fd, rc;
@@ -141,6 +145,15 @@ int gf_ckpt_open(struct gf_io *io, const char *path, const struct gf_ckpt_opts *
 			return rc;
 		gf_opts_copy(&o, sizeof(o), opts, opts->struct_size);
 	}
+	/* A symlink is followed (the file it leads to is replaced); what is
+	 * not a regular file is refused: a checkpoint is renamed into place,
+	 * which would replace a device or a FIFO. */
+	if ((rc = gf_outfile_check(path, real, sizeof(real), &mode)))
+		return rc;
+	if (mode == GF_OUTFILE_IN_PLACE)
+		return gf_error(-EINVAL, "%s: not a regular file: a checkpoint is renamed into place, which would "
+				"replace it", path);
+	path = real;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return gf_error(-ENOMEM, "checkpoint: out of memory");

@@ -13,54 +13,57 @@ struct run {
 	struct tune_state s;
 	struct gf_tune_options o;
 	struct gf_tune_report *rep;
-	struct jrec *recs;		/* the journal as it was: earlier tunes */
-	int nrecs;
+	/* The journal as it was (earlier tunes), then the records of this
+	 * run, whose strings are the audit's and the report's (both outlive
+	 * the journal). */
+	struct journal j;
 };
 
 static bool journal_has(const struct run *x, enum jrec_kind kind, const char *path)
 {
-	for (int i = 0; i < x->nrecs; i++)
-		if (x->recs[i].kind == kind && !strcmp(x->recs[i].path, path))
+	for (int i = 0; i < x->j.n; i++)
+		if (x->j.recs[i].kind == kind && !strcmp(x->j.recs[i].path, path))
 			return true;
 	return false;
 }
 
 static int add_rec(struct run *x, const struct jrec *r)
 {
-	struct jrec *nr;
+	struct jrec kept = *r;
 	int ret;
 
 	if ((ret = journal_add(&x->s, r)))
 		return ret;
-	/* Remembered (paths only) so that a second entry for the path is known. */
-	if (!(nr = realloc(x->recs, sizeof(*nr) * (size_t)(x->nrecs + 1))))
-		return gf_error(-ENOMEM, "out of memory");
-	x->recs = nr;
-	nr[x->nrecs] = *r;
-	nr[x->nrecs].raw = NULL;
-	nr[x->nrecs++].rawlen = 0;
-	return 0;
+	/* Remembered so that a second entry for the path is known; its
+	 * bytes are not needed again. */
+	kept.raw = NULL;
+	kept.rawlen = 0;
+	return journal_remember(&x->j, &kept);
+}
+
+static void set_action(struct run *x, struct gf_tune_item *it, enum gf_tune_action a)
+{
+	x->rep->counts[it->action]--;
+	x->rep->counts[it->action = a]++;
 }
 
 /* Adds the result's line to its persistent file (tune --persist). */
 static int persist_one(struct run *x, const struct gf_check_result *r)
 {
 	struct gf_tune_item *it;
-	struct jrec rec = { .kind = J_FILE };
+	struct jrec rec;
 	char *cur = NULL, *next = NULL;
 	size_t len;
 	bool exists;
 	int ret;
 
-	if (!r->persist_file[0] || !r->persist_line[0])
+	if (!r->persist_file[0] || !r->persist_line || !r->persist_line[0])
 		return 0;
 	it = report_add(x->rep, GF_TUNE_APPLIED, true, r->check->id, r->subject, r->persist_file);
-	if (!it)
+	if (!it || report_set(&it->value, r->persist_line))
 		return gf_error(-ENOMEM, "out of memory");
-	gf_strlcpy(it->value, r->persist_line, sizeof(it->value));
 	if (!persist_path_ok(r->persist_file)) {
-		x->rep->counts[it->action]--;
-		x->rep->counts[it->action = GF_TUNE_FAILED]++;
+		set_action(x, it, GF_TUNE_FAILED);
 		report_note(it, "not a gpufeed file under /etc: not written");
 		return 0;
 	}
@@ -71,32 +74,26 @@ static int persist_one(struct run *x, const struct gf_check_result *r)
 		return gf_error(-ENOMEM, "out of memory");
 	}
 	if (exists && !strcmp(next, cur)) {
-		x->rep->counts[it->action]--;
-		x->rep->counts[it->action = GF_TUNE_ALREADY]++;
+		set_action(x, it, GF_TUNE_ALREADY);
 	} else if (x->o.dry_run) {
-		x->rep->counts[it->action]--;
-		x->rep->counts[it->action = GF_TUNE_WOULD_APPLY]++;
+		set_action(x, it, GF_TUNE_WOULD_APPLY);
 	} else {
 		ret = 0;
 		/* The file as it was before any tune: kept from the first one. */
 		if (!journal_has(x, J_FILE, r->persist_file)) {
-			gf_strlcpy(rec.path, r->persist_file, sizeof(rec.path));
-			rec.existed = exists;
-			rec.raw = cur;
-			rec.rawlen = len;
+			rec = (struct jrec){ .kind = J_FILE, .id = "", .path = r->persist_file, .old = "", .val = "",
+					     .existed = exists, .raw = cur, .rawlen = len };
 			ret = add_rec(x, &rec);
 		}
 		if (!ret) {
-			rec = (struct jrec){ .kind = J_LINE, .raw = next, .rawlen = strlen(next) };
-			gf_strlcpy(rec.path, r->persist_file, sizeof(rec.path));
-			gf_strlcpy(rec.val, r->persist_line, sizeof(rec.val));
+			rec = (struct jrec){ .kind = J_LINE, .id = "", .path = r->persist_file, .old = "",
+					     .val = r->persist_line, .raw = next, .rawlen = strlen(next) };
 			ret = add_rec(x, &rec);
 		}
 		if (!ret)
-			ret = persist_write(&x->s, r->persist_file, next, strlen(next), true);
+			ret = root_replace(&x->s, r->persist_file, next, strlen(next), REPLACE_JOURNAL_DIRS | REPLACE_LINK);
 		if (!ret) {
-			rec = (struct jrec){ .kind = J_WROTE };
-			gf_strlcpy(rec.path, r->persist_file, sizeof(rec.path));
+			rec = (struct jrec){ .kind = J_WROTE, .id = "", .path = r->persist_file, .old = "", .val = "" };
 			ret = add_rec(x, &rec);
 		}
 	}
@@ -105,25 +102,18 @@ static int persist_one(struct run *x, const struct gf_check_result *r)
 	return ret;
 }
 
-static void set_action(struct run *x, struct gf_tune_item *it, enum gf_tune_action a)
-{
-	x->rep->counts[it->action]--;
-	x->rep->counts[it->action = a]++;
-}
-
 /* Journal, write, read back, journal done.  A write the kernel refuses is
  * an item that failed; a journal that cannot be written stops the run. */
 static int apply_one(struct run *x, const struct gf_check_result *r)
 {
 	struct gf_tune_item *it = report_add(x->rep, GF_TUNE_APPLIED, false, r->check->id, r->subject, r->path);
-	struct jrec rec = { .kind = J_SET };
-	char *cur = NULL, *after = NULL;
+	struct jrec rec;
+	char *cur = NULL, *after = NULL, *meaning = NULL;
 	size_t len;
 	int ret;
 
-	if (!it)
+	if (!it || report_set(&it->value, r->value))
 		return gf_error(-ENOMEM, "out of memory");
-	gf_strlcpy(it->value, r->value, sizeof(it->value));
 	if (!value_path_ok(r->path)) {
 		set_action(x, it, GF_TUNE_FAILED);
 		report_note(it, "not a sysfs or procfs path: not written");
@@ -134,7 +124,12 @@ static int apply_one(struct run *x, const struct gf_check_result *r)
 		report_note(it, "%s", gf_last_error());
 		return 0;
 	}
-	value_meaning(cur, it->old, sizeof(it->old));
+	if (!(meaning = value_meaning(cur))) {
+		ret = gf_error(-ENOMEM, "out of memory");
+		goto out;
+	}
+	free(it->old);
+	it->old = meaning;
 	if (value_same(cur, r->value)) {
 		set_action(x, it, GF_TUNE_ALREADY);
 	} else if (x->o.dry_run) {
@@ -142,30 +137,29 @@ static int apply_one(struct run *x, const struct gf_check_result *r)
 	} else {
 		/* A second tune keeps the first original: revert reads the first
 		 * entry's old value, the later ones only say what was written. */
-		gf_strlcpy(rec.id, r->check->id, sizeof(rec.id));
-		gf_strlcpy(rec.path, r->path, sizeof(rec.path));
-		gf_strlcpy(rec.old, it->old, sizeof(rec.old));
-		gf_strlcpy(rec.val, r->value, sizeof(rec.val));
-		rec.raw = cur;
-		rec.rawlen = len;
+		rec = (struct jrec){ .kind = J_SET, .id = r->check->id, .path = r->path, .old = it->old,
+				     .val = r->value, .raw = cur, .rawlen = len };
 		if ((ret = add_rec(x, &rec)))
 			goto out;
 		if ((ret = tune_step("write value")))
 			goto out;
-		if (value_write(&x->s, r->path, r->value, cur) || value_read(&x->s, r->path, &after, &len)) {
+		if ((ret = value_write(&x->s, r->path, r->value, cur)) || (ret = value_read(&x->s, r->path, &after, &len))) {
+			if (gf_tune_fault_fired)
+				goto out;	/* a crash, for the tests: the run stops */
+			ret = 0;
 			set_action(x, it, GF_TUNE_FAILED);
 			report_note(it, "%s", gf_last_error());
 			goto out;
 		}
 		if (!value_same(after, r->value)) {
+			meaning = value_meaning(after);
 			set_action(x, it, GF_TUNE_FAILED);
-			value_meaning(after, rec.val, sizeof(rec.val));
-			report_note(it, "wrote '%s' but it reads '%s': the kernel did not take it", r->value, rec.val);
+			report_note(it, "wrote '%s' but it reads '%s': the kernel did not take it", r->value,
+				    meaning ? meaning : after);
+			free(meaning);
 			goto out;
 		}
-		rec = (struct jrec){ .kind = J_DONE };
-		gf_strlcpy(rec.path, r->path, sizeof(rec.path));
-		gf_strlcpy(rec.val, r->value, sizeof(rec.val));
+		rec = (struct jrec){ .kind = J_DONE, .id = "", .path = r->path, .old = "", .val = r->value };
 		if ((ret = add_rec(x, &rec)))
 			goto out;
 	}
@@ -280,18 +274,18 @@ int gf_tune_run(const struct gf_tune_options *opts, struct gf_tune_report **out)
 	if ((ret = tune_state_open(&x.s, &x.o, true, !x.o.dry_run)))
 		goto out;
 	if (!x.o.dry_run) {
-		ret = journal_load(&x.s, &x.recs, &x.nrecs);
+		ret = journal_load(&x.s, &x.j);
 		if (ret && ret != -ENOENT)
 			goto close;
 		tune_state_durability(&x.s, x.rep->note, sizeof(x.rep->note));
 	}
 	ret = apply_all(&x, a);
-	if (x.s.jfd >= 0 || x.nrecs)
+	if (x.s.jfd >= 0 || x.j.n)
 		gf_strlcpy(x.rep->journal, x.s.journal, sizeof(x.rep->journal));
 close:
 	tune_state_close(&x.s);
 out:
-	journal_free(x.recs, x.nrecs);
+	journal_free(&x.j);
 	gf_audit_free(a);
 	*out = x.rep;
 	return ret;

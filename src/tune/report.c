@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/error.h"
 #include "core/strutil.h"
 #include "tune/tune_internal.h"
 
@@ -34,6 +35,14 @@ struct gf_tune_report *report_new(bool revert, bool dry_run)
 	return r;
 }
 
+static void item_free(struct gf_tune_item *it)
+{
+	free(it->path);
+	free(it->old);
+	free(it->value);
+	free(it->note);
+}
+
 struct gf_tune_item *report_add(struct gf_tune_report *r, enum gf_tune_action a, bool persist, const char *id,
 				const char *subject, const char *path)
 {
@@ -42,30 +51,57 @@ struct gf_tune_item *report_add(struct gf_tune_report *r, enum gf_tune_action a,
 	if (!items)
 		return NULL;
 	r->items = items;
-	it = &items[r->nitems++];
+	it = &items[r->nitems];
 	memset(it, 0, sizeof(*it));
+	it->path = strdup(path ? path : "");
+	it->old = strdup("");
+	it->value = strdup("");
+	it->note = strdup("");
+	if (!it->path || !it->old || !it->value || !it->note) {
+		item_free(it);
+		return NULL;
+	}
+	r->nitems++;
 	it->action = a;
 	it->persist = persist;
 	gf_strlcpy(it->id, id ? id : "", sizeof(it->id));
 	gf_strlcpy(it->subject, subject ? subject : "", sizeof(it->subject));
-	gf_strlcpy(it->path, path ? path : "", sizeof(it->path));
 	r->counts[a]++;
 	return it;
+}
+
+int report_set(char **field, const char *text)
+{
+	char *copy = strdup(text ? text : "");
+
+	if (!copy)
+		return gf_error(-ENOMEM, "out of memory");
+	free(*field);
+	*field = copy;
+	return 0;
 }
 
 void report_note(struct gf_tune_item *it, const char *fmt, ...)
 {
 	va_list ap;
+	char *note;
+	int n;
 
 	if (!it)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(it->note, sizeof(it->note), fmt, ap);
+	n = vasprintf(&note, fmt, ap);
 	va_end(ap);
+	if (n < 0)
+		return;		/* no memory: the note stays as it was */
+	free(it->note);
+	it->note = note;
 }
 
 void gf_tune_report_free(struct gf_tune_report *r)
 {
+	for (int i = 0; r && i < r->nitems; i++)
+		item_free(&r->items[i]);
 	if (r)
 		free(r->items);
 	free(r);
@@ -120,8 +156,10 @@ int gf_tune_print(const struct gf_tune_report *r, FILE *f, bool only_undone)
 			r->counts[GF_TUNE_ALREADY], r->counts[GF_TUNE_ADVICE], undone);
 	if (r->journal[0] && !r->dry_run)
 		fprintf(f, "journal: %s%s\n", r->journal,
-			r->revert ? (undone ? " (kept: revert --force restores what was left alone)" : " (removed)")
-				  : " ('gpufeed revert' undoes this)");
+			!r->revert	      ? " ('gpufeed revert' undoes this)"
+			: r->journal_removed ? " (removed)"
+			: undone	      ? " (kept: revert --force restores what was left alone)"
+					      : " (kept: revert stopped before the end; run it again)");
 	if (r->note[0])
 		fprintf(f, "note: %s\n", r->note);
 	return ferror(f) ? -EIO : 0;

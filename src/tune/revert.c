@@ -13,8 +13,7 @@ struct rv {
 	struct tune_state s;
 	struct gf_tune_options o;
 	struct gf_tune_report *rep;
-	struct jrec *recs;
-	int nrecs;
+	struct journal j;
 };
 
 static void set_action(struct rv *x, struct gf_tune_item *it, enum gf_tune_action a)
@@ -26,15 +25,15 @@ static void set_action(struct rv *x, struct gf_tune_item *it, enum gf_tune_actio
 /* Is `cur` a value some tune wrote (or was about to write) to path? */
 static bool written_by_tune(const struct rv *x, const char *path, const char *cur)
 {
-	for (int i = 0; i < x->nrecs; i++)
-		if (x->recs[i].kind == J_SET && !strcmp(x->recs[i].path, path) && value_same(cur, x->recs[i].val))
+	for (int i = 0; i < x->j.n; i++)
+		if (x->j.recs[i].kind == J_SET && !strcmp(x->j.recs[i].path, path) && value_same(cur, x->j.recs[i].val))
 			return true;
 	return false;
 }
 
 static int restore_value(struct rv *x, const struct jrec *first, struct gf_tune_item *it)
 {
-	char *after = NULL;
+	char *after = NULL, *meaning = NULL;
 	size_t len;
 	int ret;
 
@@ -44,9 +43,14 @@ static int restore_value(struct rv *x, const struct jrec *first, struct gf_tune_
 		ret = value_write(&x->s, first->path, first->old, NULL);
 	else	/* a recording: the exact bytes it had */
 		ret = value_write_raw(&x->s, first->path, first->raw, first->rawlen);
-	if (!ret && !(ret = value_read(&x->s, first->path, &after, &len)) && !value_same(after, first->old))
-		ret = gf_error(-EIO, "wrote '%s' but it reads '%s'", first->old, after);
+	if (!ret && !(ret = value_read(&x->s, first->path, &after, &len)) && !value_same(after, first->old)) {
+		meaning = value_meaning(after);
+		ret = gf_error(-EIO, "wrote '%s' but it reads '%s'", first->old, meaning ? meaning : after);
+	}
 	free(after);
+	free(meaning);
+	if (ret && gf_tune_fault_fired)
+		return ret;	/* a crash, for the tests: the run stops */
 	if (ret) {
 		set_action(x, it, GF_TUNE_FAILED);
 		report_note(it, "%s", gf_last_error());
@@ -57,19 +61,25 @@ static int restore_value(struct rv *x, const struct jrec *first, struct gf_tune_
 static int revert_value(struct rv *x, const struct jrec *first)
 {
 	struct gf_tune_item *it = report_add(x->rep, GF_TUNE_RESTORED, false, first->id, "", first->path);
-	char *cur = NULL;
+	char *cur = NULL, *now;
 	size_t len;
 	int ret;
 
-	if (!it)
+	if (!it || report_set(&it->value, first->old))
 		return gf_error(-ENOMEM, "out of memory");
-	gf_strlcpy(it->value, first->old, sizeof(it->value));
+	if (!gf_fs_live(&x->s.fs))
+		root_drop_tmp(&x->s, first->path);	/* a write a crash cut short */
 	if ((ret = value_read(&x->s, first->path, &cur, &len))) {
 		set_action(x, it, GF_TUNE_FAILED);
 		report_note(it, "%s", gf_last_error());
 		return 0;
 	}
-	value_meaning(cur, it->old, sizeof(it->old));
+	if (!(now = value_meaning(cur))) {
+		free(cur);
+		return gf_error(-ENOMEM, "out of memory");
+	}
+	free(it->old);
+	it->old = now;
 	if (value_same(cur, first->old)) {
 		set_action(x, it, GF_TUNE_UNCHANGED);
 		/* Same meaning; a recording gets its exact bytes back too. */
@@ -93,9 +103,9 @@ static int revert_value(struct rv *x, const struct jrec *first)
 /* Did some tune write (or was about to write) exactly these contents? */
 static bool file_by_tune(const struct rv *x, const char *path, const char *cur, size_t len)
 {
-	for (int i = 0; i < x->nrecs; i++)
-		if (x->recs[i].kind == J_LINE && !strcmp(x->recs[i].path, path) && x->recs[i].rawlen == len &&
-		    !memcmp(x->recs[i].raw, cur, len))
+	for (int i = 0; i < x->j.n; i++)
+		if (x->j.recs[i].kind == J_LINE && !strcmp(x->j.recs[i].path, path) && x->j.recs[i].rawlen == len &&
+		    !memcmp(x->j.recs[i].raw, cur, len))
 			return true;
 	return false;
 }
@@ -105,9 +115,9 @@ static char *without_our_lines(const struct rv *x, const char *path, const char 
 {
 	char *text = strdup(cur);
 
-	for (int i = 0; text && i < x->nrecs; i++)
-		if (x->recs[i].kind == J_LINE && !strcmp(x->recs[i].path, path)) {
-			char *next = persist_drop_line(text, x->recs[i].val);
+	for (int i = 0; text && i < x->j.n; i++)
+		if (x->j.recs[i].kind == J_LINE && !strcmp(x->j.recs[i].path, path)) {
+			char *next = persist_drop_line(text, x->j.recs[i].val);
 
 			free(text);
 			text = next;
@@ -117,27 +127,47 @@ static char *without_our_lines(const struct rv *x, const char *path, const char 
 
 static int restore_file(struct rv *x, const struct jrec *first, const char *data, size_t len, bool keep)
 {
-	int ret = keep || first->existed ? persist_write(&x->s, first->path, data, len, false)
+	int ret = keep || first->existed ? root_replace(&x->s, first->path, data, len, REPLACE_LINK)
 					 : persist_unlink(&x->s, first->path);
 
 	return ret;
 }
 
+/* The lines tune added to path, as the report shows them: a', 'b. */
+static char *lines_of(const struct rv *x, const char *path)
+{
+	char *out = NULL;
+	size_t len;
+	bool first = true;
+	FILE *f = open_memstream(&out, &len);
+
+	if (!f)
+		return NULL;
+	for (int i = 0; i < x->j.n; i++)
+		if (x->j.recs[i].kind == J_LINE && !strcmp(x->j.recs[i].path, path)) {
+			fprintf(f, "%s%s", first ? "" : "', '", x->j.recs[i].val);
+			first = false;
+		}
+	if (fclose(f)) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
 static int revert_file(struct rv *x, const struct jrec *first)
 {
 	struct gf_tune_item *it = report_add(x->rep, GF_TUNE_RESTORED, true, "", "", first->path);
-	char *cur = NULL, *rest = NULL;
+	char *cur = NULL, *rest = NULL, *lines;
 	size_t len;
 	bool exists;
 	int ret;
 
-	if (!it)
+	if (!it || !(lines = lines_of(x, first->path)))
 		return gf_error(-ENOMEM, "out of memory");
-	for (int i = 0; i < x->nrecs; i++)
-		if (x->recs[i].kind == J_LINE && !strcmp(x->recs[i].path, first->path))
-			snprintf(it->value + strlen(it->value), sizeof(it->value) - strlen(it->value), "%s%s",
-				 it->value[0] ? "', '" : "", x->recs[i].val);
-	persist_drop_tmp(&x->s, first->path);
+	free(it->value);
+	it->value = lines;
+	root_drop_tmp(&x->s, first->path);
 	if ((ret = persist_read(&x->s, first->path, &cur, &len, &exists))) {
 		set_action(x, it, GF_TUNE_FAILED);
 		report_note(it, "%s", gf_last_error());
@@ -173,7 +203,7 @@ static int revert_file(struct rv *x, const struct jrec *first)
 static bool seen_before(const struct rv *x, int i)
 {
 	for (int j = 0; j < i; j++)
-		if (x->recs[j].kind == x->recs[i].kind && !strcmp(x->recs[j].path, x->recs[i].path))
+		if (x->j.recs[j].kind == x->j.recs[i].kind && !strcmp(x->j.recs[j].path, x->j.recs[i].path))
 			return true;
 	return false;
 }
@@ -183,17 +213,20 @@ static int revert_all(struct rv *x)
 {
 	int ret = 0;
 
-	for (int i = x->nrecs - 1; i >= 0 && !ret; i--) {
-		if ((x->recs[i].kind != J_SET && x->recs[i].kind != J_FILE) || seen_before(x, i))
+	for (int i = x->j.n - 1; i >= 0 && !ret; i--) {
+		if ((x->j.recs[i].kind != J_SET && x->j.recs[i].kind != J_FILE) || seen_before(x, i))
 			continue;
-		ret = x->recs[i].kind == J_SET ? revert_value(x, &x->recs[i]) : revert_file(x, &x->recs[i]);
+		ret = x->j.recs[i].kind == J_SET ? revert_value(x, &x->j.recs[i]) : revert_file(x, &x->j.recs[i]);
 	}
 	if (ret || gf_tune_undone(x->rep))
 		return ret;
-	for (int i = x->nrecs - 1; i >= 0 && !ret; i--)
-		if (x->recs[i].kind == J_DIR)
-			ret = persist_rmdir(&x->s, x->recs[i].path);
-	return ret ? ret : journal_remove(&x->s);
+	for (int i = x->j.n - 1; i >= 0 && !ret; i--)
+		if (x->j.recs[i].kind == J_DIR)
+			ret = persist_rmdir(&x->s, x->j.recs[i].path);
+	if (ret || (ret = journal_remove(&x->s)))
+		return ret;
+	x->rep->journal_removed = true;
+	return 0;
 }
 
 int gf_tune_revert(const struct gf_tune_options *opts, struct gf_tune_report **out)
@@ -211,7 +244,7 @@ int gf_tune_revert(const struct gf_tune_options *opts, struct gf_tune_report **o
 	*out = x.rep;
 	if ((ret = tune_state_open(&x.s, &x.o, false, true)))
 		return ret == -ENOENT ? 0 : ret;	/* no state directory: nothing was tuned */
-	ret = journal_load(&x.s, &x.recs, &x.nrecs);
+	ret = journal_load(&x.s, &x.j);
 	if (!ret) {
 		gf_strlcpy(x.rep->journal, x.s.journal, sizeof(x.rep->journal));
 		ret = revert_all(&x);
@@ -219,6 +252,6 @@ int gf_tune_revert(const struct gf_tune_options *opts, struct gf_tune_report **o
 		ret = 0;
 	}
 	tune_state_close(&x.s);
-	journal_free(x.recs, x.nrecs);
+	journal_free(&x.j);
 	return ret;
 }

@@ -47,6 +47,8 @@ static int open_dir(struct tune_state *s, const char *state_dir, bool create)
 	const char *dir = state_dir ? state_dir : GF_TUNE_STATE_DIR;
 	int ret;
 
+	s->own_dir = in_root;
+
 	if (in_root)
 		gf_fs_real(&s->fs, dir, s->dir, sizeof(s->dir));
 	else

@@ -20,6 +20,7 @@ struct tune_state {
 	int jfd;			/* the journal open for appending, -1 */
 	char dir[PATH_MAX];		/* the state directory as this machine names it */
 	char journal[PATH_MAX];		/* dir/tune.journal */
+	bool own_dir;			/* the default state directory, inside the root */
 };
 
 /* gf_fs_init of the root (a directory, not an archive: tune writes into
@@ -40,42 +41,60 @@ enum jrec_kind {
 	J_FILE,		/* path existed raw: a persistent file before tune touched it */
 	J_LINE,		/* path line raw: about to make the file `raw` (adds line) */
 	J_WROTE,	/* path: the file is written */
+	J_ROOT,		/* path: the root the journal belongs to ("/": this machine);
+			 * its first record, checked and not returned by journal_load */
 };
 struct jrec {
 	enum jrec_kind kind;
-	char id[64];
-	char path[256];
-	char old[256];		/* J_SET: the value before, in its write form */
-	char val[256];		/* J_SET, J_DONE: the value; J_LINE: the line */
+	/* Whole, however long; "" where the kind has none.  A loaded record's
+	 * strings point into its journal's text. */
+	const char *id;
+	const char *path;
+	const char *old;	/* J_SET: the value before, in its write form */
+	const char *val;	/* J_SET, J_DONE: the value; J_LINE: the line */
 	bool existed;		/* J_FILE */
-	char *raw;		/* J_SET: the file's bytes before; J_FILE, J_LINE: contents */
+	const char *raw;	/* J_SET: the file's bytes before; J_FILE, J_LINE: contents */
 	size_t rawlen;
 };
+/* A journal as read: its text, cut into records in place. */
+struct journal {
+	char *text;
+	struct jrec *recs;
+	int n, cap;
+};
 /* Appends one record and syncs the journal (created with its header and
- * its directory synced on first use).  0 or -errno with a message. */
+ * its root record, its directory synced on first use).  0 or -errno with
+ * a message. */
 int journal_add(struct tune_state *s, const struct jrec *r);
-/* The records in order; -ENOENT when there is no journal, -EBADMSG for a
- * malformed line.  A torn last line (no newline: a crash mid-append) is
- * not a record: the change it announced was never made. */
-int journal_load(struct tune_state *s, struct jrec **recs, int *n);
-void journal_free(struct jrec *recs, int n);
+/* The records in order into *j (empty when there is no journal: -ENOENT);
+ * -EBADMSG for a malformed line, -EPERM for a path tune does not write,
+ * -EXDEV for the journal of another root (the message names both).  A
+ * torn last line (no newline: a crash mid-append) is not a record: the
+ * change it announced was never made. */
+int journal_load(struct tune_state *s, struct journal *j);
+/* Remembers a record written during this run (its strings must outlive j). */
+int journal_remember(struct journal *j, const struct jrec *r);
+void journal_free(struct journal *j);
 /* Removes the journal and syncs its directory. */
 int journal_remove(struct tune_state *s);
 
 /* Runtime values (sysfs/procfs). */
 bool value_path_ok(const char *path);
 /* The value's meaning, its write form: "always [madvise] never" ->
- * "madvise"; else the text with runs of white space as one space, trimmed. */
-void value_meaning(const char *text, char *out, size_t size);
+ * "madvise"; else the text with runs of white space as one space, trimmed.
+ * Malloc'ed; NULL: no memory. */
+char *value_meaning(const char *text);
+/* Same meaning?  (false when out of memory: the value is then written or
+ * reported, never wrongly taken as unchanged) */
 bool value_same(const char *a, const char *b);
 /* The file's bytes (NUL-terminated); -errno with a message. */
 int value_read(const struct tune_state *s, const char *path, char **raw, size_t *len);
 /* Writes `value` as a write(2) to the kernel file would; in a recording the
  * file then reads as the kernel would show it (brackets moved in a choice
- * file, else value and a newline). */
-int value_write(const struct tune_state *s, const char *path, const char *value, const char *cur);
-/* A recording's file back to these exact bytes. */
-int value_write_raw(const struct tune_state *s, const char *path, const char *raw, size_t len);
+ * file, else value and a newline), replaced whole (root_replace). */
+int value_write(struct tune_state *s, const char *path, const char *value, const char *cur);
+/* A recording's file back to these exact bytes (whole: root_replace). */
+int value_write_raw(struct tune_state *s, const char *path, const char *raw, size_t len);
 
 /* gpufeed's persistent files. */
 bool persist_path_ok(const char *path);
@@ -85,12 +104,18 @@ int persist_read(const struct tune_state *s, const char *path, char **data, size
 char *persist_add_line(const char *contents, bool exists, const char *line);
 /* contents with each of the lines removed once. */
 char *persist_drop_line(const char *contents, const char *line);
-/* Makes the file's directory (journalling each directory it creates when
- * journal is true), then writes the file: temp, fsync, rename, fsync dir. */
-int persist_write(struct tune_state *s, const char *path, const char *data, size_t len, bool journal);
 int persist_unlink(struct tune_state *s, const char *path);
+
+/* A file of the root written whole: its directory made (each directory
+ * it creates journalled first with REPLACE_JOURNAL_DIRS), then a temp
+ * file beside it, fsync, rename, fsync of the directory: a crash leaves
+ * the old bytes or the new ones.  What is there must be a regular file
+ * (its mode is kept) or, with REPLACE_LINK, a symlink (replaced). */
+#define REPLACE_JOURNAL_DIRS 1u
+#define REPLACE_LINK 2u
+int root_replace(struct tune_state *s, const char *path, const char *data, size_t len, unsigned flags);
 /* Removes the temp file a crash between write and rename left beside path. */
-int persist_drop_tmp(struct tune_state *s, const char *path);
+int root_drop_tmp(struct tune_state *s, const char *path);
 /* rmdir of a directory tune made, when empty (0 also when not empty). */
 int persist_rmdir(struct tune_state *s, const char *path);
 
@@ -108,9 +133,12 @@ struct gf_tune_report *report_new(bool revert, bool dry_run);
 struct gf_tune_item *report_add(struct gf_tune_report *r, enum gf_tune_action a, bool persist, const char *id,
 				const char *subject, const char *path);
 void report_note(struct gf_tune_item *it, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* *field = a copy of text (an item's old or value): 0 or -ENOMEM. */
+int report_set(char **field, const char *text);
 
 /* Hex of bytes (for the journal); NULL: no memory. */
 char *hex_encode(const char *data, size_t len);
-int hex_decode(const char *hex, char **data, size_t *len);
+/* Decodes hex in place (the bytes, then a NUL); -EBADMSG when not hex. */
+int hex_decode(char *hex, size_t *len);
 
 #endif

@@ -16,21 +16,18 @@ bool value_path_ok(const char *path)
 	return (gf_starts_with(path, "/proc/sys/") || gf_starts_with(path, "/sys/")) && !strstr(path, "/..");
 }
 
-void value_meaning(const char *text, char *out, size_t size)
+char *value_meaning(const char *text)
 {
 	const char *open = strchr(text, '['), *close = open ? strchr(open, ']') : NULL;
+	char *out;
 	size_t n = 0;
 
-	if (!size)
-		return;
-	if (open && close) {
-		/* A choice file: the selected word is what a write takes. */
-		n = (size_t)(close - open - 1) < size - 1 ? (size_t)(close - open - 1) : size - 1;
-		memcpy(out, open + 1, n);
-		out[n] = '\0';
-		return;
-	}
-	for (const char *p = text; *p && n + 1 < size; p++) {
+	/* A choice file: the selected word is what a write takes. */
+	if (open && close)
+		return strndup(open + 1, (size_t)(close - open - 1));
+	if (!(out = malloc(strlen(text) + 1)))
+		return NULL;
+	for (const char *p = text; *p; p++) {
 		bool space = *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r';
 
 		if (!space)
@@ -41,15 +38,17 @@ void value_meaning(const char *text, char *out, size_t size)
 	if (n && out[n - 1] == ' ')
 		n--;
 	out[n] = '\0';
+	return out;
 }
 
 bool value_same(const char *a, const char *b)
 {
-	char ma[256], mb[256];
+	char *ma = value_meaning(a), *mb = value_meaning(b);
+	bool same = ma && mb && !strcmp(ma, mb);
 
-	value_meaning(a, ma, sizeof(ma));
-	value_meaning(b, mb, sizeof(mb));
-	return !strcmp(ma, mb);
+	free(ma);
+	free(mb);
+	return same;
 }
 
 int value_read(const struct tune_state *s, const char *path, char **raw, size_t *len)
@@ -57,17 +56,15 @@ int value_read(const struct tune_state *s, const char *path, char **raw, size_t 
 	return gf_fs_read(&s->fs, path, raw, len);
 }
 
-static int write_fd(const struct tune_state *s, const char *path, const char *data, size_t len, int flags)
+/* This machine's file: one write(2), as a kernel tunable takes a value. */
+static int write_live(const struct tune_state *s, const char *path, const char *data, size_t len)
 {
-	char real[PATH_MAX];
 	int fd, err = 0;
 	ssize_t w;
 
-	gf_fs_real(&s->fs, path, real, sizeof(real));
-	fd = gf_fs_open(&s->fs, path, flags | O_NOFOLLOW);
+	fd = gf_fs_open(&s->fs, path, O_WRONLY | O_NOFOLLOW);
 	if (fd < 0)
-		return gf_error_errno(-errno, real);
-	/* One write(2): a kernel tunable takes the whole value at once. */
+		return gf_error_errno(-errno, path);
 	w = write(fd, data, len);
 	if (w < 0)
 		err = -errno;
@@ -75,62 +72,75 @@ static int write_fd(const struct tune_state *s, const char *path, const char *da
 		err = -EIO;
 	if (close(fd) && !err)
 		err = -errno;
-	return err ? gf_error_errno(err, real) : 0;
+	return err ? gf_error_errno(err, path) : 0;
 }
 
-/* What a kernel file reads after `value` is written: a choice file moves
- * its brackets, any other shows the value and a newline. */
-static char *as_kernel_shows(const char *cur, const char *value)
+/* A choice file ("none [mq-deadline] kyber") after `value` is written:
+ * the first word that is the value in brackets (the kernel selects one),
+ * every other word bare.  NULL when no word is the value, or no memory. */
+static char *choice_shows(const char *cur, const char *value)
 {
-	const char *open = strchr(cur, '['), *close = open ? strchr(open, ']') : NULL;
-	size_t vlen = strlen(value), cap = strlen(cur) + vlen + 4;
-	char *out = malloc(cap), *w = out;
+	size_t vlen = strlen(value), len;
+	char *out = NULL;
 	bool found = false;
+	FILE *f = open_memstream(&out, &len);
 
-	if (!out)
+	if (!f)
 		return NULL;
-	if (open && close) {
-		for (const char *p = cur; *p;) {
-			size_t sp = strspn(p, " \t\n"), wl;
-			const char *word = p + sp;
+	for (const char *p = cur; *p;) {
+		size_t sp = strspn(p, " \t\n"), wl;
+		const char *word = p + sp, *bare;
+		bool sel, pick;
 
-			memcpy(w, p, sp);
-			w += sp;
-			if (!*word)
-				break;
-			wl = strcspn(word, " \t\n");
-			bool sel = word[0] == '[' && wl >= 2 && word[wl - 1] == ']';
-			const char *bare = sel ? word + 1 : word;
-			size_t bl = sel ? wl - 2 : wl;
-			bool pick = bl == vlen && !strncmp(bare, value, vlen);
-
-			found |= pick;
-			w += sprintf(w, pick ? "[%.*s]" : "%.*s", (int)bl, bare);
-			p = word + wl;
-		}
-		*w = '\0';
-		if (found)
-			return out;
+		fwrite(p, 1, sp, f);
+		if (!*word)
+			break;
+		wl = strcspn(word, " \t\n");
+		sel = word[0] == '[' && wl >= 2 && word[wl - 1] == ']';
+		bare = sel ? word + 1 : word;
+		wl = sel ? wl - 2 : wl;
+		pick = !found && wl == vlen && !strncmp(bare, value, vlen);
+		found |= pick;
+		fprintf(f, pick ? "[%.*s]" : "%.*s", (int)wl, bare);
+		p = bare + wl + sel;
 	}
-	snprintf(out, cap, "%s\n", value);
+	if (fclose(f) || !found) {
+		free(out);
+		return NULL;
+	}
 	return out;
 }
 
-int value_write(const struct tune_state *s, const char *path, const char *value, const char *cur)
+/* What a kernel file reads after `value` is written: a choice file moves
+ * its brackets, any other shows the value and a newline.  NULL: no memory. */
+static char *as_kernel_shows(const char *cur, const char *value)
+{
+	const char *open = strchr(cur, '[');
+	char *out = open && strchr(open, ']') ? choice_shows(cur, value) : NULL;
+
+	if (!out && asprintf(&out, "%s\n", value) < 0)
+		return NULL;
+	return out;
+}
+
+int value_write(struct tune_state *s, const char *path, const char *value, const char *cur)
 {
 	char *shown;
 	int ret;
 
+	/* An empty value is written as a newline, as `echo > file` does: the
+	 * kernel ignores a write of nothing, and a newline clears a list
+	 * (ip_local_reserved_ports). */
 	if (gf_fs_live(&s->fs))
-		return write_fd(s, path, value, strlen(value), O_WRONLY);
+		return write_live(s, path, value[0] ? value : "\n", value[0] ? strlen(value) : 1);
 	if (!(shown = as_kernel_shows(cur ? cur : "", value)))
 		return gf_error(-ENOMEM, "out of memory");
-	ret = write_fd(s, path, shown, strlen(shown), O_WRONLY | O_TRUNC);
+	ret = value_write_raw(s, path, shown, strlen(shown));
 	free(shown);
 	return ret;
 }
 
-int value_write_raw(const struct tune_state *s, const char *path, const char *raw, size_t len)
+int value_write_raw(struct tune_state *s, const char *path, const char *raw, size_t len)
 {
-	return write_fd(s, path, raw, len, O_WRONLY | O_TRUNC);
+	return root_replace(s, path, raw, len, 0);
 }

@@ -58,6 +58,34 @@ expect_grep "$TMP/gf.prom" '^gpufeed_check_result{id="mem.swappiness",category="
 expect_grep "$TMP/gf.prom" '^# TYPE gpufeed_check_results gauge$' "with TYPE lines"
 ls "$TMP" | grep -q 'gf.prom.tmp-' && not_ok "a temp file was left" || ok "no temp file left"
 expect_rc 3 "--prom in a missing directory" "$GPUFEED" check --root "$TMP/ci" --prom "$TMP/no/such/dir/x.prom"
+# --prom FILE that is not a regular file: never renamed over (it turned a
+# device into a regular file).  Scratch nodes, never the machine's /dev.
+if mknod "$TMP/full" c 1 7 2>/dev/null && mknod "$TMP/null" c 1 3; then
+	expect_rc 3 "--prom a full device (a copy of /dev/full)" "$GPUFEED" check --root "$TMP/ci" --prom "$TMP/full"
+	expect_grep "$err" "full: No space left on device" "the write's error names FILE"
+	[ "$(stat -c %F "$TMP/full")" = "character special file" ] && ok "--prom: /dev/full is still a device" ||
+		not_ok "--prom: /dev/full became a $(stat -c %F "$TMP/full")"
+	expect_rc 0 "--prom a character device (a copy of /dev/null)" "$GPUFEED" check --root "$TMP/ci" --prom "$TMP/null"
+	[ "$(stat -c %F "$TMP/null")" = "character special file" ] && ok "--prom: /dev/null is still a device" ||
+		not_ok "--prom: /dev/null became a $(stat -c %F "$TMP/null")"
+else
+	echo "# skip --prom onto device nodes: mknod needs root"
+fi
+echo old >"$TMP/prom-target"
+ln -s prom-target "$TMP/prom-link"
+expect_rc 0 "--prom a symlink" "$GPUFEED" check --root "$TMP/ci" --prom "$TMP/prom-link"
+[ -L "$TMP/prom-link" ] && ok "--prom: the symlink is kept" || not_ok "--prom: the symlink was replaced"
+expect_grep "$TMP/prom-target" "^# TYPE gpufeed_check_results gauge$" "--prom: its target holds the textfile"
+ln -s nowhere "$TMP/prom-dangling"
+expect_rc 3 "--prom a symlink to nothing" "$GPUFEED" check --root "$TMP/ci" --prom "$TMP/prom-dangling"
+expect_grep "$err" "a symbolic link to a missing file" "the refusal says why"
+mkfifo "$TMP/prom-fifo"
+timeout 30 cat "$TMP/prom-fifo" >"$TMP/prom-fifo.out" &
+reader=$!
+expect_rc 0 "--prom a FIFO" timeout 20 "$GPUFEED" check --root "$TMP/ci" --prom "$TMP/prom-fifo"
+wait "$reader"
+[ -p "$TMP/prom-fifo" ] && ok "--prom: the FIFO is still a FIFO" || not_ok "--prom: the FIFO was replaced"
+expect_grep "$TMP/prom-fifo.out" "^gpufeed_check_result" "--prom: the reader got the textfile"
 
 # report carries the audit's summary: counts and the worst results.
 expect_rc 0 "report with a warning" "$GPUFEED" report --root "$TMP/ci"

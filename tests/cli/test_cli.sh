@@ -198,6 +198,53 @@ grep -q "$(printf '\033\\[33mwarning')" "$out" && ok "our own colour survives --
 expect_rc 0 "topo --json of that recording" "$GPUFEED" topo --json --root "$TMP/esc"
 expect_jq "$out" '.machine.product == "SYS\u001b[5m-420GP\u009b"' "JSON keeps the bytes, escaped"
 
+# -o FILE where FILE is not a regular file: never renamed over.  A
+# character device or a FIFO is written in place, a symlink followed; a
+# symlink to nothing, a block device or a socket is refused.  Scratch
+# nodes only, so that a regression replaces no file of the machine's /dev.
+kind() { stat -c %F "$1" 2>/dev/null; }
+if mknod "$TMP/devnull" c 1 3 2>/dev/null; then
+	expect_rc 0 "-o a character device (a copy of /dev/null)" "$GPUFEED" topo --root "$CI" -o "$TMP/devnull"
+	[ "$(kind "$TMP/devnull")" = "character special file" ] && ok "-o: the device is still a device" ||
+		not_ok "-o: the device became a $(kind "$TMP/devnull")"
+	mknod "$TMP/devfull" c 1 7
+	expect_rc 3 "-o a full device (a copy of /dev/full)" "$GPUFEED" topo --root "$CI" -o "$TMP/devfull"
+	expect_grep "$err" "devfull: No space left on device" "the write's own error, naming FILE"
+	[ "$(kind "$TMP/devfull")" = "character special file" ] && ok "-o: /dev/full is still a device" ||
+		not_ok "-o: /dev/full became a $(kind "$TMP/devfull")"
+	mknod "$TMP/blk" b 7 250
+	expect_rc 3 "-o a block device" "$GPUFEED" topo --root "$CI" -o "$TMP/blk"
+	expect_grep "$err" "blk: a block device: not written" "the refusal says why"
+	[ "$(kind "$TMP/blk")" = "block special file" ] && ok "-o: the block device is untouched" ||
+		not_ok "-o: the block device became a $(kind "$TMP/blk")"
+else
+	echo "# skip -o onto device nodes: mknod needs root"
+fi
+"$GPUFEED" topo --root "$CI" >"$TMP/topo.txt"
+mkfifo "$TMP/fifo"
+timeout 30 cat "$TMP/fifo" >"$TMP/fifo.out" &
+reader=$!
+expect_rc 0 "-o a FIFO" timeout 20 "$GPUFEED" topo --root "$CI" -o "$TMP/fifo"
+wait "$reader"
+[ "$(kind "$TMP/fifo")" = fifo ] && ok "-o: the FIFO is still a FIFO" || not_ok "-o: the FIFO became a $(kind "$TMP/fifo")"
+cmp -s "$TMP/fifo.out" "$TMP/topo.txt" && ok "-o: the reader got the output" || not_ok "-o: the reader got another output"
+echo old >"$TMP/target.txt"
+ln -s target.txt "$TMP/link.txt"
+expect_rc 0 "-o a symlink" "$GPUFEED" topo --root "$CI" -o "$TMP/link.txt"
+[ -L "$TMP/link.txt" ] && [ "$(readlink "$TMP/link.txt")" = target.txt ] && ok "-o: the symlink is kept" ||
+	not_ok "-o: the symlink was replaced"
+cmp -s "$TMP/target.txt" "$TMP/topo.txt" && ok "-o: its target holds the output" || not_ok "-o: its target differs"
+ls "$TMP" | grep -q 'tmp-' && not_ok "-o: a temp file was left" || ok "-o: no temp file left"
+ln -s nowhere.txt "$TMP/dangling.txt"
+expect_rc 3 "-o a symlink to nothing" "$GPUFEED" topo --root "$CI" -o "$TMP/dangling.txt"
+expect_grep "$err" "dangling.txt: a symbolic link to a missing file: not written" "the refusal says why"
+[ -L "$TMP/dangling.txt" ] && [ ! -e "$TMP/nowhere.txt" ] && ok "-o: the dangling link is untouched" ||
+	not_ok "-o: the dangling link was replaced or followed"
+ln -s /proc/self/fd/1 "$TMP/stdout"	# as /dev/stdout is
+run "$GPUFEED" topo --root "$CI" -o "$TMP/stdout"
+[ "$rc" = 0 ] && cmp -s "$out" "$TMP/topo.txt" && [ -L "$TMP/stdout" ] && ok "-o /dev/stdout (a copy) writes standard output" ||
+	not_ok "-o /dev/stdout (a copy): exit $rc"
+
 # This machine, live.
 expect_rc 0 "report on this machine" "$GPUFEED" report
 expect_grep "$out" "Machine:" "live report has a summary"

@@ -109,6 +109,17 @@ expect_rc 3 "record --force never replaces a file that is not an archive" "$GPUF
 mkdir -p "$TMP/thesis" && echo draft >"$TMP/thesis/thesis.tex" && tar -C "$TMP" -czf "$TMP/thesis.tar.gz" thesis
 expect_rc 3 "record --force never replaces a .tar.gz that is not a recording" "$GPUFEED" record --force --root "$FIX/ci-vm/root" "$TMP/thesis.tar.gz"
 tar -tzf "$TMP/thesis.tar.gz" | grep -q thesis.tex && ok "the archive is kept" || not_ok "the archive was replaced"
+# Neither a symlink nor a device node is ever replaced by a recording.
+ln -s hgx.tar.gz "$TMP/link.tar.gz"
+expect_rc 3 "record --force onto a symlink to a recording" "$GPUFEED" record --force --root "$HGX" "$TMP/link.tar.gz"
+[ -L "$TMP/link.tar.gz" ] && ok "the symlink is kept" || not_ok "the symlink was replaced"
+ln -s "$TMP/j" "$TMP/linkdir"
+expect_rc 3 "record --force onto a symlink to a recording directory" "$GPUFEED" record --force --root "$HGX" "$TMP/linkdir"
+[ -L "$TMP/linkdir" ] && ok "the directory symlink is kept" || not_ok "the directory symlink was replaced"
+if mknod "$TMP/null.tar.gz" c 1 3 2>/dev/null; then
+	expect_rc 3 "record --force onto a character device" "$GPUFEED" record --force --root "$HGX" "$TMP/null.tar.gz"
+	[ -c "$TMP/null.tar.gz" ] && ok "the device is kept" || not_ok "the device was replaced"
+fi
 expect_rc 3 "--root a file that is no recording" "$GPUFEED" topo --root "$TMP/notes.tar.gz"
 expect_grep "$err" "notes.tar.gz: not a directory or a .tar.gz" "says what a root must be"
 head -c 20000 "$TMP/hgx.tar.gz" >"$TMP/cut.tar.gz"

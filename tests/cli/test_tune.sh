@@ -56,6 +56,45 @@ for step in 1 4 6 7 9 12 16; do
 	else not_ok "kill -9 at step $step: tune exit $rc, revert exit $rrc"; sed 's/^/#   /' "$TMP/rv"; fi
 done
 
+# A crash (SIGKILL) at each step of a revert of the recording, then revert
+# again: every byte back (a kill mid-write left a value file empty, which
+# the next revert took for a change by someone else).
+for step in $(seq 1 14); do
+	"$GPUFEED" tune --root "$TMP/rec" --persist >/dev/null 2>&1
+	GPUFEED_TUNE_FAULT=$step:kill "$GPUFEED" revert --root "$TMP/rec" >/dev/null 2>&1
+	rc=$?
+	"$GPUFEED" revert --root "$TMP/rec" >"$TMP/rv" 2>&1
+	rrc=$?
+	if [ $rrc = 0 ] && [ "$(tree_sum "$TMP/rec")" = "$before" ]; then
+		ok "kill -9 at revert step $step (exit $rc), then revert: every byte back"
+	else not_ok "kill -9 at revert step $step: revert exit $rc, then $rrc"; sed 's/^/#   /' "$TMP/rv"; fi
+done
+
+# The journal names its root: a recording's, kept in a --state-dir of this
+# machine, is never replayed onto this machine (no --root) or another root.
+cp -a "$CI" "$TMP/rec2"
+echo 60 >"$TMP/rec2/proc/sys/vm/swappiness"
+expect_rc 0 "tune a recording, journal in --state-dir" "$GPUFEED" tune --root "$TMP/rec2" --only mem.swappiness \
+	--state-dir "$TMP/rec2-state"
+live_swap=$(cat /proc/sys/vm/swappiness)
+expect_rc 3 "revert that journal on this machine" "$GPUFEED" revert --state-dir "$TMP/rec2-state"
+expect_grep "$err" "journal of the recording $(realpath "$TMP/rec2"), not of this machine" "the refusal names both roots"
+[ "$(cat /proc/sys/vm/swappiness)" = "$live_swap" ] && ok "this machine's vm.swappiness untouched" ||
+	not_ok "this machine's vm.swappiness changed to $(cat /proc/sys/vm/swappiness)"
+expect_rc 3 "revert that journal on another recording" "$GPUFEED" revert --root "$TMP/rec" --state-dir "$TMP/rec2-state"
+expect_grep "$err" "not of the recording $(realpath "$TMP/rec"):" "the refusal names both recordings"
+[ -e "$TMP/rec2-state/tune.journal" ] && ok "the journal is kept" || not_ok "the journal was removed"
+expect_rc 0 "revert it on its own recording" "$GPUFEED" revert --root "$TMP/rec2" --state-dir "$TMP/rec2-state"
+[ "$(cat "$TMP/rec2/proc/sys/vm/swappiness")" = 60 ] && ok "its own recording is restored" || not_ok "not restored"
+
+# A FIFO where the journal should be: refused at once, never waited on.
+mkdir -p "$TMP/fifo-state" && mkfifo "$TMP/fifo-state/tune.journal"
+expect_rc 3 "tune with a FIFO for its journal" timeout 20 "$GPUFEED" tune --root "$TMP/rec" --state-dir "$TMP/fifo-state"
+expect_grep "$err" "tune.journal: not a regular file" "the FIFO is named"
+expect_rc 3 "revert with a FIFO for its journal" timeout 20 "$GPUFEED" revert --root "$TMP/rec" --state-dir "$TMP/fifo-state"
+expect_grep "$err" "tune.journal: not a regular file" "the FIFO is named"
+[ "$(tree_sum "$TMP/rec")" = "$before" ] && ok "nothing written with a FIFO journal" || not_ok "the recording changed"
+
 # ---- live, this machine (root, writable /proc/sys) ----
 if [ "$(id -u)" != 0 ] || [ ! -w /proc/sys/vm/swappiness ]; then
 	echo "# skip live: needs root and a writable /proc/sys"
@@ -63,7 +102,10 @@ if [ "$(id -u)" != 0 ] || [ ! -w /proc/sys/vm/swappiness ]; then
 fi
 orig_swap=$(cat /proc/sys/vm/swappiness)
 orig_rmem=$(cat /proc/sys/net/core/rmem_max)
-trap 'echo "$orig_swap" >/proc/sys/vm/swappiness; echo "$orig_rmem" >/proc/sys/net/core/rmem_max; rm -rf "$TMP"' EXIT
+RESERVED=/proc/sys/net/ipv4/ip_local_reserved_ports
+orig_reserved=$(cat $RESERVED)
+trap 'echo "$orig_swap" >/proc/sys/vm/swappiness; echo "$orig_rmem" >/proc/sys/net/core/rmem_max
+	echo "$orig_reserved" >$RESERVED; rm -rf "$TMP"' EXIT
 STATE=$TMP/state
 ids=mem.swappiness
 "$GPUFEED" check --list | grep -q '^net.rmem-max ' && ids=$ids,net.rmem-max
@@ -95,4 +137,18 @@ expect_rc 0 "live revert after kill -9" "$GPUFEED" revert --state-dir "$STATE"
 	not_ok "live: vm.swappiness is $(cat /proc/sys/vm/swappiness)"
 [ "$(cat /proc/sys/net/core/rmem_max)" = 212992 ] && ok "live: net.core.rmem_max is 212992 after kill -9 and revert" ||
 	not_ok "live: net.core.rmem_max is $(cat /proc/sys/net/core/rmem_max)"
+# Revert on this machine writes the journal's original whole (a 299-character
+# reserved-ports list came back cut at 255), and an empty original too (it
+# was written as nothing, which the kernel ignores).
+list=$(seq -s, 10000 2 10098)
+[ ${#list} = 299 ] || not_ok "the test's list is ${#list} characters, not 299"
+for old in "$list" ""; do
+	mkdir -p "$TMP/plant" && rm -f "$TMP/plant/tune.journal"
+	printf 'gpufeed-tune-journal/2\nroot\t/\nset\tnet.port-range\t%s\t%s\t%s\t%s\n' "$RESERVED" "$old" \
+		"$old${old:+,}30000-32767" "$(printf '%s\n' "$old" | od -An -tx1 | tr -d ' \n')" >"$TMP/plant/tune.journal"
+	echo "$old${old:+,}30000-32767" >$RESERVED
+	expect_rc 0 "live revert of a ${#old}-character original" "$GPUFEED" revert --state-dir "$TMP/plant"
+	[ "$(cat $RESERVED)" = "$old" ] && ok "live: ip_local_reserved_ports is back to its ${#old} characters" ||
+		not_ok "live: ip_local_reserved_ports reads '$(cat $RESERVED)'"
+done
 finish

@@ -110,6 +110,22 @@ static void test_port_range(void **state)
 	assert_string_equal(r->value, "8080,30000-31000,30000-32767");
 	afx_put(fx, "/proc/sys/net/ipv4/ip_local_reserved_ports", "8080,30000-31000,31001-32767\n");
 	afx_expect(fx, "net.port-range", "", GF_CHECK_PASS);
+	/* A list longer than any buffer (1,499 characters) is extended
+	 * whole; the command for a person is never a cut value. */
+	{
+		char list[1600] = "", line[1610], want[1620];
+
+		for (int port = 10000; strlen(list) < 1499; port += 2)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%d", list[0] ? "," : "", port);
+		snprintf(line, sizeof(line), "%s\n", list);
+		snprintf(want, sizeof(want), "%s,30000-32767", list);
+		afx_put(fx, "/proc/sys/net/ipv4/ip_local_reserved_ports", line);
+		r = afx_expect(fx, "net.port-range", "", GF_CHECK_WARN);
+		assert_string_equal(r->value, want);
+		assert_non_null(strstr(r->persist_line, want));
+		assert_non_null(strstr(r->fix, "1511-character value"));
+		assert_null(strstr(r->persist, "10000"));
+	}
 	afx_put(fx, "/proc/sys/net/ipv4/ip_local_port_range", "60000 1024\n");
 	afx_expect(fx, "net.port-range", "", GF_CHECK_ERROR);
 	afx_free(fx);

@@ -6,6 +6,7 @@
 #include "io/ckpt_hook.h"
 
 #include <dirent.h>
+#include <sys/sysmacros.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
@@ -319,6 +320,55 @@ static void moved_onto_target(struct t_fs *fs)
 }
 T_FS_TESTS(moved_onto_target);
 
+/* A path that is not a regular file is never renamed over: a symlink is
+ * followed (its target replaced, the link kept); a link to nothing, a FIFO
+ * or a device is refused and left as it is. */
+static void test_not_regular_targets(void **state)
+{
+	char *dir = t_mkdtemp(), path[4096];
+	struct gf_io *io = t_io_open(GF_IO_PSYNC, 4, 1, 0);
+	uint8_t data[100];
+	struct stat st;
+
+	(void)state;
+	t_fill(data, sizeof(data), 0, 5);
+	t_write(dir, "target.bin", "old");
+	t_symlink(dir, "link.bin", "target.bin");
+	snprintf(path, sizeof(path), "%s/link.bin", dir);
+	assert_int_equal(gf_io_write_file_atomic(io, path, data, sizeof(data), NULL), 0);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	snprintf(path, sizeof(path), "%s/target.bin", dir);
+	t_check_file(path, sizeof(data), 5);
+
+	t_symlink(dir, "dangling.bin", "nowhere.bin");
+	snprintf(path, sizeof(path), "%s/dangling.bin", dir);
+	assert_int_equal(gf_io_write_file_atomic(io, path, data, sizeof(data), NULL), -ENOENT);
+	assert_true(t_contains(gf_last_error(), "a symbolic link to a missing file"));
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	snprintf(path, sizeof(path), "%s/nowhere.bin", dir);
+	assert_int_not_equal(lstat(path, &st), 0);
+
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(gf_io_write_file_atomic(io, path, data, sizeof(data), NULL), -EINVAL);
+	assert_true(t_contains(gf_last_error(), "not a regular file"));
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+
+	snprintf(path, sizeof(path), "%s/null", dir);
+	if (mknod(path, S_IFCHR | 0666, makedev(1, 3)) == 0) {	/* a copy of /dev/null (root) */
+		assert_int_equal(gf_io_write_file_atomic(io, path, data, sizeof(data), NULL), -EINVAL);
+		assert_int_equal(lstat(path, &st), 0);
+		assert_true(S_ISCHR(st.st_mode));
+	}
+	assert_int_equal(t_count_names(dir, ".tmp-"), 0);
+	assert_int_equal(gf_io_close(io, GF_IO_DRAIN), 0);
+	t_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -327,6 +377,7 @@ int main(void)
 		T_FS_CASES(direct_refused),
 		T_FS_CASES(dirty_bounded),
 		T_FS_CASES(moved_onto_target),
+		cmocka_unit_test(test_not_regular_targets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -110,6 +110,19 @@ static void assert_file(struct afx *fx, const char *path, const char *want)
 	free(got);
 }
 
+/* Writes a journal into the recording's own state directory: the header,
+ * the record of the root it belongs to (the recording itself), then
+ * `records`. */
+static void plant_journal(struct afx *fx, const char *records)
+{
+	char root[4096], *text = NULL;
+
+	assert_non_null(realpath(fx->dir, root));
+	assert_true(asprintf(&text, "%s\nroot\t%s\n%s", GF_TUNE_JOURNAL_SCHEMA, root, records) > 0);
+	t_write(fx->dir, "var/lib/gpufeed/tune.journal", text);
+	free(text);
+}
+
 static void test_tune_then_revert_restores_every_byte(void **state)
 {
 	struct afx *fx = bad_machine();
@@ -414,13 +427,15 @@ static void test_write_forms(void **state)
 	struct afx *fx = afx_new_owned("ci-vm");
 	struct gf_tune_options o = GF_TUNE_OPTS_INIT;
 	struct tune_state s;
-	char out[64];
+	char *out;
 
 	(void)state;
-	value_meaning("always [madvise] never\n", out, sizeof(out));
+	assert_non_null(out = value_meaning("always [madvise] never\n"));
 	assert_string_equal(out, "madvise");
-	value_meaning("4096\t131072\t6291456\n", out, sizeof(out));
+	free(out);
+	assert_non_null(out = value_meaning("4096\t131072\t6291456\n"));
 	assert_string_equal(out, "4096 131072 6291456");
+	free(out);
 	assert_true(value_same("4096 131072 6291456", "4096\t131072\t6291456\n"));
 	assert_false(value_path_ok("/etc/passwd"));
 	assert_false(value_path_ok("/proc/sys/../../etc/passwd"));
@@ -456,7 +471,7 @@ static void test_torn_journal_line(void **state)
 	gf_tune_report_free(rep);
 	assert_file(fx, "/proc/sys/vm/swappiness", "60\n");
 	/* A malformed complete line is an error, not skipped. */
-	t_write(fx->dir, "var/lib/gpufeed/tune.journal", GF_TUNE_JOURNAL_SCHEMA "\nbogus\n");
+	plant_journal(fx, "bogus\n");
 	assert_int_equal(revert(fx, false, &rep), -EBADMSG);
 	gf_tune_report_free(rep);
 	afx_free(fx);
@@ -500,6 +515,268 @@ static void test_named_fix_only_when_named(void **state)
 	afx_free(fx);
 }
 
+/* A hostile choice file (the value in it many times, brackets alone):
+ * the emulated kernel shows one selection, the first word that is the
+ * value, and never writes past what it allocated (each unbracketed
+ * "none" used to gain brackets). */
+static void test_hostile_choice_file(void **state)
+{
+	static const struct {
+		const char *cur, *value, *want;
+	} cases[] = {
+		{ "[x] none none none none none none none\n", "none", "x [none] none none none none none none\n" },
+		{ "none [none] none none none\n", "none", "[none] none none none none\n" },
+		{ "[mq-deadline] kyber\n", "bfq", "bfq\n" },
+	};
+	const char *path = "/sys/block/vda/queue/scheduler";
+	struct afx *fx = afx_new("ci-vm");
+	struct gf_tune_options o = GF_TUNE_OPTS_INIT;
+	struct tune_state s;
+
+	(void)state;
+	o.root = fx->dir;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		afx_put(fx, path, cases[i].cur);
+		assert_int_equal(tune_state_open(&s, &o, false, false), 0);
+		assert_int_equal(value_write(&s, path, cases[i].value, cases[i].cur), 0);
+		tune_state_close(&s);
+		assert_file(fx, path, cases[i].want);
+	}
+	afx_free(fx);
+}
+
+/* A planted journal record naming a file without a '/' (or outside what
+ * tune writes): an error, not a crash, and nothing written. */
+static void test_journal_path_without_slash(void **state)
+{
+	struct afx *fx = bad_machine();
+	struct gf_tune_report *rep = NULL;
+
+	(void)state;
+	plant_journal(fx, "file\tpasswd\t1\t6869\n");
+	assert_true(revert(fx, false, &rep) < 0);
+	gf_tune_report_free(rep);
+	assert_file(fx, "/passwd", NULL);
+	plant_journal(fx, "set\tmem.x\tswappiness\t60\t10\t36300a\n");
+	assert_true(revert(fx, false, &rep) < 0);
+	gf_tune_report_free(rep);
+	assert_file(fx, "/swappiness", NULL);
+	afx_free(fx);
+}
+
+/* The journal could not be removed (a failure at that very step): the
+ * report says it is kept, never "(removed)". */
+static void test_journal_kept_is_not_said_removed(void **state)
+{
+	bool seen = false;
+
+	(void)state;
+	for (unsigned n = 1; !seen; n++) {
+		struct afx *fx = bad_machine();
+		struct gf_tune_report *rep = NULL;
+		char *text = NULL, path[4096];
+		size_t len = 0;
+		struct stat st;
+		FILE *f;
+
+		assert_int_equal(tune(fx, true, &rep), 0);
+		gf_tune_report_free(rep);
+		gf_tune_fault = (struct gf_tune_fault){ .step = n };
+		revert(fx, false, &rep);
+		gf_tune_fault.step = 0;
+		assert_true(gf_tune_fault_fired);	/* the removal is a step: reached before the end */
+		if (strstr(gf_last_error(), "remove journal")) {
+			seen = true;
+			snprintf(path, sizeof(path), "%s/var/lib/gpufeed/tune.journal", fx->dir);
+			assert_int_equal(stat(path, &st), 0);
+			assert_non_null(f = open_memstream(&text, &len));
+			gf_tune_print(rep, f, false);
+			fclose(f);
+			if (strstr(text, "(removed)"))
+				fail_msg("the journal is still there, yet the report says:\n%s", text);
+			assert_non_null(strstr(text, "kept"));
+			free(text);
+		}
+		gf_tune_report_free(rep);
+		afx_free(fx);
+	}
+}
+
+/* Planted journal records naming files tune never writes: revert refuses
+ * the whole journal and writes nothing (it rewrote /etc/passwd: a 'line'
+ * record holding the file's current bytes made it look like tune's). */
+static void test_planted_journal_paths_refused(void **state)
+{
+	static const char passwd[] = "root:x:0:0:root:/root:/bin/bash\n";
+	char *cur = NULL, line[4096];
+	const char *planted[4];
+	struct afx *fx = bad_machine();
+
+	(void)state;
+	afx_put(fx, "/etc/passwd", passwd);
+	afx_put(fx, "/etc/cron.d/gpufeed", "# nothing\n");
+	cur = hex_encode(passwd, strlen(passwd));
+	/* "evil\n" back as the file's bytes before tune. */
+	snprintf(line, sizeof(line), "file\t/etc/passwd\t1\t6576696c0a\nline\t/etc/passwd\tx\t%s\n", cur);
+	planted[0] = line;
+	planted[1] = "set\tmem.swappiness\t/etc/passwd\tevil\troot:x:0:0:root:/root:/bin/bash\t6576696c0a\n";
+	planted[2] = "file\t/etc/cron.d/gpufeed\t1\t6576696c0a\nline\t/etc/cron.d/gpufeed\tx\t23206e6f7468696e670a\n";
+	planted[3] = "file\t/etc/sysctl.d/90-gpufeed.conf\t0\t\ndir\t/etc/cron.d\n";
+	for (size_t i = 0; i < sizeof(planted) / sizeof(planted[0]); i++) {
+		struct gf_tune_report *rep = NULL;
+		int ret;
+
+		plant_journal(fx, planted[i]);
+		if ((ret = revert(fx, true, &rep)) != -EPERM)
+			fail_msg("planted journal %zu was not refused (%d)", i, ret);
+		assert_non_null(strstr(gf_last_error(), "not a path tune writes"));
+		gf_tune_report_free(rep);
+		assert_file(fx, "/etc/passwd", passwd);
+		assert_file(fx, "/etc/cron.d/gpufeed", "# nothing\n");
+	}
+	free(cur);
+	afx_free(fx);
+}
+
+static int revert_with(const char *root, const char *state_dir, struct gf_tune_report **rep)
+{
+	struct gf_tune_options o = GF_TUNE_OPTS_INIT;
+
+	o.root = root;
+	o.state_dir = state_dir;
+	return gf_tune_revert(&o, rep);
+}
+
+static bool journal_in(const char *dir)
+{
+	char path[4096];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/tune.journal", dir);
+	return stat(path, &st) == 0;
+}
+
+/* The journal names the root it belongs to: a recording's journal (kept in
+ * a --state-dir of this machine) is never replayed onto this machine or
+ * onto another recording, and this machine's never onto a recording.  A
+ * recording's own journal goes with it when it is copied. */
+static void test_journal_belongs_to_its_root(void **state)
+{
+	struct afx *a = bad_machine(), *b = bad_machine(), *c = afx_new("");
+	struct gf_tune_options o = GF_TUNE_OPTS_INIT;
+	struct gf_tune_report *rep = NULL;
+	unsigned long long before = checksum(a->dir);
+	char *sd = t_mkdtemp(), real[4096];
+
+	(void)state;
+	assert_non_null(realpath(a->dir, real));
+	o.root = a->dir;
+	o.nvml = GF_NVML_OFF;
+	o.only = "mem.swappiness";
+	o.state_dir = sd;
+	assert_int_equal(gf_tune_run(&o, &rep), 0);
+	gf_tune_report_free(rep);
+	/* This machine: refused, naming both. */
+	assert_int_equal(revert_with(NULL, sd, &rep), -EXDEV);
+	assert_non_null(strstr(gf_last_error(), real));
+	assert_non_null(strstr(gf_last_error(), "this machine"));
+	gf_tune_report_free(rep);
+	assert_true(journal_in(sd));
+	/* Another recording: refused, for revert and for a second tune. */
+	assert_int_equal(revert_with(b->dir, sd, &rep), -EXDEV);
+	assert_non_null(strstr(gf_last_error(), real));
+	gf_tune_report_free(rep);
+	o.root = b->dir;
+	assert_int_equal(gf_tune_run(&o, &rep), -EXDEV);
+	gf_tune_report_free(rep);
+	assert_file(b, "/proc/sys/vm/swappiness", "60\n");
+	/* Its own root: restored. */
+	assert_int_equal(revert_with(a->dir, sd, &rep), 0);
+	assert_int_equal(gf_tune_undone(rep), 0);
+	gf_tune_report_free(rep);
+	assert_true(checksum(a->dir) == before);
+	assert_false(journal_in(sd));
+
+	/* A recording's own journal, the recording copied elsewhere. */
+	assert_int_equal(tune(a, false, &rep), 0);
+	gf_tune_report_free(rep);
+	t_copytree(a->dir, c->dir);
+	assert_int_equal(revert(c, false, &rep), 0);
+	assert_int_equal(gf_tune_undone(rep), 0);
+	gf_tune_report_free(rep);
+	assert_true(checksum(c->dir) == before);
+	/* This machine's journal found inside a recording: refused. */
+	t_write(c->dir, "var/lib/gpufeed/tune.journal", GF_TUNE_JOURNAL_SCHEMA "\nroot\t/\n"
+		"set\tmem.swappiness\t/proc/sys/vm/swappiness\t30\t60\t33300a\n");
+	assert_int_equal(revert(c, false, &rep), -EXDEV);
+	assert_non_null(strstr(gf_last_error(), "this machine"));
+	gf_tune_report_free(rep);
+	assert_file(c, "/proc/sys/vm/swappiness", "60\n");
+	/* A journal that does not say: refused. */
+	t_write(c->dir, "var/lib/gpufeed/tune.journal", GF_TUNE_JOURNAL_SCHEMA "\n"
+		"set\tmem.swappiness\t/proc/sys/vm/swappiness\t30\t60\t33300a\n");
+	assert_int_equal(revert(c, false, &rep), -EBADMSG);
+	gf_tune_report_free(rep);
+	assert_file(c, "/proc/sys/vm/swappiness", "60\n");
+	t_rmtree(sd);
+	free(sd);
+	afx_free(a);
+	afx_free(b);
+	afx_free(c);
+}
+
+/* A Kubernetes node whose port range overlaps the NodePorts, with
+ * `reserved` (a line) already reserved. */
+static struct afx *k8s_node(const char *reserved)
+{
+	struct afx *fx = afx_new("ci-vm");
+
+	afx_put(fx, "/proc/sys/net/ipv4/ip_local_port_range", "1024\t65535\n");
+	afx_put(fx, "/proc/sys/net/ipv4/ip_local_reserved_ports", reserved);
+	afx_put(fx, "/var/lib/kubelet/config.yaml", "kind: KubeletConfiguration\n");
+	return fx;
+}
+
+/* Values longer than any fixed buffer: a reserved-ports list of 299
+ * characters is extended whole (it was cut at 128 bytes: reservations
+ * dropped, a stray port added), reported whole, and revert gives back its
+ * exact bytes.  An empty original comes back too. */
+static void test_long_and_empty_values(void **state)
+{
+	const char *path = "/proc/sys/net/ipv4/ip_local_reserved_ports";
+	struct gf_tune_options o = GF_TUNE_OPTS_INIT;
+	char list[400] = "", line[420], want[440];
+	struct gf_tune_report *rep = NULL;
+
+	(void)state;
+	for (int port = 10000; strlen(list) < 299; port += 2)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%d", list[0] ? "," : "", port);
+	assert_int_equal(strlen(list), 299);
+	snprintf(line, sizeof(line), "%s\n", list);
+	snprintf(want, sizeof(want), "%s,30000-32767\n", list);
+	for (int empty = 0; empty < 2; empty++) {
+		struct afx *fx = k8s_node(empty ? "\n" : line);
+		unsigned long long before = checksum(fx->dir);
+
+		o.root = fx->dir;
+		o.nvml = GF_NVML_OFF;
+		o.only = "net.port-range";
+		assert_int_equal(gf_tune_run(&o, &rep), 0);
+		assert_int_equal(rep->counts[GF_TUNE_APPLIED], 1);
+		assert_string_equal(rep->items[0].old, empty ? "" : list);
+		assert_int_equal(strlen(rep->items[0].value), empty ? 11 : 311);
+		gf_tune_report_free(rep);
+		assert_file(fx, path, empty ? "30000-32767\n" : want);
+		assert_int_equal(revert(fx, false, &rep), 0);
+		assert_int_equal(gf_tune_undone(rep), 0);
+		assert_string_equal(rep->items[0].value, empty ? "" : list);
+		gf_tune_report_free(rep);
+		assert_file(fx, path, empty ? "\n" : line);
+		assert_true(checksum(fx->dir) == before);
+		afx_free(fx);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -516,6 +793,12 @@ int main(void)
 		cmocka_unit_test(test_named_fix_only_when_named),
 		cmocka_unit_test(test_write_forms),
 		cmocka_unit_test(test_torn_journal_line),
+		cmocka_unit_test(test_hostile_choice_file),
+		cmocka_unit_test(test_journal_path_without_slash),
+		cmocka_unit_test(test_planted_journal_paths_refused),
+		cmocka_unit_test(test_journal_belongs_to_its_root),
+		cmocka_unit_test(test_long_and_empty_values),
+		cmocka_unit_test(test_journal_kept_is_not_said_removed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
