@@ -57,7 +57,6 @@ static int run_config(const struct gf_cmd *def, writer_fn *write, int argc, char
 	gf_cli_init(&cli, def->name);
 	if ((ret = gf_cli_parse(&cli, def, argc, argv, &a)) >= 0 || (ret = gf_cli_no_operands(&cli, argc, argv)) >= 0)
 		return ret;
-	a.o.root = cli.topo.root;
 	if ((ret = gf_cli_discover(&cli, &t)))
 		return ret;
 	ret = write(t, &a.o, stdout);

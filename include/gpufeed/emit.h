@@ -31,10 +31,7 @@ enum gf_emit_label_format {
 /* Versioned (include/gpufeed/common.h): start from GF_EMIT_OPTS_INIT. */
 struct gf_emit_options {
 	size_t struct_size;
-	/* Where the model was read (NULL/"" = this machine): the few facts the
-	 * model does not carry (CPU vendor/family/model for NCCL, PCI
-	 * subsystem ids) are read from the same place. */
-	const char *root;
+	/* Every fact comes from the model (t): the emitters read nothing else. */
 	/* kubelet */
 	const char *tm_policy;		/* NULL: chosen (docs/config.md) */
 	const char *tm_scope;		/* NULL: container */
@@ -53,7 +50,7 @@ struct gf_emit_options {
 };
 
 #define GF_EMIT_OPTS_INIT \
-	{ .struct_size = sizeof(struct gf_emit_options), .root = NULL, .tm_policy = NULL, .tm_scope = NULL, \
+	{ .struct_size = sizeof(struct gf_emit_options), .tm_policy = NULL, .tm_scope = NULL, \
 	  .reserve_cores = GF_EMIT_RESERVE_DEFAULT, .max_gpus_per_pod = 0, .memory_manager = false, \
 	  .autodetect = NULL, .gpu_type = NULL, .skeleton = false, .label_format = GF_EMIT_LABELS_TEXT, \
 	  .node_name = NULL }

@@ -113,6 +113,10 @@ struct gf_cpus {
 	int ncores;			/* distinct (package, die, core) */
 	int threads_per_core;		/* largest SMT group seen */
 	char model[128];		/* /proc/cpuinfo "model name" */
+	/* What NCCL's topology names a CPU by (config nccl-topo): */
+	char arch[16];			/* "x86_64", "arm64", "" unknown */
+	char vendor[32];		/* cpuinfo vendor_id: "GenuineIntel", "" */
+	int family, model_id;		/* cpuinfo cpu family and model, -1 unknown */
 };
 
 struct gf_numa_node {
@@ -156,6 +160,8 @@ struct gf_pci_dev {
 	int host_bridge;		/* index into gf_topo.host_bridges */
 	int depth;			/* 0 = directly on the host bridge */
 	unsigned vendor, device, class_code;
+	int subsystem_vendor, subsystem_device;	/* -1 unknown (NCCL tells PEX
+						 * switches by them) */
 	enum gf_pci_kind kind;
 	int numa_node;			/* sysfs numa_node as is, -1 unknown */
 	struct gf_cpuset local_cpus;

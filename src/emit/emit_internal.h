@@ -40,14 +40,6 @@ void emit_gpu_short(const char *name, char *buf, size_t size);
 
 /* /proc/cpuinfo's vendor_id, cpu family and model, and the architecture,
  * for NCCL's <cpu>; fields are ""/-1 when not found. */
-struct emit_cpuinfo {
-	char arch[16];		/* "x86_64", "arm64", "" */
-	char vendor[32];	/* "GenuineIntel", "AuthenticAMD" */
-	int family, model;
-};
-void emit_cpuinfo_read(const char *root, struct emit_cpuinfo *ci);
-/* A PCI device's sysfs attribute as written ("0x10de"), "" when absent. */
-void emit_pci_attr(const char *root, const char *bdf, const char *attr, char *buf, size_t size);
 
 /* The kernel's cpumap form ("ffff,f00000ff,fff00000"): 32-bit words, most
  * significant first, as many as `nbits` CPUs need. */

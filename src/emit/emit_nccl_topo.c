@@ -172,22 +172,9 @@ static void nic_elem(struct ctx *c, int x, int depth)
 	fputs("</nic>\n", c->f);
 }
 
-/* A 16-bit id as sysfs writes it ("0x10de"): what NCCL compares.  Anything
- * else in a recording's file is left out rather than copied into the XML. */
-static bool pci_id(const char *s)
-{
-	if (strncmp(s, "0x", 2) || strlen(s) != 6)
-		return false;
-	for (int i = 2; i < 6; i++)
-		if (!isxdigit((unsigned char)s[i]))
-			return false;
-	return true;
-}
-
 static void pci_elem(struct ctx *c, int x, int depth)
 {
 	const struct gf_pci_dev *d = &c->t->pci[x];
-	char sv[16], sd[16];
 	int g = gpu_at(c->t, x);
 	bool nic = c->nic_at[x] >= 0, leaf = g >= 0 || nic;
 
@@ -195,10 +182,9 @@ static void pci_elem(struct ctx *c, int x, int depth)
 	fprintf(c->f, "<pci busid=\"%s\" class=\"0x%06x\" vendor=\"0x%04x\" device=\"0x%04x\"", d->bdf, d->class_code,
 		d->vendor, d->device);
 	/* NCCL tells Broadcom PEX switches (flattened) by their subsystem ids. */
-	emit_pci_attr(c->o->root, d->bdf, "subsystem_vendor", sv, sizeof(sv));
-	emit_pci_attr(c->o->root, d->bdf, "subsystem_device", sd, sizeof(sd));
-	if (pci_id(sv) && pci_id(sd))
-		fprintf(c->f, " subsystem_vendor=\"%s\" subsystem_device=\"%s\"", sv, sd);
+	if (d->subsystem_vendor >= 0 && d->subsystem_device >= 0)
+		fprintf(c->f, " subsystem_vendor=\"0x%04x\" subsystem_device=\"0x%04x\"", (unsigned)d->subsystem_vendor,
+			(unsigned)d->subsystem_device);
 	link_attrs(c, x);
 	if (leaf && c->o->skeleton) {
 		fputs("/>\n", c->f);
@@ -216,7 +202,7 @@ static void pci_elem(struct ctx *c, int x, int depth)
 	fputs("</pci>\n", c->f);
 }
 
-static void cpu_elem(struct ctx *c, int node, const struct gf_cpuset *cpus, const struct emit_cpuinfo *ci)
+static void cpu_elem(struct ctx *c, int node, const struct gf_cpuset *cpus, const struct gf_cpus *ci)
 {
 	fprintf(c->f, "  <cpu numaid=\"%d\" affinity=\"", node);
 	emit_write_mask(c->f, cpus, c->mask_bits);
@@ -228,8 +214,8 @@ static void cpu_elem(struct ctx *c, int node, const struct gf_cpuset *cpus, cons
 		gf_xml_escape(c->f, ci->vendor);
 		fputc('"', c->f);
 	}
-	if (ci->family >= 0 && ci->model >= 0)
-		fprintf(c->f, " familyid=\"%d\" modelid=\"%d\"", ci->family, ci->model);
+	if (ci->family >= 0 && ci->model_id >= 0)
+		fprintf(c->f, " familyid=\"%d\" modelid=\"%d\"", ci->family, ci->model_id);
 	fputs(">\n", c->f);
 	for (int x = 0; x < c->t->npci; x++)
 		if (c->used[x] && nccl_parent(c->t, x) < 0 && c->leaf_node[top_of(c->t, x)] == node)
@@ -267,11 +253,10 @@ static void comments(struct ctx *c)
 static int write_all(struct ctx *c)
 {
 	const struct gf_topo *t = c->t;
-	struct emit_cpuinfo ci;
+	const struct gf_cpus *ci = &t->cpus;
 	struct gf_cpuset all;
 	bool unknown = false;
 
-	emit_cpuinfo_read(c->o->root, &ci);
 	for (int g = 0; g < t->ngpus; g++) {
 		mark(c, t->gpus[g].pci, t->gpus[g].numa_node);
 		unknown |= t->gpus[g].numa_node < 0;
@@ -289,12 +274,12 @@ static int write_all(struct ctx *c)
 	fputs("<system version=\"1\">\n", c->f);
 	for (int i = 0; i < t->numa.nnodes; i++)
 		if (!gf_cpuset_empty(&t->numa.node[i].cpus))
-			cpu_elem(c, t->numa.node[i].id, &t->numa.node[i].cpus, &ci);
+			cpu_elem(c, t->numa.node[i].id, &t->numa.node[i].cpus, ci);
 	if (unknown || !t->numa.nnodes) {
 		gf_cpuset_zero(&all);
 		for (int i = 0; i < t->cpus.ncpu; i++)
 			gf_cpuset_set(&all, (unsigned)t->cpus.cpu[i].id);
-		cpu_elem(c, -1, &all, &ci);
+		cpu_elem(c, -1, &all, ci);
 	}
 	fputs("</system>\n", c->f);
 	return emit_done(c->f);

@@ -5,6 +5,7 @@
  * round trip, so each group file (siblings, package, L3) is read once per
  * group: a CPU already covered by a group read through another CPU is not
  * read again.  A recording therefore holds only those files. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,13 +33,66 @@ static int find_cpu(const struct gf_cpus *cp, int id)
 	return -1;
 }
 
+/* The first "key : value" line of cpuinfo whose key is exactly key
+ * ("model", not "model name"), its value in buf; "" when none. */
+static void cpuinfo_field(const char *text, const char *key, char *buf, size_t size)
+{
+	size_t n = strlen(key);
+
+	buf[0] = '\0';
+	for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		const char *colon, *k = line + n;
+		size_t len;
+
+		if (strncmp(line, key, n))
+			continue;
+		while (*k == ' ' || *k == '\t')
+			k++;
+		if (*k != ':' || !(colon = strchr(line, ':')))
+			continue;
+		colon++;
+		while (*colon == ' ' || *colon == '\t')
+			colon++;
+		len = strcspn(colon, "\n");
+		if (len >= size)
+			len = size - 1;
+		memcpy(buf, colon, len);
+		buf[len] = '\0';
+		return;
+	}
+}
+
+/* The identity NCCL's topology gives a CPU: x86 cpuinfo has vendor_id, cpu
+ * family and model; arm64's a CPU implementer.  NCCL knows x86_64, arm64
+ * and ppc64 (its kvDictCpuArch). */
+static void read_identity(struct gf_cpus *cp, const char *text)
+{
+	char v[64];
+
+	cp->family = cp->model_id = -1;
+	cpuinfo_field(text, "vendor_id", cp->vendor, sizeof(cp->vendor));
+	cpuinfo_field(text, "cpu family", v, sizeof(v));
+	if (*v && isdigit((unsigned char)*v))
+		cp->family = atoi(v);
+	cpuinfo_field(text, "model", v, sizeof(v));
+	if (*v && isdigit((unsigned char)*v))
+		cp->model_id = atoi(v);
+	cpuinfo_field(text, "CPU implementer", v, sizeof(v));
+	if (*cp->vendor)
+		snprintf(cp->arch, sizeof(cp->arch), "x86_64");
+	else if (*v)
+		snprintf(cp->arch, sizeof(cp->arch), "arm64");
+}
+
 static void read_model(struct gf_ctx *c)
 {
 	struct gf_cpus *cp = &c->t->cpus;
 	char *text, flags[8192];
 
+	cp->family = cp->model_id = -1;
 	if (gf_read_opt(c, "/proc/cpuinfo", &text, NULL))
 		return;
+	read_identity(cp, text);
 	if (!gf_kv_find(text, "model name", cp->model, sizeof(cp->model)))
 		gf_kv_find(text, "Model", cp->model, sizeof(cp->model));	/* arm64 */
 	if (gf_kv_find(text, "flags", flags, sizeof(flags))) {

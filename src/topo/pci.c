@@ -130,6 +130,18 @@ static unsigned read_hex(struct gf_ctx *c, const char *dir, const char *attr, lo
 	return (unsigned)v;
 }
 
+/* A subsystem id, -1 when absent or out of range (an optional fact). */
+static int read_subsystem(struct gf_ctx *c, const char *dir, const char *attr)
+{
+	char path[512];
+	long long v;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, attr);
+	if (gf_read_opt_ll(c, path, &v) || v < 0 || v > 0xffff)
+		return -1;
+	return (int)v;
+}
+
 /* The PCI Express capability's Device/Port Type (PCIe base spec 7.5.3.2),
  * from config space; -1 when the capability is not within what we may read
  * (non-root users see 64 bytes) or the bytes make no sense. */
@@ -167,6 +179,8 @@ static void read_device(struct gf_ctx *c, struct gf_pci_dev *d)
 	d->vendor = read_hex(c, d->path, "vendor", 0xffff);
 	d->device = read_hex(c, d->path, "device", 0xffff);
 	d->class_code = read_hex(c, d->path, "class", 0xffffff);
+	d->subsystem_vendor = read_subsystem(c, d->path, "subsystem_vendor");
+	d->subsystem_device = read_subsystem(c, d->path, "subsystem_device");
 	d->kind = classify(d);
 	d->numa_node = -1;
 	d->pcie_type = d->kind == GF_PCI_BRIDGE ? read_pcie_type(c, d) : -1;

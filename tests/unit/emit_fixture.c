@@ -17,7 +17,7 @@ struct gf_topo *efx_load(const char *machine, const char *locality)
 	return t;
 }
 
-char *efx_run(efx_writer *write, const struct gf_topo *t, const char *machine, struct gf_emit_options *o, int *ret)
+char *efx_run(efx_writer *write, const struct gf_topo *t, struct gf_emit_options *o, int *ret)
 {
 	struct gf_emit_options def = GF_EMIT_OPTS_INIT;
 	char *buf = NULL;
@@ -27,7 +27,6 @@ char *efx_run(efx_writer *write, const struct gf_topo *t, const char *machine, s
 	assert_non_null(f);
 	if (!o)
 		o = &def;
-	o->root = t_fixture_root(machine);
 	*ret = write(t, o, f);
 	fclose(f);
 	return buf;

@@ -51,7 +51,7 @@ static void check_machine(const char *machine)
 	char *text, *v;
 	int ret, lines = 0;
 
-	text = efx_run(gf_emit_labels, t, machine, NULL, &ret);
+	text = efx_run(gf_emit_labels, t, NULL, &ret);
 	assert_int_equal(ret, 0);
 	for (char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
 		size_t len = strcspn(line, "\n");
@@ -90,7 +90,7 @@ static void test_values(void **state)
 	int ret;
 
 	(void)state;
-	text = efx_run(gf_emit_labels, t, "hgx-h100-8gpu", NULL, &ret);
+	text = efx_run(gf_emit_labels, t, NULL, &ret);
 	v = efx_value(text, "nvidia.com/gpu.product");
 	assert_string_equal(v, "NVIDIA-H100-80GB-HBM3");
 	free(v);
@@ -106,7 +106,7 @@ static void test_values(void **state)
 	free(text);
 	o.label_format = GF_EMIT_LABELS_YAML;
 	o.node_name = "gpu-node-17.example.com";
-	text = efx_run(gf_emit_labels, t, "hgx-h100-8gpu", &o, &ret);
+	text = efx_run(gf_emit_labels, t, &o, &ret);
 	assert_int_equal(ret, 0);
 	assert_non_null(strstr(text, "kind: NodeFeature\n"));
 	assert_non_null(strstr(text, "nfd.node.kubernetes.io/node-name: \"gpu-node-17.example.com\""));

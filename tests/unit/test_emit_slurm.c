@@ -53,7 +53,7 @@ static void check_machine(const char *machine)
 	char *text;
 	int ret;
 
-	text = efx_run(gf_emit_slurm, t, machine, NULL, &ret);
+	text = efx_run(gf_emit_slurm, t, NULL, &ret);
 	assert_int_equal(ret, 0);
 	parse(text, &g);
 	assert_int_equal(g.n, t->ngpus);
@@ -109,21 +109,21 @@ static void test_links_values(void **state)
 	int ret;
 
 	(void)state;
-	text = efx_run(gf_emit_slurm, t, "hgx-h100-8gpu", NULL, &ret);
+	text = efx_run(gf_emit_slurm, t, NULL, &ret);
 	parse(text, &g);
 	assert_int_equal(g.links[0][7], 18);
 	assert_non_null(strstr(text, "Gres=gpu:h100:8"));
 	assert_non_null(strstr(text, "Sockets=2 CoresPerSocket=56 ThreadsPerCore=2"));
 	free(text);
 	o.autodetect = "nvml";
-	text = efx_run(gf_emit_slurm, t, "hgx-h100-8gpu", &o, &ret);
+	text = efx_run(gf_emit_slurm, t, &o, &ret);
 	parse(text, &g);
 	assert_int_equal(g.links[0][7], 0);
 	assert_int_equal(g.links[3][3], -1);
 	assert_non_null(strstr(text, "AutoDetect=nvml\n"));
 	free(text);
 	o.autodetect = "nvidia";
-	text = efx_run(gf_emit_slurm, t, "hgx-h100-8gpu", &o, &ret);
+	text = efx_run(gf_emit_slurm, t, &o, &ret);
 	assert_null(strstr(text, "Links=-1"));
 	assert_non_null(strstr(text, "Cores=0-55\n"));
 	free(text);
@@ -155,17 +155,17 @@ static void test_errors(void **state)
 	int ret;
 
 	(void)state;
-	free(efx_run(gf_emit_slurm, t, "ci-vm", NULL, &ret));
+	free(efx_run(gf_emit_slurm, t, NULL, &ret));
 	assert_int_equal(ret, -ENODEV);
 	o.gpu_type = "l40s:48gb";
-	free(efx_run(gf_emit_slurm, h, "l40s-4gpu-224", &o, &ret));
+	free(efx_run(gf_emit_slurm, h, &o, &ret));
 	assert_int_equal(ret, -EINVAL);
 	o.gpu_type = NULL;
 	o.autodetect = "full";
-	free(efx_run(gf_emit_slurm, h, "l40s-4gpu-224", &o, &ret));
+	free(efx_run(gf_emit_slurm, h, &o, &ret));
 	assert_int_equal(ret, -EINVAL);
 	o.autodetect = NULL;
-	text = efx_run(gf_emit_slurm, h, "l40s-4gpu-224", &o, &ret);
+	text = efx_run(gf_emit_slurm, h, &o, &ret);
 	assert_non_null(strstr(text, "Type=l40s "));
 	free(text);
 	gf_topo_free(t);
