@@ -137,9 +137,7 @@ int gf_cmd_check(int argc, char **argv)
 	}
 	if (a.only && (ret = check_only(&cli, a.only)) >= 0)
 		return ret;
-	a.o.root = cli.topo.root;
-	a.o.nvml = cli.topo.nvml;
-	a.o.pci_locality = cli.topo.pci_locality;
+	a.o.machine = &cli.topo;
 	a.o.only = a.only;
 	if ((ret = gf_audit_run(&a.o, &au)))
 		return gf_cli_fail(&cli, ret);

@@ -98,8 +98,7 @@ int gf_cmd_record(int argc, char **argv)
 	if ((ret = gf_cli_parse(&cli, &gf_cmd_record_def, argc, argv, &ro)) >= 0 ||
 	    (ret = gf_cli_one_operand(&cli, argc, argv, "DIR", NULL)) >= 0)
 		return ret;
-	ro.root = cli.topo.root;
-	ro.nvml = cli.topo.nvml;
+	ro.machine = &cli.topo;
 	ro.warn = print_warning;
 	ro.warn_arg = &cli;
 	ro.cancel = &interrupted;

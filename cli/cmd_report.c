@@ -43,10 +43,8 @@ static struct gf_audit *run_audit(const struct gf_cli *cli, const struct gf_topo
 	struct gf_audit_options o = GF_AUDIT_OPTS_INIT;
 	struct gf_audit *au = NULL;
 
-	o.root = cli->topo.root;
-	o.nvml = cli->topo.nvml;
-	o.pci_locality = cli->topo.pci_locality;
-	o.topo = t;
+	o.machine = &cli->topo;
+	o.model = t;
 	if (gf_audit_run(&o, &au))
 		fprintf(stderr, "gpufeed report: the host audit did not run: %s\n", gf_last_error());
 	return au;

@@ -53,7 +53,7 @@ int gf_cmd_revert(int argc, char **argv)
 	if ((ret = gf_cli_parse(&cli, &gf_cmd_revert_def, argc, argv, &a)) >= 0 ||
 	    (ret = gf_cli_no_operands(&cli, argc, argv)) >= 0)
 		return ret;
-	a.o.root = cli.topo.root;
+	a.o.machine = &cli.topo;
 	ret = gf_tune_revert(&a.o, &rep);
 	return gf_cli_tune_finish(&cli, rep, ret);
 }

@@ -94,9 +94,7 @@ int gf_cmd_tune(int argc, char **argv)
 	if ((ret = gf_cli_parse(&cli, &gf_cmd_tune_def, argc, argv, &a)) >= 0 ||
 	    (ret = gf_cli_no_operands(&cli, argc, argv)) >= 0)
 		return ret;
-	a.o.root = cli.topo.root;
-	a.o.nvml = cli.topo.nvml;
-	a.o.pci_locality = cli.topo.pci_locality;
+	a.o.machine = &cli.topo;
 	ret = gf_tune_run(&a.o, &rep);
 	return gf_cli_tune_finish(&cli, rep, ret);
 }

@@ -141,7 +141,7 @@ int gf_cmd_verify(int argc, char **argv)
 	a.o.proc_root = cli.topo.root;
 	if (a.model)
 		cli.topo.root = a.model;
-	a.o.topo = &cli.topo;
+	a.o.machine = &cli.topo;
 	a.o.gpus = a.gpu;
 	if ((ret = gf_verify_run(&a.o, pid, &v)))
 		return ret == -EDOM ? gf_cli_usage(&cli, "%s", gf_last_error()) : gf_cli_fail(&cli, ret);

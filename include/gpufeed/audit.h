@@ -123,9 +123,13 @@ struct gf_check_result {
 
 struct gf_audit_options {
 	size_t struct_size;
-	const char *root;		/* NULL or "" = this machine, else a recording */
-	enum gf_nvml_mode nvml;
-	const char *pci_locality;	/* as in gf_topo_options */
+	/* The machine, as every feature takes it: its model's options (a
+	 * recording's root, NVML, the locality override; NULL: this machine,
+	 * the defaults), and a model already discovered with them (gpufeed
+	 * report passes its own), used instead of discovering again.  The
+	 * checks read the same root. */
+	const struct gf_topo_options *machine;
+	const struct gf_topo *model;
 	enum gf_profile profile;
 	/* Comma-separated check ids or categories to run; NULL = all. */
 	const char *only;
@@ -133,15 +137,12 @@ struct gf_audit_options {
 	 * NULL-terminated).  NULL: this process's environment on the live
 	 * machine, DIR/environ in a recording (absent: none). */
 	const char *const *env;
-	/* A model already discovered from the same root (gpufeed report
-	 * passes its own), used instead of discovering again; NULL: discover. */
-	const struct gf_topo *topo;
 	/* New fields go here, at the end. */
 };
 
 #define GF_AUDIT_OPTS_INIT \
-	{ .struct_size = sizeof(struct gf_audit_options), .root = NULL, .nvml = GF_NVML_AUTO, \
-	  .pci_locality = NULL, .profile = GF_PROFILE_TRAINING, .only = NULL, .env = NULL, .topo = NULL }
+	{ .struct_size = sizeof(struct gf_audit_options), .machine = NULL, .model = NULL, \
+	  .profile = GF_PROFILE_TRAINING, .only = NULL, .env = NULL }
 
 struct gf_audit {
 	char source[4096];		/* "this machine" or the recording */

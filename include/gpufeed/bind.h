@@ -149,11 +149,12 @@ GF_API int gf_bind_apply(const struct gf_binding *b, const struct gf_bind_option
  * CUDA_DEVICE_ORDER=PCI_BUS_ID, OMP_NUM_THREADS, NCCL_IGNORE_CPU_AFFINITY=1. */
 GF_API int gf_bind_setenv(const struct gf_binding *b, unsigned flags);
 
-/* Discover this machine (or root), compute and apply the binding for the
- * GPUs in LIST and export its environment (flags 0); the call a worker
- * makes after fork.  NULL opts: defaults.  NVML is loaded only when LIST
- * names a MIG instance.  0, GF_BIND_WARNED or -errno (-ENODEV: no GPU). */
-GF_API int gf_bind_gpu(const char *list, const char *root, const struct gf_bind_options *opts);
+/* Discover the machine (NULL: this one; NVML is then loaded only when LIST
+ * names a MIG instance, for a worker's start-up), compute and apply the
+ * binding for the GPUs in LIST and export its environment (flags 0); the
+ * call a worker makes after fork.  NULL opts: defaults.  0, GF_BIND_WARNED
+ * or -errno (-ENODEV: no GPU). */
+GF_API int gf_bind_gpu(const char *list, const struct gf_topo_options *machine, const struct gf_bind_options *opts);
 
 /* Version of the JSON of gf_bind_write_json() (docs/json-run.md). */
 #define GF_BIND_RUN_SCHEMA "gpufeed-run/1"

@@ -200,7 +200,9 @@ struct gf_launch_job_options {
 	double grace_s;
 	int out_fd, err_fd;
 	bool prefix, quiet;
-	const char *root;		/* gf_launch_job(): the model, NULL this machine */
+	/* gf_launch_job(): the machine's model options (NULL: this machine,
+	 * the defaults), as every feature takes it. */
+	const struct gf_topo_options *machine;
 	/* torchrun's --standalone: one node, on 127.0.0.1 at a free port, the
 	 * environment not read, a random run id (unless the world names one);
 	 * a world that says otherwise is -EINVAL. */
@@ -219,7 +221,7 @@ struct gf_launch_job_options {
 #define GF_LAUNCH_JOB_OPTS_INIT \
 	{ .struct_size = sizeof(struct gf_launch_job_options), .argv = NULL, .gpus = NULL, .nproc = 0, \
 	  .no_bind = false, .bind = NULL, .env_flags = 0, .world = NULL, .grace_s = 5.0, .out_fd = 1, \
-	  .err_fd = 2, .prefix = true, .quiet = false, .root = NULL, .standalone = false, \
+	  .err_fd = 2, .prefix = true, .quiet = false, .machine = NULL, .standalone = false, \
 	  .max_restarts = 0, .all_gpus_visible = false }
 
 struct gf_launch_plan;

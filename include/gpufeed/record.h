@@ -28,9 +28,11 @@ enum gf_record_format {
 /* Versioned (include/gpufeed/common.h): start from GF_RECORD_OPTS_INIT. */
 struct gf_record_options {
 	size_t struct_size;		/* sizeof as the caller was built */
-	const char *root;		/* NULL = this machine, else re-record a recording
-					 * (a directory or a .tar.gz) */
-	enum gf_nvml_mode nvml;		/* AUTO: facts when NVML answers */
+	/* The machine recorded (NULL: this one, NVML when it answers), or a
+	 * recording recorded again (its root: a directory or a .tar.gz).  A
+	 * locality override is refused: a recording keeps what the machine
+	 * says, and the override is given when it is read. */
+	const struct gf_topo_options *machine;
 	bool force;			/* replace an existing recording at the target */
 	/* Called with each input warning (a malformed file the model read). */
 	void (*warn)(const char *msg, void *arg);
@@ -43,7 +45,7 @@ struct gf_record_options {
 
 #define GF_RECORD_OPTS_INIT { \
 	.struct_size = sizeof(struct gf_record_options), \
-	.root = NULL, .nvml = GF_NVML_AUTO, .force = false, .warn = NULL, .warn_arg = NULL, \
+	.machine = NULL, .force = false, .warn = NULL, .warn_arg = NULL, \
 	.cancel = NULL, .format = GF_RECORD_AUTO }
 
 struct gf_record_stats {

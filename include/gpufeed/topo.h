@@ -360,6 +360,12 @@ struct gf_topo {
 	unsigned omitted;		/* GF_TOPO_OMIT_*: parts left unread */
 };
 
+/* The machine's options as the library reads them: in's fields over the
+ * defaults (a caller built against an older header keeps the defaults of
+ * the fields it lacks; in NULL: this machine, the defaults).  0, or -EINVAL
+ * for options not made with GF_TOPO_OPTS_INIT. */
+GF_API int gf_topo_options_copy(const struct gf_topo_options *in, struct gf_topo_options *out);
+
 /* opts NULL: this machine, NVML when present.  A struct not started from
  * GF_TOPO_OPTS_INIT (struct_size 0) is refused with -EINVAL. */
 GF_API int gf_topo_discover(const struct gf_topo_options *opts, struct gf_topo **out);

@@ -28,10 +28,9 @@ extern "C" {
 
 struct gf_tune_options {
 	size_t struct_size;
-	const char *root;		/* NULL or "" = this machine, else a recording
-					 * directory: every read and write stays in it */
-	enum gf_nvml_mode nvml;		/* as in gf_audit_options */
-	const char *pci_locality;
+	/* The machine (NULL: this one, the defaults): with a recording's root
+	 * every read and write stays in the recording. */
+	const struct gf_topo_options *machine;
 	enum gf_profile profile;
 	/* Comma-separated check ids or categories.  only: just these (a
 	 * named check without a safe fix is reported as not applicable
@@ -48,8 +47,7 @@ struct gf_tune_options {
 };
 
 #define GF_TUNE_OPTS_INIT \
-	{ .struct_size = sizeof(struct gf_tune_options), .root = NULL, .nvml = GF_NVML_AUTO, \
-	  .pci_locality = NULL, .profile = GF_PROFILE_TRAINING, .only = NULL, .except = NULL, \
+	{ .struct_size = sizeof(struct gf_tune_options), .machine = NULL, .profile = GF_PROFILE_TRAINING, .only = NULL, .except = NULL, \
 	  .state_dir = NULL, .dry_run = false, .persist = false, .force = false }
 
 /* What happened to one value or one persistent file. */

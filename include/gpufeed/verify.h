@@ -7,7 +7,7 @@
  *
  * Everything is read through a root prefix: the process from
  * opts.proc_root (""/NULL: this machine's /proc), the model from
- * opts.topo.root.  A test tree or a recording that holds a fake
+ * opts.machine->root.  A test tree or a recording that holds a fake
  * /proc/PID works like the live machine. */
 #ifndef GPUFEED_VERIFY_H
 #define GPUFEED_VERIFY_H
@@ -30,10 +30,11 @@ struct gf_verify_options {
 	/* Where /proc/PID is read: NULL or "" = this machine, else a
 	 * directory holding proc/PID (a test tree, a recording). */
 	const char *proc_root;
-	/* The model (root, NVML, locality override), as gf_topo_discover
-	 * takes it; NULL: this machine, the defaults.  A pointer, not the
-	 * struct, so gf_topo_options can grow without moving what follows. */
-	const struct gf_topo_options *topo;
+	/* The machine, as every feature takes it: the model's options (root,
+	 * NVML, locality override; NULL: this machine, the defaults).  A
+	 * pointer, not the struct, so gf_topo_options can grow without moving
+	 * what follows. */
+	const struct gf_topo_options *machine;
 	/* The GPUs to compare with ("0,GPU-8f1c...,0000:3b:00.0,MIG-..."):
 	 * NULL = the GPUs the process has open, else its
 	 * CUDA_VISIBLE_DEVICES. */
@@ -45,7 +46,7 @@ struct gf_verify_options {
 };
 
 #define GF_VERIFY_OPTS_INIT \
-	{ .struct_size = sizeof(struct gf_verify_options), .proc_root = NULL, .topo = NULL, \
+	{ .struct_size = sizeof(struct gf_verify_options), .proc_root = NULL, .machine = NULL, \
 	  .gpus = NULL, .max_off_node_pct = 10.0 }
 
 /* How a GPU came to be compared with. */

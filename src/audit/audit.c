@@ -146,13 +146,13 @@ static void free_env(char **env)
 	free(env);
 }
 
-static int load_nvml(struct gf_audit_ctx *c, const struct gf_audit_options *o, struct gf_nvml_facts **facts)
+static int load_nvml(struct gf_audit_ctx *c, const struct gf_topo_options *to, struct gf_nvml_facts **facts)
 {
 	char *data = NULL;
 	size_t len;
 	int ret;
 
-	if (o->nvml == GF_NVML_OFF) {
+	if (to->nvml == GF_NVML_OFF) {
 		gf_strlcpy(c->nvml_why, "NVML not used (--nvml=off)", sizeof(c->nvml_why));
 		return 0;
 	}
@@ -238,22 +238,21 @@ int gf_audit_run(const struct gf_audit_options *opts, struct gf_audit **out)
 		return gf_error(-ENOMEM, "out of memory");
 	c.a = a;
 	c.profile = a->profile = o.profile;
-	to.root = o.root;
-	to.nvml = o.nvml;
-	to.pci_locality = o.pci_locality;
-	if (o.topo)
-		c.t = o.topo;
+	if ((ret = gf_topo_options_copy(o.machine, &to)))
+		goto out;
+	if (o.model)
+		c.t = o.model;
 	else if ((ret = gf_topo_discover(&to, &t)))
 		goto out;
 	else
 		c.t = t;
-	if ((ret = gf_fs_init(&c.fs, o.root)))
+	if ((ret = gf_fs_init(&c.fs, to.root)))
 		goto out;
 	c.live = a->live = gf_fs_live(&c.fs);
 	gf_strlcpy(a->source, c.t->machine.source, sizeof(a->source));
 	gf_strlcpy(a->hostname, c.t->machine.hostname, sizeof(a->hostname));
 	a->gpus = c.t->ngpus > 0;
-	if ((ret = load_nvml(&c, &o, &facts)))
+	if ((ret = load_nvml(&c, &to, &facts)))
 		goto out_fs;
 	c.nvml = facts;
 	a->container = c.container = gf_audit_detect_container(&c.fs, a->container_kind, sizeof(a->container_kind));

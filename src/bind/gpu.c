@@ -16,7 +16,7 @@ static enum gf_nvml_mode nvml_for(const char *list)
 		       GF_NVML_AUTO : GF_NVML_OFF;
 }
 
-GF_API int gf_bind_gpu(const char *list, const char *root, const struct gf_bind_options *opts)
+GF_API int gf_bind_gpu(const char *list, const struct gf_topo_options *machine, const struct gf_bind_options *opts)
 {
 	struct gf_topo_options to = GF_TOPO_OPTS_INIT;
 	struct gf_bind_target tg[GF_BIND_MAX_TARGETS];
@@ -26,9 +26,8 @@ GF_API int gf_bind_gpu(const char *list, const char *root, const struct gf_bind_
 
 	if (!list)
 		return gf_error(-EINVAL, "gf_bind_gpu: no GPU list");
-	to.root = root;
 	to.nvml = nvml_for(list);
-	if ((ret = gf_topo_discover(&to, &t)))
+	if ((ret = gf_topo_discover(machine ? machine : &to, &t)))
 		return ret;
 	if (!t->ngpus) {
 		ret = gf_error(-ENODEV, "no NVIDIA GPU in %s: nothing to bind to", t->machine.source);

@@ -25,7 +25,7 @@ static int load_opts(const struct gf_launch_job_options *opts, const char *what,
 
 	if (!opts)
 		return gf_error(-EINVAL, "%s: no options", what);
-	if ((ret = gf_opts_check(opts->struct_size, offsetof(struct gf_launch_job_options, root) + sizeof(opts->root),
+	if ((ret = gf_opts_check(opts->struct_size, offsetof(struct gf_launch_job_options, machine) + sizeof(opts->machine),
 				 what, "GF_LAUNCH_JOB_OPTS_INIT")))
 		return ret;
 	*o = def;
@@ -259,7 +259,7 @@ GF_API int gf_launch_plan_new(const struct gf_topo *t, const struct gf_launch_jo
 	    (ret = copy_argv(p)))
 		goto fail;
 	p->o.gpus = NULL;	/* the caller's string: not kept */
-	p->o.root = NULL;
+	p->o.machine = NULL;
 	*out = p;
 	return 0;
 fail:
@@ -321,7 +321,6 @@ GF_API int gf_launch_plan_run(const struct gf_launch_plan *p, struct gf_launch_r
 
 GF_API int gf_launch_job(const struct gf_launch_job_options *opts, struct gf_launch_result *res)
 {
-	struct gf_topo_options to = GF_TOPO_OPTS_INIT;
 	struct gf_launch_job_options o;
 	struct gf_launch_plan *p = NULL;
 	struct gf_topo *t = NULL;
@@ -329,8 +328,7 @@ GF_API int gf_launch_job(const struct gf_launch_job_options *opts, struct gf_lau
 
 	if ((ret = load_opts(opts, "gf_launch_job", &o)))
 		return ret;
-	to.root = o.root;
-	if (!o.no_bind && (ret = gf_topo_discover(&to, &t)))
+	if (!o.no_bind && (ret = gf_topo_discover(o.machine, &t)))
 		return ret;
 	if ((ret = gf_launch_plan_new(t, opts, &p))) {
 		gf_topo_free(t);

@@ -229,7 +229,7 @@ static int read_source_facts(const struct gf_fs *fs, struct gf_nvml_facts **fact
 	return ret;
 }
 
-static int load_source_facts(const struct gf_fs *fs, const struct gf_record_options *opts,
+static int load_source_facts(const struct gf_fs *fs, const struct gf_topo_options *opts,
 			     struct gf_nvml_facts **facts, struct gf_bytes *raw, struct gf_record_stats *st)
 {
 	int ret;
@@ -292,6 +292,7 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 		     struct gf_record_stats *stats)
 {
 	struct gf_record_options o = GF_RECORD_OPTS_INIT;
+	struct gf_topo_options machine;
 	struct gf_record_stats st = { 0 };
 	struct gf_recorder *rec = NULL;
 	struct gf_ctx c = { 0 };
@@ -315,6 +316,11 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 	opts = &o;
 	if (!dir_arg || !*dir_arg)
 		return gf_error(-EINVAL, "record: no directory given");
+	if ((ret = gf_topo_options_copy(opts->machine, &machine)))
+		return ret;
+	if (machine.pci_locality)
+		return gf_error(-EINVAL, "record: a locality override (%s) is not recorded: a recording keeps what "
+				"the machine says; give --pci-locality when you read it", machine.pci_locality);
 	/* "rec/" names rec: its temp sibling is rec.tmp-X, not rec/.tmp-X. */
 	if (gf_strlcpy(dir, dir_arg, sizeof(dir)) >= sizeof(dir))
 		return gf_error(-ENAMETOOLONG, "%s: path too long", dir_arg);
@@ -326,7 +332,7 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 	if ((ret = gf_place_check(&place)))
 		return ret;
 	snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", dir);
-	if ((ret = gf_fs_init(&c.fs, opts->root)))
+	if ((ret = gf_fs_init(&c.fs, machine.root)))
 		return ret;
 	if (!mkdtemp(tmp)) {
 		ret = gf_error_errno(-errno, dir);
@@ -344,7 +350,7 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 	if ((ret = gf_rec_init(rec, tmp)))
 		goto out;
 	rec->cancel = opts->cancel;
-	if ((ret = load_source_facts(&c.fs, opts, &c.facts, &raw_facts, &st)))
+	if ((ret = load_source_facts(&c.fs, &machine, &c.facts, &raw_facts, &st)))
 		goto out;
 	st.nvml = c.facts != NULL;
 	c.t->machine.nvml = st.nvml;

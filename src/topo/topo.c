@@ -361,29 +361,41 @@ int gf_topo_discover_ctx(struct gf_ctx *c, struct gf_topo **out)
 	return 0;
 }
 
-GF_API int gf_topo_discover(const struct gf_topo_options *opts, struct gf_topo **out)
+GF_API int gf_topo_options_copy(const struct gf_topo_options *in, struct gf_topo_options *out)
 {
 	static const struct gf_topo_options defaults = GF_TOPO_OPTS_INIT;
-	struct gf_topo_options o = defaults;
+	int ret;
+
+	if (!out)
+		return gf_error(-EINVAL, "gf_topo_options_copy: NULL result pointer");
+	*out = defaults;
+	if (!in)
+		return 0;
+	/* Read what the caller's struct holds; the rest keeps its default. */
+	ret = gf_opts_check(in->struct_size, offsetof(struct gf_topo_options, pci_locality) + sizeof(in->pci_locality),
+			    "the machine's options", "GF_TOPO_OPTS_INIT");
+	if (ret)
+		return ret;
+	out->root = in->root;
+	out->nvml = in->nvml;
+	out->pci_locality = in->pci_locality;
+	/* A caller built before `omit` existed reads the whole model. */
+	if (in->struct_size >= offsetof(struct gf_topo_options, omit) + sizeof(in->omit))
+		out->omit = in->omit;
+	return 0;
+}
+
+GF_API int gf_topo_discover(const struct gf_topo_options *opts, struct gf_topo **out)
+{
+	struct gf_topo_options o;
 	struct gf_ctx c = { 0 };
 	int ret;
 
 	if (!out)
 		return gf_error(-EINVAL, "gf_topo_discover: NULL result pointer");
 	*out = NULL;
-	if (opts) {
-		/* Read what the caller's struct holds; the rest keeps its default. */
-		ret = gf_opts_check(opts->struct_size, offsetof(struct gf_topo_options, pci_locality) +
-				    sizeof(opts->pci_locality), "gf_topo_discover", "GF_TOPO_OPTS_INIT");
-		if (ret)
-			return ret;
-		o.root = opts->root;
-		o.nvml = opts->nvml;
-		o.pci_locality = opts->pci_locality;
-		/* A caller built before `omit` existed reads the whole model. */
-		if (opts->struct_size >= offsetof(struct gf_topo_options, omit) + sizeof(opts->omit))
-			o.omit = opts->omit;
-	}
+	if ((ret = gf_topo_options_copy(opts, &o)))
+		return ret;
 	if (o.omit & ~(unsigned)(GF_TOPO_OMIT_CPU_DETAIL | GF_TOPO_OMIT_STORAGE))
 		return gf_error(-EINVAL, "gf_topo_discover: unknown omit flags 0x%x", o.omit);
 	if ((ret = gf_fs_init(&c.fs, o.root)))

@@ -260,9 +260,7 @@ int gf_tune_run(const struct gf_tune_options *opts, struct gf_tune_report **out)
 	*out = NULL;
 	if ((ret = tune_options(&x.o, opts, "gf_tune_run")) || (ret = tune_fault_begin()))
 		return ret;
-	ao.root = x.o.root;
-	ao.nvml = x.o.nvml;
-	ao.pci_locality = x.o.pci_locality;
+	ao.machine = x.o.machine;
 	ao.profile = x.o.profile;
 	ao.only = x.o.only;
 	if ((ret = gf_audit_run(&ao, &a)))

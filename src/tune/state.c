@@ -75,11 +75,12 @@ static int take_lock(struct tune_state *s)
 
 int tune_state_open(struct tune_state *s, const struct gf_tune_options *o, bool create, bool lock)
 {
+	struct gf_topo_options to;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
 	s->dirfd = s->jfd = -1;
-	if ((ret = gf_fs_init(&s->fs, o->root)))
+	if ((ret = gf_topo_options_copy(o->machine, &to)) || (ret = gf_fs_init(&s->fs, to.root)))
 		return ret;
 	if (s->fs.unpacked[0]) {
 		ret = gf_error(-EINVAL, "%s: tune writes into a recording directory, not into an archive", s->fs.root);

@@ -73,7 +73,7 @@ static int run(const struct gf_verify_options *o, int pid, struct gf_verify *v)
 	gf_proc_init(&p, &fs, pid);
 	snprintf(v->proc_source, sizeof(v->proc_source), "%s", gf_fs_live(&fs) ? "this machine" : fs.root);
 	v->pid = pid;
-	if (!(ret = read_process(&p, v, &minors, &nminors)) && !(ret = gf_topo_discover(o->topo, &v->topo)) &&
+	if (!(ret = read_process(&p, v, &minors, &nminors)) && !(ret = gf_topo_discover(o->machine, &v->topo)) &&
 	    !(ret = verify_pick_gpus(v, &fs, o->gpus, minors, nminors)))
 		ret = verify_judge(v, o->max_off_node_pct);
 	free(minors);

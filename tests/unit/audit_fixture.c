@@ -78,7 +78,7 @@ const struct gf_check_result *afx_run(struct afx *fx, const char *id, const char
 
 	gf_audit_free(fx->last);
 	fx->last = NULL;
-	o.root = fx->dir;
+	o.machine = T_MACHINE(.root = fx->dir);
 	o.only = id;
 	o.profile = fx->profile;
 	o.env = fx->env ? fx->env : no_env;
@@ -114,8 +114,7 @@ void afx_record_keeps(struct afx *fx, const char *const *ids, size_t n, enum gf_
 	char *top = t_mkdtemp(), target[PATH_MAX];
 
 	snprintf(target, sizeof(target), "%s/rec", top);
-	o.root = fx->dir;
-	o.nvml = GF_NVML_OFF;
+	o.machine = T_MACHINE(.root = fx->dir, .nvml = GF_NVML_OFF);
 	assert_int_equal(gf_record(target, &o, NULL), 0);
 	rec.dir = target;
 	for (size_t i = 0; i < n; i++) {

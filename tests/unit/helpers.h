@@ -27,6 +27,11 @@ void t_copytree(const char *from, const char *to);
  * the copy (tune and revert write a recording's value files). */
 void t_copytree_bytes(const char *from, const char *to);
 
+/* The machine's options as a compound literal, for an options struct's
+ * machine field in the same block: T_MACHINE(.root = dir, .nvml = OFF). */
+#define T_MACHINE(...) \
+	(&(struct gf_topo_options){ .struct_size = sizeof(struct gf_topo_options), __VA_ARGS__ })
+
 /* This machine's model, without NVML (free it with gf_topo_free). */
 struct gf_topo;
 struct gf_topo *t_live_model(void);

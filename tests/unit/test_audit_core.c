@@ -81,7 +81,7 @@ static void test_only_and_unknown_names(void **state)
 	struct afx *fx = afx_new("ci-vm");
 
 	(void)state;
-	o.root = fx->dir;
+	o.machine = T_MACHINE(.root = fx->dir);
 	o.only = "no-such-category";
 	assert_int_equal(gf_audit_run(&o, &a), -EINVAL);
 	assert_null(a);
@@ -105,7 +105,7 @@ static void test_container_detection(void **state)
 	struct gf_audit *a = NULL;
 
 	(void)state;
-	o.root = fx->dir;
+	o.machine = T_MACHINE(.root = fx->dir);
 	o.only = "memory";
 	/* /.dockerenv on a real disk with devtmpfs /dev: a VM made from an
 	 * image (the CI machine), not a container. */
@@ -146,7 +146,7 @@ static void test_outputs(void **state)
 
 	(void)state;
 	afx_put(fx, "/proc/sys/vm/swappiness", "60\n");
-	o.root = fx->dir;
+	o.machine = T_MACHINE(.root = fx->dir);
 	assert_int_equal(gf_audit_run(&o, &a), 0);
 	assert_int_equal(gf_audit_worst(a) >= GF_CHECK_WARN, 1);
 	f = open_memstream(&buf, &len);

@@ -539,7 +539,7 @@ static void test_fixtures_clean(void **state)
 		struct gf_audit *a = NULL;
 		static const char *const no_env[] = { NULL };
 
-		o.root = t_fixture_root(machines[m]);
+		o.machine = T_MACHINE(.root = t_fixture_root(machines[m]));
 		o.only = "gpu";
 		o.env = no_env;
 		assert_int_equal(gf_audit_run(&o, &a), 0);
@@ -568,7 +568,7 @@ static void test_record_keeps_gpu_inputs(void **state)
 	t_symlink(fx->dir, "usr/lib/x86_64-linux-gnu/libcudart.so.12", "libcudart.so.12.4.127");
 	afx_put(fx, "/usr/lib/x86_64-linux-gnu/libc.so.6", "libc\n");
 	snprintf(dest, sizeof(dest), "%s/rec", out);
-	o.root = fx->dir;
+	o.machine = T_MACHINE(.root = fx->dir);
 	assert_int_equal(gf_record(dest, &o, NULL), 0);
 	snprintf(path, sizeof(path), "%s/proc/4000/comm", dest);
 	assert_int_equal(stat(path, &st), 0);

@@ -355,7 +355,7 @@ static int bind_gpu_child(void *arg, int wfd)
 
 	(void)arg;
 	o.cpu = GF_BIND_CPU_EXCLUSIVE;
-	ret = gf_bind_gpu("1", t_fixture_root("ci-2gpu"), &o);
+	ret = gf_bind_gpu("1", T_MACHINE(.root = t_fixture_root("ci-2gpu")), &o);
 	if (!f)
 		return 2;
 	if (sched_getaffinity(0, sizeof(set), &set))

@@ -383,7 +383,7 @@ static void reads_survive_concurrent_renames(void **state)
 
 	(void)state;
 	o.root = t_fixture_root("hgx-h100-8gpu");
-	ro.root = o.root;
+	ro.machine = &o;
 	snprintf(target, sizeof(target), "%s/quiet", out);
 	assert_int_equal(gf_record(target, &ro, &quiet_st), 0);
 	snprintf(r.dir, sizeof(r.dir), "%s", scratch);

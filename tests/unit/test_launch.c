@@ -565,7 +565,7 @@ static void job_in_one_call(void **state)
 	b.mem = GF_BIND_MEM_NONE;
 	o.argv = argv;
 	o.bind = &b;
-	o.root = t_fixture_root("ci-2gpu");
+	o.machine = T_MACHINE(.root = t_fixture_root("ci-2gpu"));
 	o.out_fd = mkstemp(outp);
 	assert_true(o.out_fd >= 0);
 	assert_int_equal(gf_launch_job(&o, &res), 0);
@@ -580,7 +580,7 @@ static void job_in_one_call(void **state)
 	/* without binding: no model, the variables only */
 	o.no_bind = true;
 	o.nproc = 1;
-	o.root = "/nonexistent";
+	o.machine = T_MACHINE(.root = "/nonexistent");
 	o.out_fd = open("/dev/null", O_WRONLY);
 	assert_int_equal(gf_launch_job(&o, &res), 0);
 	close(o.out_fd);

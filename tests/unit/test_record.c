@@ -32,7 +32,7 @@ static void cancelled_leaves_nothing(void **state)
 	struct gf_record_options o = GF_RECORD_OPTS_INIT;
 
 	(void)state;
-	o.root = t_fixture_root("hgx-h100-8gpu");
+	o.machine = T_MACHINE(.root = t_fixture_root("hgx-h100-8gpu"));
 	o.cancel = &stop;
 	snprintf(target, sizeof(target), "%s/rec", dir);
 	assert_int_equal(gf_record(target, &o, NULL), -EINTR);
@@ -50,7 +50,7 @@ static void never_replaces_what_is_not_a_recording(void **state)
 	char path[PATH_MAX];
 
 	(void)state;
-	o.root = t_fixture_root("ci-vm");
+	o.machine = T_MACHINE(.root = t_fixture_root("ci-vm"));
 	o.force = true;
 	t_write(dir, "thesis.tex", "precious\n");
 	assert_int_equal(gf_record(dir, &o, NULL), -EEXIST);
@@ -70,7 +70,7 @@ static void trailing_slash_and_force(void **state)
 	struct gf_record_stats st;
 
 	(void)state;
-	o.root = t_fixture_root("ci-vm");
+	o.machine = T_MACHINE(.root = t_fixture_root("ci-vm"));
 	snprintf(target, sizeof(target), "%s/rec/", dir);
 	assert_int_equal(gf_record(target, &o, &st), 0);
 	assert_true(st.files > 100);
@@ -103,7 +103,7 @@ static void warnings_reach_the_caller(void **state)
 	struct gf_record_stats st;
 
 	(void)state;
-	o.root = src;
+	o.machine = T_MACHINE(.root = src);
 	o.warn = collect;
 	o.warn_arg = &seen;
 	t_copytree(t_fixture_root("l40s-4gpu-224"), src);
@@ -144,7 +144,7 @@ static void before_swap(const char *dir)
 		write_notes(dir);
 		break;
 	case RACE_RECORD_SAME:
-		o.root = t_fixture_root("ci-vm");
+		o.machine = T_MACHINE(.root = t_fixture_root("ci-vm"));
 		gf_record_before_swap = NULL;	/* the other run is not raced */
 		assert_int_equal(gf_record(dir, &o, NULL), 0);
 		break;
@@ -175,7 +175,7 @@ static void race_new_dir_created_meanwhile(void **state)
 	struct gf_record_options o = GF_RECORD_OPTS_INIT;
 
 	(void)state;
-	o.root = t_fixture_root("ci-vm");
+	o.machine = T_MACHINE(.root = t_fixture_root("ci-vm"));
 	snprintf(target, sizeof(target), "%s/data", dir);
 	race = RACE_MKDIR_NOTES;
 	gf_record_before_swap = before_swap;
@@ -195,7 +195,7 @@ static void race_two_records_into_one_dir(void **state)
 	struct gf_record_options o = GF_RECORD_OPTS_INIT;
 
 	(void)state;
-	o.root = t_fixture_root("hgx-h100-8gpu");
+	o.machine = T_MACHINE(.root = t_fixture_root("hgx-h100-8gpu"));
 	snprintf(target, sizeof(target), "%s/rec", dir);
 	race = RACE_RECORD_SAME;
 	gf_record_before_swap = before_swap;
@@ -219,7 +219,7 @@ static void race_force_target_replaced_meanwhile(void **state)
 	struct gf_record_options o = GF_RECORD_OPTS_INIT;
 
 	(void)state;
-	o.root = t_fixture_root("ci-vm");
+	o.machine = T_MACHINE(.root = t_fixture_root("ci-vm"));
 	snprintf(target, sizeof(target), "%s/rec", dir);
 	assert_int_equal(gf_record(target, &o, NULL), 0);
 	o.force = true;
@@ -243,7 +243,7 @@ static void race_empty_dir_filled_meanwhile(void **state)
 	struct gf_record_options o = GF_RECORD_OPTS_INIT;
 
 	(void)state;
-	o.root = t_fixture_root("hgx-h100-8gpu");
+	o.machine = T_MACHINE(.root = t_fixture_root("hgx-h100-8gpu"));
 	snprintf(target, sizeof(target), "%s/rec", dir);
 	assert_int_equal(mkdir(target, 0755), 0);
 	race = RACE_RECORD_SAME;
@@ -278,7 +278,7 @@ static void options_are_versioned(void **state)
 
 	(void)state;
 	memset(&zeroed, 0, sizeof(zeroed));
-	zeroed.root = t_fixture_root("ci-vm");
+	zeroed.machine = T_MACHINE(.root = t_fixture_root("ci-vm"));
 	assert_int_equal(gf_record("/nonexistent/never-written", &zeroed, NULL), -EINVAL);
 	assert_non_null(strstr(gf_last_error(), "GF_RECORD_OPTS_INIT"));
 }
@@ -328,7 +328,7 @@ static void nvml_facts_kept_as_read(void **state)
 	t_write(src, "nvml.json", marked);
 	t_write(src, "sys/devices/system/cpu/online", "0\n");
 	t_write(src, "sys/devices/system/cpu/cpu0/topology/core_id", "0\n");
-	o.root = src;
+	o.machine = T_MACHINE(.root = src);
 	snprintf(target, sizeof(target), "%s/rec", dir);
 	assert_int_equal(gf_record(target, &o, NULL), 0);
 	snprintf(path, sizeof(path), "%s/nvml.json", target);

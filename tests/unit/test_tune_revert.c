@@ -81,8 +81,7 @@ static int tune(struct afx *fx, bool persist, struct gf_tune_report **rep)
 {
 	struct gf_tune_options o = GF_TUNE_OPTS_INIT;
 
-	o.root = fx->dir;
-	o.nvml = GF_NVML_OFF;
+	o.machine = T_MACHINE(.root = fx->dir, .nvml = GF_NVML_OFF);
 	o.persist = persist;
 	o.only = "mem.swappiness";
 	return gf_tune_run(&o, rep);
@@ -92,7 +91,7 @@ static int revert(struct afx *fx, bool force, struct gf_tune_report **rep)
 {
 	struct gf_tune_options o = GF_TUNE_OPTS_INIT;
 
-	o.root = fx->dir;
+	o.machine = T_MACHINE(.root = fx->dir);
 	o.force = force;
 	return gf_tune_revert(&o, rep);
 }
@@ -182,8 +181,7 @@ static void test_dry_run_writes_nothing(void **state)
 	char dir[4096];
 
 	(void)state;
-	o.root = fx->dir;
-	o.nvml = GF_NVML_OFF;
+	o.machine = T_MACHINE(.root = fx->dir, .nvml = GF_NVML_OFF);
 	o.dry_run = o.persist = true;
 	o.only = "mem.swappiness";	/* ci-vm has other safe fixes too */
 	assert_int_equal(gf_tune_run(&o, &rep), 0);
@@ -389,8 +387,7 @@ static void test_only_an_advice_check(void **state)
 
 	(void)state;
 	afx_put(fx, "/proc/swaps", "Filename Type Size Used Priority\n/swapfile file 1024 0 -2\n");
-	o.root = fx->dir;
-	o.nvml = GF_NVML_OFF;
+	o.machine = T_MACHINE(.root = fx->dir, .nvml = GF_NVML_OFF);
 	o.only = "mem.swap";
 	assert_int_equal(gf_tune_run(&o, &rep), 0);
 	assert_int_equal(rep->counts[GF_TUNE_MANUAL], 1);
@@ -442,7 +439,7 @@ static void test_write_forms(void **state)
 	assert_true(persist_path_ok("/etc/sysctl.d/90-gpufeed.conf"));
 	assert_false(persist_path_ok("/etc/sysctl.conf"));
 	afx_put(fx, "/sys/kernel/mm/transparent_hugepage/enabled", "always [madvise] never\n");
-	o.root = fx->dir;
+	o.machine = T_MACHINE(.root = fx->dir);
 	assert_int_equal(tune_state_open(&s, &o, false, false), 0);
 	assert_int_equal(value_write(&s, "/sys/kernel/mm/transparent_hugepage/enabled", "never",
 				     "always [madvise] never\n"), 0);
@@ -490,8 +487,7 @@ static void test_named_fix_only_when_named(void **state)
 
 	(void)state;
 	afx_put(fx, mtu, "1500\n");
-	o.root = fx->dir;
-	o.nvml = GF_NVML_OFF;
+	o.machine = T_MACHINE(.root = fx->dir, .nvml = GF_NVML_OFF);
 	o.only = "network";		/* the category is not enough */
 	assert_int_equal(gf_tune_run(&o, &rep), 0);
 	for (int i = 0; i < rep->nitems; i++)
@@ -534,7 +530,7 @@ static void test_hostile_choice_file(void **state)
 	struct tune_state s;
 
 	(void)state;
-	o.root = fx->dir;
+	o.machine = T_MACHINE(.root = fx->dir);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		afx_put(fx, path, cases[i].cur);
 		assert_int_equal(tune_state_open(&s, &o, false, false), 0);
@@ -642,7 +638,7 @@ static int revert_with(const char *root, const char *state_dir, struct gf_tune_r
 {
 	struct gf_tune_options o = GF_TUNE_OPTS_INIT;
 
-	o.root = root;
+	o.machine = T_MACHINE(.root = root);
 	o.state_dir = state_dir;
 	return gf_tune_revert(&o, rep);
 }
@@ -670,8 +666,7 @@ static void test_journal_belongs_to_its_root(void **state)
 
 	(void)state;
 	assert_non_null(realpath(a->dir, real));
-	o.root = a->dir;
-	o.nvml = GF_NVML_OFF;
+	o.machine = T_MACHINE(.root = a->dir, .nvml = GF_NVML_OFF);
 	o.only = "mem.swappiness";
 	o.state_dir = sd;
 	assert_int_equal(gf_tune_run(&o, &rep), 0);
@@ -686,7 +681,7 @@ static void test_journal_belongs_to_its_root(void **state)
 	assert_int_equal(revert_with(b->dir, sd, &rep), -EXDEV);
 	assert_non_null(strstr(gf_last_error(), real));
 	gf_tune_report_free(rep);
-	o.root = b->dir;
+	o.machine = T_MACHINE(.root = b->dir);
 	assert_int_equal(gf_tune_run(&o, &rep), -EXDEV);
 	gf_tune_report_free(rep);
 	assert_file(b, "/proc/sys/vm/swappiness", "60\n");
@@ -758,8 +753,7 @@ static void test_long_and_empty_values(void **state)
 		struct afx *fx = k8s_node(empty ? "\n" : line);
 		unsigned long long before = checksum(fx->dir);
 
-		o.root = fx->dir;
-		o.nvml = GF_NVML_OFF;
+		o.machine = T_MACHINE(.root = fx->dir, .nvml = GF_NVML_OFF);
 		o.only = "net.port-range";
 		assert_int_equal(gf_tune_run(&o, &rep), 0);
 		assert_int_equal(rep->counts[GF_TUNE_APPLIED], 1);

@@ -103,7 +103,7 @@ static struct gf_verify *verify(const char *root, int pid, const char *gpus, int
 	o.proc_root = root;
 	to.root = root;
 	to.nvml = GF_NVML_OFF;
-	o.topo = &to;
+	o.machine = &to;
 	o.gpus = gpus;
 	int ret = gf_verify_run(&o, pid, &v);
 
@@ -211,7 +211,7 @@ static void pages_on_node1(void **state)
 
 		o.proc_root = to.root = hgx;
 		to.nvml = GF_NVML_OFF;
-		o.topo = &to;
+		o.machine = &to;
 		o.max_off_node_pct = 25;
 		assert_int_equal(gf_verify_run(&o, 5021, &v), 0);
 		assert_null(finding(v, "verify.pages-remote"));
@@ -468,7 +468,7 @@ static void live_self(void **state)
 
 	(void)state;
 	to.nvml = GF_NVML_OFF;
-	o.topo = &to;
+	o.machine = &to;
 	assert_int_equal(gf_verify_run(&o, 0, &v), 0);
 	assert_int_equal(v->pid, getpid());
 	assert_true(v->nthreads >= 1);
