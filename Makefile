@@ -87,6 +87,10 @@ TESTLIB_OBJS := $(TESTLIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 # The CUDA layer against a real GPU: built everywhere (so every compiler
 # checks it), run on GPU machines by tests/gpu/run-gpu-tests.sh.
+# examples/: small programs on the public API (built like a user's program,
+# -Iinclude only, against the static library); tests/cli/test_examples.sh runs them.
+EXAMPLE_SRCS := $(sort $(wildcard examples/*.c))
+EXAMPLES := $(EXAMPLE_SRCS:examples/%.c=$(BUILD)/examples/%)
 GPU_SMOKE := $(BUILD)/gpu/cuda_smoke
 GPU_XFER_CHECK := $(BUILD)/gpu/xfer_check
 
@@ -109,12 +113,13 @@ MAN_PAGES += man/gpufeed-bench-h2d.1
 MAN_PAGES += man/gpufeed-bench-p2p.1
 MAN_PAGES += man/gpufeed-bench-io-gpu.1
 
-.PHONY: all lib cli tests check sanitize clang install uninstall clean man ptx
+.PHONY: all lib cli tests examples check sanitize clang install uninstall clean man ptx
 all: lib cli tests
 
 lib: $(STATIC_LIB) $(SHARED_REAL)
 cli: $(CLI)
-tests: $(TEST_BINS) $(FAKE_LIBS) $(GPU_SMOKE) $(GPU_XFER_CHECK)
+tests: $(TEST_BINS) $(FAKE_LIBS) $(GPU_SMOKE) $(GPU_XFER_CHECK) $(EXAMPLES)
+examples: $(EXAMPLES)
 
 $(BUILD)/obj/src/%.o: src/%.c
 	@mkdir -p $(dir $@)
@@ -166,6 +171,10 @@ $(CLI): $(CLI_OBJS) $(STATIC_LIB)
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(TESTLIB_OBJS) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANITIZE) -o $@ $< $(TESTLIB_OBJS) $(STATIC_LIB) $(JANSSON_LIBS) $(URING_LIBS) $(ZLIB_LIBS) -lcmocka $(SYS_LIBS)
+
+$(BUILD)/examples/%: examples/%.c $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CLI_CFLAGS) -o $@ $< $(STATIC_LIB) $(JANSSON_LIBS) $(URING_LIBS) $(ZLIB_LIBS) $(SYS_LIBS)
 
 $(GPU_SMOKE): $(BUILD)/obj/tests/gpu/cuda_smoke.o $(STATIC_LIB)
 	@mkdir -p $(dir $@)
