@@ -67,6 +67,35 @@ if [ -x "$xcheck" ]; then
 else
 	echo "$xcheck not built: transfer check not run"; rc=1
 fi
+# Every bench target through the frame on the real GPU (exit 0, or 1 for a
+# finding; its JSON of its schema): what the CLI and a binding both run.
+bdir=$(dirname "$gf")
+for t in "h2d --quick" "p2p --quick" "mem --quick --nodes 0"; do
+	set -- $t
+	"$gf" bench $t --json --quiet >"$tmp/bench.json" 2>"$tmp/bench.err"
+	brc=$?
+	if { [ $brc = 0 ] || [ $brc = 1 ]; } &&
+		python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['schema'].startswith('gpufeed-bench-$1/')" \
+			"$tmp/bench.json"; then
+		echo "ok - bench $t (exit $brc)"
+	else
+		echo "not ok - bench $t: exit $brc: $(head -c 300 "$tmp/bench.err")"; rc=1
+	fi
+done
+# The examples on the real driver (tests/cli/test_examples.sh runs them on
+# the stand-ins).
+if [ -x "$bdir/examples/pinned-to-dlpack" ]; then
+	"$bdir/examples/pinned-to-dlpack" 0 || rc=1
+	head -c $((96 << 20)) /dev/urandom >"$xdir/.gpufeed-example.bin" &&
+		"$bdir/examples/read-file-to-gpu" "$xdir/.gpufeed-example.bin" 0 || rc=1
+	rm -f "$xdir/.gpufeed-example.bin"
+fi
+# DLPack tensors read by PyTorch, where this python has torch with CUDA.
+lib=${GPUFEED_LIB:-$(ls "$bdir"/libgpufeed.so.[0-9]*.[0-9]* 2>/dev/null | head -1)}
+if [ -n "$lib" ]; then
+	GPUFEED_LIB=$lib python3 tests/gpu/dlpack_torch.py
+	case $? in 0|77) ;; *) rc=1 ;; esac
+fi
 nvidia-smi topo -m > "$tmp/smi.txt"
 "$gf" topo --json > "$tmp/gf.json" || rc=1
 python3 tests/gpu/compare_topo.py "$tmp/gf.json" "$tmp/smi.txt" || rc=1
