@@ -44,7 +44,7 @@ int main(int argc, char **argv)
 	gf_buf_free(b);		/* the tensor holds it now */
 	printf("tensor %lldx%lld float32 on device type %d (%s), %zu bytes pinned on node %d\n",
 	       (long long)t->dl_tensor.shape[0], (long long)t->dl_tensor.shape[1], t->dl_tensor.device.device_type,
-	       t->dl_tensor.device.device_type == GF_DL_CUDA_HOST ? "CUDA host" : "CPU", o.size, o.numa_node);
+	       t->dl_tensor.device.device_type == GF_DL_CPU ? "CPU" : "other", o.size, o.numa_node);
 	t->deleter(t);		/* what a consumer does when it is done */
 	return 0;
 }

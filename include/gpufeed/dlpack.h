@@ -61,8 +61,9 @@ struct gf_dl_managed_tensor {
 
 /* A tensor of dtype and shape (ndim from 1 to GF_DL_NDIM_MAX, every extent
  * > 0) viewing the buffer from offset, which must hold it.  Host memory is
- * GF_DL_CPU, or GF_DL_CUDA_HOST when pinned; device memory GF_DL_CUDA with
- * its CUDA ordinal.  0, or -EINVAL with a message (a shape past the
+ * GF_DL_CPU, pinned or not (PyTorch refuses GF_DL_CUDA_HOST and finds
+ * pinned memory pinned by itself: tensor.is_pinned()); device memory
+ * GF_DL_CUDA with its CUDA ordinal.  0, or -EINVAL with a message (a shape past the
  * buffer's end, an offset not aligned to the element, a dtype that is not
  * whole bytes), -ENOMEM. */
 GF_API int gf_buf_dlpack(struct gf_buf *b, size_t offset, struct gf_dl_dtype dtype, int ndim, const int64_t *shape,

@@ -78,7 +78,10 @@ static int make(void *data, size_t size, size_t offset, struct gf_dl_dtype dtype
 int gf_buf_dlpack(struct gf_buf *b, size_t offset, struct gf_dl_dtype dtype, int ndim, const int64_t *shape,
 		  struct gf_dl_managed_tensor **out)
 {
-	struct gf_dl_device dev = { b && b->pinned ? GF_DL_CUDA_HOST : GF_DL_CPU, 0 };
+	/* Pinned memory is CPU memory too: consumers take kDLCPU (PyTorch 2.11
+	 * refuses kDLCUDAHost, "Unsupported device_type: 3") and find it
+	 * page-locked themselves (torch's is_pinned asks the driver). */
+	struct gf_dl_device dev = { GF_DL_CPU, 0 };
 	struct held *h;
 	int rc;
 

@@ -35,7 +35,7 @@ expect_rc 2 "bench-any-target: a bad option" "$E/bench-any-target" mem repeats=0
 expect_grep "$err" "--repeats: '0' is not a number from 1 to 1000" "  the library's message"
 
 expect_rc 0 "pinned-to-dlpack on the stand-ins" onfakes "$E/pinned-to-dlpack" 0
-expect_grep "$out" "^tensor 256x1024 float32 on device type 3 (CUDA host), 1048576 bytes pinned" "  a pinned tensor"
+expect_grep "$out" "^tensor 256x1024 float32 on device type 1 (CPU), 1048576 bytes pinned" "  a pinned tensor, CPU memory"
 expect_rc 4 "pinned-to-dlpack without libcuda" env GPUFEED_CUDA_LIBRARY=/nonexistent/libcuda.so.1 \
 	GPUFEED_NVML_LIBRARY="$fakes/libnvidia-ml.so.1" "$E/pinned-to-dlpack" 0
 

@@ -119,8 +119,9 @@ check(rc == 0, "gf_buf_dlpack: a view of the pinned buffer")
 dev_type = ctypes.cast(t, ctypes.POINTER(ctypes.c_int32 * 4)).contents[2]
 try:
     h = torch.from_dlpack(Capsule(t.value, (dev_type, 0)))
-    check(h.device.type == "cpu" and h.is_pinned(), "torch takes it as pinned CPU memory (DLPack device type %d): %s, "
-          "pinned %s" % (dev_type, h.device, h.is_pinned()))
+    check(dev_type == 1, "exported as CPU memory (DLPack device type %d)" % dev_type)
+    check(h.device.type == "cpu" and h.is_pinned(), "torch takes it as CPU memory and finds it pinned: %s, pinned %s"
+          % (h.device, h.is_pinned()))
     check(h.data_ptr() == b.contents.data, "without a copy")
     lib.gf_buf_free(b)
     h.fill_(3.0)

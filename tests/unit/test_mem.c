@@ -119,7 +119,7 @@ static void dlpack_host_and_device(void **state)
 	assert_int_equal(gf_buf_dlpack(b, 4096, GF_DL_DTYPE(GF_DL_FLOAT, 32), 2, shape, &t), 0);
 	assert_ptr_equal(t->dl_tensor.data, b->data);
 	assert_int_equal(t->dl_tensor.byte_offset, 4096);
-	assert_int_equal(t->dl_tensor.device.device_type, GF_DL_CUDA_HOST);
+	assert_int_equal(t->dl_tensor.device.device_type, GF_DL_CPU);	/* pinned: still CPU memory */
 	assert_int_equal(t->dl_tensor.ndim, 2);
 	assert_int_equal(t->dl_tensor.shape[1], 1024);
 	assert_null(t->dl_tensor.strides);
@@ -145,7 +145,7 @@ static void dlpack_host_and_device(void **state)
 	shape[0] = 4096;
 	assert_int_equal(gf_buf_dlpack(NULL, 0, GF_DL_DTYPE(GF_DL_UINT, 8), 1, shape, &t), -EINVAL);
 	assert_int_equal(gf_buf_dlpack(b, 0, GF_DL_DTYPE(GF_DL_UINT, 8), 1, shape, NULL), -EINVAL);
-	/* Plain host memory is the CPU's. */
+	/* Plain host memory is the CPU's too. */
 	gf_buf_free(b);
 	{
 		struct gf_buf_opts o = GF_BUF_OPTS_INIT;
