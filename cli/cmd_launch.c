@@ -320,7 +320,8 @@ static char **module_command(const char *module, char **args)
 		n++;
 	if (!(cmd = calloc((size_t)n + 5, sizeof(*cmd))))
 		return NULL;
-	cmd[0] = PYTHON;
+	/* torchrun runs $PYTHON_EXEC, else its own interpreter. */
+	cmd[0] = gf_env_str(GF_ENV_PYTHON_EXEC) ? (char *)gf_env_str(GF_ENV_PYTHON_EXEC) : PYTHON;
 	cmd[1] = "-u";
 	cmd[2] = "-m";
 	cmd[3] = (char *)module;

@@ -142,7 +142,7 @@ struct gf_launch_env {
 	const char *name;
 	char value[256];
 };
-#define GF_LAUNCH_NENV 13
+#define GF_LAUNCH_NENV 14
 
 /* The variables gf_launch_world_setenv() exports for local_rank, in order:
  * their number, or -EINVAL for a local rank outside [0, nproc). */

@@ -12,7 +12,7 @@
 
 static const struct gf_env_info registry[] = {
 	[GF_ENV_PCI_LOCALITY] = {
-		"GPUFEED_PCI_LOCALITY", GF_ENV_STRING, "sysfs numa_node and local_cpulist", "topo, xfer",
+		"GPUFEED_PCI_LOCALITY", GF_ENV_STRING, "sysfs numa_node and local_cpulist", "topo",
 		"NUMA node of devices whose locality a VM hides: PCI=NODE;... (as --pci-locality)", 0, 0 },
 	[GF_ENV_NVML_LIBRARY] = {
 		"GPUFEED_NVML_LIBRARY", GF_ENV_PATH, "libnvidia-ml.so.1", "vendor",
@@ -69,11 +69,18 @@ static const struct gf_env_info registry[] = {
 	[GF_ENV_CUFILE_LIBRARY] = {
 		"GPUFEED_CUFILE_LIBRARY", GF_ENV_PATH, "libcufile.so.0", "vendor",
 		"cuFile (GPUDirect Storage) library to load instead of libcufile.so.0 (tests point it at a stand-in)", 0, 0 },
+	[GF_ENV_PYTHON_EXEC] = {
+		"PYTHON_EXEC", GF_ENV_PATH, "python3", "launch",
+		"The interpreter launch -m MODULE runs, as torchrun's PYTHON_EXEC", 0, 0LL },
+	[GF_ENV_TORCH_NCCL_ASYNC_ERROR_HANDLING] = {
+		"TORCH_NCCL_ASYNC_ERROR_HANDLING", GF_ENV_STRING, "1 in every rank, as torchrun sets it", "launch",
+		"Passed to the ranks as set; unset, launch sets 1 (a failed collective ends the rank, not a hang)",
+		0, 0LL },
 };
 
 #define NVARS ((int)(sizeof(registry) / sizeof(registry[0])))
 /* The last id has a row: ids and rows cannot drift apart. */
-_Static_assert(NVARS == GF_ENV_CUFILE_LIBRARY + 1, "every gf_env_var needs a registry row");
+_Static_assert(NVARS == GF_ENV_TORCH_NCCL_ASYNC_ERROR_HANDLING + 1, "every gf_env_var needs a registry row");
 
 GF_API int gf_env_count(void)
 {

@@ -129,6 +129,10 @@ GF_API int gf_launch_world_env(const struct gf_launch_world *w, int local_rank, 
 	PUT("MASTER_PORT", "%d", w->master_port);
 	PUT("TORCHELASTIC_RUN_ID", "%s", w->run_id[0] ? w->run_id : "none");
 	PUT("TORCHELASTIC_USE_AGENT_STORE", "%s", "False");
+	/* torchrun's default (LocalElasticAgent's worker environment): a failed
+	 * NCCL collective ends the rank rather than hanging it. */
+	PUT("TORCH_NCCL_ASYNC_ERROR_HANDLING", "%s",
+	    gf_env_str(GF_ENV_TORCH_NCCL_ASYNC_ERROR_HANDLING) ? gf_env_str(GF_ENV_TORCH_NCCL_ASYNC_ERROR_HANDLING) : "1");
 #undef PUT
 	return n;
 }

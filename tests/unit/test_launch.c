@@ -703,6 +703,12 @@ static void world_setenv(void **state)
 	/* no agent hosts a store: the ranks' rank 0 does (torch's env://) */
 	assert_string_equal(getenv("TORCHELASTIC_USE_AGENT_STORE"), "False");
 	assert_string_equal(getenv("TORCHELASTIC_RUN_ID"), "none");	/* torchrun's default --rdzv-id */
+	/* torchrun's default, and the caller's value when it has one */
+	assert_string_equal(getenv("TORCH_NCCL_ASYNC_ERROR_HANDLING"), "1");
+	setenv("TORCH_NCCL_ASYNC_ERROR_HANDLING", "3", 1);
+	assert_int_equal(gf_launch_world_setenv(&w, 3), 0);
+	assert_string_equal(getenv("TORCH_NCCL_ASYNC_ERROR_HANDLING"), "3");
+	unsetenv("TORCH_NCCL_ASYNC_ERROR_HANDLING");
 	assert_int_equal(gf_launch_world_setenv(&w, 4), -EINVAL);
 	clear_world();
 }
