@@ -155,6 +155,52 @@ static void run_max_sectors(struct gf_audit_ctx *c)
 		audit_na(audit_result(c, ""), "no NVMe disk here");
 }
 
+/* Direct I/O from ordinary 4 KiB pages costs one segment per page (pages
+ * that happen to be physically contiguous merge, but nothing promises it):
+ * a request larger than max_segments pages is split however large
+ * max_sectors_kb is.  Nothing here can be tuned (max_segments is the
+ * driver's); the finding is for whoever allocates the read buffers. */
+#define DIO_PAGE_KB 4LL
+#define DIO_LARGE_KB 1024LL	/* the 1 MiB reads datasets and checkpoints use */
+
+static void run_dio_segments(struct gf_audit_ctx *c)
+{
+	int n = 0;
+
+	for (int i = 0; i < c->t->nblocks; i++) {
+		const struct gf_block *b = &c->t->blocks[i];
+		struct gf_check_result *r;
+		long long segs, kb, page_limit, want, parts;
+
+		if (!is_data_disk(b))
+			continue;
+		n++;
+		r = audit_result(c, b->name);
+		if (queue_ll(c, r, b, "max_segments", &segs) || queue_ll(c, r, b, "max_sectors_kb", &kb))
+			continue;
+		if (segs <= 0 || kb <= 0) {
+			audit_error(r, "/sys/class/block/%s/queue: max_segments %lld, max_sectors_kb %lld", b->name,
+				    segs, kb);
+			continue;
+		}
+		audit_source(r, "/sys/class/block/%s/queue/{max_segments,max_sectors_kb}", b->name);
+		page_limit = segs * DIO_PAGE_KB;
+		want = kb < DIO_LARGE_KB ? kb : DIO_LARGE_KB;
+		audit_observed(r, "%lld KiB per request from 4 KiB pages (%lld segments), up to %lld KiB (max_sectors_kb) from huge pages",
+			       page_limit, segs, kb);
+		audit_expected(r, ">= %lld KiB from 4 KiB pages", want);
+		if (page_limit >= want)
+			continue;
+		parts = (DIO_LARGE_KB + page_limit - 1) / page_limit;
+		audit_status(r, GF_CHECK_WARN);
+		audit_note(r, "a 1 MiB O_DIRECT read from a 4 KiB-page buffer is split into %lld requests on %s; "
+			      "read into huge-page buffers (gpufeed's engine does; fio --iomem=shmhuge)",
+			   parts, b->name);
+	}
+	if (!n)
+		audit_na(audit_result(c, ""), "no disk here (only virtual block devices)");
+}
+
 /* With scheduler none, nr_requests is the per-queue depth the driver
  * allows; the kernel sets it to the hardware's tag count (mq/0/nr_tags). */
 static void run_nr_requests(struct gf_audit_ctx *c)
@@ -596,6 +642,15 @@ const struct gf_check_def gf_checks_storage[] = {
 	    ">= min(512, device limit) KiB",
 	    "echo min(1280, max_hw_sectors_kb) > /sys/block/<disk>/queue/max_sectors_kb (safe); udev rule", 0 },
 	  run_max_sectors },
+	{ { "storage.dio-segments", "storage", "a 1 MiB direct read from 4 KiB pages is one request",
+	    "each 4 KiB page of a direct-I/O buffer takes a segment: past max_segments a request is split, "
+	    "which huge-page buffers avoid; docs/checks.md#storage.dio-segments; "
+	    "\"Queue sysfs files\", https://docs.kernel.org/block/queue-sysfs.html; "
+	    "\"fio documentation (iomem=, mem=)\", https://fio.readthedocs.io/en/latest/fio_doc.html",
+	    "/sys/class/block/<disk>/queue/max_segments, max_sectors_kb", ">= min(max_sectors_kb, 1024) KiB",
+	    ">= min(max_sectors_kb, 1024) KiB",
+	    "nothing to tune: read into huge-page buffers (MADV_HUGEPAGE, hugetlbfs, fio --iomem=shmhuge)", 0 },
+	  run_dio_segments },
 	{ { "storage.nr-requests", "storage", "NVMe queue depth is not lowered below the hardware's",
 	    "a queue depth below the hardware's limits parallel I/O; docs/checks.md#storage.nr-requests; "
 	    "\"Queue sysfs files\", https://docs.kernel.org/block/queue-sysfs.html",

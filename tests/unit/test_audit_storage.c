@@ -113,6 +113,39 @@ static void test_max_sectors(void **state)
 	afx_free(fx);
 }
 
+/* Direct I/O from 4 KiB pages: one segment a page, so a disk taking fewer
+ * segments than a 1 MiB read has pages splits it; nothing to tune. */
+static void test_dio_segments(void **state)
+{
+	struct afx *fx = shared_hgx();
+	const struct gf_check_result *r;
+
+	(void)state;
+	/* NVMe's usual 127 segments against 1280 KiB requests: split in 3. */
+	afx_put(fx, Q0 "max_segments", "127\n");
+	afx_put(fx, Q0 "max_sectors_kb", "1280\n");
+	r = afx_expect(fx, "storage.dio-segments", "nvme0n1", GF_CHECK_WARN);
+	assert_non_null(strstr(r->observed, "508 KiB per request from 4 KiB pages"));
+	assert_non_null(strstr(r->note, "split into 3 requests on nvme0n1"));
+	assert_null(r->path);
+	/* 256 segments carry a whole 1 MiB read. */
+	afx_put(fx, Q0 "max_segments", "256\n");
+	afx_expect(fx, "storage.dio-segments", "nvme0n1", GF_CHECK_PASS);
+	/* A disk capped at 128 KiB requests never gets a larger one to split. */
+	afx_put(fx, Q0 "max_segments", "33\n");
+	afx_put(fx, Q0 "max_sectors_kb", "128\n");
+	afx_expect(fx, "storage.dio-segments", "nvme0n1", GF_CHECK_PASS);
+	afx_put(fx, Q0 "max_segments", "0\n");
+	afx_expect(fx, "storage.dio-segments", "nvme0n1", GF_CHECK_ERROR);
+	afx_put(fx, Q0 "max_segments", "lots\n");
+	afx_expect(fx, "storage.dio-segments", "nvme0n1", GF_CHECK_ERROR);
+	/* The CI VM's virtio disk: 254 segments, a 1 MiB read in 2. */
+	fx = afx_new("ci-vm");
+	r = afx_expect(fx, "storage.dio-segments", "vda", GF_CHECK_WARN);
+	assert_non_null(strstr(r->note, "split into 2 requests"));
+	afx_free(fx);
+}
+
 static void test_nr_requests(void **state)
 {
 	struct afx *fx = shared_hgx();
@@ -236,6 +269,7 @@ int main(void)
 		cmocka_unit_test(test_scheduler),
 		cmocka_unit_test(test_read_ahead),
 		cmocka_unit_test(test_max_sectors),
+		cmocka_unit_test(test_dio_segments),
 		cmocka_unit_test(test_nr_requests),
 		cmocka_unit_test(test_atime),
 		cmocka_unit_test(test_nfs),
