@@ -418,6 +418,8 @@ out:
 	free(raw_facts.data);
 	gf_warn_fini(&c);
 	gf_fs_fini(&c.fs);
+	if (rec)
+		gf_rec_fini(rec);
 	free(rec);
 	return ret;
 }
