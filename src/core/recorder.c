@@ -7,7 +7,6 @@
  * where the source has them.  The copy therefore resolves like sysfs does.
  * Absolute link targets are rewritten relative so the copy never points out
  * of itself. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -501,44 +500,4 @@ void gf_rec_dir(struct gf_recorder *rec, const struct gf_fs *fs, const char *pat
 			placeholder_make(rec, entry);
 		}
 	}
-}
-
-void gf_rec_copy_tree(struct gf_recorder *rec, const struct gf_fs *fs, const char *path,
-		      int max_depth)
-{
-	char phys[PATH_MAX], src[PATH_MAX];
-	struct stat st;
-	DIR *d;
-	struct dirent *de;
-
-	if (!rec_go(rec) || mirror(rec, fs, path, phys, sizeof(phys), 0))
-		return;
-	gf_fs_src(fs, phys, src, sizeof(src));
-	if (stat(src, &st))
-		return;
-	if (S_ISREG(st.st_mode)) {
-		/* Write-only files (sysfs 0200) cannot be read; skip them. */
-		if (st.st_mode & 0444)
-			keep_regular(rec, fs, GF_REC_KEEP, phys, phys);
-		return;
-	}
-	if (!S_ISDIR(st.st_mode) || max_depth <= 0)
-		return;
-	d = opendir(src);
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		char child[PATH_MAX], csrc[PATH_MAX];
-		struct stat cst;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(child, sizeof(child), "%s/%s", strcmp(phys, "/") ? phys : "", de->d_name);
-		gf_fs_src(fs, child, csrc, sizeof(csrc));
-		/* Do not follow links out of the tree (sysfs is full of cycles). */
-		if (lstat(csrc, &cst) || S_ISLNK(cst.st_mode))
-			continue;
-		gf_rec_copy_tree(rec, fs, child, max_depth - 1);
-	}
-	closedir(d);
 }

@@ -59,9 +59,5 @@ void gf_rec_path(struct gf_recorder *rec, const struct gf_fs *fs, const char *pa
  * read fills (so the copy lists the same names). */
 void gf_rec_dir(struct gf_recorder *rec, const struct gf_fs *fs, const char *path,
 		char **names, int n);
-/* Copy a file or a whole (small) directory tree if it exists; used for the
- * audit files nobody reads yet.  Missing paths are skipped. */
-void gf_rec_copy_tree(struct gf_recorder *rec, const struct gf_fs *fs, const char *path,
-		      int max_depth);
 
 #endif

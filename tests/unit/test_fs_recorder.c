@@ -372,31 +372,6 @@ static void recorder_follows_its_policy(void **state)
 	free(dst);
 }
 
-static void recorder_copies_trees(void **state)
-{
-	char *src = make_tree(), *dst = t_mkdtemp();
-	struct gf_recorder rec;
-	struct gf_fs fs, copy;
-	char buf[64];
-
-	(void)state;
-	assert_int_equal(gf_fs_init(&fs, src), 0);
-	assert_int_equal(gf_rec_init(&rec, dst), 0);
-	gf_rec_copy_tree(&rec, &fs, "/sys/bus/pci/devices/0000:00:02.0", 1);
-	gf_rec_copy_tree(&rec, &fs, "/sys/absent", 1);	/* skipped, no error */
-	assert_int_equal(rec.error, 0);
-	assert_int_equal(gf_fs_init(&copy, dst), 0);
-	assert_int_equal(gf_fs_read_str(&copy, "/sys/bus/pci/devices/0000:00:02.0/vendor", buf, sizeof(buf)), 0);
-	assert_string_equal(buf, "0x15b3");
-	gf_rec_fini(&rec);
-	gf_fs_fini(&fs);
-	gf_fs_fini(&copy);
-	t_rmtree(src);
-	t_rmtree(dst);
-	free(src);
-	free(dst);
-}
-
 /* A link chain that the readers resolve inside the root (up -> /, then
  * ".." stops there) must not become, in the copy, a link that a tool
  * following links resolves to the host's /etc/passwd. */
@@ -570,7 +545,6 @@ int main(void)
 		cmocka_unit_test(recorder_mirrors_links),
 		cmocka_unit_test(recorder_keeps_listed_names),
 		cmocka_unit_test(recorder_follows_its_policy),
-		cmocka_unit_test(recorder_copies_trees),
 		cmocka_unit_test(recorded_links_stay_inside),
 		cmocka_unit_test(special_files_never_opened),
 		cmocka_unit_test(reads_survive_concurrent_renames),
