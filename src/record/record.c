@@ -143,6 +143,30 @@ static void manifest_process(json_t *m)
 	}
 }
 
+/* A recording of a recording: the facts its source's manifest holds about
+ * the process that recorded the machine, so the copy replays the checks
+ * that read them (device nodes, euid, environment, limits) as the source
+ * does.  A source without a readable manifest has none to give. */
+static void manifest_process_of(json_t *m, const struct gf_fs *src)
+{
+	static const char *const keys[] = { "dev_nodes", "dev_shm_bytes", "euid", "environ", "rlimits" };
+	char *data = NULL;
+	size_t len;
+	json_t *from;
+
+	if (gf_fs_read(src, "/" GF_RECORD_MANIFEST, &data, &len))
+		return;
+	from = json_loadb(data, len, 0, NULL);
+	free(data);
+	for (size_t i = 0; json_is_object(from) && i < sizeof(keys) / sizeof(keys[0]); i++) {
+		json_t *v = json_object_get(from, keys[i]);
+
+		if (v)
+			json_object_set(m, keys[i], v);
+	}
+	json_decref(from);
+}
+
 static int dump_cb(FILE *f, void *arg)
 {
 	if (json_dumpf(arg, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER))
@@ -179,6 +203,8 @@ static int write_manifest(const char *tmp, const struct gf_fs *src, const struct
 			json_object_set_new(m, "dev_shm_bytes",
 					    json_integer((json_int_t)((unsigned long long)sv.f_blocks * sv.f_frsize)));
 		manifest_process(m);
+	} else {
+		manifest_process_of(m, src);
 	}
 	snprintf(path, sizeof(path), "%s/" GF_RECORD_MANIFEST, tmp);
 	ret = gf_atomic_write(path, dump_cb, m);

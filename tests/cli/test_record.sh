@@ -50,10 +50,16 @@ expect_rc 0 "record --root a fixture" "$GPUFEED" record --root "$HGX" "$TMP/hgx"
 "$GPUFEED" topo --json --root "$HGX" >"$TMP/a.json" 2>/dev/null
 "$GPUFEED" topo --json --root "$TMP/hgx" >"$TMP/b.json" 2>/dev/null
 diff <(strip "$TMP/a.json") <(strip "$TMP/b.json") >/dev/null && ok "re-recording replays the same" || not_ok "re-recording differs"
-for p in training inference; do
-	diff <(statuses --profile $p --root "$HGX") <(statuses --profile $p --root "$TMP/hgx") >"$TMP/d.txt" &&
-		ok "re-recording: check --profile $p the same" ||
-		{ not_ok "re-recording: check --profile $p differs"; head -6 "$TMP/d.txt" | sed 's/^/#   /'; }
+# Every fixture recorded again: every check the same, the environment and
+# device nodes of its manifest included.
+for m in "$FIX"/*/; do
+	m=$(basename "$m")
+	"$GPUFEED" record --quiet --root "$FIX/$m/root" "$TMP/again-$m" || { not_ok "re-recording $m failed"; continue; }
+	for p in training inference; do
+		diff <(statuses --profile $p --root "$FIX/$m/root") <(statuses --profile $p --root "$TMP/again-$m") \
+			>"$TMP/d.txt" && ok "re-recording $m: check --profile $p the same" ||
+			{ not_ok "re-recording $m: check --profile $p differs"; head -6 "$TMP/d.txt" | sed 's/^/#   /'; }
+	done
 done
 # Each config output (nccl-topo: the PCI subsystem ids the model carries)
 # from the re-recording equals the source's.

@@ -514,6 +514,29 @@ static void libraries_recorded_by_name(void **state)
 	agree_and_free(fx, &rec, top, dest);
 }
 
+/* Every fixture recorded again replays every check as the fixture does,
+ * under both profiles: what the checks read is there, and so are the facts
+ * about the recording process (euid, device nodes, limits) that the
+ * source's manifest holds. */
+static void every_fixture_recorded_again_agrees(void **state)
+{
+	static const char *const machines[] = { "ci-vm", "hgx-h100-8gpu", "h200x2-vm", "h200x4-vm", "tuned-hgx",
+						"untuned-hgx" };
+
+	(void)state;
+	for (size_t m = 0; m < sizeof(machines) / sizeof(machines[0]); m++) {
+		struct afx *fx = afx_new(machines[m]), rec = { 0 };
+		char *top, *dest = record_copy(fx, &top);
+
+		rec.dir = dest;
+		for (int p = GF_PROFILE_TRAINING; p <= GF_PROFILE_INFERENCE; p++) {
+			fx->profile = rec.profile = (enum gf_profile)p;
+			afx_same_results(fx, &rec);
+		}
+		agree_and_free(fx, &rec, top, dest);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -533,6 +556,7 @@ int main(void)
 		cmocka_unit_test(only_the_watched_processes_are_recorded),
 		cmocka_unit_test(environ_keeps_container_only),
 		cmocka_unit_test(libraries_recorded_by_name),
+		cmocka_unit_test(every_fixture_recorded_again_agrees),
 	};
 
 	return cmocka_run_group_tests_name("record", tests, NULL, NULL);
