@@ -28,6 +28,7 @@ xfer: core io mem topo vendor
 bench: core io mem topo vendor xfer
 audit: core vendor topo
 tune: core vendor topo audit
+record: core vendor topo audit
 report: core topo audit
 bind: core topo
 launch: core topo bind
@@ -40,13 +41,14 @@ emit: core topo
 OFFERS='
 core: *
 vendor: nvml/nvml_facts.h cuda/cuda_device.h cuda/cuda_kernels.h cufile/cufile.h
-topo: render.h
+topo: render.h discover.h
 mem: mem.h host.h
 io: engine.h file.h
 xfer:
 bench:
-audit: audit_render.h
+audit: audit_render.h audit_record.h
 tune:
+record:
 report:
 bind:
 launch:

@@ -11,6 +11,7 @@
 #include "core/opts.h"
 #include "core/strutil.h"
 #include "audit/audit_internal.h"
+#include "audit/audit_record.h"
 #include "audit/catalog.h"
 #include "topo/render.h"
 
@@ -210,12 +211,44 @@ static void run_one(struct gf_audit_ctx *c, const struct gf_check_def *d)
 	}
 }
 
+/* What every run shares once the model, the file system and NVML are there:
+ * the container, the privileges and the environment, then the checks. */
+static void run_checks(struct gf_audit_ctx *c, const struct gf_audit_options *o, double t0)
+{
+	static const char *const no_env[] = { NULL };
+	struct gf_audit *a = c->a;
+	struct manifest_facts m = { 0 };
+
+	gf_strlcpy(a->source, c->t->machine.source, sizeof(a->source));
+	gf_strlcpy(a->hostname, c->t->machine.hostname, sizeof(a->hostname));
+	a->gpus = c->t->ngpus > 0;
+	a->container = c->container = gf_audit_detect_container(&c->fs, a->container_kind, sizeof(a->container_kind));
+	if (c->live) {
+		a->privileged = geteuid() == 0;
+	} else {
+		read_manifest(c, &m);
+		a->privileged = !m.have_euid || m.euid == 0;
+	}
+	c->privileged = a->privileged;
+	c->env = o->env ? o->env : c->live ? (const char *const *)environ : m.env ? (const char *const *)m.env : no_env;
+
+	for (int i = 0; i < gf_check_def_count(); i++) {
+		const struct gf_check_def *d = gf_check_def_at(i);
+
+		if (selected(o->only, &d->info))
+			run_one(c, d);
+	}
+	for (int i = 0; i < a->nresults; i++)
+		a->counts[a->results[i].status]++;
+	a->elapsed_ms = now_ms() - t0;
+	free_env(m.env);
+}
+
 int gf_audit_run(const struct gf_audit_options *opts, struct gf_audit **out)
 {
 	struct gf_audit_options o = GF_AUDIT_OPTS_INIT;
 	struct gf_topo_options to = GF_TOPO_OPTS_INIT;
 	struct gf_audit_ctx c = { 0 };
-	struct manifest_facts m = { 0 };
 	struct gf_nvml_facts *facts = NULL;
 	struct gf_topo *t = NULL;
 	struct gf_audit *a;
@@ -249,36 +282,13 @@ int gf_audit_run(const struct gf_audit_options *opts, struct gf_audit **out)
 	if ((ret = gf_fs_init(&c.fs, to.root)))
 		goto out;
 	c.live = a->live = gf_fs_live(&c.fs);
-	gf_strlcpy(a->source, c.t->machine.source, sizeof(a->source));
-	gf_strlcpy(a->hostname, c.t->machine.hostname, sizeof(a->hostname));
-	a->gpus = c.t->ngpus > 0;
 	if ((ret = load_nvml(&c, &to, &facts)))
 		goto out_fs;
 	c.nvml = facts;
-	a->container = c.container = gf_audit_detect_container(&c.fs, a->container_kind, sizeof(a->container_kind));
-	if (c.live) {
-		a->privileged = geteuid() == 0;
-	} else {
-		read_manifest(&c, &m);
-		a->privileged = !m.have_euid || m.euid == 0;
-	}
-	c.privileged = a->privileged;
-	static const char *const no_env[] = { NULL };
-	c.env = o.env ? o.env : c.live ? (const char *const *)environ : m.env ? (const char *const *)m.env : no_env;
-
-	for (int i = 0; i < gf_check_def_count(); i++) {
-		const struct gf_check_def *d = gf_check_def_at(i);
-
-		if (selected(o.only, &d->info))
-			run_one(&c, d);
-	}
-	for (int i = 0; i < a->nresults; i++)
-		a->counts[a->results[i].status]++;
-	a->elapsed_ms = now_ms() - t0;
+	run_checks(&c, &o, t0);
 out_fs:
 	gf_fs_fini(&c.fs);
 out:
-	free_env(m.env);
 	gf_nvml_facts_free(facts);
 	gf_topo_free(t);
 	if (ret) {
@@ -286,6 +296,27 @@ out:
 		return ret;
 	}
 	*out = a;
+	return 0;
+}
+
+int gf_audit_run_on(const struct gf_fs *fs, const struct gf_topo *model, const struct gf_nvml_facts *facts,
+		    const char *nvml_why, enum gf_profile profile, struct gf_audit **out)
+{
+	struct gf_audit_options o = GF_AUDIT_OPTS_INIT;
+	struct gf_audit_ctx c = { 0 };
+	double t0 = now_ms();
+
+	*out = NULL;
+	if (!(c.a = calloc(1, sizeof(*c.a))))
+		return gf_error(-ENOMEM, "out of memory");
+	o.profile = c.profile = c.a->profile = profile;
+	c.t = model;
+	c.fs = *fs;		/* a copy that shares the caller's, never released here */
+	c.live = c.a->live = gf_fs_live(fs);
+	c.nvml = facts;
+	gf_strlcpy(c.nvml_why, nvml_why ? nvml_why : "", sizeof(c.nvml_why));
+	run_checks(&c, &o, t0);
+	*out = c.a;
 	return 0;
 }
 

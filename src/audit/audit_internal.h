@@ -102,12 +102,23 @@ bool audit_exists(struct gf_audit_ctx *c, const char *path);
  * takes, which `tune` journals. */
 void audit_selected(const char *text, char *out, size_t size);
 
-/* Processes named `name` (their /proc/PID/comm, which the kernel cuts to
- * 15 characters; `prefix`: a comm that starts with name counts too): how
- * many, and the first one's pid in *pid (may be NULL).  -ENOENT when
- * process names cannot be seen (a recording without /proc/1/comm, the
- * mark `gpufeed record` leaves when it looked; hidepid). */
-int audit_processes(struct gf_audit_ctx *c, const char *name, bool prefix, long *pid);
+/* The processes checks look for, by their /proc/PID/comm (which the kernel
+ * cuts to 15 characters).  A recording keeps these processes' names and no
+ * other's (gf_audit_watches_process), so a check looks for no process that
+ * is not here. */
+enum audit_process {
+	AUDIT_PROC_IRQBALANCE,		/* irq.balance: irqbalance */
+	AUDIT_PROC_MPS,			/* gpu.mps: nvidia-cuda-mps-control, -server */
+	AUDIT_PROC_FABRICMANAGER,	/* gpu.fabric-manager: nv-fabricmanager */
+	AUDIT_PROC_PERSISTENCED,	/* gpu.persistence: nvidia-persistenced */
+	AUDIT_NPROCESSES
+};
+
+/* Processes of that kind: how many, and the first one's pid in *pid (may
+ * be NULL).  -ENOENT when process names cannot be seen (a recording
+ * without /proc/1/comm, which `gpufeed record` keeps to say it looked;
+ * hidepid). */
+int audit_processes(struct gf_audit_ctx *c, enum audit_process which, long *pid);
 
 /* The environment (c->env): the value of NAME or NULL. */
 const char *audit_getenv(const struct gf_audit_ctx *c, const char *name);

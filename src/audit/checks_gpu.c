@@ -13,6 +13,7 @@
 
 #include <gpufeed/record.h>
 #include "audit/audit_internal.h"
+#include "audit/audit_record.h"
 #include "core/strutil.h"
 
 /* ---- shared helpers ---- */
@@ -50,13 +51,12 @@ static void advice(struct gf_check_result *r, const char *fix, const char *persi
 	r->fix_class = GF_FIX_ADVICE;
 }
 
-/* Processes whose comm starts with `prefix` (the kernel cuts comm to 15
- * characters: "nv-fabricmanager" reads "nv-fabricmanage").  -ENOENT when
- * the process list cannot be seen: a recording made without it has no
- * /proc/1/comm (record keeps init's comm as the marker). */
-static int count_procs(struct gf_audit_ctx *c, const char *prefix, int *n)
+/* How many processes of a kind run.  -ENOENT when the process list cannot
+ * be seen: a recording made without it has no /proc/1/comm (record keeps
+ * init's comm as the marker). */
+static int count_procs(struct gf_audit_ctx *c, enum audit_process which, int *n)
 {
-	int ret = audit_processes(c, prefix, true, NULL);
+	int ret = audit_processes(c, which, NULL);
 
 	*n = ret > 0 ? ret : 0;
 	return ret < 0 ? ret : 0;
@@ -222,7 +222,7 @@ static void run_persistence(struct gf_audit_ctx *c)
 	if (!need_nvml(c))
 		return;
 	/* Inside a container the host's daemon cannot be seen. */
-	procs = !c->container && count_procs(c, "nvidia-persiste", &daemons) == 0;
+	procs = !c->container && count_procs(c, AUDIT_PROC_PERSISTENCED, &daemons) == 0;
 	for (int i = 0; i < c->nvml->ngpus; i++) {
 		const struct gf_nvml_gpu *g = &c->nvml->gpus[i];
 		struct gf_check_result *r = gpu_result(c, g, "nvmlDeviceGetPersistenceMode", "persistence_mode");
@@ -500,7 +500,7 @@ static void run_mps(struct gf_audit_ctx *c)
 {
 	struct gf_check_result *r = audit_result(c, "");
 	int n = 0;
-	int ret = count_procs(c, "nvidia-cuda-mps", &n);
+	int ret = count_procs(c, AUDIT_PROC_MPS, &n);
 
 	audit_source(r, "/proc/*/comm (nvidia-cuda-mps-control, nvidia-cuda-mps-server)");
 	if (ret == -ENOENT) {
@@ -578,24 +578,29 @@ static void rt_from_toolkit(struct gf_audit_ctx *c, struct cuda_rt *rt)
 }
 
 /* The runtime library's name carries its version: libcudart.so.12 or
- * libcudart.so.12.4.127 (record keeps the names, not the library). */
-static const char *const cudart_dirs[] = { "/usr/local/cuda/lib64", "/usr/lib/x86_64-linux-gnu",
-					   "/usr/lib/aarch64-linux-gnu", "/usr/lib64", NULL };
+ * libcudart.so.12.4.127 (a recording keeps these names, not the library). */
+#define CUDART_PREFIX "libcudart.so."
+
+const struct gf_audit_name_dir gf_audit_name_dirs[] = {
+	{ "/usr/local/cuda/lib64", CUDART_PREFIX },	 { "/usr/lib/x86_64-linux-gnu", CUDART_PREFIX },
+	{ "/usr/lib/aarch64-linux-gnu", CUDART_PREFIX }, { "/usr/lib64", CUDART_PREFIX },
+	{ NULL, NULL },
+};
 
 static void rt_from_libs(struct gf_audit_ctx *c, struct cuda_rt *rt)
 {
-	for (int d = 0; cudart_dirs[d]; d++) {
+	for (const struct gf_audit_name_dir *d = gf_audit_name_dirs; d->dir; d++) {
 		char **names;
 		int n;
 
-		if (gf_fs_list(&c->fs, cudart_dirs[d], &names, &n))
+		if (gf_fs_list(&c->fs, d->dir, &names, &n))
 			continue;
 		for (int i = 0; i < n; i++)
-			if (gf_starts_with(names[i], "libcudart.so.")) {
+			if (gf_starts_with(names[i], CUDART_PREFIX)) {
 				char from[200];
 
-				snprintf(from, sizeof(from), "%s/%s", cudart_dirs[d], names[i]);
-				rt_from_text(rt, names[i] + strlen("libcudart.so."), from);
+				snprintf(from, sizeof(from), "%s/%s", d->dir, names[i]);
+				rt_from_text(rt, names[i] + strlen(CUDART_PREFIX), from);
 			}
 		gf_strv_free(names, n);
 	}
@@ -702,7 +707,7 @@ static void fabric_daemon(struct gf_audit_ctx *c)
 		audit_na(r, "the host's processes are not visible inside a container");
 		return;
 	}
-	if ((ret = count_procs(c, "nv-fabricmanage", &n)) == -ENOENT) {
+	if ((ret = count_procs(c, AUDIT_PROC_FABRICMANAGER, &n)) == -ENOENT) {
 		audit_na(r, "the process list is not available (recorded without it)");
 		return;
 	}

@@ -276,7 +276,7 @@ static void run_nvme_local(struct gf_audit_ctx *c)
  * that it looked; hidepid). */
 static int irqbalance_running(struct gf_audit_ctx *c, long *pid)
 {
-	int n = audit_processes(c, "irqbalance", false, pid);
+	int n = audit_processes(c, AUDIT_PROC_IRQBALANCE, pid);
 
 	return n < 0 ? -1 : n > 0;
 }

@@ -8,6 +8,7 @@
 
 #include "core/strutil.h"
 #include "audit/audit_internal.h"
+#include "audit/audit_record.h"
 
 struct gf_check_result *audit_result(struct gf_audit_ctx *c, const char *subject)
 {
@@ -260,7 +261,33 @@ void audit_selected(const char *text, char *out, size_t size)
 	out[n] = '\0';
 }
 
-int audit_processes(struct gf_audit_ctx *c, const char *name, bool prefix, long *pid)
+/* How each process is told by its comm: the name, or (prefix) its start,
+ * cut where the kernel cuts comm ("nv-fabricmanager" reads "nv-fabricmanage"). */
+static const struct {
+	const char *name;
+	bool prefix;
+} processes[AUDIT_NPROCESSES] = {
+	[AUDIT_PROC_IRQBALANCE] = { "irqbalance", false },
+	[AUDIT_PROC_MPS] = { "nvidia-cuda-mps", true },
+	[AUDIT_PROC_FABRICMANAGER] = { "nv-fabricmanage", true },
+	[AUDIT_PROC_PERSISTENCED] = { "nvidia-persiste", true },
+};
+
+static bool is_process(const char *comm, enum audit_process which)
+{
+	return processes[which].prefix ? gf_starts_with(comm, processes[which].name)
+				       : !strcmp(comm, processes[which].name);
+}
+
+bool gf_audit_watches_process(const char *comm)
+{
+	for (int i = 0; i < AUDIT_NPROCESSES; i++)
+		if (is_process(comm, (enum audit_process)i))
+			return true;
+	return false;
+}
+
+int audit_processes(struct gf_audit_ctx *c, enum audit_process which, long *pid)
 {
 	char **names;
 	int nn, n = 0;
@@ -276,8 +303,7 @@ int audit_processes(struct gf_audit_ctx *c, const char *name, bool prefix, long 
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/comm", names[i]);
 		/* A process that exits between the listing and the read is gone. */
-		if (audit_peek_str(c, path, comm, sizeof(comm)) ||
-		    (prefix ? !gf_starts_with(comm, name) : strcmp(comm, name) != 0))
+		if (audit_peek_str(c, path, comm, sizeof(comm)) || !is_process(comm, which))
 			continue;
 		if (!n++ && pid)
 			*pid = strtol(names[i], NULL, 10);

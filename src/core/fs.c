@@ -494,8 +494,11 @@ int gf_fs_read(const struct gf_fs *fs, const char *path, char **data, size_t *le
 		*len = 0;
 	gf_fs_real(fs, path, real, sizeof(real));
 	fd = open_regular(fs, path, &st);
-	if (fd < 0)
+	if (fd < 0) {
+		if (fs->rec)
+			gf_rec_unread(fs->rec, fs, path);
 		return fd == -EBADMSG ? gf_error(-EBADMSG, "%s: not a regular file", real) : gf_error_errno(fd, real);
+	}
 	cap = first_cap(fs, &st);
 	buf = malloc(cap);
 	if (!buf) {
@@ -543,6 +546,8 @@ int gf_fs_read(const struct gf_fs *fs, const char *path, char **data, size_t *le
 out:
 	close(fd);
 	if (ret) {
+		if (fs->rec)
+			gf_rec_unread(fs->rec, fs, path);
 		free(buf);
 		return ret;
 	}

@@ -7,10 +7,10 @@
  * where the source has them.  The copy therefore resolves like sysfs does.
  * Absolute link targets are rewritten relative so the copy never points out
  * of itself. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <search.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +47,43 @@ int gf_rec_init(struct gf_recorder *rec, const char *dest)
 	if (!realpath(dest, rec->dest))
 		return gf_error_errno(-errno, dest);
 	return 0;
+}
+
+void gf_rec_fini(struct gf_recorder *rec)
+{
+	tdestroy(rec->placeholders, free);
+	rec->placeholders = NULL;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* True when `dst` was a placeholder; it is one no more. */
+static bool placeholder_take(struct gf_recorder *rec, const char *dst)
+{
+	void **node = tfind(dst, &rec->placeholders, cmp_key);
+	char *key;
+
+	if (!node)
+		return false;
+	key = *node;
+	tdelete(dst, &rec->placeholders, cmp_key);
+	free(key);
+	return true;
+}
+
+/* The policy's word on `path`; it reads through the same root, unrecorded. */
+static enum gf_rec_keep verdict(const struct gf_recorder *rec, const struct gf_fs *fs, const char *path)
+{
+	struct gf_fs plain;
+
+	if (!rec->policy.keep)
+		return GF_REC_KEEP;
+	plain = *fs;
+	plain.rec = NULL;
+	return rec->policy.keep(rec->policy.arg, &plain, path);
 }
 
 /* Lexically normalise an absolute path (no symlinks are involved: callers
@@ -255,11 +292,17 @@ static void write_file(struct gf_recorder *rec, const char *phys, const char *da
 {
 	char dst[PATH_MAX];
 	struct stat st;
+	bool fill = false;
 	int fd;
 
 	dest_of(rec, phys, dst, sizeof(dst));
-	if (lstat(dst, &st) == 0 && S_ISREG(st.st_mode))
-		return;		/* first read wins: one consistent snapshot */
+	if (lstat(dst, &st) == 0 && S_ISREG(st.st_mode)) {
+		/* First read wins (one consistent snapshot), over the empty
+		 * file a listing left. */
+		if (!placeholder_take(rec, dst))
+			return;
+		fill = true;
+	}
 	fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		rec_fail(rec, -errno, dst);
@@ -281,8 +324,51 @@ static void write_file(struct gf_recorder *rec, const char *phys, const char *da
 		rec_fail(rec, -errno, dst);
 		return;
 	}
-	rec->files++;
+	rec->files += !fill;
 	rec->bytes += len;
+}
+
+/* What the policy keeps of the bytes read at `path`, written at `phys`. */
+static void keep_file(struct gf_recorder *rec, enum gf_rec_keep v, const char *path, const char *phys,
+		      const char *data, size_t len)
+{
+	char *edited = NULL;
+
+	if (v == GF_REC_NAME) {
+		data = "";
+		len = 0;
+	} else if (v == GF_REC_EDIT) {
+		if (!rec->policy.edit || !(edited = rec->policy.edit(rec->policy.arg, path, data, len, &len))) {
+			rec_fail(rec, -ENOMEM, path);
+			return;
+		}
+		data = edited;
+	}
+	write_file(rec, phys, data, len);
+	free(edited);
+}
+
+/* An empty file for a regular entry of a listing, which a read fills. */
+static void placeholder_make(struct gf_recorder *rec, const char *phys)
+{
+	char dst[PATH_MAX], *key;
+	struct stat st;
+	int fd;
+
+	dest_of(rec, phys, dst, sizeof(dst));
+	if (lstat(dst, &st) == 0)
+		return;		/* recorded already */
+	fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 || close(fd)) {
+		rec_fail(rec, -errno, dst);
+		return;
+	}
+	if (!(key = strdup(dst)) || !tsearch(key, &rec->placeholders, cmp_key)) {
+		free(key);
+		rec_fail(rec, -ENOMEM, dst);
+		return;
+	}
+	rec->files++;
 }
 
 static void parent_of(const char *path, char *buf, size_t size)
@@ -304,32 +390,59 @@ void gf_rec_file(struct gf_recorder *rec, const struct gf_fs *fs, const char *pa
 	const char *base = strrchr(path, '/');
 	char real[PATH_MAX];
 	struct stat st;
+	enum gf_rec_keep v;
 
-	if (!rec_go(rec) || !base)
+	if (!rec_go(rec) || !base || (v = verdict(rec, fs, path)) == GF_REC_DROP)
 		return;
 	/* The file itself may be a symlink (rare in sysfs); mirror it whole. */
 	gf_fs_src(fs, path, real, sizeof(real));
 	if (lstat(real, &st) == 0 && S_ISLNK(st.st_mode)) {
 		if (mirror(rec, fs, path, phys, sizeof(phys), 0) == 0)
-			write_file(rec, phys, data, len);
+			keep_file(rec, v, path, phys, data, len);
 		return;
 	}
 	parent_of(path, dir, sizeof(dir));
 	if (mirror(rec, fs, dir, physdir, sizeof(physdir), 0))
 		return;
 	snprintf(phys, sizeof(phys), "%s/%s", strcmp(physdir, "/") ? physdir : "", base + 1);
-	write_file(rec, phys, data, len);
+	keep_file(rec, v, path, phys, data, len);
 }
 
-static void copy_regular(struct gf_recorder *rec, const struct gf_fs *fs, const char *phys)
+void gf_rec_unread(struct gf_recorder *rec, const struct gf_fs *fs, const char *path)
+{
+	char src[PATH_MAX], real[PATH_MAX], dst[PATH_MAX];
+	const char *phys = real;
+
+	if (!rec->placeholders)
+		return;
+	gf_fs_src(fs, path, src, sizeof(src));
+	if (!realpath(src, real))
+		return;
+	if (fs->rootlen) {
+		if (strncmp(real, fs->dir, fs->dirlen) || real[fs->dirlen] != '/')
+			return;
+		phys = real + fs->dirlen;
+	}
+	dest_of(rec, phys, dst, sizeof(dst));
+	if (placeholder_take(rec, dst) && unlink(dst) == 0)
+		rec->files--;
+}
+
+/* A regular file met on a path that was resolved or tested. */
+static void keep_regular(struct gf_recorder *rec, const struct gf_fs *fs, enum gf_rec_keep v, const char *path,
+			 const char *phys)
 {
 	struct gf_fs plain = *fs;	/* the same root without the tap */
 	char *data;
 	size_t len;
 
+	if (v == GF_REC_NAME) {
+		write_file(rec, phys, "", 0);
+		return;
+	}
 	plain.rec = NULL;
 	if (gf_fs_read(&plain, phys, &data, &len) == 0) {
-		write_file(rec, phys, data, len);
+		keep_file(rec, v, path, phys, data, len);
 		free(data);
 	}
 }
@@ -338,12 +451,14 @@ void gf_rec_path(struct gf_recorder *rec, const struct gf_fs *fs, const char *pa
 {
 	char phys[PATH_MAX], src[PATH_MAX];
 	struct stat st;
+	enum gf_rec_keep v;
 
-	if (!rec_go(rec) || mirror(rec, fs, path, phys, sizeof(phys), 0))
+	if (!rec_go(rec) || (v = verdict(rec, fs, path)) == GF_REC_DROP ||
+	    mirror(rec, fs, path, phys, sizeof(phys), 0))
 		return;
 	gf_fs_src(fs, phys, src, sizeof(src));
 	if (stat(src, &st) == 0 && S_ISREG(st.st_mode))
-		copy_regular(rec, fs, phys);
+		keep_regular(rec, fs, v, path, phys);
 }
 
 void gf_rec_dir(struct gf_recorder *rec, const struct gf_fs *fs, const char *path,
@@ -351,12 +466,16 @@ void gf_rec_dir(struct gf_recorder *rec, const struct gf_fs *fs, const char *pat
 {
 	char phys[PATH_MAX];
 
-	if (!rec_go(rec) || mirror(rec, fs, path, phys, sizeof(phys), 0))
+	if (!rec_go(rec) || verdict(rec, fs, path) == GF_REC_DROP || mirror(rec, fs, path, phys, sizeof(phys), 0))
 		return;
 	for (int i = 0; i < n; i++) {
-		char entry[PATH_MAX], src[PATH_MAX];
+		char entry[PATH_MAX], src[PATH_MAX], named[PATH_MAX];
+		enum gf_rec_keep v;
 		struct stat st;
 
+		snprintf(named, sizeof(named), "%s/%s", strcmp(path, "/") ? path : "", names[i]);
+		if ((v = verdict(rec, fs, named)) == GF_REC_DROP)
+			continue;
 		snprintf(entry, sizeof(entry), "%s/%s", strcmp(phys, "/") ? phys : "", names[i]);
 		gf_fs_src(fs, entry, src, sizeof(src));
 		if (lstat(src, &st))
@@ -375,46 +494,10 @@ void gf_rec_dir(struct gf_recorder *rec, const struct gf_fs *fs, const char *pat
 				rec->links++;
 		} else if (S_ISDIR(st.st_mode)) {
 			ensure_dir(rec, entry);
+		} else if (S_ISREG(st.st_mode) && v == GF_REC_NAME) {
+			write_file(rec, entry, "", 0);
+		} else if (S_ISREG(st.st_mode) && (st.st_mode & 0444) && access(src, R_OK) == 0) {
+			placeholder_make(rec, entry);
 		}
 	}
-}
-
-void gf_rec_copy_tree(struct gf_recorder *rec, const struct gf_fs *fs, const char *path,
-		      int max_depth)
-{
-	char phys[PATH_MAX], src[PATH_MAX];
-	struct stat st;
-	DIR *d;
-	struct dirent *de;
-
-	if (!rec_go(rec) || mirror(rec, fs, path, phys, sizeof(phys), 0))
-		return;
-	gf_fs_src(fs, phys, src, sizeof(src));
-	if (stat(src, &st))
-		return;
-	if (S_ISREG(st.st_mode)) {
-		/* Write-only files (sysfs 0200) cannot be read; skip them. */
-		if (st.st_mode & 0444)
-			copy_regular(rec, fs, phys);
-		return;
-	}
-	if (!S_ISDIR(st.st_mode) || max_depth <= 0)
-		return;
-	d = opendir(src);
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		char child[PATH_MAX], csrc[PATH_MAX];
-		struct stat cst;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(child, sizeof(child), "%s/%s", strcmp(phys, "/") ? phys : "", de->d_name);
-		gf_fs_src(fs, child, csrc, sizeof(csrc));
-		/* Do not follow links out of the tree (sysfs is full of cycles). */
-		if (lstat(csrc, &cst) || S_ISLNK(cst.st_mode))
-			continue;
-		gf_rec_copy_tree(rec, fs, child, max_depth - 1);
-	}
-	closedir(d);
 }

@@ -14,6 +14,7 @@
 #include "core/opts.h"
 #include "core/pciaddr.h"
 #include "core/strutil.h"
+#include "topo/discover.h"
 #include "topo/render.h"
 #include "topo/topo_internal.h"
 
@@ -383,6 +384,25 @@ GF_API int gf_topo_options_copy(const struct gf_topo_options *in, struct gf_topo
 	if (in->struct_size >= offsetof(struct gf_topo_options, omit) + sizeof(in->omit))
 		out->omit = in->omit;
 	return 0;
+}
+
+int gf_topo_discover_fs(const struct gf_fs *fs, struct gf_nvml_facts *facts, const char *nvml_note,
+			struct gf_topo **out)
+{
+	struct gf_ctx c = { 0 };
+	int ret;
+
+	*out = NULL;
+	if (!(c.t = calloc(1, sizeof(*c.t))))
+		return gf_error(-ENOMEM, "out of memory");
+	c.fs = *fs;		/* a copy that shares the caller's, never released here */
+	c.facts = facts;
+	c.t->machine.nvml = facts != NULL;
+	gf_strlcpy(c.t->machine.nvml_note, nvml_note ? nvml_note : "", sizeof(c.t->machine.nvml_note));
+	gf_strlcpy(c.t->machine.source, gf_fs_live(fs) ? "this machine" : fs->root, sizeof(c.t->machine.source));
+	ret = gf_topo_discover_ctx(&c, out);
+	gf_warn_fini(&c);
+	return ret;
 }
 
 GF_API int gf_topo_discover(const struct gf_topo_options *opts, struct gf_topo **out)

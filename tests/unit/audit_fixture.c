@@ -107,6 +107,39 @@ const struct gf_check_result *afx_expect(struct afx *fx, const char *id, const c
 	return r;
 }
 
+/* Every check of fx's machine, under its profile and environment. */
+static struct gf_audit *afx_run_all(struct afx *fx)
+{
+	struct gf_audit_options o = GF_AUDIT_OPTS_INIT;
+	static const char *const no_env[] = { NULL };
+	struct gf_audit *a = NULL;
+
+	o.machine = T_MACHINE(.root = fx->dir);
+	o.profile = fx->profile;
+	o.env = fx->env ? fx->env : no_env;
+	if (gf_audit_run(&o, &a))
+		fail_msg("gf_audit_run on %s: %s", fx->dir, gf_last_error());
+	return a;
+}
+
+void afx_same_results(struct afx *fx, struct afx *rec)
+{
+	struct gf_audit *a = afx_run_all(fx), *b = afx_run_all(rec);
+
+	for (int i = 0; i < a->nresults && i < b->nresults; i++) {
+		const struct gf_check_result *x = &a->results[i], *y = &b->results[i];
+
+		if (strcmp(x->check->id, y->check->id) || strcmp(x->subject, y->subject) || x->status != y->status)
+			fail_msg("%s %s: %s on %s, but %s %s: %s on %s (note '%s')", x->check->id, x->subject,
+				 gf_check_status_name(x->status), fx->dir, y->check->id, y->subject,
+				 gf_check_status_name(y->status), rec->dir, y->note);
+	}
+	if (a->nresults != b->nresults)
+		fail_msg("%d results on %s, %d on %s", a->nresults, fx->dir, b->nresults, rec->dir);
+	gf_audit_free(a);
+	gf_audit_free(b);
+}
+
 void afx_record_keeps(struct afx *fx, const char *const *ids, size_t n, enum gf_check_status want)
 {
 	struct gf_record_options o = GF_RECORD_OPTS_INIT;
@@ -114,7 +147,7 @@ void afx_record_keeps(struct afx *fx, const char *const *ids, size_t n, enum gf_
 	char *top = t_mkdtemp(), target[PATH_MAX];
 
 	snprintf(target, sizeof(target), "%s/rec", top);
-	o.machine = T_MACHINE(.root = fx->dir, .nvml = GF_NVML_OFF);
+	o.machine = T_MACHINE(.root = fx->dir);
 	assert_int_equal(gf_record(target, &o, NULL), 0);
 	rec.dir = target;
 	for (size_t i = 0; i < n; i++) {
@@ -125,6 +158,7 @@ void afx_record_keeps(struct afx *fx, const char *const *ids, size_t n, enum gf_
 				 gf_check_status_name(want));
 		afx_expect(&rec, ids[i], "", want);
 	}
+	afx_same_results(fx, &rec);
 	gf_audit_free(rec.last);
 	t_rmtree(top);
 	free(top);

@@ -37,9 +37,12 @@ const struct gf_check_result *afx_run(struct afx *fx, const char *id, const char
 const struct gf_check_result *afx_expect(struct afx *fx, const char *id, const char *subject,
 					 enum gf_check_status want);
 
-/* Records the copy with gpufeed record (NVML off) and asserts that every
- * check of ids[] gives `want` on both the copy and the recording: what the
- * checks read is what record copies. */
+/* Records the copy with gpufeed record and asserts that every
+ * check of ids[] gives `want` on both the copy and the recording, and that
+ * every other check gives the same status on both: what the checks read is
+ * what record copies. */
 void afx_record_keeps(struct afx *fx, const char *const *ids, size_t n, enum gf_check_status want);
+/* Every check gives the same results (subjects, statuses) on fx and rec. */
+void afx_same_results(struct afx *fx, struct afx *rec);
 
 #endif

@@ -228,6 +228,7 @@ static void recorder_mirrors_links(void **state)
 	gf_strv_free(names, n);
 	assert_true(rec.files >= 2);
 	assert_true(rec.links >= 3);
+	gf_rec_fini(&rec);
 	gf_fs_fini(&fs);
 	gf_fs_fini(&copy);
 	t_rmtree(src);
@@ -236,22 +237,133 @@ static void recorder_mirrors_links(void **state)
 	free(dst);
 }
 
-static void recorder_copies_trees(void **state)
+/* A listing records its regular entries as empty files, so the copy lists
+ * the same names (msi_irqs/<irq> are used by name only); a read fills one,
+ * a failed read removes it (absent, not empty), and what was read first
+ * stays. */
+static void recorder_keeps_listed_names(void **state)
 {
-	char *src = make_tree(), *dst = t_mkdtemp();
+	char *src = make_tree(), *dst = t_mkdtemp(), buf[64], path[PATH_MAX];
 	struct gf_recorder rec;
 	struct gf_fs fs, copy;
-	char buf[64];
+	struct stat st;
+	char **names;
+	int n;
+
+	(void)state;
+	t_write(src, "sys/devices/pci0000:00/0000:00:01.0/msi_irqs/120", "msi\n");
+	t_write(src, "sys/devices/pci0000:00/0000:00:01.0/msi_irqs/121", "msi\n");
+	t_write(src, "sys/devices/pci0000:00/0000:00:01.0/secret", "0400\n");
+	snprintf(path, sizeof(path), "%s/sys/devices/pci0000:00/0000:00:01.0/secret", src);
+	assert_int_equal(chmod(path, 0200), 0);		/* write-only: never a name to read */
+	t_write(src, "sys/devices/pci0000:00/0000:00:01.0/big", "");
+	snprintf(path, sizeof(path), "%s/sys/devices/pci0000:00/0000:00:01.0/big", src);
+	assert_int_equal(truncate(path, 17 << 20), 0);	/* beyond what a read takes */
+	assert_int_equal(gf_fs_init(&fs, src), 0);
+	assert_int_equal(gf_rec_init(&rec, dst), 0);
+	fs.rec = &rec;
+	assert_int_equal(gf_fs_list(&fs, "/sys/bus/pci/devices/0000:00:01.0/msi_irqs", &names, &n), 0);
+	gf_strv_free(names, n);
+	assert_int_equal(gf_fs_list(&fs, "/sys/bus/pci/devices/0000:00:01.0", &names, &n), 0);
+	gf_strv_free(names, n);
+	assert_int_equal(gf_fs_read_str(&fs, "/sys/bus/pci/devices/0000:00:01.0/vendor", buf, sizeof(buf)), 0);
+	/* numa_node is read once, then changes: the copy keeps the first. */
+	assert_int_equal(gf_fs_read_str(&fs, "/sys/bus/pci/devices/0000:00:01.0/numa_node", buf, sizeof(buf)), 0);
+	t_write(src, "sys/devices/pci0000:00/0000:00:01.0/numa_node", "0\n");
+	assert_int_equal(gf_fs_read_str(&fs, "/sys/bus/pci/devices/0000:00:01.0/numa_node", buf, sizeof(buf)), 0);
+	/* big is listed, then its read fails (as EIO or EINVAL would). */
+	assert_int_equal(gf_fs_read_str(&fs, "/sys/bus/pci/devices/0000:00:01.0/big", buf, sizeof(buf)), -EFBIG);
+	assert_int_equal(rec.error, 0);
+	gf_rec_fini(&rec);
+
+	assert_int_equal(gf_fs_init(&copy, dst), 0);
+	assert_int_equal(gf_fs_list(&copy, "/sys/bus/pci/devices/0000:00:01.0/msi_irqs", &names, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(names[0], "120");
+	assert_string_equal(names[1], "121");
+	gf_strv_free(names, n);
+	snprintf(path, sizeof(path), "%s/sys/devices/pci0000:00/0000:00:01.0/msi_irqs/120", dst);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 0);		/* the name, not the bytes */
+	assert_int_equal(gf_fs_read_str(&copy, "/sys/bus/pci/devices/0000:00:01.0/vendor", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "0x10de");
+	assert_int_equal(gf_fs_read_str(&copy, "/sys/bus/pci/devices/0000:00:01.0/numa_node", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "1");
+	assert_false(gf_fs_exists(&copy, "/sys/bus/pci/devices/0000:00:01.0/secret"));
+	assert_false(gf_fs_exists(&copy, "/sys/bus/pci/devices/0000:00:01.0/big"));
+	assert_true(gf_fs_exists(&copy, "/sys/bus/pci/devices/0000:00:01.0/bad_int"));	/* listed, not read */
+	assert_true(gf_fs_exists(&copy, "/sys/bus/pci/devices/0000:00:01.0/numa_node"));
+	gf_fs_fini(&fs);
+	gf_fs_fini(&copy);
+	t_rmtree(src);
+	t_rmtree(dst);
+	free(src);
+	free(dst);
+}
+
+/* A policy that drops one file, keeps another as its name, and edits a
+ * third; what it drops is not even listed. */
+static enum gf_rec_keep test_keep(void *arg, const struct gf_fs *fs, const char *path)
+{
+	int *asked = arg;
+
+	(void)fs;
+	(*asked)++;
+	if (strstr(path, "0000:00:02.0"))
+		return GF_REC_DROP;
+	if (strstr(path, "/numa_node"))
+		return GF_REC_NAME;
+	if (strstr(path, "/status"))
+		return GF_REC_EDIT;
+	return GF_REC_KEEP;
+}
+
+static char *test_edit(void *arg, const char *path, const char *data, size_t len, size_t *out_len)
+{
+	(void)arg;
+	(void)data;
+	(void)len;
+	assert_non_null(strstr(path, "/status"));
+	*out_len = strlen("edited\n");
+	return strdup("edited\n");
+}
+
+static void recorder_follows_its_policy(void **state)
+{
+	char *src = make_tree(), *dst = t_mkdtemp(), buf[64];
+	struct gf_recorder rec;
+	struct gf_fs fs, copy;
+	char **names;
+	int n, asked = 0;
 
 	(void)state;
 	assert_int_equal(gf_fs_init(&fs, src), 0);
 	assert_int_equal(gf_rec_init(&rec, dst), 0);
-	gf_rec_copy_tree(&rec, &fs, "/sys/bus/pci/devices/0000:00:02.0", 1);
-	gf_rec_copy_tree(&rec, &fs, "/sys/absent", 1);	/* skipped, no error */
+	rec.policy = (struct gf_rec_policy){ test_keep, test_edit, &asked };
+	fs.rec = &rec;
+	assert_int_equal(gf_fs_list(&fs, "/sys/bus/pci/devices", &names, &n), 0);
+	gf_strv_free(names, n);
+	assert_int_equal(gf_fs_read_str(&fs, "/sys/bus/pci/devices/0000:00:01.0/vendor", buf, sizeof(buf)), 0);
+	assert_int_equal(gf_fs_read_str(&fs, "/sys/bus/pci/devices/0000:00:01.0/numa_node", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "1");		/* the reader sees the bytes */
+	assert_int_equal(gf_fs_read_str(&fs, "/sys/bus/pci/devices/0000:00:02.0/vendor", buf, sizeof(buf)), 0);
+	assert_true(gf_fs_exists(&fs, "/proc/self/status"));
 	assert_int_equal(rec.error, 0);
+	assert_true(asked >= 6);
+	gf_rec_fini(&rec);
+
 	assert_int_equal(gf_fs_init(&copy, dst), 0);
-	assert_int_equal(gf_fs_read_str(&copy, "/sys/bus/pci/devices/0000:00:02.0/vendor", buf, sizeof(buf)), 0);
-	assert_string_equal(buf, "0x15b3");
+	assert_int_equal(gf_fs_read_str(&copy, "/sys/bus/pci/devices/0000:00:01.0/vendor", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "0x10de");
+	assert_int_equal(gf_fs_read_str(&copy, "/sys/bus/pci/devices/0000:00:01.0/numa_node", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+	assert_int_equal(gf_fs_read_str(&copy, "/proc/self/status", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "edited");
+	assert_int_equal(gf_fs_list(&copy, "/sys/bus/pci/devices", &names, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(names[0], "0000:00:01.0");
+	gf_strv_free(names, n);
+	assert_false(gf_fs_exists(&copy, "/sys/devices/pci0000:00/0000:00:02.0"));
 	gf_fs_fini(&fs);
 	gf_fs_fini(&copy);
 	t_rmtree(src);
@@ -308,6 +420,7 @@ static void recorded_links_stay_inside(void **state)
 	assert_non_null(text);
 	assert_string_equal(text, "recorded\n");
 	free(text);
+	gf_rec_fini(&rec);
 	gf_fs_fini(&fs);
 	t_rmtree(src);
 	t_rmtree(dst);
@@ -430,7 +543,8 @@ int main(void)
 		cmocka_unit_test(refuses_special_files),
 		cmocka_unit_test(refuses_long_roots),
 		cmocka_unit_test(recorder_mirrors_links),
-		cmocka_unit_test(recorder_copies_trees),
+		cmocka_unit_test(recorder_keeps_listed_names),
+		cmocka_unit_test(recorder_follows_its_policy),
 		cmocka_unit_test(recorded_links_stay_inside),
 		cmocka_unit_test(special_files_never_opened),
 		cmocka_unit_test(reads_survive_concurrent_renames),

@@ -9,7 +9,8 @@
 #include <unistd.h>
 
 #include <gpufeed/gpufeed.h>
-#include "topo/record_hook.h"
+#include "audit_fixture.h"
+#include "record/record_hook.h"
 
 static int entries(const char *dir)
 {
@@ -344,6 +345,198 @@ static void nvml_facts_kept_as_read(void **state)
 	free(dir);
 }
 
+/* ---- what a recording holds: whatever the checks read, as the policy
+ * (src/record/record_policy.c) allows ---- */
+
+/* Records fx's copy into a fresh directory (NVML as the copy has it);
+ * returns the recording, under *top (free both, t_rmtree(*top)). */
+static char *record_copy(struct afx *fx, char **top)
+{
+	struct gf_record_options o = GF_RECORD_OPTS_INIT;
+	char *dest;
+
+	*top = t_mkdtemp();
+	assert_true(asprintf(&dest, "%s/rec", *top) > 0);
+	o.machine = T_MACHINE(.root = fx->dir);
+	assert_int_equal(gf_record(dest, &o, NULL), 0);
+	return dest;
+}
+
+/* The bytes of DIR/REL, or NULL when absent; *len set. */
+static char *bytes_at(const char *dir, const char *rel, size_t *len)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	char *buf = NULL;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	if (!(f = fopen(path, "rb")))
+		return NULL;
+	buf = calloc(1, 4096);
+	assert_non_null(buf);
+	*len = fread(buf, 1, 4095, f);
+	fclose(f);
+	return buf;
+}
+
+/* Every check agrees on fx's copy and its recording `rec`; then all goes. */
+static void agree_and_free(struct afx *fx, struct afx *rec, char *top, char *dest)
+{
+	afx_same_results(fx, rec);
+	gf_audit_free(rec->last);
+	t_rmtree(top);
+	free(top);
+	free(dest);
+	afx_free(fx);
+}
+
+static bool absent_at(const char *dir, const char *rel)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	return lstat(path, &st) && errno == ENOENT;
+}
+
+/* A file no list of record's ever named is recorded because a check read
+ * it: cpu.cstate's PM QoS request (/dev/cpu_dma_latency), read when a
+ * C-state is too deep.  A recording used to lack it, and warned where the
+ * machine passed. */
+static void what_a_check_reads_is_recorded(void **state)
+{
+	struct afx *fx = afx_new("ci-vm"), rec = { 0 };
+	const struct gf_check_result *r;
+	int32_t qos = 50;
+	char *top, *dest, *copy;
+	size_t len = 0;
+
+	(void)state;
+	afx_put(fx, "/sys/devices/system/cpu/cpu0/cpuidle/state2/name", "C6\n");
+	afx_put(fx, "/sys/devices/system/cpu/cpu0/cpuidle/state2/latency", "170\n");
+	afx_put(fx, "/sys/devices/system/cpu/cpu0/cpuidle/state2/disable", "0\n");
+	t_write_bytes(fx->dir, "dev/cpu_dma_latency", &qos, sizeof(qos));
+	afx_expect(fx, "cpu.cstate", "", GF_CHECK_PASS);
+	dest = record_copy(fx, &top);
+	copy = bytes_at(dest, "dev/cpu_dma_latency", &len);
+	assert_non_null(copy);
+	assert_int_equal(len, sizeof(qos));
+	assert_memory_equal(copy, &qos, sizeof(qos));
+	rec.dir = dest;
+	r = afx_expect(&rec, "cpu.cstate", "", GF_CHECK_PASS);
+	assert_non_null(strstr(r->note, "50 us"));
+	free(copy);
+	agree_and_free(fx, &rec, top, dest);
+}
+
+/* The checks list /proc for daemons: a recording keeps PID 1 and the
+ * daemons they look for, and no other process, not even as a directory. */
+static void only_the_watched_processes_are_recorded(void **state)
+{
+	struct afx *fx = afx_new("hgx-h100-8gpu"), rec = { 0 };
+	enum gf_check_status want;
+	char *top, *dest, *comm;
+	size_t len = 0;
+
+	(void)state;
+	afx_put(fx, "/proc/1/comm", "systemd\n");
+	afx_put(fx, "/proc/5150/comm", "sshd\n");
+	afx_put(fx, "/proc/5150/cmdline", "sshd: alice@pts/0");
+	afx_put(fx, "/proc/5151/comm", "irqbalance\n");
+	want = afx_run(fx, "irq.balance", "")->status;
+	dest = record_copy(fx, &top);
+	assert_true(absent_at(dest, "proc/5150"));
+	comm = bytes_at(dest, "proc/5151/comm", &len);
+	assert_non_null(comm);
+	assert_string_equal(comm, "irqbalance\n");
+	free(comm);
+	assert_false(absent_at(dest, "proc/1/comm"));
+	rec.dir = dest;
+	afx_expect(&rec, "irq.balance", "", want);
+	agree_and_free(fx, &rec, top, dest);
+}
+
+/* Container detection reads PID 1's environment: the recording keeps its
+ * container= and nothing else (the rest holds secrets). */
+static void environ_keeps_container_only(void **state)
+{
+	static const char env[] = "HOME=/root\0container=lxc\0API_TOKEN=hunter2\0";
+	struct afx *fx = afx_new("hgx-h100-8gpu"), rec = { 0 };
+	char *top, *dest, *copy;
+	size_t len = 0;
+
+	(void)state;
+	t_write_bytes(fx->dir, "proc/1/environ", env, sizeof(env) - 1);
+	afx_run(fx, "mem.swap", NULL);
+	assert_string_equal(fx->last->container_kind, "lxc");
+	dest = record_copy(fx, &top);
+	copy = bytes_at(dest, "proc/1/environ", &len);
+	assert_non_null(copy);
+	assert_int_equal(len, strlen("container=lxc") + 1);
+	assert_memory_equal(copy, "container=lxc", len);
+	rec.dir = dest;
+	afx_run(&rec, "mem.swap", NULL);
+	assert_true(rec.last->container);
+	assert_string_equal(rec.last->container_kind, "lxc");
+	free(copy);
+	agree_and_free(fx, &rec, top, dest);
+}
+
+/* A library a check probes outside the directories it lists (cuda-compat's
+ * libcuda.so.1, looked for when the driver is older than the runtime) is
+ * kept by name, never its bytes; the listed directories keep only the
+ * names the checks use. */
+static void libraries_recorded_by_name(void **state)
+{
+	struct afx *fx = afx_new("hgx-h100-8gpu"), rec = { 0 };
+	char *top, *dest, *copy;
+	size_t len = 1;
+
+	(void)state;
+	/* CUDA 13 needs driver 580; the fixture's is 535. */
+	afx_put(fx, "/usr/local/cuda/version.json", "{\"cuda\": {\"version\": \"13.0.1\"}}\n");
+	afx_put(fx, "/usr/local/cuda/compat/libcuda.so.1", "\177ELF a driver library\n");
+	afx_put(fx, "/usr/local/cuda/lib64/libcudart.so.13.0.48", "\177ELF a runtime\n");
+	afx_put(fx, "/usr/local/cuda/lib64/libnvrtc.so.13", "\177ELF another\n");
+	afx_expect(fx, "gpu.driver-cuda", "", GF_CHECK_WARN);	/* cuda-compat is there */
+	dest = record_copy(fx, &top);
+	copy = bytes_at(dest, "usr/local/cuda/compat/libcuda.so.1", &len);
+	assert_non_null(copy);
+	assert_int_equal(len, 0);
+	free(copy);
+	copy = bytes_at(dest, "usr/local/cuda/lib64/libcudart.so.13.0.48", &len);
+	assert_non_null(copy);
+	assert_int_equal(len, 0);
+	free(copy);
+	assert_true(absent_at(dest, "usr/local/cuda/lib64/libnvrtc.so.13"));
+	rec.dir = dest;
+	afx_expect(&rec, "gpu.driver-cuda", "", GF_CHECK_WARN);
+	agree_and_free(fx, &rec, top, dest);
+}
+
+/* Every fixture recorded again replays every check as the fixture does,
+ * under both profiles: what the checks read is there, and so are the facts
+ * about the recording process (euid, device nodes, limits) that the
+ * source's manifest holds. */
+static void every_fixture_recorded_again_agrees(void **state)
+{
+	static const char *const machines[] = { "ci-vm", "hgx-h100-8gpu", "h200x2-vm", "h200x4-vm", "tuned-hgx",
+						"untuned-hgx" };
+
+	(void)state;
+	for (size_t m = 0; m < sizeof(machines) / sizeof(machines[0]); m++) {
+		struct afx *fx = afx_new(machines[m]), rec = { 0 };
+		char *top, *dest = record_copy(fx, &top);
+
+		rec.dir = dest;
+		for (int p = GF_PROFILE_TRAINING; p <= GF_PROFILE_INFERENCE; p++) {
+			fx->profile = rec.profile = (enum gf_profile)p;
+			afx_same_results(fx, &rec);
+		}
+		agree_and_free(fx, &rec, top, dest);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -359,6 +552,11 @@ int main(void)
 		cmocka_unit_test(options_are_versioned),
 		cmocka_unit_test(summary_json),
 		cmocka_unit_test(nvml_facts_kept_as_read),
+		cmocka_unit_test(what_a_check_reads_is_recorded),
+		cmocka_unit_test(only_the_watched_processes_are_recorded),
+		cmocka_unit_test(environ_keeps_container_only),
+		cmocka_unit_test(libraries_recorded_by_name),
+		cmocka_unit_test(every_fixture_recorded_again_agrees),
 	};
 
 	return cmocka_run_group_tests_name("record", tests, NULL, NULL);

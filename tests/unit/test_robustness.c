@@ -60,6 +60,7 @@ static char *tap_copy(const char *root)
 	}
 	assert_int_equal(gf_topo_discover_ctx(&c, &t), 0);
 	assert_int_equal(rec.error, 0);
+	gf_rec_fini(&rec);
 	gf_topo_free(t);
 	gf_nvml_facts_free(c.facts);
 	gf_fs_fini(&c.fs);

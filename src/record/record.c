@@ -1,7 +1,8 @@
-/* gpufeed record DIR: run discovery with the recorder attached (so every
- * file the model reads is copied, symlinks kept), copy the audit files,
- * write the NVML facts and a manifest; all into DIR.tmp-XXXXXX, moved into
- * place at the end by record_place.c (or packed into one .tar.gz first). */
+/* gpufeed record DIR: run discovery and then every check with the recorder
+ * attached (so every file the model and the audit read is copied, symlinks
+ * kept, as record_policy.c allows), write the NVML facts and a manifest;
+ * all into DIR.tmp-XXXXXX, moved into place at the end by record_place.c
+ * (or packed into one .tar.gz first). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -17,6 +18,7 @@
 #include <jansson.h>
 
 #include <gpufeed/record.h>
+#include "audit/audit_record.h"
 #include "core/atomic.h"
 #include "core/json_read.h"
 #include "core/json_stamp.h"
@@ -26,10 +28,11 @@
 #include "core/rmtree.h"
 #include "core/strutil.h"
 #include "core/tar.h"
-#include "topo/record_audit.h"
-#include "topo/record_hook.h"
-#include "topo/record_place.h"
-#include "topo/topo_internal.h"
+#include "record/record_hook.h"
+#include "record/record_place.h"
+#include "record/record_policy.h"
+#include "topo/discover.h"
+#include "vendor/nvml/nvml_facts.h"
 
 struct gf_bytes {
 	char *data;
@@ -140,6 +143,30 @@ static void manifest_process(json_t *m)
 	}
 }
 
+/* A recording of a recording: the facts its source's manifest holds about
+ * the process that recorded the machine, so the copy replays the checks
+ * that read them (device nodes, euid, environment, limits) as the source
+ * does.  A source without a readable manifest has none to give. */
+static void manifest_process_of(json_t *m, const struct gf_fs *src)
+{
+	static const char *const keys[] = { "dev_nodes", "dev_shm_bytes", "euid", "environ", "rlimits" };
+	char *data = NULL;
+	size_t len;
+	json_t *from;
+
+	if (gf_fs_read(src, "/" GF_RECORD_MANIFEST, &data, &len))
+		return;
+	from = json_loadb(data, len, 0, NULL);
+	free(data);
+	for (size_t i = 0; json_is_object(from) && i < sizeof(keys) / sizeof(keys[0]); i++) {
+		json_t *v = json_object_get(from, keys[i]);
+
+		if (v)
+			json_object_set(m, keys[i], v);
+	}
+	json_decref(from);
+}
+
 static int dump_cb(FILE *f, void *arg)
 {
 	if (json_dumpf(arg, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER))
@@ -176,6 +203,8 @@ static int write_manifest(const char *tmp, const struct gf_fs *src, const struct
 			json_object_set_new(m, "dev_shm_bytes",
 					    json_integer((json_int_t)((unsigned long long)sv.f_blocks * sv.f_frsize)));
 		manifest_process(m);
+	} else {
+		manifest_process_of(m, src);
 	}
 	snprintf(path, sizeof(path), "%s/" GF_RECORD_MANIFEST, tmp);
 	ret = gf_atomic_write(path, dump_cb, m);
@@ -288,6 +317,25 @@ static bool cancelled(const struct gf_record_options *opts)
 	return opts->cancel && *opts->cancel;
 }
 
+/* The checks read beyond discovery: run every one of them under both
+ * profiles (some read a file under one only: /dev/cpu_dma_latency when a
+ * C-state is too deep for it), so the recording holds whatever they read. */
+static int record_checks(const struct gf_fs *fs, const struct gf_topo *t, const struct gf_nvml_facts *facts,
+			 const char *nvml_note)
+{
+	static const enum gf_profile profiles[] = { GF_PROFILE_TRAINING, GF_PROFILE_INFERENCE };
+
+	for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
+		struct gf_audit *a = NULL;
+		int ret = gf_audit_run_on(fs, t, facts, nvml_note, profiles[i], &a);
+
+		gf_audit_free(a);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 		     struct gf_record_stats *stats)
 {
@@ -295,7 +343,8 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 	struct gf_topo_options machine;
 	struct gf_record_stats st = { 0 };
 	struct gf_recorder *rec = NULL;
-	struct gf_ctx c = { 0 };
+	struct gf_fs fs;
+	struct gf_nvml_facts *facts = NULL;
 	struct gf_bytes raw_facts = { NULL, 0 };
 	struct gf_topo *t = NULL;
 	char dir[PATH_MAX], tmp[PATH_MAX + 16];
@@ -303,7 +352,6 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 	size_t len;
 	int ret;
 
-	c.fs.rootfd = -1;
 	if (opts) {
 		/* Fields a caller built against an older header lacks keep
 		 * their defaults. */
@@ -332,38 +380,36 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 	if ((ret = gf_place_check(&place)))
 		return ret;
 	snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", dir);
-	if ((ret = gf_fs_init(&c.fs, machine.root)))
+	if ((ret = gf_fs_init(&fs, machine.root)))
 		return ret;
 	if (!mkdtemp(tmp)) {
 		ret = gf_error_errno(-errno, dir);
-		gf_warn_fini(&c);
-		gf_fs_fini(&c.fs);
+		gf_fs_fini(&fs);
 		return ret;
 	}
 	chmod(tmp, 0755);
-	rec = calloc(1, sizeof(*rec));
-	c.t = calloc(1, sizeof(*c.t));
-	if (!rec || !c.t) {
+	if (!(rec = calloc(1, sizeof(*rec)))) {
 		ret = gf_error(-ENOMEM, "out of memory");
 		goto out;
 	}
 	if ((ret = gf_rec_init(rec, tmp)))
 		goto out;
 	rec->cancel = opts->cancel;
-	if ((ret = load_source_facts(&c.fs, &machine, &c.facts, &raw_facts, &st)))
+	gf_record_policy_set(rec);
+	if ((ret = load_source_facts(&fs, &machine, &facts, &raw_facts, &st)))
 		goto out;
-	st.nvml = c.facts != NULL;
-	c.t->machine.nvml = st.nvml;
-	gf_strlcpy(c.t->machine.nvml_note, st.nvml_note, sizeof(c.t->machine.nvml_note));
-	c.fs.rec = rec;
-	ret = gf_topo_discover_ctx(&c, &t);	/* frees c.t on failure */
-	c.t = NULL;
+	st.nvml = facts != NULL;
+	fs.rec = rec;
+	ret = gf_topo_discover_fs(&fs, facts, st.nvml_note, &t);
+	if (!ret) {
+		pass_warnings(t, opts);
+		st.nwarnings = t->nwarnings;
+		if (!cancelled(opts))
+			ret = record_checks(&fs, t, facts, st.nvml_note);
+	}
+	fs.rec = NULL;
 	if (ret)
 		goto out;
-	pass_warnings(t, opts);
-	st.nwarnings = t->nwarnings;
-	gf_record_audit_files(rec, &c.fs, t);
-	c.fs.rec = NULL;
 	if (rec->error == -EINTR || cancelled(opts)) {
 		ret = gf_error(-EINTR, "%s: recording interrupted, nothing kept", dir);
 		goto out;
@@ -372,14 +418,14 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 		ret = gf_error(rec->error, "recording failed: %s", rec->error_msg);
 		goto out;
 	}
-	if (c.facts) {
+	if (facts) {
 		char path[PATH_MAX + 32];
 
 		snprintf(path, sizeof(path), "%s/" GF_RECORD_NVML_FILE, tmp);
-		if ((ret = save_facts(c.facts, &raw_facts, path)))
+		if ((ret = save_facts(facts, &raw_facts, path)))
 			goto out;
 	}
-	if ((ret = write_manifest(tmp, &c.fs, t, rec, &st)))
+	if ((ret = write_manifest(tmp, &fs, t, rec, &st)))
 		goto out;
 	if (cancelled(opts)) {
 		ret = gf_error(-EINTR, "%s: recording interrupted, nothing kept", dir);
@@ -413,11 +459,11 @@ out:
 	if (ret && !place.keep_tmp)
 		gf_rmtree(tmp);
 	gf_topo_free(t);
-	gf_topo_free(c.t);
-	gf_nvml_facts_free(c.facts);
+	gf_nvml_facts_free(facts);
 	free(raw_facts.data);
-	gf_warn_fini(&c);
-	gf_fs_fini(&c.fs);
+	gf_fs_fini(&fs);
+	if (rec)
+		gf_rec_fini(rec);
 	free(rec);
 	return ret;
 }

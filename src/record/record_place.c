@@ -13,8 +13,8 @@
 #include "core/error.h"
 #include "core/rmtree.h"
 #include "core/tar.h"
-#include "topo/record_hook.h"
-#include "topo/record_place.h"
+#include "record/record_hook.h"
+#include "record/record_place.h"
 
 static bool dir_is_empty(const char *dir)
 {

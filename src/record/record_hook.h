@@ -1,6 +1,6 @@
 /* A seam for the tests: the races of the final swap made deterministic. */
-#ifndef GF_TOPO_RECORD_HOOK_H
-#define GF_TOPO_RECORD_HOOK_H
+#ifndef GF_RECORD_RECORD_HOOK_H
+#define GF_RECORD_RECORD_HOOK_H
 
 #include <stdbool.h>
 

@@ -1,7 +1,7 @@
 /* Putting a finished recording at its target without losing what is there:
  * checked at the start, and again, atomically, by the final rename. */
-#ifndef GF_TOPO_RECORD_PLACE_H
-#define GF_TOPO_RECORD_PLACE_H
+#ifndef GF_RECORD_RECORD_PLACE_H
+#define GF_RECORD_RECORD_PLACE_H
 
 #include <stdbool.h>
 
