@@ -164,6 +164,12 @@ struct gf_pci_dev {
 						 * switches by them) */
 	enum gf_pci_kind kind;
 	int numa_node;			/* sysfs numa_node as is, -1 unknown */
+	int local_node;			/* the node as the model resolves it for any
+					 * device (the locality override, else sysfs
+					 * numa_node of it or its nearest bridge, else
+					 * the only node), -1 unknown; a GPU's own
+					 * numa_node may also come from NVML */
+	enum gf_source local_node_source;
 	struct gf_cpuset local_cpus;
 	bool local_cpus_known;
 	struct gf_pcie_link link;
@@ -381,6 +387,12 @@ GF_API int gf_topo_finding_count(const struct gf_topo *t, enum gf_severity min);
  * address ("0000:3b:00.0", "3b:00.0").  Returns its position in t->gpus or
  * -ENOENT / -EINVAL (ambiguous prefix). */
 GF_API int gf_topo_find_gpu(const struct gf_topo *t, const char *spec);
+/* The NUMA node of the PCI device at `pci` ("0000:3b:00.0", "3b:00.0") as
+ * the model has it: a GPU's numa_node, any other device's local_node (what
+ * CUDA opens may be a device the model does not call a GPU).  The node, -1
+ * when the model does not know it, -ENOENT when the model has no such
+ * device, -EINVAL for NULL or a malformed address. */
+GF_API int gf_topo_pci_node(const struct gf_topo *t, const char *pci);
 
 #define GF_PRINT_COLOR 0x1u
 /* `gpufeed topo`: the matrix with CPU and NUMA affinity, legends, devices

@@ -241,11 +241,11 @@ static const struct gf_bench_ops iog_ops = {
 };
 
 /* The staging node: --numa-node, which must be a node of the model, or the
- * GPU's own there (-1 when the model does not know it). */
+ * GPU's own there, as xfer finds it (-1 when the model does not know it). */
 static int staging_node(struct gf_bench_io_gpu *b)
 {
 	const struct gf_topo *t = b->topo;
-	int g;
+	int n;
 
 	b->numa_node = -1;
 	if (b->o.numa_node >= 0) {
@@ -255,8 +255,8 @@ static int staging_node(struct gf_bench_io_gpu *b)
 		if (b->numa_node < 0)
 			return gf_error(-ENODEV, "--numa-node %d: no such NUMA node in %s (%d node%s)", b->o.numa_node,
 					t->machine.source, t->numa.nnodes, t->numa.nnodes == 1 ? "" : "s");
-	} else if ((g = gf_topo_find_gpu(t, b->pci)) >= 0) {
-		b->numa_node = t->gpus[g].numa_node;
+	} else if ((n = gf_topo_pci_node(t, b->pci)) >= 0) {
+		b->numa_node = n;
 	}
 	return 0;
 }

@@ -120,6 +120,37 @@ int gf_locality_override(const char *spec, const char *origin, const char *const
 	return ret;
 }
 
+/* The node of every PCI device, GPU or not (gf_pci_dev.local_node), by the
+ * same rules as a GPU's short of NVML: xfer and bench ask the model for a
+ * device the model does not call a GPU (a stand-in, or one NVML hides).
+ * Quiet: a rule naming a node the machine lacks is warned about once, for
+ * the GPU, NIC or disk it concerns, by gf_locality_of. */
+void gf_locality_all(struct gf_ctx *c)
+{
+	struct gf_topo *t = c->t;
+
+	for (int i = 0; i < t->npci; i++) {
+		struct gf_pci_dev *d = &t->pci[i];
+		int node = rule_node(c, i);
+
+		d->local_node = -1;
+		if (node >= 0 && gf_numa_index(t, node) >= 0) {
+			d->local_node = node;
+			d->local_node_source = GF_SRC_OVERRIDE;
+			continue;
+		}
+		for (int x = i; x >= 0 && d->local_node < 0; x = t->pci[x].parent)
+			if (t->pci[x].numa_node >= 0) {
+				d->local_node = t->pci[x].numa_node;
+				d->local_node_source = GF_SRC_SYSFS;
+			}
+		if (d->local_node < 0 && t->numa.nnodes == 1) {
+			d->local_node = t->numa.node[0].id;
+			d->local_node_source = GF_SRC_SINGLE_NODE;
+		}
+	}
+}
+
 void gf_locality_of(struct gf_ctx *c, int pci, const struct gf_nvml_gpu *nvml, struct gf_locality *out)
 {
 	const struct gf_topo *t = c->t;

@@ -481,6 +481,7 @@ int gf_discover_pci(struct gf_ctx *c)
 		if (h->numa_node < 0 && t->pci[i].numa_node >= 0)
 			h->numa_node = t->pci[i].numa_node;
 	}
+	gf_locality_all(c);
 out:
 	gf_strv_free(names, n);
 	free(order);

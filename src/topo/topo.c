@@ -481,6 +481,23 @@ GF_API void gf_topo_free(struct gf_topo *t)
 	free(t);
 }
 
+GF_API int gf_topo_pci_node(const struct gf_topo *t, const char *pci)
+{
+	char bdf[16];
+
+	if (!t || !pci)
+		return gf_error(-EINVAL, "PCI node: no %s", !t ? "machine model" : "PCI address");
+	if (!gf_pci_normalize(pci, bdf, sizeof(bdf)))
+		return gf_error(-EINVAL, "PCI node: '%s' is not a PCI address", pci);
+	for (int i = 0; i < t->ngpus; i++)
+		if (!strcmp(t->gpus[i].bdf, bdf))
+			return t->gpus[i].numa_node;
+	for (int i = 0; i < t->npci; i++)
+		if (!strcmp(t->pci[i].bdf, bdf))
+			return t->pci[i].local_node;
+	return gf_error(-ENOENT, "PCI node: no device %s in the machine model", bdf);
+}
+
 GF_API int gf_topo_find_gpu(const struct gf_topo *t, const char *spec)
 {
 	char bdf[16];

@@ -118,6 +118,8 @@ struct gf_locality {
 };
 void gf_locality_of(struct gf_ctx *c, int pci, const struct gf_nvml_gpu *nvml,
 		    struct gf_locality *out);
+/* Fills gf_pci_dev.local_node of every device (after numa and pci). */
+void gf_locality_all(struct gf_ctx *c);
 /* Index into t->numa.node of node id, -1 if absent. */
 int gf_numa_index(const struct gf_topo *t, int node);
 

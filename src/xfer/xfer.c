@@ -61,12 +61,14 @@ static int check_opts(struct gf_xfer_opts *o)
 
 /* The GPU's NUMA node for its staging memory, as the machine model has it
  * (the caller's model, else this machine's discovered with the defaults):
- * *node -1 when the model does not know it or lacks the GPU. */
+ * the GPU's node, else, for a device CUDA opens that the model does not call
+ * a GPU (NVML hides it, or a stand-in), the node the model resolves for that
+ * PCI device by the same rules; *node -1 when the model does not know it. */
 static int gpu_node(const struct gf_xfer_opts *o, const char *pci, int *node)
 {
 	struct gf_topo *own = NULL;
 	const struct gf_topo *t = o->model;
-	int g, rc;
+	int n, rc;
 
 	*node = -1;
 	if (!t) {
@@ -74,8 +76,8 @@ static int gpu_node(const struct gf_xfer_opts *o, const char *pci, int *node)
 			return gf_error(rc, "transfer: the GPU's NUMA node: %s", gf_last_error());
 		t = own;
 	}
-	if ((g = gf_topo_find_gpu(t, pci)) >= 0)
-		*node = t->gpus[g].numa_node;
+	if ((n = gf_topo_pci_node(t, pci)) >= 0)
+		*node = n;
 	gf_topo_free(own);
 	return 0;
 }

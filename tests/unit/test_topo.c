@@ -286,6 +286,79 @@ static void h200_vm_recording(void **state)
 	gf_topo_free(t);
 }
 
+/* Every PCI device has the node the model resolves for it (local_node), by
+ * a GPU's rules short of NVML, and gf_topo_pci_node answers for any of them:
+ * xfer and bench io-gpu stage on it for a device CUDA opens that the model
+ * does not call a GPU. */
+static bool below(const struct gf_topo *t, int dev, int bridge)
+{
+	for (int x = dev; x >= 0; x = t->pci[x].parent)
+		if (x == bridge)
+			return true;
+	return false;
+}
+
+static void pci_node_of_any_device(void **state)
+{
+	struct gf_topo *t = load("dual-8gpu-pcie-switch", NULL), *o;
+	char spec[32];
+	int bridge, other, n = 0;
+
+	(void)state;
+	assert_int_equal(t->numa.nnodes, 2);
+	for (int g = 0; g < t->ngpus; g++)
+		assert_int_equal(gf_topo_pci_node(t, t->gpus[g].bdf), t->gpus[g].numa_node);
+	for (int i = 0; i < t->nnics; i++)
+		assert_int_equal(gf_topo_pci_node(t, t->pci[t->nics[i].pci].bdf), t->nics[i].numa_node);
+	for (int i = 0; i < t->npci; i++) {
+		int want = -1;
+
+		for (int x = i; x >= 0 && want < 0; x = t->pci[x].parent)
+			want = t->pci[x].numa_node;
+		assert_int_equal(t->pci[i].local_node, want);
+		if (want >= 0)
+			assert_int_equal(t->pci[i].local_node_source, GF_SRC_SYSFS);
+		if (t->pci[i].kind != GF_PCI_GPU && want >= 0)
+			n++;
+	}
+	assert_true(n > 0);
+	/* A rule for the bridge above GPU 0 moves everything below it, GPU or
+	 * not, and nothing else. */
+	bridge = t->pci[t->gpus[0].pci].parent;
+	assert_true(bridge >= 0);
+	other = t->gpus[0].numa_node == 0 ? 1 : 0;
+	snprintf(spec, sizeof(spec), "%s=%d", t->pci[bridge].bdf, other);
+	o = load("dual-8gpu-pcie-switch", spec);
+	assert_int_equal(o->npci, t->npci);
+	n = 0;
+	for (int i = 0; i < o->npci; i++) {
+		if (below(o, i, bridge)) {
+			assert_int_equal(o->pci[i].local_node, other);
+			assert_int_equal(o->pci[i].local_node_source, GF_SRC_OVERRIDE);
+			assert_int_equal(gf_topo_pci_node(o, o->pci[i].bdf), other);
+			n++;
+		} else {
+			assert_int_equal(o->pci[i].local_node, t->pci[i].local_node);
+		}
+	}
+	assert_true(n >= 2);	/* the bridge and GPU 0 at least */
+	gf_topo_free(o);
+	/* Short forms, a device the model lacks, garbage. */
+	assert_int_equal(gf_topo_pci_node(t, t->gpus[0].bdf + 5), t->gpus[0].numa_node);
+	assert_int_equal(gf_topo_pci_node(t, "0000:fe:1f.7"), -ENOENT);
+	assert_int_equal(gf_topo_pci_node(t, "GPU-3"), -EINVAL);
+	assert_int_equal(gf_topo_pci_node(t, NULL), -EINVAL);
+	assert_int_equal(gf_topo_pci_node(NULL, "0000:00:00.0"), -EINVAL);
+	gf_topo_free(t);
+	/* One node: every device is on it, a fact. */
+	t = load("ci-vm", NULL);
+	for (int i = 0; i < t->npci; i++) {
+		assert_int_equal(t->pci[i].local_node, 0);
+		assert_int_equal(t->pci[i].local_node_source, GF_SRC_SINGLE_NODE);
+	}
+	gf_topo_free(t);
+}
+
 static void ci_machine(void **state)
 {
 	struct gf_topo *t = load("ci-vm", NULL);
@@ -854,6 +927,7 @@ int main(void)
 		cmocka_unit_test(l40s_two_two_four),
 		cmocka_unit_test(h200_vm_recording),
 		cmocka_unit_test(ci_machine),
+		cmocka_unit_test(pci_node_of_any_device),
 		cmocka_unit_test(locality_override),
 		cmocka_unit_test(find_gpu_by_any_name),
 		cmocka_unit_test(hidden_locality),

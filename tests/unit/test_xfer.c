@@ -669,7 +669,24 @@ static void staging_node_from_the_model(void **state)
 	assert_int_equal(gf_xfer_open(&o, &x), 0);
 	assert_int_equal(gf_xfer_numa_node(x), 0);
 	gf_xfer_close(x);
-	/* A GPU the model lacks: unknown. */
+	/* A device CUDA opens that the model does not call a GPU (NVML hides
+	 * it, or a stand-in as in tests/numa): the node the model resolves for
+	 * that PCI device. */
+	{
+		int nic = vm->nics[0].pci;
+
+		setenv("FAKE_CUDA_PCI", vm->pci[nic].bdf, 1);
+		o.pci = vm->pci[nic].bdf;
+		o.numa_node = -1;
+		assert_int_equal(gf_xfer_open(&o, &x), 0);
+		assert_int_equal(gf_xfer_numa_node(x), 0);	/* the VM's one node */
+		gf_xfer_close(x);
+		vm->pci[nic].local_node = 1;
+		assert_int_equal(gf_xfer_open(&o, &x), 0);
+		assert_int_equal(gf_xfer_numa_node(x), 1);
+		gf_xfer_close(x);
+	}
+	/* A device the model lacks: unknown. */
 	setenv("FAKE_CUDA_PCI", "0000:ee:00.0", 1);
 	o.pci = "0000:ee:00.0";
 	o.numa_node = -1;
