@@ -19,7 +19,8 @@
 #   --keep          keep the work folder (initramfs, disk images)
 # Environment:
 #   GPUFEED_QEMU_CACHE   kernel cache (default /var/tmp/gpufeed-qemu)
-#   GPUFEED_QEMU_TIMEOUT seconds for the whole guest run (default 600)
+#   GPUFEED_QEMU_TIMEOUT seconds for the whole guest run (default 300; a guest
+#                        that hangs is booted once more)
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -32,7 +33,7 @@ while [ $# -gt 0 ]; do
 	--out) OUT=${2:?--out needs a folder}; shift 2 ;;
 	--out=*) OUT=${1#--out=}; shift ;;
 	--keep) KEEP=1; shift ;;
-	-h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
 	-*) echo "unknown option: $1" >&2; exit 2 ;;
 	*) BIN=$1; shift ;;
 	esac
