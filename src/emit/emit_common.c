@@ -7,7 +7,6 @@
 
 #include <gpufeed/gpufeed.h>
 #include "core/error.h"
-#include "core/fs.h"
 #include "core/opts.h"
 #include "core/quote.h"
 #include "emit/emit_internal.h"
