@@ -116,10 +116,12 @@ GF_API int gf_env_int(enum gf_env_var var, long long *out)
 	const char *v;
 	long long n;
 
-	if (!e || e->type != GF_ENV_INT)
-		return gf_error(-EINVAL, "environment variable %d is not a registered integer", (int)var);
+	if (!e)
+		return gf_arg_error(__func__, "var %d is not a registered variable", (int)var);
+	if (e->type != GF_ENV_INT)
+		return gf_arg_error(__func__, "var %s is not an integer variable", e->name);
 	if (!out)
-		return gf_error(-EINVAL, "%s: no place for the value", e->name);
+		return GF_NULL_ARG("out");
 	v = raw(e);
 	if (!v)
 		return 0;

@@ -7,8 +7,9 @@
 #include <gpufeed/emit.h>
 
 /* The caller's options over the defaults (NULL: defaults); -EINVAL when
- * not started from GF_EMIT_OPTS_INIT or a value is out of range. */
-int emit_opts(const struct gf_emit_options *in, struct gf_emit_options *out);
+ * not started from GF_EMIT_OPTS_INIT or a value is out of range, the message
+ * naming func (the public writer). */
+int emit_opts(const struct gf_emit_options *in, struct gf_emit_options *out, const char *func);
 
 /* Physical cores numbered as Slurm's abstract ids and hwloc's "Core L#":
  * in topology order (package, die, L3 group, then the core's first CPU,

@@ -35,8 +35,10 @@ GF_API int gf_launch_first_host(const char *hostlist, char *out, size_t size)
 	size_t len = 0;
 	int ret;
 
-	if (!hostlist || !size)
-		return gf_error(-EINVAL, "hostlist: none given");
+	if (!hostlist || !out)
+		return GF_NULL_ARG(!hostlist ? "hostlist" : "out");
+	if (!size)
+		return gf_error(-ENAMETOOLONG, "hostlist '%s': no room for the first host", hostlist);
 	while (*p && *p != ',') {
 		if (*p == ']' || isspace((unsigned char)*p))
 			return gf_error(-EINVAL, "hostlist '%s': unexpected '%c'", hostlist, *p);

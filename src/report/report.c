@@ -63,6 +63,8 @@ static void print_gpu_matrix(const struct gf_topo *t, FILE *f)
 
 GF_API int gf_report_print(const struct gf_topo *t, FILE *out, unsigned flags)
 {
+	if (!t || !out)
+		return GF_NULL_ARG(!t ? "t" : "f");
 	return gf_report_print_with_audit(t, NULL, out, flags);
 }
 
@@ -73,7 +75,7 @@ GF_API int gf_report_print_with_audit(const struct gf_topo *t, const struct gf_a
 	FILE *f;
 
 	if (!t || !out)
-		return gf_error(-EINVAL, "gf_report_print: NULL argument");
+		return GF_NULL_ARG(!t ? "t" : "f");
 	if (!(f = gf_text_open(&x)))
 		return gf_error(-ENOMEM, "out of memory");
 	serious = gf_topo_finding_count(t, GF_SEV_WARN);
@@ -109,6 +111,8 @@ GF_API int gf_report_print_with_audit(const struct gf_topo *t, const struct gf_a
 
 GF_API int gf_report_write_json(const struct gf_topo *t, FILE *f)
 {
+	if (!t || !f)
+		return GF_NULL_ARG(!t ? "t" : "f");
 	return gf_report_write_json_with_audit(t, NULL, f);
 }
 
@@ -117,7 +121,7 @@ GF_API int gf_report_write_json_with_audit(const struct gf_topo *t, const struct
 	json_t *root, *counts;
 
 	if (!t || !f)
-		return gf_error(-EINVAL, "gf_report_write_json: NULL argument");
+		return GF_NULL_ARG(!t ? "t" : "f");
 	root = json_object();
 	counts = json_object();
 	if (gf_json_stamp(root, GF_REPORT_SCHEMA)) {

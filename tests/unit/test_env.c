@@ -80,7 +80,7 @@ static void unregistered_ids_are_refused(void **state)
 	assert_null(gf_env_str(bogus));
 	assert_false(gf_env_flag(bogus));
 	assert_int_equal(gf_env_int(bogus, &v), -EINVAL);
-	assert_non_null(strstr(gf_last_error(), "not a registered integer"));
+	assert_non_null(strstr(gf_last_error(), "not a registered variable"));
 	/* The right accessor for the type, or a refusal. */
 	assert_int_equal(gf_env_int(GF_ENV_NVML_LIBRARY, &v), -EINVAL);
 	assert_false(gf_env_flag(GF_ENV_NVML_LIBRARY));
