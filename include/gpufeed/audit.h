@@ -23,8 +23,8 @@ extern "C" {
 #define GF_CHECK_SCHEMA "gpufeed-check/1"
 #define GF_CHECK_LIST_SCHEMA "gpufeed-check-list/1"
 
-/* Ordered by how much they ask of the reader: gf_audit_worst() and
- * --fail-on compare with this order. */
+/* Ordered by how much they ask of the reader: gf_audit_count_at_least()
+ * and --fail-on compare with this order. */
 enum gf_check_status {
 	GF_CHECK_PASS = 0,
 	GF_CHECK_NA,		/* does not apply here: no GPU, a VM without cpufreq,
@@ -37,8 +37,6 @@ enum gf_check_status {
 };
 /* "pass", "na", "needs-root", "warn", "error", "fail"; "?" out of range. */
 GF_API const char *gf_check_status_name(enum gf_check_status s);
-/* "warn" -> GF_CHECK_WARN; -EINVAL for other words. */
-GF_API int gf_check_status_parse(const char *word, enum gf_check_status *out);
 
 enum gf_profile {
 	GF_PROFILE_TRAINING = 0,	/* throughput: big batches, checkpoints, NCCL */
@@ -82,11 +80,9 @@ struct gf_check_info {
 	const char *fix;	/* how to fix it, in words ("" when nothing to do) */
 	unsigned flags;
 };
-/* The catalogue: its size, check i of it (NULL past the end), the check
- * with this id (NULL when none has it; with a message when id is NULL). */
+/* The catalogue: its size, and check i of it (NULL past the end). */
 GF_API int gf_check_count(void);
 GF_API const struct gf_check_info *gf_check_info_at(int i);
-GF_API const struct gf_check_info *gf_check_find(const char *id);
 /* The catalogue as docs/checks.md (Markdown) or as JSON. */
 GF_API int gf_checks_write_markdown(FILE *f);
 GF_API int gf_checks_write_json(FILE *f);
@@ -171,9 +167,6 @@ struct gf_audit {
 GF_API int gf_audit_run(const struct gf_audit_options *opts, struct gf_audit **out);
 /* NULL does nothing. */
 GF_API void gf_audit_free(struct gf_audit *a);
-/* The most serious status of the run (GF_CHECK_PASS when none; a NULL
- * audit checked nothing: GF_CHECK_ERROR, never a pass). */
-GF_API enum gf_check_status gf_audit_worst(const struct gf_audit *a);
 /* Results at or above `level` (GF_CHECK_WARN counts warn, error, fail);
  * -EINVAL for `a` NULL or level out of range. */
 GF_API int gf_audit_count_at_least(const struct gf_audit *a, enum gf_check_status level);

@@ -92,10 +92,6 @@ GF_API void gf_devbuf_free(struct gf_devbuf *d);
  * page is not faulted in yet). */
 GF_API int gf_mem_node_of(const void *addr);
 
-/* RLIMIT_MEMLOCK in bytes; UINT64_MAX for unlimited.  Either pointer may
- * be NULL, not both (-EINVAL). */
-GF_API int gf_memlock_limit(uint64_t *soft, uint64_t *hard);
-
 #ifdef __cplusplus
 }
 #endif

@@ -60,7 +60,7 @@ struct gf_topo_options {
  * rest unread.  An omitted part keeps its "unknown" values, gf_topo.omitted
  * says which were left out (the JSON's "omitted"), and a model missing any
  * part has no findings (they are judgements on the whole machine).  The
- * gf_emit_kubelet/slurm/labels and gf_emit_reserved_cpus calls need the
+ * gf_emit_kubelet/slurm/labels and gf_emit_allocatable calls need the
  * cores and refuse a model without CPU detail (-EINVAL). */
 enum gf_topo_omit {
 	/* SMT siblings (every cpu.core -1, smt_rank 0, ncores and

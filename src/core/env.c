@@ -8,6 +8,7 @@
 #include <gpufeed/env.h>
 #include "core/error.h"
 #include "core/env_export.h"
+#include "core/env_registry.h"
 #include "core/strutil.h"
 
 static const struct gf_env_info registry[] = {
@@ -75,12 +76,12 @@ static const struct gf_env_info registry[] = {
 /* The last id has a row: ids and rows cannot drift apart. */
 _Static_assert(NVARS == GF_ENV_CUFILE_LIBRARY + 1, "every gf_env_var needs a registry row");
 
-GF_API int gf_env_count(void)
+int gf_env_count(void)
 {
 	return NVARS;
 }
 
-GF_API const struct gf_env_info *gf_env_info(enum gf_env_var var)
+const struct gf_env_info *gf_env_info(enum gf_env_var var)
 {
 	if ((int)var < 0 || (int)var >= NVARS || !registry[var].name)
 		return NULL;

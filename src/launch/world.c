@@ -9,6 +9,7 @@
 #include <gpufeed/launch.h>
 #include "core/env_export.h"
 #include "core/error.h"
+#include "launch/hostlist.h"
 
 #define DEFAULT_ADDR "127.0.0.1"
 #define DEFAULT_PORT 29500

@@ -61,13 +61,6 @@ static void print_gpu_matrix(const struct gf_topo *t, FILE *f)
 /* How many of the audit's worst results the report shows. */
 #define REPORT_AUDIT_WORST 5
 
-GF_API int gf_report_print(const struct gf_topo *t, FILE *out, unsigned flags)
-{
-	if (!t || !out)
-		return GF_NULL_ARG(!t ? "t" : "f");
-	return gf_report_print_with_audit(t, NULL, out, flags);
-}
-
 GF_API int gf_report_print_with_audit(const struct gf_topo *t, const struct gf_audit *a, FILE *out, unsigned flags)
 {
 	int serious, ret;
@@ -107,13 +100,6 @@ GF_API int gf_report_print_with_audit(const struct gf_topo *t, const struct gf_a
 		fprintf(f, "\nInput warnings: %d (on stderr unless --quiet; in --json's \"warnings\")\n",
 			t->nwarnings);
 	return ferror(f) ? gf_error(-EIO, "writing output failed") : 0;
-}
-
-GF_API int gf_report_write_json(const struct gf_topo *t, FILE *f)
-{
-	if (!t || !f)
-		return GF_NULL_ARG(!t ? "t" : "f");
-	return gf_report_write_json_with_audit(t, NULL, f);
 }
 
 GF_API int gf_report_write_json_with_audit(const struct gf_topo *t, const struct gf_audit *a, FILE *f)

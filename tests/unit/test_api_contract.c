@@ -278,18 +278,6 @@ static void row_gf_log_subsys_name(void)
 	NAME_Q(gf_log_subsys_name(GF_LOG_NSUBSYS));
 }
 
-static void row_gf_env_count(void)
-{
-	assert_true(gf_env_count() > 0);
-}
-
-static void row_gf_env_info(void)
-{
-	NONE(gf_env_info(BAD_ENUM));
-	NONE(gf_env_info(NEG_ENUM));
-	NONE(gf_env_info(gf_env_count()));
-}
-
 static void row_gf_env_name(void)
 {
 	NAME_Q(gf_env_name(BAD_ENUM));
@@ -665,18 +653,6 @@ static void row_gf_record_write_json(void)
 	NULL_ARG(gf_record_write_json(w.out, "dir", NULL), "stats");
 }
 
-static void row_gf_report_print(void)
-{
-	NULL_ARG(gf_report_print(NULL, w.out, 0), "t");
-	NULL_ARG(gf_report_print(w.t, NULL, 0), "f");
-}
-
-static void row_gf_report_write_json(void)
-{
-	NULL_ARG(gf_report_write_json(NULL, w.out), "t");
-	NULL_ARG(gf_report_write_json(w.t, NULL), "f");
-}
-
 static void row_gf_report_print_with_audit(void)
 {
 	NULL_ARG(gf_report_print_with_audit(NULL, w.a, w.out, 0), "t");
@@ -696,15 +672,6 @@ static void row_gf_check_status_name(void)
 	NAME_Q(gf_check_status_name(BAD_ENUM));
 	NAME_Q(gf_check_status_name(NEG_ENUM));
 	NAME_Q(gf_check_status_name(GF_CHECK_NSTATUS));
-}
-
-static void row_gf_check_status_parse(void)
-{
-	enum gf_check_status s;
-
-	NULL_ARG(gf_check_status_parse(NULL, &s), "word");
-	NULL_ARG(gf_check_status_parse("warn", NULL), "out");
-	FAILS(gf_check_status_parse("bad", &s), -EINVAL);
 }
 
 static void row_gf_profile_name(void)
@@ -740,12 +707,6 @@ static void row_gf_check_info_at(void)
 	NONE(gf_check_info_at(gf_check_count()));
 }
 
-static void row_gf_check_find(void)
-{
-	NO_PTR(gf_check_find(NULL), "id");
-	NONE(gf_check_find("no.such-check"));
-}
-
 static void row_gf_checks_write_markdown(void)
 {
 	NULL_ARG(gf_checks_write_markdown(NULL), "f");
@@ -777,12 +738,6 @@ static void row_gf_audit_run(void)
 static void row_gf_audit_free(void)
 {
 	gf_audit_free(NULL);
-}
-
-static void row_gf_audit_worst(void)
-{
-	/* Nothing was checked: "could not be checked", never a pass. */
-	assert_int_equal(gf_audit_worst(NULL), GF_CHECK_ERROR);
 }
 
 static void row_gf_audit_count_at_least(void)
@@ -1144,16 +1099,6 @@ static void row_gf_launch_world_setenv(void)
 	BAD_ARG(gf_launch_world_setenv(wd, wd->nproc), "local rank");
 }
 
-static void row_gf_launch_first_host(void)
-{
-	char out[64];
-
-	NULL_ARG(gf_launch_first_host(NULL, out, sizeof(out)), "hostlist");
-	NULL_ARG(gf_launch_first_host("gpu[01-02]", NULL, sizeof(out)), "out");
-	FAILS(gf_launch_first_host("gpu[01-02]", out, 0), -ENAMETOOLONG);
-	FAILS(gf_launch_first_host("gpu[01-", out, sizeof(out)), -EINVAL);
-}
-
 static struct gf_launch_job_options job_opts(void)
 {
 	struct gf_launch_job_options o = GF_LAUNCH_JOB_OPTS_INIT;
@@ -1392,16 +1337,6 @@ static void row_gf_emit_labels(void)
 	emitter(gf_emit_labels);
 }
 
-static void row_gf_emit_reserved_cpus(void)
-{
-	struct gf_cpuset s;
-
-	NULL_ARG(gf_emit_reserved_cpus(NULL, 2, &s), "t");
-	NULL_ARG(gf_emit_reserved_cpus(w.t, 2, NULL), "out");
-	BAD_ARG(gf_emit_reserved_cpus(w.t, 0, &s), "cores");
-	BAD_ARG(gf_emit_reserved_cpus(w.t, -4, &s), "cores");
-}
-
 static void row_gf_emit_allocatable(void)
 {
 	struct gf_emit_options o = GF_EMIT_OPTS_INIT;
@@ -1411,16 +1346,6 @@ static void row_gf_emit_allocatable(void)
 	NULL_ARG(gf_emit_allocatable(w.t, &o, NULL), "out");
 	o.struct_size = 0;
 	UNINIT(gf_emit_allocatable(w.t, &o, &a), "GF_EMIT_OPTS_INIT");
-}
-
-static void row_gf_emit_label_value(void)
-{
-	char buf[64] = "junk";
-
-	assert_int_equal(gf_emit_label_value(NULL, buf, sizeof(buf)), 0);
-	assert_string_equal(buf, "");
-	assert_int_equal(gf_emit_label_value("abc", NULL, 0), 0);
-	assert_int_equal(gf_emit_label_value("abc", NULL, sizeof(buf)), 0);
 }
 
 /* ---- buf.h, dlpack.h ---- */
@@ -1475,16 +1400,6 @@ static void row_gf_devbuf_free(void)
 static void row_gf_mem_node_of(void)
 {
 	NULL_ARG(gf_mem_node_of(NULL), "addr");
-}
-
-static void row_gf_memlock_limit(void)
-{
-	uint64_t soft, hard;
-
-	/* Either may be NULL (a caller wants one of them); not both. */
-	assert_int_equal(gf_memlock_limit(&soft, NULL), 0);
-	assert_int_equal(gf_memlock_limit(NULL, &hard), 0);
-	BAD_ARG(gf_memlock_limit(NULL, NULL), "soft and hard");
 }
 
 /* gf_buf_dlpack and gf_devbuf_dlpack refuse the same shapes. */
@@ -2011,8 +1926,7 @@ static const struct row rows[] = {
 	ROW(gf_log_set_callback), ROW(gf_log_stderr), ROW(gf_log_set_level), ROW(gf_log_level_of),
 	ROW(gf_log_parse), ROW(gf_log_level_name), ROW(gf_log_subsys_name),
 	/* env.h */
-	ROW(gf_env_count), ROW(gf_env_info), ROW(gf_env_name), ROW(gf_env_str), ROW(gf_env_int),
-	ROW(gf_env_flag),
+	ROW(gf_env_name), ROW(gf_env_str), ROW(gf_env_int), ROW(gf_env_flag),
 	/* parse.h */
 	ROW(gf_parse_size), ROW(gf_parse_count), ROW(gf_parse_duration),
 	/* cpuset.h */
@@ -2028,14 +1942,13 @@ static const struct row rows[] = {
 	ROW(gf_topo_write_matrix_json), ROW(gf_topo_print_gpu), ROW(gf_topo_write_gpu_json),
 	ROW(gf_topo_nearest_nic), ROW(gf_topo_print_nearest_nic), ROW(gf_topo_write_nearest_nic_json),
 	/* record.h, report.h */
-	ROW(gf_record), ROW(gf_record_write_json), ROW(gf_report_print), ROW(gf_report_write_json),
-	ROW(gf_report_print_with_audit), ROW(gf_report_write_json_with_audit),
+	ROW(gf_record), ROW(gf_record_write_json), ROW(gf_report_print_with_audit),
+	ROW(gf_report_write_json_with_audit),
 	/* audit.h */
-	ROW(gf_check_status_name), ROW(gf_check_status_parse), ROW(gf_profile_name), ROW(gf_profile_parse),
-	ROW(gf_fix_class_name), ROW(gf_check_count), ROW(gf_check_info_at), ROW(gf_check_find),
-	ROW(gf_checks_write_markdown), ROW(gf_checks_write_json), ROW(gf_audit_run), ROW(gf_audit_free),
-	ROW(gf_audit_worst), ROW(gf_audit_count_at_least), ROW(gf_audit_print), ROW(gf_audit_write_json),
-	ROW(gf_audit_write_prom), ROW(gf_audit_save_prom), ROW(gf_audit_print_summary),
+	ROW(gf_check_status_name), ROW(gf_profile_name), ROW(gf_profile_parse), ROW(gf_fix_class_name),
+	ROW(gf_check_count), ROW(gf_check_info_at), ROW(gf_checks_write_markdown), ROW(gf_checks_write_json),
+	ROW(gf_audit_run), ROW(gf_audit_free), ROW(gf_audit_count_at_least), ROW(gf_audit_print),
+	ROW(gf_audit_write_json), ROW(gf_audit_write_prom), ROW(gf_audit_save_prom), ROW(gf_audit_print_summary),
 	/* tune.h */
 	ROW(gf_tune_action_name), ROW(gf_tune_action_undone), ROW(gf_tune_run), ROW(gf_tune_revert),
 	ROW(gf_tune_report_free), ROW(gf_tune_undone), ROW(gf_tune_print),
@@ -2045,9 +1958,9 @@ static const struct row rows[] = {
 	ROW(gf_bind_setenv), ROW(gf_bind_gpu), ROW(gf_bind_print), ROW(gf_bind_write_json),
 	/* launch.h */
 	ROW(gf_launch_run), ROW(gf_launch_world_resolve), ROW(gf_launch_world_env),
-	ROW(gf_launch_world_setenv), ROW(gf_launch_first_host), ROW(gf_launch_plan_new),
-	ROW(gf_launch_plan_free), ROW(gf_launch_plan_world), ROW(gf_launch_plan_print),
-	ROW(gf_launch_plan_write_json), ROW(gf_launch_plan_run), ROW(gf_launch_job),
+	ROW(gf_launch_world_setenv), ROW(gf_launch_plan_new), ROW(gf_launch_plan_free),
+	ROW(gf_launch_plan_world), ROW(gf_launch_plan_print), ROW(gf_launch_plan_write_json),
+	ROW(gf_launch_plan_run), ROW(gf_launch_job),
 	/* verify.h */
 	ROW(gf_verify_gpu_source_name), ROW(gf_verify_run), ROW(gf_verify_free), ROW(gf_verify_finding_count),
 	ROW(gf_verify_no_gpu), ROW(gf_verify_print), ROW(gf_verify_write_json),
@@ -2056,10 +1969,10 @@ static const struct row rows[] = {
 	ROW(gf_plan_write),
 	/* emit.h */
 	ROW(gf_emit_kubelet), ROW(gf_emit_slurm), ROW(gf_emit_nccl_topo), ROW(gf_emit_labels),
-	ROW(gf_emit_reserved_cpus), ROW(gf_emit_allocatable), ROW(gf_emit_label_value),
+	ROW(gf_emit_allocatable),
 	/* buf.h, dlpack.h */
 	ROW(gf_buf_alloc), ROW(gf_buf_free), ROW(gf_devbuf_alloc), ROW(gf_devbuf_free), ROW(gf_mem_node_of),
-	ROW(gf_memlock_limit), ROW(gf_buf_dlpack), ROW(gf_devbuf_dlpack),
+	ROW(gf_buf_dlpack), ROW(gf_devbuf_dlpack),
 	/* io.h, outfile.h */
 	ROW(gf_io_backend_name), ROW(gf_io_open), ROW(gf_io_backend_of), ROW(gf_io_fallback_error),
 	ROW(gf_io_async_error), ROW(gf_io_close), ROW(gf_io_register_buf), ROW(gf_io_unregister_buf),

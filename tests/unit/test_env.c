@@ -10,6 +10,7 @@
 
 #include <gpufeed/env.h>
 #include <gpufeed/error.h>
+#include "core/env_registry.h"
 #include "core/json_stamp.h"
 
 #define BEGIN_MARK "<!-- registry: begin (tests/unit/test_env.c checks it) -->"

@@ -4,6 +4,7 @@
  * of every public function in io.h and buf.h (-EINVAL with a message, or
  * nothing for the free/close functions; never a crash, also under ASan). */
 #include "test_io_util.h"
+#include "mem/host.h"
 
 #include <stdint.h>
 
