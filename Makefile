@@ -6,6 +6,7 @@
 #   make sanitize        ASan+UBSan build in build-asan/ running the whole test suite
 #   make install PREFIX=/usr DESTDIR=/tmp/stage
 #   make man             regenerate man/*.1 from the CLI's option tables
+#   make api-doc         regenerate docs/api.md from the public headers' comments
 #
 # Plain GNU make, no generator: the tree is small and this keeps the build
 # readable and the carried device build a single folder.
@@ -113,7 +114,7 @@ MAN_PAGES += man/gpufeed-bench-h2d.1
 MAN_PAGES += man/gpufeed-bench-p2p.1
 MAN_PAGES += man/gpufeed-bench-io-gpu.1
 
-.PHONY: all lib cli tests examples check sanitize clang install uninstall clean man ptx
+.PHONY: all lib cli tests examples check sanitize clang install uninstall clean man ptx api-doc
 all: lib cli tests
 
 lib: $(STATIC_LIB) $(SHARED_REAL)
@@ -210,6 +211,11 @@ $(PC_FILE): gpufeed.pc.in Makefile $(PC_VARS)
 	@mkdir -p $(dir $@)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 	    -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+# docs/api.md, the C API's reference, from the comments in include/gpufeed/*.h
+# (tests/cli/test_help.sh fails when it is stale or a function has none).
+api-doc:
+	python3 scripts/api-doc.py
 
 man: $(CLI)
 	@mkdir -p man

@@ -23,8 +23,8 @@ extern "C" {
 #define GF_CHECK_SCHEMA "gpufeed-check/1"
 #define GF_CHECK_LIST_SCHEMA "gpufeed-check-list/1"
 
-/* Ordered by how much they ask of the reader: gf_audit_worst() and
- * --fail-on compare with this order. */
+/* Ordered by how much they ask of the reader: gf_audit_count_at_least()
+ * and --fail-on compare with this order. */
 enum gf_check_status {
 	GF_CHECK_PASS = 0,
 	GF_CHECK_NA,		/* does not apply here: no GPU, a VM without cpufreq,
@@ -35,14 +35,14 @@ enum gf_check_status {
 	GF_CHECK_FAIL,		/* wrong: fix it before running jobs */
 	GF_CHECK_NSTATUS
 };
+/* "pass", "na", "needs-root", "warn", "error", "fail"; "?" out of range. */
 GF_API const char *gf_check_status_name(enum gf_check_status s);
-/* "warn" -> GF_CHECK_WARN; -EINVAL for other words. */
-GF_API int gf_check_status_parse(const char *word, enum gf_check_status *out);
 
 enum gf_profile {
 	GF_PROFILE_TRAINING = 0,	/* throughput: big batches, checkpoints, NCCL */
 	GF_PROFILE_INFERENCE,		/* latency: serving, steady clocks */
 };
+/* "training", "inference" ("?" out of range), and back: 0 or -EINVAL. */
 GF_API const char *gf_profile_name(enum gf_profile p);
 GF_API int gf_profile_parse(const char *word, enum gf_profile *out);
 
@@ -57,6 +57,7 @@ enum gf_fix_class {
 				 * consumer of the value): tune applies it only when its
 				 * check is named with --only ID, else it is advice */
 };
+/* "none", "safe", "advice", "named"; "?" out of range. */
 GF_API const char *gf_fix_class_name(enum gf_fix_class c);
 
 /* Check flags (struct gf_check_info.flags). */
@@ -79,9 +80,9 @@ struct gf_check_info {
 	const char *fix;	/* how to fix it, in words ("" when nothing to do) */
 	unsigned flags;
 };
+/* The catalogue: its size, and check i of it (NULL past the end). */
 GF_API int gf_check_count(void);
 GF_API const struct gf_check_info *gf_check_info_at(int i);
-GF_API const struct gf_check_info *gf_check_find(const char *id);
 /* The catalogue as docs/checks.md (Markdown) or as JSON. */
 GF_API int gf_checks_write_markdown(FILE *f);
 GF_API int gf_checks_write_json(FILE *f);
@@ -164,14 +165,17 @@ struct gf_audit {
  * check).  A check that cannot read its input is a result with status
  * error, not a failure of the run. */
 GF_API int gf_audit_run(const struct gf_audit_options *opts, struct gf_audit **out);
+/* NULL does nothing. */
 GF_API void gf_audit_free(struct gf_audit *a);
-/* The most serious status of the run (GF_CHECK_PASS when none). */
-GF_API enum gf_check_status gf_audit_worst(const struct gf_audit *a);
-/* Results at or above `level` (GF_CHECK_WARN counts warn, error, fail). */
+/* Results at or above `level` (GF_CHECK_WARN counts warn, error, fail);
+ * -EINVAL for `a` NULL or level out of range. */
 GF_API int gf_audit_count_at_least(const struct gf_audit *a, enum gf_check_status level);
 
 #define GF_AUDIT_PRINT_COLOR	(1u << 0)
 #define GF_AUDIT_PRINT_ALL	(1u << 1)	/* list passes and na too */
+/* The results as `gpufeed check` prints them (text, GF_AUDIT_PRINT_*
+ * flags) and as JSON (docs/json-check.md, GF_CHECK_SCHEMA).  Like the
+ * writers below: 0, -EIO when writing failed, -EINVAL for a or f NULL. */
 GF_API int gf_audit_print(const struct gf_audit *a, FILE *f, unsigned flags);
 GF_API int gf_audit_write_json(const struct gf_audit *a, FILE *f);
 /* node_exporter textfile format (docs/checks.md, "Prometheus"). */

@@ -80,6 +80,7 @@ struct gf_bench;
 /* A benchmark of the named target with every option at its default:
  * -ENOENT for an unknown target, -EINVAL for NULL. */
 GF_API int gf_bench_new(const char *target, struct gf_bench **out);
+/* The target b measures (NULL, with a message, for b NULL). */
 GF_API const struct gf_bench_target *gf_bench_target_of(const struct gf_bench *b);
 /* Sets an option by its long name from its command-line form (value NULL
  * for a flag).  0, or -EINVAL / -ERANGE with a message naming the option
@@ -132,14 +133,22 @@ enum gf_bench_outcome {
 					 * I/O failed, it was interrupted, a file it
 					 * made could not be removed (exit 3) */
 };
+/* What the run found, for the exit code; GF_BENCH_FAILED before a run that
+ * kept results, and for b NULL. */
 GF_API enum gf_bench_outcome gf_bench_outcome(const struct gf_bench *b);
-/* The findings and failures behind the outcome, counted. */
+/* The findings and failures behind the outcome, counted (0 without
+ * results). */
 GF_API unsigned gf_bench_findings(const struct gf_bench *b);
 /* What went wrong beyond the figures, for a line on stderr ("" when
- * nothing): bench io's file that could not be removed, an interruption. */
+ * nothing): bench io's file that could not be removed, an interruption.
+ * NULL, with a message, for b NULL. */
 GF_API const char *gf_bench_problem(const struct gf_bench *b);
+/* The results as text and as JSON (the target's schema): 0, -EIO when
+ * writing failed, -EINVAL for b or f NULL or a benchmark without results
+ * (gf_bench_has_results). */
 GF_API int gf_bench_print(const struct gf_bench *b, FILE *f);
 GF_API int gf_bench_write_json(const struct gf_bench *b, FILE *f);
+/* NULL does nothing. */
 GF_API void gf_bench_free(struct gf_bench *b);
 
 #ifdef __cplusplus

@@ -46,9 +46,11 @@ enum gf_bind_mem_policy {
 	GF_BIND_MEM_NONE,	/* leave the memory policy as it is */
 };
 
+/* "node", "socket", "exclusive", "l3", "none" and "bind", "preferred",
+ * "interleave", "none" (the --cpu and --mem words); "?" out of range. */
 GF_API const char *gf_bind_cpu_mode_name(enum gf_bind_cpu_mode m);
 GF_API const char *gf_bind_mem_policy_name(enum gf_bind_mem_policy p);
-/* "node", "socket", ...: 0 or -EINVAL. */
+/* Those words back: 0 or -EINVAL. */
 GF_API int gf_bind_cpu_mode_parse(const char *s, enum gf_bind_cpu_mode *out);
 GF_API int gf_bind_mem_policy_parse(const char *s, enum gf_bind_mem_policy *out);
 

@@ -61,9 +61,15 @@ struct gf_buf {
 	bool pinned;		/* registered with the CUDA driver */
 };
 
+/* A buffer as opts asks, freed with gf_buf_free.  0 with *out set, or
+ * -EINVAL (opts or out NULL, options not from GF_BUF_OPTS_INIT, size 0,
+ * align not a power of two, numa_node below -1, flag bits this release
+ * does not know), -ENOMEM, -EPERM (GF_BUF_LOCK_REQUIRED,
+ * GF_BUF_NODE_STRICT), -ENOSYS / -ENODEV (GF_BUF_PINNED without libcuda
+ * or that GPU), each with a message naming the size. */
 GF_API int gf_buf_alloc(const struct gf_buf_opts *opts, struct gf_buf **out);
 /* Gives the buffer up: the memory goes (unpinned first) once the DLPack
- * tensors handed out from it are deleted too. */
+ * tensors handed out from it are deleted too.  NULL does nothing. */
 GF_API void gf_buf_free(struct gf_buf *b);
 
 /* Memory on a GPU (cuMemAlloc in its primary context); read-only for the
@@ -85,9 +91,6 @@ GF_API void gf_devbuf_free(struct gf_devbuf *d);
  * placement truth a benchmark reports): the node, or -errno (-ENOENT when the
  * page is not faulted in yet). */
 GF_API int gf_mem_node_of(const void *addr);
-
-/* RLIMIT_MEMLOCK in bytes; UINT64_MAX for unlimited. */
-GF_API int gf_memlock_limit(uint64_t *soft, uint64_t *hard);
 
 #ifdef __cplusplus
 }

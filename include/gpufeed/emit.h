@@ -68,13 +68,6 @@ GF_API int gf_emit_nccl_topo(const struct gf_topo *t, const struct gf_emit_optio
  * gpufeed.io/... for the topology. */
 GF_API int gf_emit_labels(const struct gf_topo *t, const struct gf_emit_options *o, FILE *f);
 
-/* The CPUs gf_emit_kubelet reserves for the system: `cores` whole cores,
- * away from GPU-local cores where the machine has such, else on the node
- * with the fewest GPUs, lowest cores first.  0, -EINVAL (cores < 1, or a
- * model without CPU detail) or -ENODEV (the machine has no core left for
- * pods after `cores`). */
-GF_API int gf_emit_reserved_cpus(const struct gf_topo *t, int cores, struct gf_cpuset *out);
-
 /* What the configuration gf_emit_kubelet writes with the same options
  * leaves to pods ("node allocatable"), so that a pod can be sized to fit
  * it (gpufeed plan --format k8s). */
@@ -86,15 +79,12 @@ struct gf_emit_allocatable {
 	bool nodes_short;			/* that sum is far below MemTotal (under 90%): memory
 						 * is sized from MemTotal */
 };
-/* 0, or gf_emit_reserved_cpus's errors (-EINVAL also for reserve_cores < 1:
- * the static CPU manager needs a reserved CPU). */
+/* 0, -EINVAL (t or out NULL, options not from GF_EMIT_OPTS_INIT,
+ * reserve_cores < 1: the static CPU manager needs a reserved CPU, a model
+ * without CPU detail) or -ENODEV (the machine has no core left for pods
+ * after reserve_cores). */
 GF_API int gf_emit_allocatable(const struct gf_topo *t, const struct gf_emit_options *o,
 			       struct gf_emit_allocatable *out);
-
-/* s as a Kubernetes label value: at most 63 characters of [A-Za-z0-9._-],
- * starting and ending with an alphanumeric; others become '-'.  Returns
- * the length written (buf needs 64 bytes). */
-GF_API size_t gf_emit_label_value(const char *s, char *buf, size_t size);
 
 #ifdef __cplusplus
 }

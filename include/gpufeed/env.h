@@ -1,5 +1,5 @@
 /* The environment variables gpufeed reads: one registry (NCCL's NCCL_PARAM
- * habit).  Every read goes through gf_env_*() with a registered id, so the
+ * habit, src/core/env_registry.h).  Every read goes through gf_env_*() with a registered id, so the
  * list in docs/environment.md is complete by construction; a test keeps the
  * document equal to the table and scripts/check-env.sh refuses a getenv call
  * anywhere else in src/ and cli/.
@@ -39,39 +39,18 @@ enum gf_env_var {
 	GF_ENV_TORCH_NCCL_ASYNC_ERROR_HANDLING = 20,	/* TORCH_NCCL_ASYNC_ERROR_HANDLING */
 };
 
-enum gf_env_type {
-	GF_ENV_STRING,		/* free text, parsed by the subsystem that reads it */
-	GF_ENV_PATH,		/* a file name or a library soname */
-	GF_ENV_INT,		/* a whole decimal number within [min, max] */
-	GF_ENV_FLAG,		/* on when set to anything but the empty string */
-};
-
-/* One row of the registry.  Owned by the library, never freed; fields are
- * only ever appended. */
-struct gf_env_info {
-	const char *name;		/* "GPUFEED_NVML_LIBRARY" */
-	enum gf_env_type type;
-	const char *default_text;	/* what applies when unset, in words */
-	const char *subsystem;		/* "vendor", "topo", "io", "core", "cli" */
-	const char *help;		/* one line */
-	long long min, max;		/* GF_ENV_INT only */
-};
-
-/* Number of registered variables; ids run from 0 to gf_env_count() - 1. */
-GF_API int gf_env_count(void);
-/* The registry row of `var`, NULL for an id that is not registered. */
-GF_API const struct gf_env_info *gf_env_info(enum gf_env_var var);
 /* "GPUFEED_NVML_LIBRARY", or "?" for an id that is not registered. */
 GF_API const char *gf_env_name(enum gf_env_var var);
 /* The value when set and not empty, else NULL (the caller's default then
- * applies; gf_env_info()->default_text says which in words). */
+ * applies; docs/environment.md says which in words). */
 GF_API const char *gf_env_str(enum gf_env_var var);
-/* GF_ENV_INT variables: 1 and *out = the value when set, 0 when unset or
+/* Integer variables: 1 and *out = the value when set, 0 when unset or
  * empty (*out untouched), -EINVAL when not a whole number in range, with
  * gf_last_error() naming the variable ("SOURCE_DATE_EPOCH: not an integer:
  * 'soon'"). */
 GF_API int gf_env_int(enum gf_env_var var, long long *out);
-/* GF_ENV_FLAG variables: set to anything but "" (NO_COLOR's rule). */
+/* Flag variables (NO_COLOR): set to anything but "" (NO_COLOR's rule); false
+ * for the others and ids that are not registered. */
 GF_API bool gf_env_flag(enum gf_env_var var);
 
 #ifdef __cplusplus

@@ -3,6 +3,12 @@
  * Conventions (see docs/design.md):
  *  - every function returns 0 or a negative errno; gf_last_error() then holds
  *    a message that names the file or device involved;
+ *  - a NULL pointer, an enum out of range or an options struct not made with
+ *    its GF_..._OPTS_INIT is -EINVAL with a message naming the function and
+ *    the argument ("gf_topo_print: f is NULL"); a name function answers "?"
+ *    for a value out of range, a predicate false for NULL, and freeing or
+ *    closing NULL does nothing (tests/unit/test_api_contract.c holds every
+ *    exported function to this);
  *  - the library never prints, exits or aborts; the CLI does that;
  *  - every read of the machine goes through a root prefix, so a recording made
  *    with gf_record() replays exactly (struct gf_topo_options.root).

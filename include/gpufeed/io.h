@@ -53,6 +53,7 @@ enum gf_io_backend {
 	GF_IO_URING,		/* io_uring or fail (-ENOSYS, -EPERM) */
 	GF_IO_PSYNC,		/* pread/pwrite on a thread pool */
 };
+/* "auto", "uring", "psync"; "?" out of range. */
 GF_API const char *gf_io_backend_name(enum gf_io_backend b);
 
 #define GF_IO_BLOCK_WHEN_FULL	0x1u	/* submit waits for room, never -EBUSY */
@@ -83,12 +84,18 @@ struct gf_io_opts {
 struct gf_io;
 struct gf_file;
 
-/* opts NULL: the defaults (GF_IO_OPTS_INIT). */
+/* An engine (opts NULL: the defaults, GF_IO_OPTS_INIT), closed with
+ * gf_io_close.  0 with *out set, or -EINVAL (out NULL, options not from
+ * GF_IO_OPTS_INIT, a backend or flag bits out of range, queue_depth above
+ * 65536), or why the back end could not start (GF_IO_URING: -ENOSYS,
+ * -EPERM). */
 GF_API int gf_io_open(const struct gf_io_opts *opts, struct gf_io **out);
+/* The back end in use: GF_IO_URING or GF_IO_PSYNC (GF_IO_AUTO for NULL). */
 GF_API enum gf_io_backend gf_io_backend_of(const struct gf_io *io);
 /* Why AUTO chose psync: the -errno of io_uring's setup (-EPERM, -ENOSYS,
- * ...), 0 when io_uring is in use or was not asked for.  The channel
- * (gpufeed/log.h) says it in words, as a warning of subsystem io. */
+ * ...), 0 when io_uring is in use or was not asked for (-EINVAL for io
+ * NULL).  The channel (gpufeed/log.h) says it in words, as a warning of
+ * subsystem io. */
 GF_API int gf_io_fallback_error(const struct gf_io *io);
 /* The first error the engine met that no call returned, on whichever
  * thread it happened (NCCL's ncclCommGetAsyncError): a psync worker that
@@ -139,13 +146,21 @@ struct gf_file_info {
 	const char *fs_type;	/* "ext4", "xfs", "tmpfs", "ramfs", ..., "unknown" */
 };
 
+/* Opens path on the engine (GF_FILE_* flags; mode for GF_FILE_CREATE, 0:
+ * 0644), closed with gf_file_close or by gf_io_close.  0 with *out set, or
+ * -EINVAL (io, path or out NULL, an empty path, unknown flag bits,
+ * GF_FILE_DIRECT_REQUIRED refused, not a regular file or block device),
+ * or open(2)'s -errno with the path in the message. */
 GF_API int gf_file_open(struct gf_io *io, const char *path, unsigned flags, mode_t mode,
 			struct gf_file **out);
-/* Wraps a descriptor the caller keeps owning (not closed by gf_file_close). */
+/* Wraps a descriptor the caller keeps owning (not closed by gf_file_close):
+ * as gf_file_open, -EBADF for a descriptor that is not open. */
 GF_API int gf_file_from_fd(struct gf_io *io, int fd, unsigned flags, struct gf_file **out);
+/* What the file is (owned by f; NULL with a message for f NULL), and the
+ * descriptor requests go to (-EINVAL for f NULL). */
 GF_API const struct gf_file_info *gf_file_info(const struct gf_file *f);
 GF_API int gf_file_fd(const struct gf_file *f);
-/* -EBUSY while requests on it are in flight. */
+/* -EBUSY while requests on it are in flight; NULL: nothing to close, 0. */
 GF_API int gf_file_close(struct gf_file *f);
 
 /* ---- asynchronous requests ---- */

@@ -158,10 +158,6 @@ GF_API int gf_launch_world_env(const struct gf_launch_world *w, int local_rank, 
  * -errno (setenv). */
 GF_API int gf_launch_world_setenv(const struct gf_launch_world *w, int local_rank);
 
-/* The first host of a Slurm hostlist: "gpu[07-09,12],login1" -> "gpu07".
- * -EINVAL for a malformed list, -ENAMETOOLONG when out is too small. */
-GF_API int gf_launch_first_host(const char *hostlist, char *out, size_t size);
-
 /* ---- A bound launch: GPUs, bindings and the world as one plan ----
  *
  * What `gpufeed launch` does, as library calls:

@@ -61,16 +61,18 @@ GF_API void gf_log_set_callback(gf_log_fn fn, void *user);
 GF_API void gf_log_stderr(enum gf_log_level level, enum gf_log_subsys subsys, const char *msg, void *user);
 
 /* Messages of subsys (GF_LOG_ALL: every one) at level or more severe get
- * through; GF_LOG_NONE silences it. */
+ * through; GF_LOG_NONE silences it.  A subsys or level out of range
+ * changes nothing; the level of one out of range is GF_LOG_NONE. */
 GF_API void gf_log_set_level(enum gf_log_subsys subsys, enum gf_log_level level);
 GF_API enum gf_log_level gf_log_level_of(enum gf_log_subsys subsys);
 /* The GPUFEED_LOG syntax.  All or nothing: 0, or -EINVAL with a message in
  * gf_last_error() and the filter unchanged. */
 GF_API int gf_log_parse(const char *spec);
 
-/* "error", "warning", "info", "debug" ("none" for GF_LOG_NONE). */
+/* "error", "warning", "info", "debug" ("none" for GF_LOG_NONE); "?" out
+ * of range. */
 GF_API const char *gf_log_level_name(enum gf_log_level level);
-/* "core", "topo", "io", "bench", "record", "vendor". */
+/* "core", "topo", "io", "bench", "record", "vendor"; "?" out of range. */
 GF_API const char *gf_log_subsys_name(enum gf_log_subsys subsys);
 
 #ifdef __cplusplus

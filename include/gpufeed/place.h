@@ -41,6 +41,7 @@ enum gf_plan_part {
 	GF_PLAN_RAIL_DISTANCE,		/* sum of the GPU-to-nearest-NIC classes */
 	GF_PLAN_NPARTS,
 };
+/* The part's key in the JSON's score: "fabric_gaps", ...; "?" out of range. */
 GF_API const char *gf_plan_part_name(enum gf_plan_part p);
 
 struct gf_plan_score {
@@ -86,8 +87,10 @@ struct gf_plan {
 	int nreason;
 };
 
-/* Chooses the set.  -EINVAL bad options, -ERANGE N larger than the free
- * GPUs (the message names both), -ENODEV a model without GPUs. */
+/* Chooses the set, freed with gf_plan_free (NULL does nothing).  -EINVAL
+ * bad options (opts NULL or not from GF_PLAN_OPTS_INIT, ngpus < 1, a free
+ * list naming no GPU of t), -ERANGE N larger than the free GPUs (the
+ * message names both), -ENODEV a model without GPUs. */
 GF_API int gf_plan_compute(const struct gf_topo *t, const struct gf_plan_options *opts, struct gf_plan **out);
 GF_API void gf_plan_free(struct gf_plan *p);
 
@@ -111,6 +114,9 @@ struct gf_plan_write_options {
 };
 #define GF_PLAN_WRITE_OPTS_INIT { .struct_size = sizeof(struct gf_plan_write_options), .image = NULL, .name = NULL }
 
+/* The plan p of model t in format fmt (o NULL: the defaults): 0, -EIO when
+ * writing failed, -EINVAL for t, p or f NULL, fmt out of range, options
+ * not from GF_PLAN_WRITE_OPTS_INIT or a name Kubernetes refuses. */
 GF_API int gf_plan_write(const struct gf_topo *t, const struct gf_plan *p, enum gf_plan_format fmt,
 			 const struct gf_plan_write_options *o, FILE *f);
 

@@ -14,11 +14,10 @@ extern "C" {
 #define GF_REPORT_SCHEMA "gpufeed-report/2"
 
 /* Machine summary, link matrix, paths per group of GPUs with their
- * bottlenecks, findings. */
-GF_API int gf_report_print(const struct gf_topo *t, FILE *f, unsigned flags);
-GF_API int gf_report_write_json(const struct gf_topo *t, FILE *f);
-/* The same with the host audit's summary (counts and the worst results)
- * after the findings; a NULL audit gives what the two above give. */
+ * bottlenecks, findings, then the host audit's summary (counts and the
+ * worst results; a NULL audit: none), as text and as JSON
+ * (docs/json-report.md).  0, -EIO when writing failed, -EINVAL for t or f
+ * NULL. */
 GF_API int gf_report_print_with_audit(const struct gf_topo *t, const struct gf_audit *a, FILE *f, unsigned flags);
 GF_API int gf_report_write_json_with_audit(const struct gf_topo *t, const struct gf_audit *a, FILE *f);
 

@@ -60,7 +60,7 @@ struct gf_topo_options {
  * rest unread.  An omitted part keeps its "unknown" values, gf_topo.omitted
  * says which were left out (the JSON's "omitted"), and a model missing any
  * part has no findings (they are judgements on the whole machine).  The
- * gf_emit_kubelet/slurm/labels and gf_emit_reserved_cpus calls need the
+ * gf_emit_kubelet/slurm/labels and gf_emit_allocatable calls need the
  * cores and refuse a model without CPU detail (-EINVAL). */
 enum gf_topo_omit {
 	/* SMT siblings (every cpu.core -1, smt_rank 0, ncores and
@@ -82,6 +82,7 @@ enum gf_source {
 	GF_SRC_PCI_ORDER,	/* rank in PCI bus order */
 	GF_SRC_NODE_CPUS,	/* the CPUs of the device's NUMA node */
 };
+/* "sysfs", "nvml", ... as the JSON writes them; "?" out of range. */
 GF_API const char *gf_source_name(enum gf_source s);
 
 struct gf_cpu {
@@ -143,6 +144,8 @@ enum gf_pci_kind {
 	GF_PCI_NVME,
 	GF_PCI_STORAGE,
 };
+/* "other", "bridge", "gpu", "nvswitch", "nic", "nvme", "storage"; "?" out
+ * of range. */
 GF_API const char *gf_pci_kind_name(enum gf_pci_kind k);
 
 /* PCIe link of a device (its upstream side for endpoints and switch upstream
@@ -290,9 +293,13 @@ struct gf_matrix {
 	int nsmi;
 };
 
+/* The link between matrix devices i and j (owned by the model), NULL when i
+ * or j is not a device of m (and, with a message, when m is NULL). */
 GF_API const struct gf_link *gf_matrix_at(const struct gf_matrix *m, int i, int j);
-/* "X", "NV18", "PIX", ...; returns the length like snprintf. */
+/* "X", "NV18", "PIX", ...; returns the length like snprintf (buf NULL or
+ * size 0 writes nothing); -EINVAL for l NULL. */
 GF_API int gf_link_format(const struct gf_link *l, char *buf, size_t size);
+/* The class alone: "X", "NV", "PIX", ..., "unknown"; "?" out of range. */
 GF_API const char *gf_link_type_name(enum gf_link_type t);
 
 enum gf_path_kind { GF_PATH_HOST_GPU = 0, GF_PATH_GPU_GPU, GF_PATH_GPU_NIC, GF_PATH_GPU_NVME };
@@ -315,6 +322,7 @@ struct gf_path {
 };
 
 enum gf_severity { GF_SEV_INFO = 0, GF_SEV_WARN, GF_SEV_ERROR };
+/* "info", "warning", "error"; "?" out of range. */
 GF_API const char *gf_severity_name(enum gf_severity s);
 
 struct gf_finding {
@@ -372,15 +380,19 @@ struct gf_topo {
  * for options not made with GF_TOPO_OPTS_INIT. */
 GF_API int gf_topo_options_copy(const struct gf_topo_options *in, struct gf_topo_options *out);
 
-/* opts NULL: this machine, NVML when present.  A struct not started from
- * GF_TOPO_OPTS_INIT (struct_size 0) is refused with -EINVAL. */
+/* The model of the machine opts names (NULL: this machine, NVML when
+ * present), freed with gf_topo_free.  0 with *out set, or -errno: -EINVAL
+ * for options not started from GF_TOPO_OPTS_INIT (struct_size 0), an nvml
+ * mode or omit flag out of range, a malformed locality override; -ENOSYS
+ * for GF_NVML_REQUIRE without NVML facts; what reading the machine met. */
 GF_API int gf_topo_discover(const struct gf_topo_options *opts, struct gf_topo **out);
 /* Validate a locality override (the format of options.pci_locality):
  * 0, or -EINVAL with a message. */
 GF_API int gf_pci_locality_check(const char *spec);
+/* Frees the model and every view into it; NULL does nothing. */
 GF_API void gf_topo_free(struct gf_topo *t);
 /* The number of findings of severity `min` or above (`--strict` fails on
- * GF_SEV_WARN). */
+ * GF_SEV_WARN); -EINVAL for t NULL or min out of range. */
 GF_API int gf_topo_finding_count(const struct gf_topo *t, enum gf_severity min);
 
 /* A GPU by NVML index ("3"), UUID ("GPU-8f1c..." or a unique prefix) or PCI
@@ -396,7 +408,8 @@ GF_API int gf_topo_pci_node(const struct gf_topo *t, const char *pci);
 
 #define GF_PRINT_COLOR 0x1u
 /* `gpufeed topo`: the matrix with CPU and NUMA affinity, legends, devices
- * and the path table. */
+ * and the path table.  Every writer below returns 0, -EIO when writing
+ * failed, or -EINVAL for t or f NULL (or gpu not a position in t->gpus). */
 GF_API int gf_topo_print(const struct gf_topo *t, FILE *f, unsigned flags);
 /* The documented JSON (docs/json-topo.md). */
 GF_API int gf_topo_write_json(const struct gf_topo *t, FILE *f);

@@ -64,8 +64,10 @@ enum gf_tune_action {
 	GF_TUNE_FORCED,		/* revert --force: restored over such a change */
 	GF_TUNE_NACTIONS
 };
+/* "applied", "would-apply", ... as the JSON writes them; "?" out of range. */
 GF_API const char *gf_tune_action_name(enum gf_tune_action a);
-/* The actions that leave something undone (exit 1): manual, failed, changed. */
+/* The actions that leave something undone (exit 1): manual, failed,
+ * changed (false out of range). */
 GF_API bool gf_tune_action_undone(enum gf_tune_action a);
 
 /* path, old, value and note are whole, however long (a reserved-ports
@@ -101,11 +103,12 @@ GF_API int gf_tune_run(const struct gf_tune_options *opts, struct gf_tune_report
 /* Restores everything the journal holds, newest first, and removes the
  * journal once all is restored.  No journal: 0 and an empty report. */
 GF_API int gf_tune_revert(const struct gf_tune_options *opts, struct gf_tune_report **out);
+/* NULL does nothing. */
 GF_API void gf_tune_report_free(struct gf_tune_report *r);
-/* Items at an action that leaves something undone. */
+/* Items at an action that leaves something undone; -EINVAL for r NULL. */
 GF_API int gf_tune_undone(const struct gf_tune_report *r);
 /* Human text: one line per item (only_undone: only those left undone),
- * then a summary. */
+ * then a summary.  0, -EIO when writing failed, -EINVAL for r or f NULL. */
 GF_API int gf_tune_print(const struct gf_tune_report *r, FILE *f, bool only_undone);
 
 #ifdef __cplusplus

@@ -55,6 +55,7 @@ enum gf_verify_gpu_source {
 	GF_VERIFY_GPU_VISIBLE,		/* named by CUDA_VISIBLE_DEVICES, none open */
 	GF_VERIFY_GPU_ASKED,		/* named by options.gpus (--gpu) */
 };
+/* "open", "CUDA_VISIBLE_DEVICES", "asked"; "?" out of range. */
 GF_API const char *gf_verify_gpu_source_name(enum gf_verify_gpu_source s);
 
 struct gf_verify_gpu {
@@ -126,11 +127,14 @@ struct gf_verify {
  * needs root or the same user), -EDOM for an options.gpus entry that names
  * no GPU of the model (or more than one), or discovery's error. */
 GF_API int gf_verify_run(const struct gf_verify_options *opts, int pid, struct gf_verify **out);
+/* NULL does nothing. */
 GF_API void gf_verify_free(struct gf_verify *v);
-/* Findings of severity `min` or above. */
+/* Findings of severity `min` or above; -EINVAL for v NULL or min out of
+ * range. */
 GF_API int gf_verify_finding_count(const struct gf_verify *v, enum gf_severity min);
 /* True when no GPU is known for the process (none open, no
- * CUDA_VISIBLE_DEVICES naming one, none asked): nothing to verify against. */
+ * CUDA_VISIBLE_DEVICES naming one, none asked): nothing to verify against.
+ * False for v NULL. */
 GF_API bool gf_verify_no_gpu(const struct gf_verify *v);
 
 #define GF_VERIFY_PRINT_COLOR 0x1u

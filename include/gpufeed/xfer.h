@@ -102,7 +102,13 @@ struct gf_xfer_stats {
 
 struct gf_xfer;
 
+/* Opens the GPU and the path opts asks for, closed with gf_xfer_close.  0
+ * with *out set, or -EINVAL (opts or out NULL, options not from
+ * GF_XFER_OPTS_INIT, a path, chunk, depth, reads, gpu or numa_node out of
+ * range, gpu -1 without pci), -ENOSYS (no libcuda; no libcufile for gds),
+ * -ENODEV (no such GPU). */
 GF_API int gf_xfer_open(const struct gf_xfer_opts *opts, struct gf_xfer **out);
+/* Frees the path's resources and lets the GPU go; NULL does nothing. */
 GF_API void gf_xfer_close(struct gf_xfer *x);
 
 /* Moves [off, off + len) of the file at path to GPU memory at dev (from
@@ -124,15 +130,17 @@ GF_API int gf_xfer_read_fd(struct gf_xfer *x, int fd, const char *name, uint64_t
 GF_API int gf_xfer_copy_to_gpu(struct gf_xfer *x, const void *src, size_t len, uint64_t dev);
 GF_API int gf_xfer_copy_from_gpu(struct gf_xfer *x, uint64_t dev, void *dst, size_t len);
 
-/* GPU memory on x's GPU, and a synchronous copy back to host memory (for
- * checks: one cuMemcpyDtoHAsync straight into dst, no staging). */
+/* GPU memory on x's GPU (len > 0), and a synchronous copy back to host
+ * memory (for checks: one cuMemcpyDtoHAsync straight into dst, no
+ * staging).  Every call here is -EINVAL for x NULL. */
 GF_API int gf_xfer_dev_alloc(struct gf_xfer *x, size_t len, uint64_t *dev);
 GF_API int gf_xfer_dev_free(struct gf_xfer *x, uint64_t dev);
 GF_API int gf_xfer_dtoh(struct gf_xfer *x, void *dst, uint64_t dev, size_t len);
 /* Zeroes GPU memory (so a check cannot pass on bytes already there). */
 GF_API int gf_xfer_dev_clear(struct gf_xfer *x, uint64_t dev, size_t len);
-/* The GPU's PCI address ("0000:17:00.0"), and the NUMA node its staging
- * memory is placed on (-1: none). */
+/* The GPU's PCI address ("0000:17:00.0"; NULL with a message for x NULL),
+ * and the NUMA node its staging memory is placed on (-1: none; -EINVAL for
+ * x NULL). */
 GF_API const char *gf_xfer_gpu_pci(const struct gf_xfer *x);
 GF_API int gf_xfer_numa_node(const struct gf_xfer *x);
 

@@ -26,13 +26,14 @@ const char *gf_check_status_name(enum gf_check_status s)
 
 int gf_check_status_parse(const char *word, enum gf_check_status *out)
 {
-	for (int s = 0; word && s < GF_CHECK_NSTATUS; s++)
+	if (!word || !out)
+		return GF_NULL_ARG(!word ? "word" : "out");
+	for (int s = 0; s < GF_CHECK_NSTATUS; s++)
 		if (!strcmp(word, gf_check_status_name((enum gf_check_status)s))) {
 			*out = (enum gf_check_status)s;
 			return 0;
 		}
-	return gf_error(-EINVAL, "'%s' is not a check status (pass, na, needs-root, warn, error, fail)",
-			word ? word : "(null)");
+	return gf_error(-EINVAL, "'%s' is not a check status (pass, na, needs-root, warn, error, fail)", word);
 }
 
 const char *gf_profile_name(enum gf_profile p)
@@ -42,18 +43,26 @@ const char *gf_profile_name(enum gf_profile p)
 
 int gf_profile_parse(const char *word, enum gf_profile *out)
 {
-	if (word && !strcmp(word, "training"))
+	if (!word || !out)
+		return GF_NULL_ARG(!word ? "word" : "out");
+	if (!strcmp(word, "training"))
 		*out = GF_PROFILE_TRAINING;
-	else if (word && !strcmp(word, "inference"))
+	else if (!strcmp(word, "inference"))
 		*out = GF_PROFILE_INFERENCE;
 	else
-		return gf_error(-EINVAL, "'%s' is not a profile (training, inference)", word ? word : "(null)");
+		return gf_error(-EINVAL, "'%s' is not a profile (training, inference)", word);
 	return 0;
 }
 
 const char *gf_fix_class_name(enum gf_fix_class c)
 {
-	return c == GF_FIX_SAFE ? "safe" : c == GF_FIX_ADVICE ? "advice" : c == GF_FIX_NAMED ? "named" : "none";
+	switch (c) {
+	case GF_FIX_NONE: return "none";
+	case GF_FIX_SAFE: return "safe";
+	case GF_FIX_ADVICE: return "advice";
+	case GF_FIX_NAMED: return "named";
+	}
+	return "?";
 }
 
 /* --only: every token names a check id or a category. */
@@ -256,7 +265,7 @@ int gf_audit_run(const struct gf_audit_options *opts, struct gf_audit **out)
 	int ret;
 
 	if (!out)
-		return gf_error(-EINVAL, "gf_audit_run: out is NULL");
+		return GF_NULL_ARG("out");
 	*out = NULL;
 	if (opts) {
 		if ((ret = gf_opts_check(opts->struct_size, sizeof(o), "gf_audit_run", "GF_AUDIT_OPTS_INIT")))
@@ -264,7 +273,7 @@ int gf_audit_run(const struct gf_audit_options *opts, struct gf_audit **out)
 		gf_opts_copy(&o, sizeof(o), opts, opts->struct_size);
 	}
 	if (o.profile != GF_PROFILE_TRAINING && o.profile != GF_PROFILE_INFERENCE)
-		return gf_error(-EINVAL, "gf_audit_run: unknown profile %d", (int)o.profile);
+		return gf_arg_error(__func__, "profile %d is not a gf_profile", (int)o.profile);
 	if ((ret = check_only(o.only)))
 		return ret;
 	if (!(a = calloc(1, sizeof(*a))))
@@ -334,7 +343,9 @@ enum gf_check_status gf_audit_worst(const struct gf_audit *a)
 {
 	enum gf_check_status w = GF_CHECK_PASS;
 
-	for (int i = 0; a && i < a->nresults; i++)
+	if (!a)
+		return GF_CHECK_ERROR;	/* nothing was checked: never a pass */
+	for (int i = 0; i < a->nresults; i++)
 		if (a->results[i].status > w)
 			w = a->results[i].status;
 	return w;
@@ -344,7 +355,11 @@ int gf_audit_count_at_least(const struct gf_audit *a, enum gf_check_status level
 {
 	int n = 0;
 
-	for (int i = 0; a && i < a->nresults; i++)
+	if (!a)
+		return GF_NULL_ARG("a");
+	if ((unsigned)level >= GF_CHECK_NSTATUS)
+		return gf_arg_error(__func__, "level %d is not a gf_check_status", (int)level);
+	for (int i = 0; i < a->nresults; i++)
 		n += a->results[i].status >= level;
 	return n;
 }

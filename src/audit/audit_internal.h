@@ -33,6 +33,13 @@
 
 struct gf_audit_ctx;
 
+/* Outside the public API (the JSON's "worst", the tests): the most serious
+ * status of the run (GF_CHECK_PASS when none; a NULL audit checked
+ * nothing: GF_CHECK_ERROR, never a pass), and a status by its word ("warn"
+ * -> GF_CHECK_WARN; -EINVAL for other words). */
+enum gf_check_status gf_audit_worst(const struct gf_audit *a);
+int gf_check_status_parse(const char *word, enum gf_check_status *out);
+
 struct gf_check_def {
 	struct gf_check_info info;
 	void (*run)(struct gf_audit_ctx *c);

@@ -75,7 +75,7 @@ int gf_audit_write_json(const struct gf_audit *a, FILE *f)
 	int ret;
 
 	if (!a || !f)
-		return -EINVAL;
+		return GF_NULL_ARG(!a ? "a" : "f");
 	root = json_object();
 	if (!root)
 		return -ENOMEM;

@@ -18,7 +18,7 @@ int gf_audit_write_prom(const struct gf_audit *a, FILE *f)
 	struct tm tm = { 0 };
 
 	if (!a || !f)
-		return -EINVAL;
+		return GF_NULL_ARG(!a ? "a" : "f");
 	gf_prom_family(f, "gpufeed_check_result", "gauge",
 		       "One per check and subject; the status label is the result (pass, na, needs-root, warn, "
 		       "error, fail).");
@@ -50,7 +50,9 @@ static int prom_cb(FILE *f, void *arg)
 
 int gf_audit_save_prom(const struct gf_audit *a, const char *path)
 {
-	if (!a || !path || !path[0])
-		return gf_error(-EINVAL, "gf_audit_save_prom: no audit or no path");
+	if (!a || !path)
+		return GF_NULL_ARG(!a ? "a" : "path");
+	if (!path[0])
+		return gf_arg_error(__func__, "path is empty");
 	return gf_atomic_write(path, prom_cb, (void *)a);
 }

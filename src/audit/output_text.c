@@ -59,7 +59,7 @@ int gf_audit_print(const struct gf_audit *a, FILE *f, unsigned flags)
 						      GF_CHECK_NEEDS_ROOT, GF_CHECK_PASS, GF_CHECK_NA };
 
 	if (!a || !f)
-		return -EINVAL;
+		return GF_NULL_ARG(!a ? "a" : "f");
 	fprintf(f, "gpufeed check: %s (%s), profile %s%s%s\n", a->hostname[0] ? a->hostname : "?", a->source,
 		gf_profile_name(a->profile), a->container ? ", inside a container: " : "",
 		a->container ? (a->container_kind[0] ? a->container_kind : "yes") : "");
@@ -117,7 +117,9 @@ int gf_audit_print_summary(const struct gf_audit *a, FILE *f, int max, unsigned 
 	int shownn = 0;
 
 	if (!a || !f)
-		return -EINVAL;
+		return GF_NULL_ARG(!a ? "a" : "f");
+	if (max < 0)
+		return gf_arg_error(__func__, "max %d is negative", max);
 	fprintf(f, "Audit (gpufeed check, profile %s): %d fail, %d error, %d warn, %d needs-root, %d pass, %d na\n",
 		gf_profile_name(a->profile), a->counts[GF_CHECK_FAIL], a->counts[GF_CHECK_ERROR],
 		a->counts[GF_CHECK_WARN], a->counts[GF_CHECK_NEEDS_ROOT], a->counts[GF_CHECK_PASS],

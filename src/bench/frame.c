@@ -45,7 +45,7 @@ const struct gf_bench_target *gf_bench_target_find(const char *name)
 	char known[128] = "";
 
 	if (!name) {
-		gf_error(-EINVAL, "gf_bench_target_find: no name");
+		GF_NULL_ARG("name");
 		return NULL;
 	}
 	for (unsigned i = 0; i < NTARGETS; i++) {
@@ -61,9 +61,13 @@ const struct gf_bench_target *gf_bench_target_find(const char *name)
 
 const struct gf_bench_option *gf_bench_option_at(const struct gf_bench_target *t, unsigned i)
 {
-	const struct gf_bench_def *d = t ? def_of(t) : NULL;
+	const struct gf_bench_def *d;
 
-	if (!d)
+	if (!t) {
+		GF_NULL_ARG("t");
+		return NULL;
+	}
+	if (!(d = def_of(t)))
 		return NULL;
 	for (unsigned k = 0; d->opts[k].pub.name; k++)
 		if (k == i)
@@ -76,11 +80,12 @@ int gf_bench_new(const char *target, struct gf_bench **out)
 	const struct gf_bench_target *t;
 	struct gf_bench *b;
 
-	if (!out)
-		return gf_error(-EINVAL, "gf_bench_new: out is NULL");
-	*out = NULL;
+	if (out)
+		*out = NULL;
+	if (!target || !out)
+		return GF_NULL_ARG(!target ? "target" : "out");
 	if (!(t = gf_bench_target_find(target)))
-		return target ? -ENOENT : -EINVAL;
+		return -ENOENT;
 	if (!(b = calloc(1, sizeof(*b))) || !(b->opts = calloc(1, def_of(t)->opts_size))) {
 		free(b);
 		return gf_error(-ENOMEM, "bench: out of memory");
@@ -94,7 +99,11 @@ int gf_bench_new(const char *target, struct gf_bench **out)
 
 const struct gf_bench_target *gf_bench_target_of(const struct gf_bench *b)
 {
-	return b ? &b->def->pub : NULL;
+	if (!b) {
+		GF_NULL_ARG("b");
+		return NULL;
+	}
+	return &b->def->pub;
 }
 
 static int keep_text(struct gf_bench *b, const char *value, const char **slot)
@@ -165,7 +174,7 @@ static int store(struct gf_bench *b, const struct gf_bench_opt_def *o, const cha
 int gf_bench_set(struct gf_bench *b, const char *option, const char *value)
 {
 	if (!b || !option)
-		return gf_error(-EINVAL, "gf_bench_set: %s is NULL", b ? "option" : "the benchmark");
+		return GF_NULL_ARG(!b ? "b" : "option");
 	if (b->ran)
 		return gf_error(-EBUSY, "bench %s: options are set before the run", b->def->pub.name);
 	for (const struct gf_bench_opt_def *o = b->def->opts; o->pub.name; o++)
@@ -179,7 +188,7 @@ int gf_bench_set_operand(struct gf_bench *b, const char *value)
 	char *copy;
 
 	if (!b || !value)
-		return gf_error(-EINVAL, "gf_bench_set_operand: %s is NULL", b ? "the value" : "the benchmark");
+		return GF_NULL_ARG(!b ? "b" : "value");
 	if (!b->def->pub.operand)
 		return gf_error(-EINVAL, "bench %s takes no operand ('%s')", b->def->pub.name, value);
 	if (!*value)
@@ -194,7 +203,7 @@ int gf_bench_set_operand(struct gf_bench *b, const char *value)
 int gf_bench_check(const struct gf_bench *b)
 {
 	if (!b)
-		return gf_error(-EINVAL, "gf_bench_check: the benchmark is NULL");
+		return GF_NULL_ARG("b");
 	if (b->def->pub.operand && !b->operand)
 		return gf_error(-EINVAL, "missing %s", b->def->pub.operand);
 	return b->def->check ? b->def->check(b->opts, b->operand) : 0;
@@ -207,12 +216,15 @@ int gf_bench_run(struct gf_bench *b, const struct gf_bench_run_opts *opts)
 	int rc;
 
 	if (!b)
-		return gf_error(-EINVAL, "gf_bench_run: the benchmark is NULL");
+		return GF_NULL_ARG("b");
 	if (opts) {
 		if ((rc = gf_opts_check(opts->struct_size, sizeof(o), "gf_bench_run", "GF_BENCH_RUN_OPTS_INIT")))
 			return rc;
 		gf_opts_copy(&o, sizeof(o), opts, opts->struct_size);
 	}
+	if (!(o.status_interval_s >= 0 && o.status_interval_s <= GF_DURATION_MAX))
+		return gf_arg_error(__func__, "status_interval_s %g: 0 to %g seconds", o.status_interval_s,
+				    GF_DURATION_MAX);
 	if (b->ran)
 		return gf_error(-EBUSY, "bench %s: already run (one run a gf_bench)", b->def->pub.name);
 	if ((rc = gf_bench_check(b)))
@@ -255,22 +267,28 @@ unsigned gf_bench_findings(const struct gf_bench *b)
 
 const char *gf_bench_problem(const struct gf_bench *b)
 {
-	return b && b->res && b->def->problem ? b->def->problem(b->res) : "";
+	if (!b) {
+		GF_NULL_ARG("b");
+		return NULL;
+	}
+	return b->res && b->def->problem ? b->def->problem(b->res) : "";
 }
 
 int gf_bench_print(const struct gf_bench *b, FILE *f)
 {
-	if (!b || !f || !b->res)
-		return gf_error(-EINVAL, "gf_bench_print: %s", !b ? "the benchmark is NULL" : !f ? "no stream" :
-				"nothing measured yet");
+	if (!b || !f)
+		return GF_NULL_ARG(!b ? "b" : "f");
+	if (!b->res)
+		return gf_arg_error(__func__, "b has nothing measured yet");
 	return b->def->print(b->res, f);
 }
 
 int gf_bench_write_json(const struct gf_bench *b, FILE *f)
 {
-	if (!b || !f || !b->res)
-		return gf_error(-EINVAL, "gf_bench_write_json: %s", !b ? "the benchmark is NULL" : !f ? "no stream" :
-				"nothing measured yet");
+	if (!b || !f)
+		return GF_NULL_ARG(!b ? "b" : "f");
+	if (!b->res)
+		return gf_arg_error(__func__, "b has nothing measured yet");
 	return b->def->write_json(b->res, f);
 }
 

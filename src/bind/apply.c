@@ -138,9 +138,7 @@ GF_API int gf_bind_apply(const struct gf_binding *b, const struct gf_bind_option
 	struct gf_bind_options o;
 	int ret;
 
-	if (!b)
-		return gf_error(-EINVAL, "gf_bind_apply: no binding");
-	if ((ret = gf_bind_opts_load(opts, "gf_bind_apply", &o)))
+	if ((ret = gf_bind_binding_check(NULL, b, __func__)) || (ret = gf_bind_opts_load(opts, __func__, &o)))
 		return ret;
 	if (b->cpu_mode != GF_BIND_CPU_NONE) {
 		if (gf_cpuset_empty(&b->cpus))

@@ -37,8 +37,8 @@ GF_API int gf_bind_setenv(const struct gf_binding *b, unsigned flags)
 	struct gf_bind_env env[GF_BIND_NENV];
 	int n, ret;
 
-	if (!b)
-		return gf_error(-EINVAL, "gf_bind_setenv: no binding");
+	if ((ret = gf_bind_binding_check(NULL, b, __func__)))
+		return ret;
 	n = gf_bind_env_list(b, flags, env);
 	for (int i = 0; i < n; i++)
 		if ((ret = gf_env_export(env[i].name, env[i].value)))

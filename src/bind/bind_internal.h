@@ -9,6 +9,12 @@
  * defaults: 0 or -EINVAL with a message naming `what`. */
 int gf_bind_opts_load(const struct gf_bind_options *opts, const char *what, struct gf_bind_options *out);
 
+/* A binding handed back by a caller (func names the public call): 0, or
+ * -EINVAL for b NULL, a target count, CPU mode or memory policy out of
+ * range, text fields without their NUL, and with t, a target that is not
+ * a GPU (or MIG instance) of t. */
+int gf_bind_binding_check(const struct gf_topo *t, const struct gf_binding *b, const char *func);
+
 /* This process's CPU affinity and Mems_allowed, read live. */
 int gf_bind_live_cpus(struct gf_cpuset *cpus);
 int gf_bind_live_mems(struct gf_cpuset *mems);

@@ -19,11 +19,45 @@ int gf_bind_opts_load(const struct gf_bind_options *opts, const char *what, stru
 	if ((ret = gf_opts_check(opts->struct_size, sizeof(*out), what, "GF_BIND_OPTS_INIT")))
 		return ret;
 	gf_opts_copy(out, sizeof(*out), opts, opts->struct_size);
-	if ((int)out->cpu < 0 || out->cpu > GF_BIND_CPU_NONE || (int)out->mem < 0 || out->mem > GF_BIND_MEM_NONE)
-		return gf_error(-EINVAL, "%s: unknown CPU mode %d or memory policy %d", what, (int)out->cpu,
-				(int)out->mem);
+	if ((unsigned)out->cpu > GF_BIND_CPU_NONE)
+		return gf_arg_error(what, "cpu %d is not a gf_bind_cpu_mode", (int)out->cpu);
+	if ((unsigned)out->mem > GF_BIND_MEM_NONE)
+		return gf_arg_error(what, "mem %d is not a gf_bind_mem_policy", (int)out->mem);
 	if (out->nsharing < 0 || (out->nsharing && !out->sharing))
-		return gf_error(-EINVAL, "%s: nsharing %d without a sharing list", what, out->nsharing);
+		return gf_arg_error(what, "nsharing %d without a sharing list", out->nsharing);
+	return 0;
+}
+
+/* targets[i] of n names a GPU (and MIG instance) of t. */
+static int check_target(const struct gf_topo *t, const struct gf_bind_target *tg, int i, const char *func)
+{
+	if (tg->gpu < 0 || tg->gpu >= t->ngpus)
+		return gf_arg_error(func, "targets[%d].gpu %d is not a position in the model's %d GPUs", i, tg->gpu,
+				    t->ngpus);
+	if (tg->mig < -1 || tg->mig >= t->gpus[tg->gpu].nmig)
+		return gf_arg_error(func, "targets[%d].mig %d: GPU %d has no such MIG instance", i, tg->mig,
+				    t->gpus[tg->gpu].index);
+	return 0;
+}
+
+int gf_bind_binding_check(const struct gf_topo *t, const struct gf_binding *b, const char *func)
+{
+	int ret;
+
+	if (!b)
+		return gf_arg_error(func, "b is NULL");
+	if (b->ntargets < 0 || b->ntargets > GF_BIND_MAX_TARGETS)
+		return gf_arg_error(func, "b->ntargets %d is not within 0..%d (not from gf_bind_compute?)", b->ntargets,
+				    GF_BIND_MAX_TARGETS);
+	if ((unsigned)b->cpu_mode > GF_BIND_CPU_NONE)
+		return gf_arg_error(func, "b->cpu_mode %d is not a gf_bind_cpu_mode", (int)b->cpu_mode);
+	if ((unsigned)b->mem_policy > GF_BIND_MEM_NONE)
+		return gf_arg_error(func, "b->mem_policy %d is not a gf_bind_mem_policy", (int)b->mem_policy);
+	if (!memchr(b->visible_devices, '\0', sizeof(b->visible_devices)) || !memchr(b->reason, '\0', sizeof(b->reason)))
+		return gf_arg_error(func, "b: text without its end (not from gf_bind_compute?)");
+	for (int i = 0; t && i < b->ntargets; i++)
+		if ((ret = check_target(t, &b->target[i], i, func)))
+			return ret;
 	return 0;
 }
 
@@ -36,17 +70,20 @@ int gf_bind_gpu_node(const struct gf_topo *t, int gpu)
 	return -1;
 }
 
-static int check_targets(const struct gf_topo *t, const struct gf_bind_target *tg, int n)
+static int check_targets(const struct gf_topo *t, const struct gf_bind_target *tg, int n,
+			 const struct gf_bind_options *o, const char *func)
 {
+	int ret;
+
 	if (n <= 0 || n > GF_BIND_MAX_TARGETS)
-		return gf_error(-EINVAL, "%d targets: between 1 and %d please", n, GF_BIND_MAX_TARGETS);
+		return gf_arg_error(func, "ntargets %d: between 1 and %d please", n, GF_BIND_MAX_TARGETS);
+	for (int i = 0; i < o->nsharing; i++)
+		if (o->sharing[i] < 0 || o->sharing[i] >= t->ngpus)
+			return gf_arg_error(func, "sharing[%d] %d is not a position in the model's %d GPUs", i,
+					    o->sharing[i], t->ngpus);
 	for (int i = 0; i < n; i++) {
-		if (tg[i].gpu < 0 || tg[i].gpu >= t->ngpus)
-			return gf_error(-EINVAL, "target %d: no GPU at position %d (the model has %d)", i, tg[i].gpu,
-					t->ngpus);
-		if (tg[i].mig < -1 || tg[i].mig >= t->gpus[tg[i].gpu].nmig)
-			return gf_error(-EINVAL, "target %d: GPU %d has no MIG instance %d", i,
-					t->gpus[tg[i].gpu].index, tg[i].mig);
+		if ((ret = check_target(t, &tg[i], i, func)))
+			return ret;
 		if (tg[i].mig >= 0 && !t->gpus[tg[i].gpu].mig[tg[i].mig].uuid[0])
 			return gf_error(-EINVAL, "target %d: MIG instance %d of GPU %d has no UUID to name it by", i,
 					tg[i].mig, t->gpus[tg[i].gpu].index);
@@ -205,8 +242,8 @@ GF_API int gf_bind_compute(const struct gf_topo *t, const struct gf_bind_target 
 	int node[GF_BIND_MAX_TARGETS], ret;
 
 	if (!t || !targets || !out)
-		return gf_error(-EINVAL, "gf_bind_compute: no model, targets or result");
-	if ((ret = gf_bind_opts_load(opts, "gf_bind_compute", &o)) || (ret = check_targets(t, targets, ntargets)))
+		return GF_NULL_ARG(!t ? "t" : !targets ? "targets" : "out");
+	if ((ret = gf_bind_opts_load(opts, __func__, &o)) || (ret = check_targets(t, targets, ntargets, &o, __func__)))
 		return ret;
 	memset(out, 0, sizeof(*out));
 	memcpy(out->target, targets, (size_t)ntargets * sizeof(*targets));

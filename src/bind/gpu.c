@@ -20,12 +20,17 @@ GF_API int gf_bind_gpu(const char *list, const struct gf_topo_options *machine, 
 {
 	struct gf_topo_options to = GF_TOPO_OPTS_INIT;
 	struct gf_bind_target tg[GF_BIND_MAX_TARGETS];
+	struct gf_bind_options o;
 	struct gf_binding *b = NULL;
 	struct gf_topo *t = NULL;
 	int n, ret;
 
 	if (!list)
-		return gf_error(-EINVAL, "gf_bind_gpu: no GPU list");
+		return GF_NULL_ARG("list");
+	/* Refused before the machine is read: a worker's start-up pays for
+	 * discovery only with options that can be used. */
+	if ((ret = gf_bind_opts_load(opts, __func__, &o)))
+		return ret;
 	to.nvml = nvml_for(list);
 	if ((ret = gf_topo_discover(machine ? machine : &to, &t)))
 		return ret;

@@ -27,16 +27,19 @@ GF_API const char *gf_bind_mem_policy_name(enum gf_bind_mem_policy p)
 
 static int lookup(const char *const *names, int n, const char *s, const char *what, const char *choices)
 {
-	for (int i = 0; s && i < n; i++)
+	for (int i = 0; i < n; i++)
 		if (!strcmp(names[i], s))
 			return i;
-	return gf_error(-EINVAL, "%s '%s': not %s", what, s ? s : "", choices);
+	return gf_error(-EINVAL, "%s '%s': not %s", what, s, choices);
 }
 
 GF_API int gf_bind_cpu_mode_parse(const char *s, enum gf_bind_cpu_mode *out)
 {
-	int i = lookup(cpu_names, N(cpu_names), s, "CPU mode", "node, socket, exclusive, l3 or none");
+	int i;
 
+	if (!s || !out)
+		return GF_NULL_ARG(!s ? "s" : "out");
+	i = lookup(cpu_names, N(cpu_names), s, "CPU mode", "node, socket, exclusive, l3 or none");
 	if (i < 0)
 		return i;
 	*out = (enum gf_bind_cpu_mode)i;
@@ -45,8 +48,11 @@ GF_API int gf_bind_cpu_mode_parse(const char *s, enum gf_bind_cpu_mode *out)
 
 GF_API int gf_bind_mem_policy_parse(const char *s, enum gf_bind_mem_policy *out)
 {
-	int i = lookup(mem_names, N(mem_names), s, "memory policy", "bind, preferred, interleave or none");
+	int i;
 
+	if (!s || !out)
+		return GF_NULL_ARG(!s ? "s" : "out");
+	i = lookup(mem_names, N(mem_names), s, "memory policy", "bind, preferred, interleave or none");
 	if (i < 0)
 		return i;
 	*out = (enum gf_bind_mem_policy)i;

@@ -25,10 +25,12 @@ GF_API int gf_bind_print(const struct gf_topo *t, const struct gf_binding *b, un
 {
 	struct gf_bind_env env[GF_BIND_NENV];
 	char buf[512];
-	int n;
+	int n, ret;
 
 	if (!t || !b || !f)
-		return gf_error(-EINVAL, "gf_bind_print: no model, binding or stream");
+		return GF_NULL_ARG(!t ? "t" : !b ? "b" : "f");
+	if ((ret = gf_bind_binding_check(t, b, __func__)))
+		return ret;
 	for (int i = 0; i < b->ntargets; i++) {
 		target_name(t, &b->target[i], buf, sizeof(buf));
 		fprintf(f, "%-8s%s, NUMA node %d\n", i ? "" : "gpus:", buf, gf_bind_gpu_node(t, b->target[i].gpu));
@@ -78,12 +80,17 @@ GF_API int gf_bind_write_json(const struct gf_topo *t, const struct gf_binding *
 			      char *const *argv, FILE *f)
 {
 	struct gf_bind_env env[GF_BIND_NENV];
-	json_t *root = json_object(), *e = json_object(), *cmd = json_array();
+	json_t *root, *e, *cmd;
 	char buf[4096];
 	int n, ret;
 
 	if (!t || !b || !f)
-		return gf_error(-EINVAL, "gf_bind_write_json: no model, binding or stream");
+		return GF_NULL_ARG(!t ? "t" : !b ? "b" : "f");
+	if ((ret = gf_bind_binding_check(t, b, __func__)))
+		return ret;
+	root = json_object();
+	e = json_object();
+	cmd = json_array();
 	if ((ret = gf_json_stamp(root, GF_BIND_RUN_SCHEMA))) {
 		json_decref(root), json_decref(e), json_decref(cmd);
 		return ret;

@@ -86,8 +86,10 @@ GF_API int gf_bind_parse_targets(const struct gf_topo *t, const char *list, stru
 	char *copy, *rest;
 	int n = 0, ret = 0;
 
-	if (!t || !list || !out || max <= 0)
-		return gf_error(-EINVAL, "gf_bind_parse_targets: no model, list or room");
+	if (!t || !list || !out)
+		return GF_NULL_ARG(!t ? "t" : !list ? "list" : "out");
+	if (max <= 0)
+		return gf_arg_error(__func__, "max %d leaves no room", max);
 	if (!*list)
 		return gf_error(-EINVAL, "empty GPU list");
 	if (!(copy = strdup(list)))

@@ -25,6 +25,10 @@ int gf_outfile_check(const char *path, char *real, size_t size, enum gf_outfile_
 	struct stat st;
 	bool link;
 
+	if (!path || !real || !mode)
+		return GF_NULL_ARG(!path ? "path" : !real ? "real" : "mode");
+	if (!size)
+		return gf_arg_error(__func__, "size is 0: no room for the path");
 	*mode = GF_OUTFILE_REPLACE;
 	if (gf_strlcpy(real, path, size) >= size)
 		return gf_error(-ENAMETOOLONG, "%s: path too long", path);
@@ -73,6 +77,8 @@ int gf_outfile_rename(const char *tmp, const char *real)
 {
 	struct stat st;
 
+	if (!tmp || !real)
+		return GF_NULL_ARG(!tmp ? "tmp" : "real");
 	for (int tries = 0; tries < 4; tries++) {
 		if (!renameat2(AT_FDCWD, tmp, AT_FDCWD, real, RENAME_NOREPLACE))
 			return 0;

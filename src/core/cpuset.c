@@ -13,37 +13,41 @@
 
 GF_API void gf_cpuset_zero(struct gf_cpuset *s)
 {
-	memset(s, 0, sizeof(*s));
+	if (s)
+		memset(s, 0, sizeof(*s));
 }
 
 GF_API void gf_cpuset_set(struct gf_cpuset *s, unsigned cpu)
 {
-	if (cpu < GF_CPUSET_MAX)
+	if (s && cpu < GF_CPUSET_MAX)
 		s->w[cpu / 64] |= 1ull << (cpu % 64);
 }
 
 GF_API void gf_cpuset_clear(struct gf_cpuset *s, unsigned cpu)
 {
-	if (cpu < GF_CPUSET_MAX)
+	if (s && cpu < GF_CPUSET_MAX)
 		s->w[cpu / 64] &= ~(1ull << (cpu % 64));
 }
 
 GF_API bool gf_cpuset_isset(const struct gf_cpuset *s, unsigned cpu)
 {
-	return cpu < GF_CPUSET_MAX && (s->w[cpu / 64] >> (cpu % 64)) & 1;
+	return s && cpu < GF_CPUSET_MAX && (s->w[cpu / 64] >> (cpu % 64)) & 1;
 }
 
 GF_API unsigned gf_cpuset_count(const struct gf_cpuset *s)
 {
 	unsigned n = 0;
 
-	for (int i = 0; i < NWORDS; i++)
+	for (int i = 0; s && i < NWORDS; i++)
 		n += (unsigned)__builtin_popcountll(s->w[i]);
 	return n;
 }
 
+/* A NULL set is no set, so not "empty" either: predicates answer false. */
 GF_API bool gf_cpuset_empty(const struct gf_cpuset *s)
 {
+	if (!s)
+		return false;
 	for (int i = 0; i < NWORDS; i++)
 		if (s->w[i])
 			return false;
@@ -52,23 +56,29 @@ GF_API bool gf_cpuset_empty(const struct gf_cpuset *s)
 
 GF_API bool gf_cpuset_equal(const struct gf_cpuset *a, const struct gf_cpuset *b)
 {
-	return memcmp(a, b, sizeof(*a)) == 0;
+	return a && b && memcmp(a, b, sizeof(*a)) == 0;
 }
 
 GF_API void gf_cpuset_and(struct gf_cpuset *dst, const struct gf_cpuset *a, const struct gf_cpuset *b)
 {
+	if (!dst || !a || !b)
+		return;
 	for (int i = 0; i < NWORDS; i++)
 		dst->w[i] = a->w[i] & b->w[i];
 }
 
 GF_API void gf_cpuset_or(struct gf_cpuset *dst, const struct gf_cpuset *a, const struct gf_cpuset *b)
 {
+	if (!dst || !a || !b)
+		return;
 	for (int i = 0; i < NWORDS; i++)
 		dst->w[i] = a->w[i] | b->w[i];
 }
 
 GF_API void gf_cpuset_andnot(struct gf_cpuset *dst, const struct gf_cpuset *a, const struct gf_cpuset *b)
 {
+	if (!dst || !a || !b)
+		return;
 	for (int i = 0; i < NWORDS; i++)
 		dst->w[i] = a->w[i] & ~b->w[i];
 }
@@ -77,6 +87,8 @@ GF_API int gf_cpuset_next(const struct gf_cpuset *s, int prev)
 {
 	unsigned start = prev < 0 ? 0 : (unsigned)prev + 1;
 
+	if (!s)
+		return -1;
 	for (unsigned i = start / 64; i < NWORDS; i++) {
 		uint64_t w = s->w[i];
 
@@ -133,6 +145,8 @@ GF_API int gf_cpuset_parse_list(struct gf_cpuset *s, const char *text)
 	const char *p = text;
 	int ret;
 
+	if (!s || !text)
+		return GF_NULL_ARG(!s ? "s" : "text");
 	gf_cpuset_zero(s);
 	while (isspace((unsigned char)*p))
 		p++;
@@ -172,6 +186,8 @@ GF_API int gf_cpuset_parse_mask(struct gf_cpuset *s, const char *text)
 	const char *p = text, *end;
 	unsigned bit = 0;
 
+	if (!s || !text)
+		return GF_NULL_ARG(!s ? "s" : "text");
 	gf_cpuset_zero(s);
 	while (isspace((unsigned char)*p))
 		p++;
@@ -207,6 +223,8 @@ GF_API size_t gf_cpuset_format_list(const struct gf_cpuset *s, char *buf, size_t
 	size_t len = 0;
 	int c = gf_cpuset_first(s);
 
+	if (!buf)
+		size = 0;	/* only the length, as snprintf(NULL, 0, ...) */
 	if (size)
 		buf[0] = '\0';
 	while (c >= 0) {

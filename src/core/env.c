@@ -8,6 +8,7 @@
 #include <gpufeed/env.h>
 #include "core/error.h"
 #include "core/env_export.h"
+#include "core/env_registry.h"
 #include "core/strutil.h"
 
 static const struct gf_env_info registry[] = {
@@ -82,12 +83,12 @@ static const struct gf_env_info registry[] = {
 /* The last id has a row: ids and rows cannot drift apart. */
 _Static_assert(NVARS == GF_ENV_TORCH_NCCL_ASYNC_ERROR_HANDLING + 1, "every gf_env_var needs a registry row");
 
-GF_API int gf_env_count(void)
+int gf_env_count(void)
 {
 	return NVARS;
 }
 
-GF_API const struct gf_env_info *gf_env_info(enum gf_env_var var)
+const struct gf_env_info *gf_env_info(enum gf_env_var var)
 {
 	if ((int)var < 0 || (int)var >= NVARS || !registry[var].name)
 		return NULL;
@@ -123,10 +124,12 @@ GF_API int gf_env_int(enum gf_env_var var, long long *out)
 	const char *v;
 	long long n;
 
-	if (!e || e->type != GF_ENV_INT)
-		return gf_error(-EINVAL, "environment variable %d is not a registered integer", (int)var);
+	if (!e)
+		return gf_arg_error(__func__, "var %d is not a registered variable", (int)var);
+	if (e->type != GF_ENV_INT)
+		return gf_arg_error(__func__, "var %s is not an integer variable", e->name);
 	if (!out)
-		return gf_error(-EINVAL, "%s: no place for the value", e->name);
+		return GF_NULL_ARG("out");
 	v = raw(e);
 	if (!v)
 		return 0;

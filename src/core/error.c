@@ -33,3 +33,14 @@ int gf_error_errno(int err, const char *what)
 {
 	return gf_error(err, "%s: %s", what, strerror(err < 0 ? -err : err));
 }
+
+int gf_arg_error(const char *func, const char *fmt, ...)
+{
+	char what[sizeof(last_error)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return gf_error(-EINVAL, "%s: %s", func, what);
+}

@@ -153,7 +153,7 @@ int gf_log_parse(const char *spec)
 {
 	init();
 	if (!spec)
-		return gf_error(-EINVAL, "log filter: none given (NULL)");
+		return GF_NULL_ARG("spec");
 	return parse(spec, "log filter");
 }
 
@@ -167,6 +167,8 @@ bool gf_log_enabled(enum gf_log_subsys subsys, enum gf_log_level level)
 void gf_log_stderr(enum gf_log_level level, enum gf_log_subsys subsys, const char *msg, void *user)
 {
 	(void)user;
+	if (!msg)
+		return;
 	fprintf(stderr, "gpufeed: %s: %s: %s\n", gf_log_subsys_name(subsys), gf_log_level_name(level), msg);
 }
 

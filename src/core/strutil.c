@@ -127,7 +127,7 @@ int gf_parse_size(const char *s, uint64_t *v)
 	int nd;
 
 	if (!s || !v)
-		return gf_error(-EINVAL, "no size given");
+		return GF_NULL_ARG(!s ? "s" : "v");
 	nd = leading_digits(s, &n);
 	if (nd == -ERANGE)
 		return gf_error(-ERANGE, "'%s': too large a size", s);
@@ -151,7 +151,10 @@ int gf_parse_count(const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
 	int nd;
 
 	if (!s || !v)
-		return gf_error(-EINVAL, "no number given");
+		return GF_NULL_ARG(!s ? "s" : "v");
+	if (lo > hi)
+		return gf_arg_error(__func__, "lo %llu is above hi %llu", (unsigned long long)lo,
+				    (unsigned long long)hi);
 	nd = leading_digits(s, &n);
 	if (nd == 0 || (nd > 0 && s[nd]))
 		return gf_error(-EINVAL, "'%s': not a whole number (digits only)", s);
@@ -172,7 +175,7 @@ int gf_parse_duration(const char *s, double *seconds)
 	bool digits = false;
 
 	if (!s || !seconds)
-		return gf_error(-EINVAL, "no duration given");
+		return GF_NULL_ARG(!s ? "s" : "seconds");
 	/* By hand, not strtod: it takes signs, spaces, "nan", "inf", hex and
 	 * exponents, and depends on the locale's decimal point. */
 	for (; *p >= '0' && *p <= '9'; p++, digits = true)

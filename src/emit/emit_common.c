@@ -11,7 +11,7 @@
 #include "core/quote.h"
 #include "emit/emit_internal.h"
 
-int emit_opts(const struct gf_emit_options *in, struct gf_emit_options *out)
+int emit_opts(const struct gf_emit_options *in, struct gf_emit_options *out, const char *func)
 {
 	struct gf_emit_options def = GF_EMIT_OPTS_INIT;
 	int ret;
@@ -20,14 +20,16 @@ int emit_opts(const struct gf_emit_options *in, struct gf_emit_options *out)
 	if (!in)
 		return 0;
 	ret = gf_opts_check(in->struct_size, offsetof(struct gf_emit_options, node_name) + sizeof(in->node_name),
-			    "gf_emit", "GF_EMIT_OPTS_INIT");
+			    func, "GF_EMIT_OPTS_INIT");
 	if (ret)
 		return ret;
 	gf_opts_copy(out, sizeof(*out), in, in->struct_size);
 	if (out->reserve_cores < 0)
-		return gf_error(-EINVAL, "reserved cores: %d is negative", out->reserve_cores);
+		return gf_arg_error(func, "reserve_cores %d is negative", out->reserve_cores);
 	if (out->max_gpus_per_pod < 0)
-		return gf_error(-EINVAL, "GPUs per pod: %d is negative", out->max_gpus_per_pod);
+		return gf_arg_error(func, "max_gpus_per_pod %d is negative", out->max_gpus_per_pod);
+	if ((unsigned)out->label_format > GF_EMIT_LABELS_YAML)
+		return gf_arg_error(func, "label_format %d is not a gf_emit_label_format", (int)out->label_format);
 	return 0;
 }
 
@@ -220,9 +222,11 @@ int gf_emit_reserved_cpus(const struct gf_topo *t, int cores, struct gf_cpuset *
 	struct emit_cores c;
 	int ret;
 
+	if (!t || !out)
+		return GF_NULL_ARG(!t ? "t" : "out");
 	gf_cpuset_zero(out);
 	if (cores < 1)
-		return gf_error(-EINVAL, "reserved cores: %d, at least 1 is needed", cores);
+		return gf_arg_error(__func__, "cores %d: at least 1 is needed", cores);
 	if ((ret = emit_cores_build(t, &c)))
 		return ret;
 	if (cores > c.n - 1) {
@@ -366,9 +370,9 @@ size_t gf_emit_label_value(const char *s, char *buf, size_t size)
 {
 	size_t len = 0, start = 0;
 
-	if (!size)
+	if (!buf || !size)
 		return 0;
-	for (; *s && len + 1 < size && len < 63; s++) {
+	for (; s && *s && len + 1 < size && len < 63; s++) {
 		unsigned char c = (unsigned char)*s;
 
 		buf[len++] = (char)(isalnum(c) || c == '.' || c == '_' || c == '-' ? c : '-');

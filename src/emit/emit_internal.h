@@ -7,8 +7,21 @@
 #include <gpufeed/emit.h>
 
 /* The caller's options over the defaults (NULL: defaults); -EINVAL when
- * not started from GF_EMIT_OPTS_INIT or a value is out of range. */
-int emit_opts(const struct gf_emit_options *in, struct gf_emit_options *out);
+ * not started from GF_EMIT_OPTS_INIT or a value is out of range, the message
+ * naming func (the public writer). */
+int emit_opts(const struct gf_emit_options *in, struct gf_emit_options *out, const char *func);
+
+/* The CPUs gf_emit_kubelet reserves for the system: `cores` whole cores,
+ * away from GPU-local cores where the machine has such, else on the node
+ * with the fewest GPUs, lowest cores first.  0, -EINVAL (cores < 1, or a
+ * model without CPU detail) or -ENODEV (the machine has no core left for
+ * pods after `cores`). */
+int gf_emit_reserved_cpus(const struct gf_topo *t, int cores, struct gf_cpuset *out);
+
+/* s as a Kubernetes label value: at most 63 characters of [A-Za-z0-9._-],
+ * starting and ending with an alphanumeric; others become '-'.  Returns
+ * the length written (buf needs 64 bytes; NULL s is ""). */
+size_t gf_emit_label_value(const char *s, char *buf, size_t size);
 
 /* Physical cores numbered as Slurm's abstract ids and hwloc's "Core L#":
  * in topology order (package, die, L3 group, then the core's first CPU,

@@ -219,9 +219,9 @@ int gf_emit_allocatable(const struct gf_topo *t, const struct gf_emit_options *o
 	int ret;
 
 	if (!t || !out)
-		return gf_error(-EINVAL, "gf_emit_allocatable: NULL argument");
+		return GF_NULL_ARG(!t ? "t" : "out");
 	memset(out, 0, sizeof(*out));
-	if ((ret = emit_opts(opts, &o)) || (ret = reserve(t, &o, &reserved)))
+	if ((ret = emit_opts(opts, &o, __func__)) || (ret = reserve(t, &o, &reserved)))
 		return ret;
 	for (int i = 0; i < t->cpus.ncpu; i++)
 		if (!gf_cpuset_isset(&reserved, (unsigned)t->cpus.cpu[i].id))
@@ -296,7 +296,9 @@ int gf_emit_kubelet(const struct gf_topo *t, const struct gf_emit_options *opts,
 	const char *policy, *scope;
 	int ret;
 
-	if ((ret = emit_opts(opts, &o)) || (ret = emit_need_cpu_detail(t)))
+	if (!t || !f)
+		return GF_NULL_ARG(!t ? "t" : "f");
+	if ((ret = emit_opts(opts, &o, __func__)) || (ret = emit_need_cpu_detail(t)))
 		return ret;
 	scope = o.tm_scope ? o.tm_scope : "container";
 	if (o.tm_policy && !policy_known(o.tm_policy))

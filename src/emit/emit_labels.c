@@ -175,7 +175,9 @@ int gf_emit_labels(const struct gf_topo *t, const struct gf_emit_options *opts, 
 	char node[64], name[80];
 	int ret;
 
-	if ((ret = emit_opts(opts, &o)) || (ret = emit_need_cpu_detail(t)))
+	if (!t || !f)
+		return GF_NULL_ARG(!t ? "t" : "f");
+	if ((ret = emit_opts(opts, &o, __func__)) || (ret = emit_need_cpu_detail(t)))
 		return ret;
 	if (!t->ngpus)
 		return gf_error(-ENODEV, "no NVIDIA GPU in the model: no GPU labels to write");

@@ -291,7 +291,9 @@ int gf_emit_nccl_topo(const struct gf_topo *t, const struct gf_emit_options *opt
 	struct ctx c = { .t = t, .o = &o, .f = f };
 	int ret;
 
-	if ((ret = emit_opts(opts, &o)))
+	if (!t || !f)
+		return GF_NULL_ARG(!t ? "t" : "f");
+	if ((ret = emit_opts(opts, &o, __func__)))
 		return ret;
 	if (!t->ngpus)
 		return gf_error(-ENODEV, "no NVIDIA GPU in the model: no NCCL topology to write");

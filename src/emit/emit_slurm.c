@@ -153,7 +153,9 @@ int gf_emit_slurm(const struct gf_topo *t, const struct gf_emit_options *opts, F
 	enum autodetect ad = AD_OFF;
 	int ret;
 
-	if ((ret = emit_opts(opts, &o)) || (ret = parse_autodetect(o.autodetect, &ad)) ||
+	if (!t || !f)
+		return GF_NULL_ARG(!t ? "t" : "f");
+	if ((ret = emit_opts(opts, &o, __func__)) || (ret = parse_autodetect(o.autodetect, &ad)) ||
 	    (o.gpu_type && (ret = check_type(o.gpu_type))))
 		return ret;
 	if (!t->ngpus)

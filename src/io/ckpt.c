@@ -132,15 +132,13 @@ int gf_ckpt_open(struct gf_io *io, const char *path, const struct gf_ckpt_opts *
 	size_t align;
 	int fd, rc;
 
-	if (!out)
-		return gf_error(-EINVAL, "checkpoint: no place for it (out is NULL)");
+	if (!io || !path || !out)
+		return GF_NULL_ARG(!io ? "io" : !path ? "path" : "out");
 	*out = NULL;
-	if (!io)
-		return gf_error(-EINVAL, "checkpoint: no engine");
-	if (!path || !*path)
+	if (!*path)
 		return gf_error(-EINVAL, "checkpoint: empty path");
 	if (opts) {
-		rc = gf_opts_check(opts->struct_size, CKPT_OPTS_V1_SIZE, "checkpoint", "GF_CKPT_OPTS_INIT");
+		rc = gf_opts_check(opts->struct_size, CKPT_OPTS_V1_SIZE, __func__, "GF_CKPT_OPTS_INIT");
 		if (rc)
 			return rc;
 		gf_opts_copy(&o, sizeof(o), opts, opts->struct_size);
@@ -221,10 +219,8 @@ int gf_ckpt_write(struct gf_ckpt *c, const void *data, size_t len)
 {
 	const char *p = data;
 
-	if (!c)
-		return gf_error(-EINVAL, "checkpoint write: no checkpoint");
-	if (!data && len)
-		return gf_error(-EINVAL, "checkpoint write: %zu bytes of data at NULL", len);
+	if (!c || (!data && len))
+		return gf_arg_error(__func__, "%s is NULL", !c ? "c" : "data");
 	if (c->err)
 		return c->err;
 	while (len) {
@@ -352,7 +348,7 @@ int gf_ckpt_commit(struct gf_ckpt *c)
 	int rc;
 
 	if (!c)
-		return gf_error(-EINVAL, "checkpoint commit: no checkpoint");
+		return GF_NULL_ARG("c");
 	total = c->off + c->fill;
 	rc = c->err;
 
@@ -425,8 +421,8 @@ int gf_io_write_file_atomic(struct gf_io *io, const char *path, const void *data
 	struct gf_ckpt *c;
 	int rc;
 
-	if (!data && len)
-		return gf_error(-EINVAL, "%s: %zu bytes of data at NULL", path ? path : "write file", len);
+	if (!io || !path || (!data && len))
+		return GF_NULL_ARG(!io ? "io" : !path ? "path" : "data");
 	rc = gf_ckpt_open(io, path, opts, &c);
 	if (rc)
 		return rc;

@@ -36,6 +36,8 @@
 
 /* The first release's struct gf_io_opts ends with cancel. */
 #define IO_OPTS_V1_SIZE (offsetof(struct gf_io_opts, cancel) + sizeof(((struct gf_io_opts *)0)->cancel))
+/* Every GF_IO_* flag: others are refused, never silently ignored. */
+#define IO_FLAGS (GF_IO_BLOCK_WHEN_FULL | GF_IO_SQPOLL | GF_IO_NO_REGISTER | GF_IO_SQPOLL_CPU | GF_IO_WORKER_NODE)
 
 uint64_t gf_io__now_ns(void)
 {
@@ -74,14 +76,18 @@ int gf_io_open(const struct gf_io_opts *opts, struct gf_io **out)
 	int rc;
 
 	if (!out)
-		return gf_error(-EINVAL, "gf_io_open: no place for the engine (out is NULL)");
+		return GF_NULL_ARG("out");
 	*out = NULL;
 	if (opts) {
-		rc = gf_opts_check(opts->struct_size, IO_OPTS_V1_SIZE, "I/O engine", "GF_IO_OPTS_INIT");
+		rc = gf_opts_check(opts->struct_size, IO_OPTS_V1_SIZE, __func__, "GF_IO_OPTS_INIT");
 		if (rc)
 			return rc;
 		gf_opts_copy(&o, sizeof(o), opts, opts->struct_size);
 	}
+	if ((unsigned)o.backend > GF_IO_PSYNC)
+		return gf_arg_error(__func__, "backend %d is not a gf_io_backend", (int)o.backend);
+	if (o.flags & ~IO_FLAGS)
+		return gf_arg_error(__func__, "flags 0x%x: unknown bits 0x%x", o.flags, o.flags & ~IO_FLAGS);
 	if (!o.queue_depth)
 		o.queue_depth = 64;
 	if (o.queue_depth > 65536)
@@ -146,7 +152,9 @@ enum gf_io_backend gf_io_backend_of(const struct gf_io *io)
 
 int gf_io_fallback_error(const struct gf_io *io)
 {
-	return io ? io->fallback_err : 0;
+	if (!io)
+		return GF_NULL_ARG("io");
+	return io->fallback_err;
 }
 
 int gf_io__async_error(struct gf_io *io, int err, const char *fmt, ...)
@@ -172,7 +180,7 @@ int gf_io_async_error(struct gf_io *io)
 	int err;
 
 	if (!io)
-		return gf_error(-EINVAL, "async error: no engine");
+		return GF_NULL_ARG("io");
 	pthread_mutex_lock(&io->async_lock);
 	err = io->async_err;
 	if (err)
@@ -192,10 +200,8 @@ int gf_io_register_buf(struct gf_io *io, struct gf_buf *b)
 {
 	int slot = -1;
 
-	if (!io)
-		return gf_error(-EINVAL, "register buffer: no engine");
-	if (!b)
-		return gf_error(-EINVAL, "register buffer: no buffer");
+	if (!io || !b)
+		return GF_NULL_ARG(!io ? "io" : "b");
 	/* Kept on every back end, so registering twice is an error (and
 	 * unregistering matches) whether or not the kernel takes part. */
 	for (unsigned i = 0; i < io->nbufs; i++)
@@ -217,10 +223,8 @@ int gf_io_register_buf(struct gf_io *io, struct gf_buf *b)
 
 int gf_io_unregister_buf(struct gf_io *io, struct gf_buf *b)
 {
-	if (!io)
-		return gf_error(-EINVAL, "unregister buffer: no engine");
-	if (!b)
-		return gf_error(-EINVAL, "unregister buffer: no buffer");
+	if (!io || !b)
+		return GF_NULL_ARG(!io ? "io" : "b");
 	for (unsigned i = 0; i < io->nbufs; i++) {
 		if (io->bufs[i] != b)
 			continue;
@@ -485,16 +489,19 @@ static bool in_flight(const struct gf_io *io, const struct gf_io_req *req)
 	return req->slot->req == req;
 }
 
-static int validate(struct gf_io *io, const struct gf_io_req *req)
+/* reqs[i] of a gf_io_submit, which the messages name. */
+static int validate(struct gf_io *io, const struct gf_io_req *req, unsigned i)
 {
-	if (!req || !req->file)
-		return gf_error(-EINVAL, "I/O request without a file");
+	if (!req)
+		return gf_arg_error("gf_io_submit", "reqs[%u] is NULL", i);
+	if (!req->file)
+		return gf_arg_error("gf_io_submit", "reqs[%u]->file is NULL", i);
 	if (req->file->io != io)
-		return gf_error(-EINVAL, "I/O request for a file of another engine");
+		return gf_arg_error("gf_io_submit", "reqs[%u]->file is a file of another engine", i);
 	if (req->op != GF_IO_READ && req->op != GF_IO_WRITE && req->op != GF_IO_FSYNC)
-		return gf_error(-EINVAL, "I/O request with unknown op %d", (int)req->op);
+		return gf_arg_error("gf_io_submit", "reqs[%u]->op %d is not a gf_io_op", i, (int)req->op);
 	if (req->op != GF_IO_FSYNC && req->len && !req->buf)
-		return gf_error(-EINVAL, "I/O request of %zu bytes without a buffer", req->len);
+		return gf_arg_error("gf_io_submit", "reqs[%u]->buf is NULL (%zu bytes)", i, req->len);
 	/* Here, not in the back ends, so both refuse it alike: off_t is
 	 * signed, pread takes an offset past 2^63-1 as negative (EINVAL)
 	 * while io_uring takes -1 as "the file position". */
@@ -525,16 +532,16 @@ int gf_io_submit(struct gf_io *io, struct gf_io_req **reqs, unsigned n)
 	int rc = 0;
 
 	if (!io)
-		return gf_error(-EINVAL, "submit: no engine");
+		return GF_NULL_ARG("io");
 	if (!reqs && n)
-		return gf_error(-EINVAL, "submit: no request list");
+		return GF_NULL_ARG("reqs");
 	if (gf_io__interrupted(io))
 		return gf_error(-ECANCELED, "submit: the engine was interrupted");
 	for (; accepted < n; accepted++) {
 		struct gf_io_req *req = reqs[accepted];
 		struct gf_io_slot *s;
 
-		rc = validate(io, req);
+		rc = validate(io, req, accepted);
 		if (rc)
 			break;
 		while (!io->nfree && (io->opts.flags & GF_IO_BLOCK_WHEN_FULL)) {
@@ -594,7 +601,7 @@ int gf_io_poll(struct gf_io *io)
 	int rc;
 
 	if (!io)
-		return gf_error(-EINVAL, "poll: no engine");
+		return GF_NULL_ARG("io");
 	start = io->completed;
 	rc = drain_retries(io);
 	if (!rc)
@@ -665,7 +672,7 @@ int gf_io__wait(struct gf_io *io, unsigned min_complete, int timeout_ms, bool st
 int gf_io_wait(struct gf_io *io, unsigned min_complete, int timeout_ms)
 {
 	if (!io)
-		return gf_error(-EINVAL, "wait: no engine");
+		return GF_NULL_ARG("io");
 	return gf_io__wait(io, min_complete, timeout_ms, true);
 }
 
@@ -696,9 +703,9 @@ int gf_io__wait_req(struct gf_io *io, struct gf_io_req *req)
 
 int gf_io_cancel(struct gf_io *io, struct gf_io_req *req)
 {
-	if (!io)
-		return gf_error(-EINVAL, "cancel: no engine");
-	if (!req || !in_flight(io, req))
+	if (!io || !req)
+		return GF_NULL_ARG(!io ? "io" : "req");
+	if (!in_flight(io, req))
 		return gf_error(-ENOENT, "cancel: request not in flight");
 	req->slot->cancel = true;
 	if ((req->slot->state == GF_REQ_ISSUED || req->slot->state == GF_REQ_ISSUED_DIRECT) && io->ops->cancel)

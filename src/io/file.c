@@ -124,13 +124,14 @@ int gf_file_open(struct gf_io *io, const char *path, unsigned flags, mode_t mode
 	bool refused = false;
 	int fd, rc;
 
-	if (!out)
-		return gf_error(-EINVAL, "open: no place for the file (out is NULL)");
-	*out = NULL;
-	if (!io)
-		return gf_error(-EINVAL, "open: no engine");
-	if (!path || !*path)
+	if (out)
+		*out = NULL;
+	if (!io || !path || !out)
+		return GF_NULL_ARG(!io ? "io" : !path ? "path" : "out");
+	if (!*path)
 		return gf_error(-EINVAL, "open: empty path");
+	if (flags & ~GF_FILE__FLAGS)
+		return gf_arg_error(__func__, "flags 0x%x: unknown bits 0x%x", flags, flags & ~GF_FILE__FLAGS);
 	/* Linux creates the file before it checks O_DIRECT (ramfs refuses
 	 * it after O_CREAT did its work): know whether the file was there. */
 	if (direct && (flags & GF_FILE_CREATE))
@@ -160,24 +161,29 @@ int gf_file_from_fd(struct gf_io *io, int fd, unsigned flags, struct gf_file **o
 {
 	char name[32];
 
-	if (!out)
-		return gf_error(-EINVAL, "open fd %d: no place for the file (out is NULL)", fd);
-	*out = NULL;
-	if (!io)
-		return gf_error(-EINVAL, "open fd %d: no engine", fd);
+	if (out)
+		*out = NULL;
+	if (!io || !out)
+		return GF_NULL_ARG(!io ? "io" : "out");
+	if (flags & ~GF_FILE__FLAGS)
+		return gf_arg_error(__func__, "flags 0x%x: unknown bits 0x%x", flags, flags & ~GF_FILE__FLAGS);
 	snprintf(name, sizeof(name), "fd %d", fd);
 	return setup(io, fd, false, flags, name, false, out);
 }
 
 const struct gf_file_info *gf_file_info(const struct gf_file *f)
 {
-	return f ? &f->info : NULL;
+	if (!f) {
+		GF_NULL_ARG("f");
+		return NULL;
+	}
+	return &f->info;
 }
 
 int gf_file_fd(const struct gf_file *f)
 {
 	if (!f)
-		return gf_error(-EINVAL, "descriptor of no file (NULL)");
+		return GF_NULL_ARG("f");
 	return f->fd_swapped ? f->fd_buffered : f->fd;
 }
 

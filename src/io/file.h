@@ -6,6 +6,10 @@
 #include <stdint.h>
 #include "io/engine.h"
 
+/* Every GF_FILE_* flag: others are refused, never silently ignored. */
+#define GF_FILE__FLAGS \
+	(GF_FILE_WRITE | GF_FILE_CREATE | GF_FILE_TRUNC | GF_FILE_EXCL | GF_FILE_DIRECT | GF_FILE_DIRECT_REQUIRED)
+
 /* The file's descriptor without O_DIRECT (opened on first use). */
 int gf_file__buffered_fd(struct gf_file *f);
 /* Stop using O_DIRECT on f (direct_refused), saying why on the channel. */

@@ -1,23 +1,25 @@
 /* Synchronous helpers on top of the asynchronous engine: one read or
  * write, a list of ranges, a whole file. */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
 #include "io/engine.h"
+#include "io/file.h"
 
 static ssize_t one(struct gf_io *io, struct gf_file *f, enum gf_io_op op, void *buf, size_t len,
-		   uint64_t off)
+		   uint64_t off, const char *func)
 {
 	struct gf_io_req req = { .op = op, .file = f, .buf = buf, .len = len, .off = off };
 	const char *what = op == GF_IO_READ ? "read" : "write";
 	int rc;
 
-	if (!io)
-		return gf_error(-EINVAL, "%s: no engine", what);
-	if (!f)
-		return gf_error(-EINVAL, "%s: no file", what);
+	if (!io || !f || (!buf && len))
+		return gf_arg_error(func, "%s is NULL", !io ? "io" : !f ? "f" : "buf");
+	if (len > (size_t)SSIZE_MAX)
+		return gf_arg_error(func, "len %zu is above SSIZE_MAX", len);
 	rc = gf_io__submit_one(io, &req);
 	if (!rc)
 		rc = gf_io__wait_req(io, &req);
@@ -31,12 +33,12 @@ static ssize_t one(struct gf_io *io, struct gf_file *f, enum gf_io_op op, void *
 
 ssize_t gf_io_read(struct gf_io *io, struct gf_file *f, void *buf, size_t len, uint64_t off)
 {
-	return one(io, f, GF_IO_READ, buf, len, off);
+	return one(io, f, GF_IO_READ, buf, len, off, __func__);
 }
 
 ssize_t gf_io_write(struct gf_io *io, struct gf_file *f, const void *buf, size_t len, uint64_t off)
 {
-	return one(io, f, GF_IO_WRITE, (void *)buf, len, off);
+	return one(io, f, GF_IO_WRITE, (void *)buf, len, off, __func__);
 }
 
 int gf_io_read_ranges(struct gf_io *io, struct gf_file *f, struct gf_io_range *r, unsigned n)
@@ -45,12 +47,10 @@ int gf_io_read_ranges(struct gf_io *io, struct gf_file *f, struct gf_io_range *r
 	unsigned next = 0;
 	int rc = 0, first = 0;
 
-	if (!io)
-		return gf_error(-EINVAL, "read ranges: no engine");
-	if (!f)
-		return gf_error(-EINVAL, "read ranges: no file");
-	if (!r && n)
-		return gf_error(-EINVAL, "read ranges: no ranges");
+	/* A range without a buffer is refused with the others read: every
+	 * range has its result (res). */
+	if (!io || !f || (!r && n))
+		return GF_NULL_ARG(!io ? "io" : !f ? "f" : "r");
 	reqs = calloc(n ? n : 1, sizeof(*reqs));
 	if (!reqs)
 		return gf_error(-ENOMEM, "read ranges: out of memory");
@@ -115,16 +115,14 @@ int gf_io_read_file(struct gf_io *io, const char *path, unsigned flags, int numa
 	bool registered;
 	int rc;
 
-	if (!out)
-		return gf_error(-EINVAL, "read file: no place for the buffer (out is NULL)");
-	if (!len)
-		return gf_error(-EINVAL, "read file: no place for the length (len is NULL)");
+	if (!io || !path || !out || !len)
+		return GF_NULL_ARG(!io ? "io" : !path ? "path" : !out ? "out" : "len");
 	*out = NULL;
 	*len = 0;
-	if (!io)
-		return gf_error(-EINVAL, "read file: no engine");
-	if (!path)
-		return gf_error(-EINVAL, "read file: no path");
+	if (numa_node < -1)
+		return gf_arg_error(__func__, "numa_node %d: a node, or -1 for any", numa_node);
+	if (flags & ~GF_FILE__FLAGS)
+		return gf_arg_error(__func__, "flags 0x%x: unknown bits 0x%x", flags, flags & ~GF_FILE__FLAGS);
 	if (!chunk)
 		chunk = 1u << 20;
 	rc = gf_file_open(io, path, flags & (GF_FILE_DIRECT | GF_FILE_DIRECT_REQUIRED), 0, &f);

@@ -5,8 +5,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include <gpufeed/launch.h>
 #include "core/error.h"
+#include "launch/hostlist.h"
 
 /* Appends the first number of a "[07-09,12]" group at *pp (just past '[')
  * and leaves *pp past the matching ']'. */
@@ -29,14 +29,16 @@ static int first_of_range(const char **pp, char *out, size_t *len, size_t size)
 	return 0;
 }
 
-GF_API int gf_launch_first_host(const char *hostlist, char *out, size_t size)
+int gf_launch_first_host(const char *hostlist, char *out, size_t size)
 {
 	const char *p = hostlist;
 	size_t len = 0;
 	int ret;
 
-	if (!hostlist || !size)
-		return gf_error(-EINVAL, "hostlist: none given");
+	if (!hostlist || !out)
+		return GF_NULL_ARG(!hostlist ? "hostlist" : "out");
+	if (!size)
+		return gf_error(-ENAMETOOLONG, "hostlist '%s': no room for the first host", hostlist);
 	while (*p && *p != ',') {
 		if (*p == ']' || isspace((unsigned char)*p))
 			return gf_error(-EINVAL, "hostlist '%s': unexpected '%c'", hostlist, *p);

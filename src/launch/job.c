@@ -24,17 +24,22 @@ static int load_opts(const struct gf_launch_job_options *opts, const char *what,
 	int ret;
 
 	if (!opts)
-		return gf_error(-EINVAL, "%s: no options", what);
+		return gf_arg_error(what, "o is NULL");
 	if ((ret = gf_opts_check(opts->struct_size, offsetof(struct gf_launch_job_options, machine) + sizeof(opts->machine),
 				 what, "GF_LAUNCH_JOB_OPTS_INIT")))
 		return ret;
 	*o = def;
 	gf_opts_copy(o, sizeof(*o), opts, opts->struct_size);
 	if (o->nproc < 0 || o->nproc > GF_LAUNCH_MAX_PROCS)
-		return gf_error(-EINVAL, "launch: %d ranks per node: 0 (one per GPU) to %d", o->nproc,
-				GF_LAUNCH_MAX_PROCS);
+		return gf_arg_error(what, "nproc %d ranks per node: 0 (one per GPU) to %d", o->nproc,
+				    GF_LAUNCH_MAX_PROCS);
 	if (o->max_restarts < 0 || o->max_restarts > GF_LAUNCH_MAX_RESTARTS)
-		return gf_error(-EINVAL, "launch: %d restarts: 0 to %d", o->max_restarts, GF_LAUNCH_MAX_RESTARTS);
+		return gf_arg_error(what, "max_restarts %d: 0 to %d", o->max_restarts, GF_LAUNCH_MAX_RESTARTS);
+	if (!(o->grace_s >= 0 && o->grace_s <= 86400))
+		return gf_arg_error(what, "grace_s %g: 0 to 86400", o->grace_s);
+	if (o->out_fd < 0 || o->err_fd < 0)
+		return gf_arg_error(what, "%s %d is not a descriptor", o->out_fd < 0 ? "out_fd" : "err_fd",
+				    o->out_fd < 0 ? o->out_fd : o->err_fd);
 	if (o->no_bind && !o->nproc)
 		return gf_error(-EINVAL, "launch: without binding no model is read to count GPUs: give the ranks per node");
 	if (o->no_bind && (o->gpus || o->all_gpus_visible))
@@ -43,7 +48,7 @@ static int load_opts(const struct gf_launch_job_options *opts, const char *what,
 }
 
 /* The launch default (exclusive), or the caller's over GF_BIND_OPTS_INIT. */
-static int load_bind(const struct gf_bind_options *opts, struct gf_bind_options *b)
+static int load_bind(const struct gf_bind_options *opts, const char *what, struct gf_bind_options *b)
 {
 	int ret;
 
@@ -53,7 +58,7 @@ static int load_bind(const struct gf_bind_options *opts, struct gf_bind_options 
 		return 0;
 	}
 	if ((ret = gf_opts_check(opts->struct_size, offsetof(struct gf_bind_options, mem_optional) + sizeof(bool),
-				 "launch: bind options", "GF_BIND_OPTS_INIT")))
+				 what, "GF_BIND_OPTS_INIT")))
 		return ret;
 	gf_opts_copy(b, sizeof(*b), opts, opts->struct_size);
 	return 0;
@@ -237,11 +242,11 @@ GF_API int gf_launch_plan_new(const struct gf_topo *t, const struct gf_launch_jo
 	int ret;
 
 	if (!out)
-		return gf_error(-EINVAL, "gf_launch_plan_new: no place for the plan");
+		return GF_NULL_ARG("out");
 	*out = NULL;
 	if (!(p = calloc(1, sizeof(*p))))
 		return gf_error(-ENOMEM, "launch: no memory for the plan");
-	if ((ret = load_opts(o, "gf_launch_plan_new", &p->o)) || (ret = load_bind(p->o.bind, &p->bind)))
+	if ((ret = load_opts(o, __func__, &p->o)) || (ret = load_bind(p->o.bind, __func__, &p->bind)))
 		goto fail;
 	p->o.bind = NULL;	/* the caller's; p->bind is the plan's copy */
 	p->w = p->o.world ? *p->o.world : (struct gf_launch_world)GF_LAUNCH_WORLD_INIT;
@@ -249,7 +254,7 @@ GF_API int gf_launch_plan_new(const struct gf_topo *t, const struct gf_launch_jo
 	p->w.nproc = p->o.nproc;
 	if (!p->o.no_bind) {
 		if (!(p->t = t)) {
-			ret = gf_error(-EINVAL, "gf_launch_plan_new: no model to bind with");
+			ret = gf_arg_error(__func__, "t is NULL: no model to bind with (o->no_bind is false)");
 			goto fail;
 		}
 		if ((ret = bind_ranks(p)))
@@ -281,7 +286,11 @@ GF_API void gf_launch_plan_free(struct gf_launch_plan *p)
 
 GF_API const struct gf_launch_world *gf_launch_plan_world(const struct gf_launch_plan *p)
 {
-	return p ? &p->w : NULL;
+	if (!p) {
+		GF_NULL_ARG("p");
+		return NULL;
+	}
+	return &p->w;
 }
 
 /* In each child, before exec: the rank's variables, then its binding. */
@@ -303,8 +312,8 @@ GF_API int gf_launch_plan_run(const struct gf_launch_plan *p, struct gf_launch_r
 {
 	struct gf_launch_options lo = GF_LAUNCH_OPTS_INIT;
 
-	if (!p)
-		return gf_error(-EINVAL, "gf_launch_plan_run: no plan");
+	if (!p || !res)
+		return GF_NULL_ARG(!p ? "p" : "res");
 	lo.nproc = p->w.nproc;
 	lo.argv = p->argv;
 	lo.setup = setup_rank;
@@ -326,8 +335,12 @@ GF_API int gf_launch_job(const struct gf_launch_job_options *opts, struct gf_lau
 	struct gf_topo *t = NULL;
 	int ret;
 
-	if ((ret = load_opts(opts, "gf_launch_job", &o)))
+	if (!res)
+		return GF_NULL_ARG("res");
+	if ((ret = load_opts(opts, __func__, &o)))
 		return ret;
+	if (!o.argv || !o.argv[0])
+		return gf_arg_error(__func__, "%s: no command to run", !o.argv ? "argv is NULL" : "argv[0] is NULL");
 	if (!o.no_bind && (ret = gf_topo_discover(o.machine, &t)))
 		return ret;
 	if ((ret = gf_launch_plan_new(t, opts, &p))) {

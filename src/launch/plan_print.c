@@ -55,7 +55,7 @@ GF_API int gf_launch_plan_print(const struct gf_launch_plan *p, FILE *f)
 	int ret = 0;
 
 	if (!p || !f)
-		return gf_error(-EINVAL, "gf_launch_plan_print: no plan or stream");
+		return GF_NULL_ARG(!p ? "p" : "f");
 	w = &p->w;
 	fprintf(f, "world:   %d node%s (%s), node rank %d (%s), %d per node, world size %d\n", w->nnodes,
 		w->nnodes == 1 ? "" : "s", w->nnodes_from, w->node_rank, w->node_rank_from, w->nproc,
@@ -145,7 +145,7 @@ GF_API int gf_launch_plan_write_json(const struct gf_launch_plan *p, FILE *f)
 	int ret;
 
 	if (!p || !f)
-		return gf_error(-EINVAL, "gf_launch_plan_write_json: no plan or stream");
+		return GF_NULL_ARG(!p ? "p" : "f");
 	root = json_object();
 	if ((ret = gf_json_stamp(root, GF_LAUNCH_SCHEMA))) {
 		json_decref(root);

@@ -434,21 +434,25 @@ static int check_opts(const struct gf_launch_options *opts, struct gf_launch_opt
 	struct gf_launch_options def = GF_LAUNCH_OPTS_INIT;
 	int ret;
 
-	if (!opts)
-		return gf_error(-EINVAL, "launch: no options");
 	if ((ret = gf_opts_check(opts->struct_size, offsetof(struct gf_launch_options, quiet) + sizeof(bool),
 				 "gf_launch_run", "GF_LAUNCH_OPTS_INIT")))
 		return ret;
 	*o = def;
 	gf_opts_copy(o, sizeof(*o), opts, opts->struct_size);
 	if (o->nproc < 1 || o->nproc > GF_LAUNCH_MAX_PROCS)
-		return gf_error(-EINVAL, "launch: %d processes: 1 to %d", o->nproc, GF_LAUNCH_MAX_PROCS);
-	if (!o->argv || !o->argv[0] || !*o->argv[0])
-		return gf_error(-EINVAL, "launch: no command");
+		return gf_arg_error("gf_launch_run", "nproc %d: 1 to %d", o->nproc, GF_LAUNCH_MAX_PROCS);
+	if (!o->argv)
+		return gf_arg_error("gf_launch_run", "argv is NULL");
+	if (!o->argv[0] || !*o->argv[0])
+		return gf_arg_error("gf_launch_run", "argv[0] is empty: no command");
 	if (!(o->grace_s >= 0 && o->grace_s <= 86400))
-		return gf_error(-EINVAL, "launch: grace period %g s: 0 to 86400", o->grace_s);
+		return gf_arg_error("gf_launch_run", "grace_s %g: 0 to 86400", o->grace_s);
 	if (o->max_restarts < 0 || o->max_restarts > GF_LAUNCH_MAX_RESTARTS)
-		return gf_error(-EINVAL, "launch: %d restarts: 0 to %d", o->max_restarts, GF_LAUNCH_MAX_RESTARTS);
+		return gf_arg_error("gf_launch_run", "max_restarts %d: 0 to %d", o->max_restarts,
+				    GF_LAUNCH_MAX_RESTARTS);
+	if (o->out_fd < 0 || o->err_fd < 0)
+		return gf_arg_error("gf_launch_run", "%s %d is not a descriptor", o->out_fd < 0 ? "out_fd" : "err_fd",
+				    o->out_fd < 0 ? o->out_fd : o->err_fd);
 	return 0;
 }
 
@@ -515,8 +519,8 @@ GF_API int gf_launch_run(const struct gf_launch_options *opts, struct gf_launch_
 	struct pollfd *pfd;
 	int *owner, ret = 0;
 
-	if (!res)
-		return gf_error(-EINVAL, "launch: no place for the result");
+	if (!opts || !res)
+		return GF_NULL_ARG(!opts ? "opts" : "res");
 	*res = (struct gf_launch_result){ .failed_rank = -1 };
 	s = calloc(1, sizeof(*s));
 	if (!s)

@@ -9,6 +9,7 @@
 #include <gpufeed/launch.h>
 #include "core/env_export.h"
 #include "core/error.h"
+#include "launch/hostlist.h"
 
 #define DEFAULT_ADDR "127.0.0.1"
 #define DEFAULT_PORT 29500
@@ -86,7 +87,17 @@ GF_API int gf_launch_world_resolve(struct gf_launch_world *w)
 	int slurm = in_slurm_step() ? 2 : 1, ret;
 
 	if (!w)
-		return gf_error(-EINVAL, "launch: no world");
+		return GF_NULL_ARG("w");
+	/* What the caller gave: a value, or -1 for "from the environment". */
+	if (w->nnodes < -1 || w->nnodes == 0)
+		return gf_arg_error(__func__, "nnodes %d: at least 1, or -1 (from the environment)", w->nnodes);
+	if (w->node_rank < -1)
+		return gf_arg_error(__func__, "node_rank %d: at least 0, or -1 (from the environment)", w->node_rank);
+	if (w->master_port < -1 || w->master_port == 0 || w->master_port > 65535)
+		return gf_arg_error(__func__, "master_port %d: 1 to 65535, or -1 (from the environment)",
+				    w->master_port);
+	if (!memchr(w->master_addr, '\0', sizeof(w->master_addr)) || !memchr(w->run_id, '\0', sizeof(w->run_id)))
+		return gf_arg_error(__func__, "w: master_addr or run_id without its end");
 	if ((ret = resolve_int(&w->nnodes, &w->nnodes_from, nnodes, slurm, 1)) ||
 	    (ret = resolve_int(&w->node_rank, &w->node_rank_from, rank, slurm, 0)) ||
 	    (ret = resolve_int(&w->master_port, &w->master_port_from, port, 2, DEFAULT_PORT)) || (ret = resolve_addr(w)))
@@ -105,13 +116,29 @@ GF_API int gf_launch_world_resolve(struct gf_launch_world *w)
 	return 0;
 }
 
+/* A resolved world and a local rank in it, as the public call func got them. */
+static int world_check(const struct gf_launch_world *w, int local_rank, const char *func)
+{
+	if (!w)
+		return gf_arg_error(func, "w is NULL");
+	if (local_rank < 0 || local_rank >= w->nproc)
+		return gf_arg_error(func, "local rank %d is not within 0..%d", local_rank, w->nproc - 1);
+	if (!memchr(w->master_addr, '\0', sizeof(w->master_addr)) || !memchr(w->run_id, '\0', sizeof(w->run_id)))
+		return gf_arg_error(func, "w: master_addr or run_id without its end");
+	return 0;
+}
+
 GF_API int gf_launch_world_env(const struct gf_launch_world *w, int local_rank, struct gf_launch_env *out)
 {
 	long world, rank;
 	int n = 0;
 
-	if (!w || !out || local_rank < 0 || local_rank >= w->nproc)
-		return gf_error(-EINVAL, "launch: local rank %d is not within 0..%d", local_rank, w ? w->nproc - 1 : -1);
+	int ret = world_check(w, local_rank, __func__);
+
+	if (ret)
+		return ret;
+	if (!out)
+		return GF_NULL_ARG("out");
 	world = (long)w->nnodes * w->nproc;
 	rank = (long)w->node_rank * w->nproc + local_rank;
 	/* torchrun's names and order (torch/distributed/elastic/agent/server/api.py) */
@@ -140,8 +167,11 @@ GF_API int gf_launch_world_env(const struct gf_launch_world *w, int local_rank, 
 GF_API int gf_launch_world_setenv(const struct gf_launch_world *w, int local_rank)
 {
 	struct gf_launch_env env[GF_LAUNCH_NENV];
-	int n = gf_launch_world_env(w, local_rank, env), ret;
+	int n, ret;
 
+	if ((ret = world_check(w, local_rank, __func__)))
+		return ret;
+	n = gf_launch_world_env(w, local_rank, env);
 	for (int i = 0; i < n; i++)
 		if ((ret = gf_env_export(env[i].name, env[i].value)))
 			return ret;

@@ -38,10 +38,10 @@ int gf_devbuf_alloc(unsigned gpu, size_t size, struct gf_devbuf **out)
 	int rc;
 
 	if (!out)
-		return gf_error(-EINVAL, "device memory: no place for it (out is NULL)");
+		return GF_NULL_ARG("out");
 	*out = NULL;
 	if (!size)
-		return gf_error(-EINVAL, "device memory: size must be > 0");
+		return gf_arg_error(__func__, "size must be > 0");
 	if (!(di = calloc(1, sizeof(*di))))
 		return gf_error(-ENOMEM, "device memory: out of memory");
 	if ((rc = gf_cuda_dev_open_nvml(gpu, &di->dev)) ||

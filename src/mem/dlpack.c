@@ -42,14 +42,16 @@ static void deleter(struct gf_dl_managed_tensor *self)
 
 /* Checks the view and fills a new tensor of data (size bytes) with it. */
 static int make(void *data, size_t size, size_t offset, struct gf_dl_dtype dtype, int ndim, const int64_t *shape,
-		struct gf_dl_device device, struct held **out)
+		struct gf_dl_device device, struct held **out, const char *func)
 {
 	size_t elem = dtype.bits / 8u, n = 1;
 	struct held *h;
 
 	*out = NULL;
-	if (!shape || ndim < 1 || ndim > GF_DL_NDIM_MAX)
-		return gf_error(-EINVAL, "DLPack: %d dimensions: from 1 to %d", ndim, GF_DL_NDIM_MAX);
+	if (!shape)
+		return gf_arg_error(func, "shape is NULL");
+	if (ndim < 1 || ndim > GF_DL_NDIM_MAX)
+		return gf_arg_error(func, "ndim %d: from 1 to %d", ndim, GF_DL_NDIM_MAX);
 	if (!dtype.bits || dtype.bits % 8 || dtype.lanes != 1)
 		return gf_error(-EINVAL, "DLPack: a dtype of %u bits x %u lanes: whole bytes, one lane", dtype.bits,
 				dtype.lanes);
@@ -85,12 +87,10 @@ int gf_buf_dlpack(struct gf_buf *b, size_t offset, struct gf_dl_dtype dtype, int
 	struct held *h;
 	int rc;
 
-	if (!out)
-		return gf_error(-EINVAL, "DLPack: no place for the tensor (out is NULL)");
+	if (!b || !out)
+		return GF_NULL_ARG(!b ? "b" : "out");
 	*out = NULL;
-	if (!b)
-		return gf_error(-EINVAL, "DLPack: no buffer");
-	if ((rc = make(b->data, b->size, offset, dtype, ndim, shape, dev, &h)))
+	if ((rc = make(b->data, b->size, offset, dtype, ndim, shape, dev, &h, __func__)))
 		return rc;
 	gf_buf__hold(b);
 	h->buf = b;
@@ -104,13 +104,11 @@ int gf_devbuf_dlpack(struct gf_devbuf *d, size_t offset, struct gf_dl_dtype dtyp
 	struct held *h;
 	int rc;
 
-	if (!out)
-		return gf_error(-EINVAL, "DLPack: no place for the tensor (out is NULL)");
+	if (!d || !out)
+		return GF_NULL_ARG(!d ? "d" : "out");
 	*out = NULL;
-	if (!d)
-		return gf_error(-EINVAL, "DLPack: no device memory");
 	if ((rc = make((void *)(uintptr_t)d->ptr, d->size, offset, dtype, ndim, shape,
-		       (struct gf_dl_device){ GF_DL_CUDA, d->cuda_ordinal }, &h)))
+		       (struct gf_dl_device){ GF_DL_CUDA, d->cuda_ordinal }, &h, __func__)))
 		return rc;
 	gf_devbuf__hold(d);
 	h->dev = d;

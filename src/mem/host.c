@@ -26,6 +26,9 @@
 
 /* The first release's struct gf_buf_opts ends with flags. */
 #define BUF_OPTS_V1_SIZE (offsetof(struct gf_buf_opts, flags) + sizeof(((struct gf_buf_opts *)0)->flags))
+/* Every GF_BUF_* flag: others are refused, so a bit a later release gives
+ * a meaning is never silently ignored by this one. */
+#define BUF_FLAGS (GF_BUF_LOCK | GF_BUF_LOCK_REQUIRED | GF_BUF_HUGE | GF_BUF_NODE_STRICT | GF_BUF_NO_THP | GF_BUF_PINNED)
 
 static size_t page_size(void)
 {
@@ -37,6 +40,8 @@ int gf_memlock_limit(uint64_t *soft, uint64_t *hard)
 {
 	struct rlimit r;
 
+	if (!soft && !hard)
+		return gf_arg_error(__func__, "soft and hard are both NULL");
 	if (getrlimit(RLIMIT_MEMLOCK, &r))
 		return gf_error(-errno, "getrlimit(RLIMIT_MEMLOCK): %s", strerror(errno));
 	if (soft)
@@ -101,21 +106,23 @@ int gf_buf_alloc(const struct gf_buf_opts *opts, struct gf_buf **out)
 	unsigned flags;
 	int rc;
 
-	if (!out)
-		return gf_error(-EINVAL, "buffer: no place for it (out is NULL)");
+	if (!opts || !out)
+		return GF_NULL_ARG(!opts ? "opts" : "out");
 	*out = NULL;
-	if (!opts)
-		return gf_error(-EINVAL, "buffer: no options");
-	rc = gf_opts_check(opts->struct_size, BUF_OPTS_V1_SIZE, "buffer", "GF_BUF_OPTS_INIT");
+	rc = gf_opts_check(opts->struct_size, BUF_OPTS_V1_SIZE, __func__, "GF_BUF_OPTS_INIT");
 	if (rc)
 		return rc;
 	gf_opts_copy(&o, sizeof(o), opts, opts->struct_size);
 	opts = &o;
 	if (!opts->size)
-		return gf_error(-EINVAL, "buffer: size must be > 0");
+		return gf_arg_error(__func__, "size must be > 0");
 	align = opts->align ? opts->align : pg;
 	if (align & (align - 1))
-		return gf_error(-EINVAL, "buffer: alignment %zu is not a power of two", align);
+		return gf_arg_error(__func__, "align %zu is not a power of two", align);
+	if (opts->numa_node < -1)
+		return gf_arg_error(__func__, "numa_node %d: a node, or -1 for none", opts->numa_node);
+	if (opts->flags & ~BUF_FLAGS)
+		return gf_arg_error(__func__, "flags 0x%x: unknown bits 0x%x", opts->flags, opts->flags & ~BUF_FLAGS);
 	if (align < pg)
 		align = pg;
 	flags = opts->flags;
@@ -235,7 +242,7 @@ int gf_mem_node_of(const void *addr)
 	uintptr_t pg = page_size();
 
 	if (!addr)
-		return gf_error(-EINVAL, "NUMA node of a NULL address");
+		return GF_NULL_ARG("addr");
 	pages[0] = (void *)((uintptr_t)addr & ~(pg - 1));
 	if (syscall(SYS_move_pages, 0, 1UL, pages, NULL, status, 0))
 		return gf_error(-errno, "move_pages: %s", strerror(errno));

@@ -38,4 +38,8 @@ static inline struct gf_buf_impl *gf_buf__impl(struct gf_buf *b)
 void gf_buf__hold(struct gf_buf *b);
 void gf_buf__release(struct gf_buf *b);
 
+/* RLIMIT_MEMLOCK in bytes, for the allocator's messages; UINT64_MAX for
+ * unlimited.  Either pointer may be NULL, not both (-EINVAL). */
+int gf_memlock_limit(uint64_t *soft, uint64_t *hard);
+
 #endif

@@ -18,7 +18,7 @@ GF_API const char *gf_plan_part_name(enum gf_plan_part p)
 		[GF_PLAN_NUMA_NODES] = "numa_nodes",	 [GF_PLAN_RAIL_SHARED] = "rail_shared",
 		[GF_PLAN_RAIL_DISTANCE] = "rail_distance",
 	};
-	return (unsigned)p < GF_PLAN_NPARTS ? names[p] : "unknown";
+	return (unsigned)p < GF_PLAN_NPARTS ? names[p] : "?";
 }
 
 static double now_ms(void)
@@ -121,11 +121,19 @@ GF_API int gf_plan_compute(const struct gf_topo *t, const struct gf_plan_options
 	int ret;
 
 	if (!t || !opts || !out)
-		return gf_error(-EINVAL, "gf_plan_compute: NULL argument");
+		return GF_NULL_ARG(!t ? "t" : !opts ? "opts" : "out");
 	*out = NULL;
 	if ((ret = gf_opts_check(opts->struct_size, sizeof(o), "gf_plan_compute", "GF_PLAN_OPTS_INIT")))
 		return ret;
 	gf_opts_copy(&o, sizeof(o), opts, opts->struct_size);
+	if (o.ngpus < 1)
+		return gf_arg_error(__func__, "ngpus %d: at least 1", o.ngpus);
+	if (o.nfree < 0 || (o.nfree && !o.free))
+		return gf_arg_error(__func__, "nfree %d without a free list", o.nfree);
+	for (int i = 0; o.free && i < o.nfree; i++)
+		if (o.free[i] < 0 || o.free[i] >= t->ngpus)
+			return gf_arg_error(__func__, "free[%d] %d is not a position in the model's %d GPUs", i,
+					    o.free[i], t->ngpus);
 	if (!(p = calloc(1, sizeof(*p))))
 		return gf_error(-ENOMEM, "out of memory");
 	if ((ret = compute(t, &o, p))) {
@@ -153,12 +161,14 @@ GF_API int gf_plan_format_parse(const char *s, enum gf_plan_format *out)
 {
 	static const char *const names[] = { "text", "json", "docker", "env", "k8s", "k8s-plugin" };
 
-	for (size_t i = 0; s && i < sizeof(names) / sizeof(names[0]); i++)
+	if (!s || !out)
+		return GF_NULL_ARG(!s ? "s" : "out");
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(s, names[i])) {
 			*out = (enum gf_plan_format)i;
 			return 0;
 		}
-	return gf_error(-EINVAL, "format '%s' is not text, json, docker, env, k8s or k8s-plugin", s ? s : "");
+	return gf_error(-EINVAL, "format '%s' is not text, json, docker, env, k8s or k8s-plugin", s);
 }
 
 /* The Pod's name and the claim's (NAME-gpus) are DNS subdomains (RFC 1123),
@@ -179,7 +189,9 @@ GF_API int gf_plan_write(const struct gf_topo *t, const struct gf_plan *p, enum 
 	int ret;
 
 	if (!t || !p || !f)
-		return gf_error(-EINVAL, "gf_plan_write: NULL argument");
+		return GF_NULL_ARG(!t ? "t" : !p ? "p" : "f");
+	if ((unsigned)fmt > GF_PLAN_K8S_PLUGIN)
+		return gf_arg_error(__func__, "fmt %d is not a gf_plan_format", (int)fmt);
 	if (opts) {
 		if ((ret = gf_opts_check(opts->struct_size, sizeof(o), "gf_plan_write", "GF_PLAN_WRITE_OPTS_INIT")))
 			return ret;

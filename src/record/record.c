@@ -352,6 +352,8 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 	size_t len;
 	int ret;
 
+	if (!dir_arg)
+		return GF_NULL_ARG("dir");
 	if (opts) {
 		/* Fields a caller built against an older header lacks keep
 		 * their defaults. */
@@ -362,8 +364,10 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 		o.struct_size = sizeof(o);
 	}
 	opts = &o;
-	if (!dir_arg || !*dir_arg)
+	if (!*dir_arg)
 		return gf_error(-EINVAL, "record: no directory given");
+	if ((unsigned)opts->format > GF_RECORD_TAR_GZ)
+		return gf_arg_error(__func__, "format %d is not a gf_record_format", (int)opts->format);
 	if ((ret = gf_topo_options_copy(opts->machine, &machine)))
 		return ret;
 	if (machine.pci_locality)
@@ -481,7 +485,7 @@ GF_API int gf_record_write_json(FILE *f, const char *dir, const struct gf_record
 	int ret;
 
 	if (!f || !dir || !st)
-		return gf_error(-EINVAL, "gf_record_write_json: NULL argument");
+		return GF_NULL_ARG(!f ? "f" : !dir ? "dir" : "stats");
 	j = json_object();
 	if (!j || gf_json_stamp(j, GF_RECORD_SUMMARY_SCHEMA)) {
 		json_decref(j);

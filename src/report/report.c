@@ -61,11 +61,6 @@ static void print_gpu_matrix(const struct gf_topo *t, FILE *f)
 /* How many of the audit's worst results the report shows. */
 #define REPORT_AUDIT_WORST 5
 
-GF_API int gf_report_print(const struct gf_topo *t, FILE *out, unsigned flags)
-{
-	return gf_report_print_with_audit(t, NULL, out, flags);
-}
-
 GF_API int gf_report_print_with_audit(const struct gf_topo *t, const struct gf_audit *a, FILE *out, unsigned flags)
 {
 	int serious, ret;
@@ -73,7 +68,7 @@ GF_API int gf_report_print_with_audit(const struct gf_topo *t, const struct gf_a
 	FILE *f;
 
 	if (!t || !out)
-		return gf_error(-EINVAL, "gf_report_print: NULL argument");
+		return GF_NULL_ARG(!t ? "t" : "f");
 	if (!(f = gf_text_open(&x)))
 		return gf_error(-ENOMEM, "out of memory");
 	serious = gf_topo_finding_count(t, GF_SEV_WARN);
@@ -107,17 +102,12 @@ GF_API int gf_report_print_with_audit(const struct gf_topo *t, const struct gf_a
 	return ferror(f) ? gf_error(-EIO, "writing output failed") : 0;
 }
 
-GF_API int gf_report_write_json(const struct gf_topo *t, FILE *f)
-{
-	return gf_report_write_json_with_audit(t, NULL, f);
-}
-
 GF_API int gf_report_write_json_with_audit(const struct gf_topo *t, const struct gf_audit *a, FILE *f)
 {
 	json_t *root, *counts;
 
 	if (!t || !f)
-		return gf_error(-EINVAL, "gf_report_write_json: NULL argument");
+		return GF_NULL_ARG(!t ? "t" : "f");
 	root = json_object();
 	counts = json_object();
 	if (gf_json_stamp(root, GF_REPORT_SCHEMA)) {

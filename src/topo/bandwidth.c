@@ -292,8 +292,10 @@ GF_API int gf_topo_nearest_nic(const struct gf_topo *t, int gpu)
 	const struct gf_path *best = NULL;
 	int g, nic = -1;
 
-	if (!t || gpu < 0 || gpu >= t->ngpus)
-		return gf_error(-EINVAL, "gf_topo_nearest_nic: no GPU at position %d", gpu);
+	int ret = gf_topo_gpu_args(t, gpu, __func__);
+
+	if (ret)
+		return ret;
 	m = &t->matrix;
 	g = gf_matrix_gpu(t, gpu);
 	for (int j = t->ngpus; g >= 0 && j < m->nsmi; j++) {

@@ -197,7 +197,11 @@ GF_API int gf_topo_finding_count(const struct gf_topo *t, enum gf_severity min)
 {
 	int n = 0;
 
-	for (int i = 0; t && i < t->nfindings; i++)
+	if (!t)
+		return GF_NULL_ARG("t");
+	if ((unsigned)min > GF_SEV_ERROR)
+		return gf_arg_error(__func__, "min %d is not a gf_severity", (int)min);
+	for (int i = 0; i < t->nfindings; i++)
 		n += t->findings[i].severity >= min;
 	return n;
 }

@@ -75,6 +75,8 @@ GF_API int gf_pci_locality_check(const char *spec)
 {
 	struct gf_locality_rules rules = { .n = 0 };
 
+	if (!spec)
+		return GF_NULL_ARG("spec");
 	return gf_locality_parse(&rules, spec, "--pci-locality");
 }
 

@@ -13,19 +13,38 @@ GF_API const char *gf_link_type_name(enum gf_link_type t)
 {
 	static const char *names[] = { "X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS", "unknown" };
 
-	return (unsigned)t <= GF_LINK_UNKNOWN ? names[t] : "unknown";
+	return (unsigned)t <= GF_LINK_UNKNOWN ? names[t] : "?";
 }
 
 GF_API int gf_link_format(const struct gf_link *l, char *buf, size_t size)
 {
+	if (!l)
+		return GF_NULL_ARG("l");
+	if (!buf)
+		size = 0;	/* only the length, as snprintf(NULL, 0, ...) */
 	if (l->type == GF_LINK_NV)
 		return snprintf(buf, size, "NV%d", l->nvlinks);
 	return snprintf(buf, size, "%s", gf_link_type_name(l->type));
 }
 
+int gf_topo_gpu_args(const struct gf_topo *t, int gpu, const char *func)
+{
+	if (!t)
+		return gf_arg_error(func, "t is NULL");
+	if (gpu < 0 || gpu >= t->ngpus)
+		return gf_arg_error(func, "gpu %d is not a position in the model's %d GPUs", gpu, t->ngpus);
+	if (gf_matrix_gpu(t, gpu) < 0)
+		return gf_arg_error(func, "gpu %d is not in the model's matrix", gpu);
+	return 0;
+}
+
 GF_API const struct gf_link *gf_matrix_at(const struct gf_matrix *m, int i, int j)
 {
-	if (i < 0 || j < 0 || i >= m->n || j >= m->n)
+	if (!m) {
+		GF_NULL_ARG("m");
+		return NULL;
+	}
+	if (i < 0 || j < 0 || i >= m->n || j >= m->n || !m->link)
 		return NULL;
 	return &m->link[i * m->n + j];
 }

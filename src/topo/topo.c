@@ -28,20 +28,21 @@ GF_API const char *gf_source_name(enum gf_source s)
 	case GF_SRC_PROCFS:      return "procfs";
 	case GF_SRC_PCI_ORDER:   return "pci-order";
 	case GF_SRC_NODE_CPUS:   return "node-cpus";
-	default:                 return "unknown";
+	case GF_SRC_UNKNOWN:     return "unknown";
 	}
+	return "?";
 }
 
 GF_API const char *gf_pci_kind_name(enum gf_pci_kind k)
 {
 	static const char *names[] = { "other", "bridge", "gpu", "nvswitch", "nic", "nvme", "storage" };
 
-	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "other";
+	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";
 }
 
 GF_API const char *gf_severity_name(enum gf_severity s)
 {
-	return s == GF_SEV_ERROR ? "error" : s == GF_SEV_WARN ? "warning" : "info";
+	return s == GF_SEV_ERROR ? "error" : s == GF_SEV_WARN ? "warning" : s == GF_SEV_INFO ? "info" : "?";
 }
 
 void *gf_push(void *arr_ptr, int *n, size_t sz)
@@ -362,27 +363,32 @@ int gf_topo_discover_ctx(struct gf_ctx *c, struct gf_topo **out)
 	return 0;
 }
 
-GF_API int gf_topo_options_copy(const struct gf_topo_options *in, struct gf_topo_options *out)
+/* gf_topo_options_copy for the public function func, which messages name. */
+static int options_copy(const struct gf_topo_options *in, struct gf_topo_options *out, const char *func)
 {
 	static const struct gf_topo_options defaults = GF_TOPO_OPTS_INIT;
 	int ret;
 
 	if (!out)
-		return gf_error(-EINVAL, "gf_topo_options_copy: NULL result pointer");
+		return gf_arg_error(func, "out is NULL");
 	*out = defaults;
 	if (!in)
 		return 0;
 	/* Read what the caller's struct holds; the rest keeps its default. */
 	ret = gf_opts_check(in->struct_size, offsetof(struct gf_topo_options, pci_locality) + sizeof(in->pci_locality),
-			    "the machine's options", "GF_TOPO_OPTS_INIT");
+			    func, "GF_TOPO_OPTS_INIT");
 	if (ret)
 		return ret;
+	if ((unsigned)in->nvml > GF_NVML_REQUIRE)
+		return gf_arg_error(func, "nvml %d is not a gf_nvml_mode", (int)in->nvml);
 	out->root = in->root;
 	out->nvml = in->nvml;
 	out->pci_locality = in->pci_locality;
 	/* A caller built before `omit` existed reads the whole model. */
 	if (in->struct_size >= offsetof(struct gf_topo_options, omit) + sizeof(in->omit))
 		out->omit = in->omit;
+	if (out->omit & ~(unsigned)(GF_TOPO_OMIT_CPU_DETAIL | GF_TOPO_OMIT_STORAGE))
+		return gf_arg_error(func, "omit: unknown flags 0x%x", out->omit);
 	return 0;
 }
 
@@ -405,6 +411,11 @@ int gf_topo_discover_fs(const struct gf_fs *fs, struct gf_nvml_facts *facts, con
 	return ret;
 }
 
+GF_API int gf_topo_options_copy(const struct gf_topo_options *in, struct gf_topo_options *out)
+{
+	return options_copy(in, out, __func__);
+}
+
 GF_API int gf_topo_discover(const struct gf_topo_options *opts, struct gf_topo **out)
 {
 	struct gf_topo_options o;
@@ -412,12 +423,10 @@ GF_API int gf_topo_discover(const struct gf_topo_options *opts, struct gf_topo *
 	int ret;
 
 	if (!out)
-		return gf_error(-EINVAL, "gf_topo_discover: NULL result pointer");
+		return GF_NULL_ARG("out");
 	*out = NULL;
-	if ((ret = gf_topo_options_copy(opts, &o)))
+	if ((ret = options_copy(opts, &o, __func__)))
 		return ret;
-	if (o.omit & ~(unsigned)(GF_TOPO_OMIT_CPU_DETAIL | GF_TOPO_OMIT_STORAGE))
-		return gf_error(-EINVAL, "gf_topo_discover: unknown omit flags 0x%x", o.omit);
 	if ((ret = gf_fs_init(&c.fs, o.root)))
 		return ret;
 	c.t = calloc(1, sizeof(*c.t));
@@ -486,9 +495,9 @@ GF_API int gf_topo_pci_node(const struct gf_topo *t, const char *pci)
 	char bdf[16];
 
 	if (!t || !pci)
-		return gf_error(-EINVAL, "PCI node: no %s", !t ? "machine model" : "PCI address");
+		return GF_NULL_ARG(!t ? "t" : "pci");
 	if (!gf_pci_normalize(pci, bdf, sizeof(bdf)))
-		return gf_error(-EINVAL, "PCI node: '%s' is not a PCI address", pci);
+		return gf_arg_error(__func__, "pci '%s' is not a PCI address", pci);
 	for (int i = 0; i < t->ngpus; i++)
 		if (!strcmp(t->gpus[i].bdf, bdf))
 			return t->gpus[i].numa_node;
@@ -504,7 +513,9 @@ GF_API int gf_topo_find_gpu(const struct gf_topo *t, const char *spec)
 	long long idx;
 	int found = -1;
 
-	if (!spec || !*spec)
+	if (!t || !spec)
+		return GF_NULL_ARG(!t ? "t" : "spec");
+	if (!*spec)
 		return gf_error(-EINVAL, "empty GPU name");
 	if (gf_parse_ll(spec, &idx) == 0) {
 		for (int i = 0; i < t->ngpus; i++)

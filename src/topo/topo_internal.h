@@ -125,6 +125,9 @@ int gf_numa_index(const struct gf_topo *t, int node);
 
 /* The matrix entry of GPU position `gpu` in t->gpus, -1 when none. */
 int gf_matrix_gpu(const struct gf_topo *t, int gpu);
+/* The arguments of a public call about one GPU (func names it): 0, or
+ * -EINVAL for t NULL or gpu not a position in t->gpus. */
+int gf_topo_gpu_args(const struct gf_topo *t, int gpu, const char *func);
 
 /* Link maths (bandwidth.c). */
 struct gf_narrowest {

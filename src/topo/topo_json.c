@@ -422,8 +422,12 @@ int gf_json_dump(json_t *root, FILE *f)
 
 GF_API int gf_topo_write_json(const struct gf_topo *t, FILE *f)
 {
-	json_t *root = json_object(), *netifs = json_array();
+	json_t *root, *netifs;
 
+	if (!t || !f)
+		return GF_NULL_ARG(!t ? "t" : "f");
+	root = json_object();
+	netifs = json_array();
 	if (gf_json_stamp(root, GF_TOPO_SCHEMA)) {
 		json_decref(root);
 		json_decref(netifs);
@@ -479,7 +483,7 @@ GF_API int gf_topo_write_matrix_json(const struct gf_topo *t, FILE *f)
 	json_t *root;
 
 	if (!t || !f)
-		return gf_error(-EINVAL, "gf_topo_write_matrix_json: NULL argument");
+		return GF_NULL_ARG(!t ? "t" : "f");
 	if (!(root = stamped(GF_TOPO_MATRIX_SCHEMA)))
 		return gf_error(-ENOMEM, "out of memory");
 	json_object_set_new(root, "matrix", gf_json_matrix(t));
@@ -492,10 +496,13 @@ GF_API int gf_topo_write_gpu_json(const struct gf_topo *t, int gpu, FILE *f)
 	const struct gf_matrix *m;
 	json_t *root, *gpus, *links, *paths, *mine;
 	char buf[16];
-	int g;
+	int g, ret;
 
-	if (!t || !f || gpu < 0 || gpu >= t->ngpus || (g = gf_matrix_gpu(t, gpu)) < 0)
-		return gf_error(-EINVAL, "gf_topo_write_gpu_json: no GPU at position %d", gpu);
+	if (!t || !f)
+		return GF_NULL_ARG(!t ? "t" : "f");
+	if ((ret = gf_topo_gpu_args(t, gpu, __func__)))
+		return ret;
+	g = gf_matrix_gpu(t, gpu);
 	if (!(root = stamped(GF_TOPO_GPU_SCHEMA)))
 		return gf_error(-ENOMEM, "out of memory");
 	m = &t->matrix;
@@ -524,13 +531,13 @@ GF_API int gf_topo_write_nearest_nic_json(const struct gf_topo *t, int gpu, FILE
 {
 	const struct gf_nic *n;
 	json_t *root, *g, *o;
-	int nic = gf_topo_nearest_nic(t, gpu), dev;
+	int nic, dev;
 	char buf[16];
 
-	if (nic < 0)
+	if (!t || !f)
+		return GF_NULL_ARG(!t ? "t" : "f");
+	if ((nic = gf_topo_gpu_args(t, gpu, __func__)) < 0 || (nic = gf_topo_nearest_nic(t, gpu)) < 0)
 		return nic;
-	if (!f)
-		return gf_error(-EINVAL, "gf_topo_write_nearest_nic_json: NULL argument");
 	if (!(root = stamped(GF_TOPO_NEAREST_NIC_SCHEMA)))
 		return gf_error(-ENOMEM, "out of memory");
 	n = &t->nics[nic];

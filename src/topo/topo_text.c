@@ -569,7 +569,7 @@ GF_API int gf_topo_print(const struct gf_topo *t, FILE *out, unsigned flags)
 	int ret;
 
 	if (!t || !out)
-		return gf_error(-EINVAL, "gf_topo_print: NULL argument");
+		return GF_NULL_ARG(!t ? "t" : "f");
 	if (!(f = gf_text_open(&x)))
 		return gf_error(-ENOMEM, "out of memory");
 	gf_print_matrix(t, f);
@@ -593,11 +593,14 @@ GF_API int gf_topo_print_gpu(const struct gf_topo *t, int gpu, FILE *out)
 	const struct gf_matrix *m;
 	struct gf_text x;
 	FILE *f;
-	int g;
+	int g, ret;
 	char buf[16];
 
-	if (!t || !out || gpu < 0 || gpu >= t->ngpus || (g = gf_matrix_gpu(t, gpu)) < 0)
-		return gf_error(-EINVAL, "gf_topo_print_gpu: no GPU at position %d", gpu);
+	if (!t || !out)
+		return GF_NULL_ARG(!t ? "t" : "f");
+	if ((ret = gf_topo_gpu_args(t, gpu, __func__)))
+		return ret;
+	g = gf_matrix_gpu(t, gpu);
 	if (!(f = gf_text_open(&x)))
 		return gf_error(-ENOMEM, "out of memory");
 	m = &t->matrix;
@@ -628,7 +631,7 @@ GF_API int gf_topo_print_matrix(const struct gf_topo *t, FILE *out)
 	FILE *f;
 
 	if (!t || !out)
-		return gf_error(-EINVAL, "gf_topo_print_matrix: NULL argument");
+		return GF_NULL_ARG(!t ? "t" : "f");
 	if (!(f = gf_text_open(&x)))
 		return gf_error(-ENOMEM, "out of memory");
 	gf_print_matrix(t, f);
@@ -639,12 +642,12 @@ GF_API int gf_topo_print_nearest_nic(const struct gf_topo *t, int gpu, FILE *out
 {
 	struct gf_text x;
 	FILE *f;
-	int nic = gf_topo_nearest_nic(t, gpu);
+	int nic;
 
-	if (nic < 0)
+	if (!t || !out)
+		return GF_NULL_ARG(!t ? "t" : "f");
+	if ((nic = gf_topo_gpu_args(t, gpu, __func__)) < 0 || (nic = gf_topo_nearest_nic(t, gpu)) < 0)
 		return nic;
-	if (!out)
-		return gf_error(-EINVAL, "gf_topo_print_nearest_nic: NULL argument");
 	if (!(f = gf_text_open(&x)))
 		return gf_error(-ENOMEM, "out of memory");
 	fprintf(f, "%s\n", t->nics[nic].rdma);

@@ -231,6 +231,8 @@ static int check_options(struct gf_tune_options *o, const struct gf_tune_options
 			return ret;
 		gf_opts_copy(o, sizeof(*o), opts, opts->struct_size);
 	}
+	if (o->profile != GF_PROFILE_TRAINING && o->profile != GF_PROFILE_INFERENCE)
+		return gf_arg_error(what, "profile %d is not a gf_profile", (int)o->profile);
 	if (o->only && (ret = select_check(o->only, "--only")))
 		return ret;
 	if (o->except && (ret = select_check(o->except, "--except")))

@@ -111,7 +111,9 @@ int gf_tune_undone(const struct gf_tune_report *r)
 {
 	int n = 0;
 
-	for (int a = 0; r && a < GF_TUNE_NACTIONS; a++)
+	if (!r)
+		return GF_NULL_ARG("r");
+	for (int a = 0; a < GF_TUNE_NACTIONS; a++)
 		if (gf_tune_action_undone((enum gf_tune_action)a))
 			n += r->counts[a];
 	return n;
@@ -138,8 +140,11 @@ static void print_item(const struct gf_tune_item *it, FILE *f)
 
 int gf_tune_print(const struct gf_tune_report *r, FILE *f, bool only_undone)
 {
-	int undone = gf_tune_undone(r);
+	int undone;
 
+	if (!r || !f)
+		return GF_NULL_ARG(!r ? "r" : "f");
+	undone = gf_tune_undone(r);
 	for (int i = 0; i < r->nitems; i++)
 		if (!only_undone || gf_tune_action_undone(r->items[i].action))
 			print_item(&r->items[i], f);

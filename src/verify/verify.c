@@ -36,14 +36,18 @@ GF_API int gf_verify_finding_count(const struct gf_verify *v, enum gf_severity m
 {
 	int n = 0;
 
-	for (int i = 0; v && i < v->nfindings; i++)
+	if (!v)
+		return GF_NULL_ARG("v");
+	if ((unsigned)min > GF_SEV_ERROR)
+		return gf_arg_error(__func__, "min %d is not a gf_severity", (int)min);
+	for (int i = 0; i < v->nfindings; i++)
 		n += v->findings[i].severity >= min;
 	return n;
 }
 
 GF_API bool gf_verify_no_gpu(const struct gf_verify *v)
 {
-	return !v->ngpus;
+	return v && !v->ngpus;
 }
 
 /* The process's own files, read before the model so that what discovery
@@ -88,13 +92,15 @@ GF_API int gf_verify_run(const struct gf_verify_options *opts, int pid, struct g
 	int ret;
 
 	if (!out)
-		return gf_error(-EINVAL, "gf_verify_run: NULL argument");
+		return GF_NULL_ARG("out");
 	*out = NULL;
 	if (opts) {
 		if ((ret = gf_opts_check(opts->struct_size, VERIFY_OPTS_V1_SIZE, "gf_verify_run", "GF_VERIFY_OPTS_INIT")))
 			return ret;
 		gf_opts_copy(&o, sizeof(o), opts, opts->struct_size);
 	}
+	if (!(o.max_off_node_pct >= 0 && o.max_off_node_pct <= 100))
+		return gf_arg_error(__func__, "max_off_node_pct %g: a percentage, 0 to 100", o.max_off_node_pct);
 	if (!(v = calloc(1, sizeof(*v))))
 		return gf_error(-ENOMEM, "out of memory");
 	if ((ret = run(&o, pid, v))) {

@@ -106,7 +106,7 @@ GF_API int gf_verify_write_json(const struct gf_verify *v, FILE *f)
 	const char *result;
 
 	if (!v || !f)
-		return gf_error(-EINVAL, "gf_verify_write_json: NULL argument");
+		return GF_NULL_ARG(!v ? "v" : "f");
 	if (!(root = json_object()) || gf_json_stamp(root, GF_VERIFY_SCHEMA)) {
 		json_decref(root);
 		return gf_error(-ENOMEM, "out of memory");

@@ -166,7 +166,7 @@ GF_API int gf_verify_print(const struct gf_verify *v, FILE *out, unsigned flags)
 	int ret;
 
 	if (!v || !out)
-		return gf_error(-EINVAL, "gf_verify_print: NULL argument");
+		return GF_NULL_ARG(!v ? "v" : "f");
 	if (!(f = gf_text_open(&x)))
 		return gf_error(-ENOMEM, "out of memory");
 	fprintf(f, "Process: %d (%s), %d thread%s, on %s; model: %s\n", v->pid, v->comm, v->nthreads,

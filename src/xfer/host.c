@@ -28,10 +28,10 @@ static int finish(struct gf_xfer *x, int rc)
 	return rc ? rc : d;
 }
 
-static int staged(struct gf_xfer *x, const char *what)
+static int staged(struct gf_xfer *x, const char *what, const char *func)
 {
 	if (!x)
-		return gf_error(-EINVAL, "%s: no transfer (NULL)", what);
+		return gf_arg_error(func, "x is NULL");
 	if (!x->nslots || !x->slot[0].buf)
 		return gf_error(-EINVAL, "%s: needs the staging pool of the bounce path (opened with path %s)", what,
 				gf_xfer_path_name(x->o.path));
@@ -43,10 +43,12 @@ int gf_xfer_copy_to_gpu(struct gf_xfer *x, const void *src, size_t len, uint64_t
 	const char *from = src;
 	int rc;
 
-	if ((rc = staged(x, "copy to GPU")))
+	if (len && !src)
+		return x ? GF_NULL_ARG("src") : GF_NULL_ARG("x");
+	if ((rc = staged(x, "copy to GPU", __func__)))
 		return rc;
-	if (len && (!src || !dev))
-		return gf_error(-EINVAL, "copy to GPU: no %s", src ? "GPU memory (device pointer 0)" : "host memory");
+	if (len && !dev)
+		return gf_error(-EINVAL, "copy to GPU: no GPU memory (device pointer 0)");
 	for (uint64_t k = 0, at = 0; !rc && at < len; k++, at += x->o.chunk) {
 		size_t n = len - at < x->o.chunk ? len - at : x->o.chunk;
 		struct gf_xfer_slot *s;
@@ -84,10 +86,12 @@ int gf_xfer_copy_from_gpu(struct gf_xfer *x, uint64_t dev, void *dst, size_t len
 	uint64_t chunks;
 	int rc;
 
-	if ((rc = staged(x, "copy from GPU")))
+	if (len && !dst)
+		return x ? GF_NULL_ARG("dst") : GF_NULL_ARG("x");
+	if ((rc = staged(x, "copy from GPU", __func__)))
 		return rc;
-	if (len && (!dst || !dev))
-		return gf_error(-EINVAL, "copy from GPU: no %s", dst ? "GPU memory (device pointer 0)" : "host memory");
+	if (len && !dev)
+		return gf_error(-EINVAL, "copy from GPU: no GPU memory (device pointer 0)");
 	chunks = (len + x->o.chunk - 1) / x->o.chunk;
 	/* Keep every slot's copy in flight; empty the oldest into dst, then
 	 * reuse its slot for the next chunk not yet asked for. */

@@ -28,34 +28,43 @@ const char *gf_xfer_path_name(enum gf_xfer_path p)
 
 int gf_xfer_path_parse(const char *name, enum gf_xfer_path *p)
 {
-	for (unsigned i = 0; name && i < GF_XFER_PATHS; i++) {
+	if (!name || !p)
+		return GF_NULL_ARG(!name ? "name" : "p");
+	for (unsigned i = 0; i < GF_XFER_PATHS; i++) {
 		if (!strcmp(name, path_names[i])) {
 			*p = (enum gf_xfer_path)i;
 			return 0;
 		}
 	}
-	return gf_error(-EINVAL, "'%s' is not a transfer path (bounce, gds or naive)", name ? name : "");
+	return gf_error(-EINVAL, "'%s' is not a transfer path (bounce, gds or naive)", name);
 }
 
 static int check_opts(struct gf_xfer_opts *o)
 {
+	static const char fn[] = "gf_xfer_open";
+
 	if ((unsigned)o->path >= GF_XFER_PATHS)
-		return gf_error(-EINVAL, "transfer: path %d is not bounce, gds or naive", (int)o->path);
+		return gf_arg_error(fn, "path %d is not bounce, gds or naive", (int)o->path);
 	if (!o->chunk)
 		o->chunk = GF_XFER_CHUNK_DEFAULT;
 	if (o->chunk % 4096 || o->chunk > CHUNK_MAX)
-		return gf_error(-EINVAL, "transfer: chunk of %zu bytes is not a multiple of 4096 up to 1 GiB",
-				o->chunk);
+		return gf_arg_error(fn, "chunk of %zu bytes is not a multiple of 4096 up to 1 GiB", o->chunk);
 	if (!o->depth)
 		o->depth = 2;
 	if (o->depth > GF_XFER_DEPTH_MAX)
-		return gf_error(-EINVAL, "transfer: depth %u: 1, 2 or 3 staging buffers", o->depth);
+		return gf_arg_error(fn, "depth %u: 1, 2 or 3 staging buffers", o->depth);
 	if (!o->reads)
 		o->reads = 4;
 	if (o->reads > READS_MAX)
-		return gf_error(-EINVAL, "transfer: %u reads per chunk: at most %u", o->reads, READS_MAX);
-	if (o->gpu < 0 && (!o->pci || !*o->pci))
-		return gf_error(-EINVAL, "transfer: no GPU (gpu -1 and no PCI address)");
+		return gf_arg_error(fn, "reads %u per chunk: at most %u", o->reads, READS_MAX);
+	if (o->gpu < -1)
+		return gf_arg_error(fn, "gpu %d: an NVML index, or -1 for pci", o->gpu);
+	if (o->gpu < 0 && !o->pci)
+		return gf_arg_error(fn, "pci is NULL (gpu -1: pci names the GPU)");
+	if (o->gpu < 0 && !*o->pci)
+		return gf_arg_error(fn, "pci is empty (gpu -1: pci names the GPU)");
+	if (o->numa_node < -1)
+		return gf_arg_error(fn, "numa_node %d: a node, or -1 for the GPU's", o->numa_node);
 	return 0;
 }
 
@@ -109,11 +118,10 @@ int gf_xfer_open(const struct gf_xfer_opts *opts, struct gf_xfer **out)
 	struct gf_xfer *x;
 	int rc;
 
-	if (!out)
-		return gf_error(-EINVAL, "transfer: no place for it (out is NULL)");
-	*out = NULL;
-	if (!opts)
-		return gf_error(-EINVAL, "transfer: no options");
+	if (out)
+		*out = NULL;
+	if (!opts || !out)
+		return GF_NULL_ARG(!opts ? "opts" : "out");
 	if ((rc = gf_opts_check(opts->struct_size, XFER_OPTS_V1_SIZE, "gf_xfer_open", "GF_XFER_OPTS_INIT")))
 		return rc;
 	x = calloc(1, sizeof(*x));
@@ -217,7 +225,7 @@ int gf_xfer_read_fd(struct gf_xfer *x, int fd, const char *name, uint64_t off, s
 				 .st_out = st };
 
 	if (!x)
-		return gf_error(-EINVAL, "transfer: no transfer (NULL)");
+		return GF_NULL_ARG("x");
 	if (fd < 0)
 		return gf_error(-EBADF, "%s: not an open descriptor (%d)", j.name, fd);
 	return run(x, &j);
@@ -228,9 +236,9 @@ int gf_xfer_read(struct gf_xfer *x, const char *path, uint64_t off, size_t len, 
 {
 	int fd = -1, rc;
 
-	if (!x)
-		return gf_error(-EINVAL, "transfer: no transfer (NULL)");
-	if (!path || !*path)
+	if (!x || !path)
+		return GF_NULL_ARG(!x ? "x" : "path");
+	if (!*path)
 		return gf_error(-EINVAL, "transfer: no file (empty path)");
 	/* bounce and gds read around the page cache; naive is the page
 	 * cache's path by definition.  A file system without O_DIRECT
@@ -252,8 +260,10 @@ int gf_xfer_dev_alloc(struct gf_xfer *x, size_t len, uint64_t *dev)
 	int rc;
 
 	if (!x || !dev)
-		return gf_error(-EINVAL, "transfer: no place for the device pointer");
+		return GF_NULL_ARG(!x ? "x" : "dev");
 	*dev = 0;
+	if (!len)
+		return gf_arg_error(__func__, "len must be > 0");
 	if ((rc = gf_mem_dev_alloc(&x->dev, len, "a transfer", &p)))
 		return rc;
 	*dev = p;
@@ -262,8 +272,9 @@ int gf_xfer_dev_alloc(struct gf_xfer *x, size_t len, uint64_t *dev)
 
 int gf_xfer_dev_free(struct gf_xfer *x, uint64_t dev)
 {
-	if (x)
-		gf_mem_dev_free(&x->dev, dev);
+	if (!x)
+		return GF_NULL_ARG("x");
+	gf_mem_dev_free(&x->dev, dev);
 	return 0;
 }
 
@@ -272,8 +283,8 @@ int gf_xfer_dtoh(struct gf_xfer *x, void *dst, uint64_t dev, size_t len)
 	gf_cu_stream s;
 	int rc;
 
-	if (!x || !dst)
-		return gf_error(-EINVAL, "transfer: no host memory to copy into");
+	if (!x || (!dst && len))
+		return GF_NULL_ARG(!x ? "x" : "dst");
 	if ((rc = gf_cuda_dev_make_current(&x->dev)))
 		return rc;
 	if ((rc = gf_xfer_cu(x, x->cu->stream_create(&s, GF_CU_STREAM_NON_BLOCKING), "cuStreamCreate", "copy back")))
@@ -291,7 +302,7 @@ int gf_xfer_dev_clear(struct gf_xfer *x, uint64_t dev, size_t len)
 	int rc;
 
 	if (!x)
-		return gf_error(-EINVAL, "transfer: no transfer (NULL)");
+		return GF_NULL_ARG("x");
 	if ((rc = gf_cuda_dev_make_current(&x->dev)))
 		return rc;
 	if ((rc = gf_xfer_cu(x, x->cu->stream_create(&s, GF_CU_STREAM_NON_BLOCKING), "cuStreamCreate", "clear")))
@@ -305,10 +316,16 @@ int gf_xfer_dev_clear(struct gf_xfer *x, uint64_t dev, size_t len)
 
 const char *gf_xfer_gpu_pci(const struct gf_xfer *x)
 {
-	return x ? x->dev.pci : "";
+	if (!x) {
+		GF_NULL_ARG("x");
+		return NULL;
+	}
+	return x->dev.pci;
 }
 
 int gf_xfer_numa_node(const struct gf_xfer *x)
 {
-	return x ? x->numa_node : -1;
+	if (!x)
+		return GF_NULL_ARG("x");
+	return x->numa_node;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test-scope: tree (checks the tree, not the build: tests/run.sh runs it in the full set only)
 # The docs equal the help (git's t0450): the committed man pages are what the
-# binary writes from its option tables, every documented option is in --help,
+# binary writes from its option tables, docs/api.md what the public headers
+# say, every documented option is in --help,
 # in the man page and accepted; each command lists the exit codes it returns;
 # 'help COMMAND [SUB]'; -o FILE written atomically; output errors (a full
 # disk, a closed pipe) say what failed and exit 3; empty paths are usage errors.
@@ -34,6 +35,15 @@ done
 n=$(ls "$SRC"/man/*.1 | wc -l)
 [ "$n" -eq $(( ${#commands[@]} + 1 )) ] && ok "one page per command and gpufeed.1 ($n)" ||
 	not_ok "$n pages in man/ for ${#commands[@]} commands"
+
+# 1b. The C API's reference is what the headers say, and every public
+# function has a comment (scripts/api-doc.py; python3 comes with python3-yaml).
+if python3 "$SRC/scripts/api-doc.py" --check >"$TMP/apidoc.out" 2>&1; then
+	ok "docs/api.md equals what scripts/api-doc.py writes from include/gpufeed/*.h"
+else
+	not_ok "docs/api.md is stale or a public function has no comment: run 'make api-doc'"
+	head -10 "$TMP/apidoc.out" | sed 's/^/#   /'
+fi
 
 # 2. Every option in a table is in --help, in the man page, and parsed.
 for cmd in "${commands[@]}"; do

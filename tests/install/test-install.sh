@@ -51,8 +51,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", gf_last_error());
 		return 1;
 	}
-	printf("gpufeed %s: %d GPUs, %d CPUs, %d environment variables\n", gf_version(), t->ngpus,
-	       t->cpus.ncpu, gf_env_count());
+	printf("gpufeed %s: %d GPUs, %d CPUs, log filter in %s\n", gf_version(), t->ngpus, t->cpus.ncpu,
+	       gf_env_name(GF_ENV_LOG));
 	gf_topo_free(t);
 	return 0;
 }
@@ -61,7 +61,7 @@ export PKG_CONFIG_PATH=$root/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$stage
 check "a program builds with pkg-config (shared)" \
 	"cc $stage/demo.c \$(pkg-config --cflags --libs gpufeed) -o $stage/demo"
 check "and runs against the installed library" \
-	"LD_LIBRARY_PATH=$root/lib $stage/demo tests/fixtures/machines/hgx-h100-8gpu/root.tar.gz | grep -q '8 GPUs, 224 CPUs, [0-9]* environment variables'"
+	"LD_LIBRARY_PATH=$root/lib $stage/demo tests/fixtures/machines/hgx-h100-8gpu/root.tar.gz | grep -q '8 GPUs, 224 CPUs, log filter in GPUFEED_LOG'"
 check "a program builds statically" \
 	"cc $stage/demo.c \$(pkg-config --cflags gpufeed) $root/lib/libgpufeed.a -ljansson -luring -lz -ldl -lpthread -lm -o $stage/demo-static"
 check "static build runs" "$stage/demo-static tests/fixtures/machines/ci-vm/root.tar.gz | grep -q '0 GPUs'"

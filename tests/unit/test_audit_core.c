@@ -8,6 +8,8 @@
 #include <jansson.h>
 
 #include "audit_fixture.h"
+#include "audit/audit_internal.h"
+#include "audit/catalog.h"
 
 static void test_catalogue_ids_unique_and_described(void **state)
 {

@@ -12,6 +12,7 @@
 
 #include <gpufeed/record.h>
 #include "audit_fixture.h"
+#include "audit/audit_internal.h"
 
 /* ---- nvml.json editing ---- */
 

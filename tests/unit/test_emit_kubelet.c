@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emit/emit_internal.h"
+
 /* Every SMT sibling of a reserved CPU is reserved too. */
 static void assert_whole_cores(const struct gf_topo *t, const struct gf_cpuset *r)
 {

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emit/emit_internal.h"
+
 /* Kubernetes: empty, or <= 63 of [A-Za-z0-9._-] beginning and ending
  * with an alphanumeric. */
 static bool valid_value(const char *v, size_t n)

@@ -10,6 +10,7 @@
 
 #include <gpufeed/env.h>
 #include <gpufeed/error.h>
+#include "core/env_registry.h"
 #include "core/json_stamp.h"
 
 #define BEGIN_MARK "<!-- registry: begin (tests/unit/test_env.c checks it) -->"
@@ -80,7 +81,7 @@ static void unregistered_ids_are_refused(void **state)
 	assert_null(gf_env_str(bogus));
 	assert_false(gf_env_flag(bogus));
 	assert_int_equal(gf_env_int(bogus, &v), -EINVAL);
-	assert_non_null(strstr(gf_last_error(), "not a registered integer"));
+	assert_non_null(strstr(gf_last_error(), "not a registered variable"));
 	/* The right accessor for the type, or a refusal. */
 	assert_int_equal(gf_env_int(GF_ENV_NVML_LIBRARY, &v), -EINVAL);
 	assert_false(gf_env_flag(GF_ENV_NVML_LIBRARY));

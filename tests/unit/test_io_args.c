@@ -4,6 +4,7 @@
  * of every public function in io.h and buf.h (-EINVAL with a message, or
  * nothing for the free/close functions; never a crash, also under ASan). */
 #include "test_io_util.h"
+#include "mem/host.h"
 
 #include <stdint.h>
 
@@ -104,15 +105,15 @@ static void null_arguments(void **state)
 	o.backend = GF_IO_PSYNC;
 
 	/* buf.h */
-	check_einval(gf_buf_alloc(NULL, &got), "buffer");
+	check_einval(gf_buf_alloc(NULL, &got), "gf_buf_alloc: opts is NULL");
 	bo.size = 4096;
-	check_einval(gf_buf_alloc(&bo, NULL), "buffer");
+	check_einval(gf_buf_alloc(&bo, NULL), "gf_buf_alloc: out is NULL");
 	gf_buf_free(NULL);
-	check_einval(gf_mem_node_of(NULL), "address");
-	assert_int_equal(gf_memlock_limit(NULL, NULL), 0);
+	check_einval(gf_mem_node_of(NULL), "gf_mem_node_of: addr is NULL");
+	check_einval(gf_memlock_limit(NULL, NULL), "gf_memlock_limit: soft and hard are both NULL");
 
 	/* engines */
-	check_einval(gf_io_open(&o, NULL), "engine");
+	check_einval(gf_io_open(&o, NULL), "gf_io_open: out is NULL");
 	assert_int_equal(gf_io_open(NULL, &io), 0);	/* NULL options: the defaults */
 	assert_int_equal(gf_io_close(io, GF_IO_DRAIN), 0);
 	assert_int_equal(gf_io_open(&o, &io), 0);
@@ -121,63 +122,63 @@ static void null_arguments(void **state)
 	assert_int_equal(gf_io_inflight(NULL), 0);
 	gf_io_interrupt(NULL);
 	gf_io_interrupt_clear(NULL);
-	assert_int_equal(gf_io_fallback_error(NULL), 0);
-	check_einval(gf_io_async_error(NULL), "engine");
+	check_einval(gf_io_fallback_error(NULL), "gf_io_fallback_error: io is NULL");
+	check_einval(gf_io_async_error(NULL), "gf_io_async_error: io is NULL");
 	assert_int_equal(gf_buf_alloc(&bo, &b), 0);
-	check_einval(gf_io_register_buf(NULL, b), "engine");
-	check_einval(gf_io_register_buf(io, NULL), "buffer");
-	check_einval(gf_io_unregister_buf(NULL, b), "engine");
-	check_einval(gf_io_unregister_buf(io, NULL), "buffer");
+	check_einval(gf_io_register_buf(NULL, b), "gf_io_register_buf: io is NULL");
+	check_einval(gf_io_register_buf(io, NULL), "gf_io_register_buf: b is NULL");
+	check_einval(gf_io_unregister_buf(NULL, b), "gf_io_unregister_buf: io is NULL");
+	check_einval(gf_io_unregister_buf(io, NULL), "gf_io_unregister_buf: b is NULL");
 
 	/* files */
-	check_einval(gf_file_open(NULL, path, 0, 0, &f), "engine");
-	check_einval(gf_file_open(io, NULL, 0, 0, &f), "path");
-	check_einval(gf_file_open(io, path, 0, 0, NULL), "file");
-	check_einval(gf_file_from_fd(NULL, 0, 0, &f), "engine");
-	check_einval(gf_file_from_fd(io, 0, 0, NULL), "file");
+	check_einval(gf_file_open(NULL, path, 0, 0, &f), "gf_file_open: io is NULL");
+	check_einval(gf_file_open(io, NULL, 0, 0, &f), "gf_file_open: path is NULL");
+	check_einval(gf_file_open(io, path, 0, 0, NULL), "gf_file_open: out is NULL");
+	check_einval(gf_file_from_fd(NULL, 0, 0, &f), "gf_file_from_fd: io is NULL");
+	check_einval(gf_file_from_fd(io, 0, 0, NULL), "gf_file_from_fd: out is NULL");
 	assert_null(gf_file_info(NULL));
-	check_einval(gf_file_fd(NULL), "file");
+	check_einval(gf_file_fd(NULL), "gf_file_fd: f is NULL");
 	assert_int_equal(gf_file_close(NULL), 0);
 	assert_int_equal(gf_file_open(io, path, 0, 0, &f), 0);
 
 	/* requests */
-	check_einval(gf_io_submit(NULL, reqs, 1), "engine");
-	check_einval(gf_io_submit(io, NULL, 1), "request");
-	check_einval(gf_io_submit(io, reqs, 1), "request");
-	check_einval(gf_io_poll(NULL), "engine");
-	check_einval(gf_io_wait(NULL, 1, 0), "engine");
-	check_einval(gf_io_cancel(NULL, NULL), "engine");
-	assert_int_equal(gf_io_cancel(io, NULL), -ENOENT);
+	check_einval(gf_io_submit(NULL, reqs, 1), "gf_io_submit: io is NULL");
+	check_einval(gf_io_submit(io, NULL, 1), "gf_io_submit: reqs is NULL");
+	check_einval(gf_io_submit(io, reqs, 1), "gf_io_submit: reqs[0] is NULL");
+	check_einval(gf_io_poll(NULL), "gf_io_poll: io is NULL");
+	check_einval(gf_io_wait(NULL, 1, 0), "gf_io_wait: io is NULL");
+	check_einval(gf_io_cancel(NULL, NULL), "gf_io_cancel: io is NULL");
+	check_einval(gf_io_cancel(io, NULL), "gf_io_cancel: req is NULL");
 
 	/* synchronous helpers */
-	check_einval(gf_io_read(NULL, f, &byte, 1, 0), "engine");
-	check_einval(gf_io_read(io, NULL, &byte, 1, 0), "file");
-	check_einval(gf_io_read(io, f, NULL, 1, 0), "buffer");
-	check_einval(gf_io_write(NULL, f, &byte, 1, 0), "engine");
-	check_einval(gf_io_write(io, NULL, &byte, 1, 0), "file");
-	check_einval(gf_io_read_ranges(NULL, f, &r, 1), "engine");
-	check_einval(gf_io_read_ranges(io, NULL, &r, 1), "file");
-	check_einval(gf_io_read_ranges(io, f, NULL, 1), "ranges");
+	check_einval(gf_io_read(NULL, f, &byte, 1, 0), "gf_io_read: io is NULL");
+	check_einval(gf_io_read(io, NULL, &byte, 1, 0), "gf_io_read: f is NULL");
+	check_einval(gf_io_read(io, f, NULL, 1, 0), "gf_io_read: buf is NULL");
+	check_einval(gf_io_write(NULL, f, &byte, 1, 0), "gf_io_write: io is NULL");
+	check_einval(gf_io_write(io, NULL, &byte, 1, 0), "gf_io_write: f is NULL");
+	check_einval(gf_io_read_ranges(NULL, f, &r, 1), "gf_io_read_ranges: io is NULL");
+	check_einval(gf_io_read_ranges(io, NULL, &r, 1), "gf_io_read_ranges: f is NULL");
+	check_einval(gf_io_read_ranges(io, f, NULL, 1), "gf_io_read_ranges: r is NULL");
 	assert_int_equal(gf_io_read_ranges(io, f, NULL, 0), 0);
-	check_einval(gf_io_read_file(NULL, path, 0, -1, 0, &got, &len), "engine");
-	check_einval(gf_io_read_file(io, NULL, 0, -1, 0, &got, &len), "path");
-	check_einval(gf_io_read_file(io, path, 0, -1, 0, NULL, &len), "buffer");
-	check_einval(gf_io_read_file(io, path, 0, -1, 0, &got, NULL), "length");
+	check_einval(gf_io_read_file(NULL, path, 0, -1, 0, &got, &len), "gf_io_read_file: io is NULL");
+	check_einval(gf_io_read_file(io, NULL, 0, -1, 0, &got, &len), "gf_io_read_file: path is NULL");
+	check_einval(gf_io_read_file(io, path, 0, -1, 0, NULL, &len), "gf_io_read_file: out is NULL");
+	check_einval(gf_io_read_file(io, path, 0, -1, 0, &got, NULL), "gf_io_read_file: len is NULL");
 
 	/* checkpoints */
-	check_einval(gf_ckpt_open(NULL, path, NULL, &c), "engine");
-	check_einval(gf_ckpt_open(io, NULL, NULL, &c), "path");
-	check_einval(gf_ckpt_open(io, path, NULL, NULL), "checkpoint");
-	check_einval(gf_ckpt_write(NULL, &byte, 1), "checkpoint");
-	check_einval(gf_ckpt_commit(NULL), "checkpoint");
+	check_einval(gf_ckpt_open(NULL, path, NULL, &c), "gf_ckpt_open: io is NULL");
+	check_einval(gf_ckpt_open(io, NULL, NULL, &c), "gf_ckpt_open: path is NULL");
+	check_einval(gf_ckpt_open(io, path, NULL, NULL), "gf_ckpt_open: out is NULL");
+	check_einval(gf_ckpt_write(NULL, &byte, 1), "gf_ckpt_write: c is NULL");
+	check_einval(gf_ckpt_commit(NULL), "gf_ckpt_commit: c is NULL");
 	gf_ckpt_abort(NULL);
 	assert_int_equal(gf_ckpt_open(io, path, NULL, &c), 0);
-	check_einval(gf_ckpt_write(c, NULL, 1), "data");
+	check_einval(gf_ckpt_write(c, NULL, 1), "gf_ckpt_write: data is NULL");
 	assert_int_equal(gf_ckpt_write(c, NULL, 0), 0);
 	gf_ckpt_abort(c);
-	check_einval(gf_io_write_file_atomic(NULL, path, &byte, 1, NULL), "engine");
-	check_einval(gf_io_write_file_atomic(io, NULL, &byte, 1, NULL), "path");
-	check_einval(gf_io_write_file_atomic(io, path, NULL, 1, NULL), "data");
+	check_einval(gf_io_write_file_atomic(NULL, path, &byte, 1, NULL), "gf_io_write_file_atomic: io is NULL");
+	check_einval(gf_io_write_file_atomic(io, NULL, &byte, 1, NULL), "gf_io_write_file_atomic: path is NULL");
+	check_einval(gf_io_write_file_atomic(io, path, NULL, 1, NULL), "gf_io_write_file_atomic: data is NULL");
 
 	/* The file is as it was. */
 	{

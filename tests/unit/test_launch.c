@@ -19,6 +19,7 @@
 #include <gpufeed/error.h>
 #include <gpufeed/launch.h>
 #include <gpufeed/topo.h>
+#include "launch/hostlist.h"
 #include "launch/lines.h"
 
 static double now_s(void)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <gpufeed/gpufeed.h>
+#include "emit/emit_internal.h"
 #include "topo/locality.h"
 #include "topo/render.h"
 #include "vendor/nvml/nvml_facts.h"
@@ -750,7 +751,7 @@ static void report_groups_gpus(void **state)
 
 	(void)state;
 	assert_non_null(f);
-	assert_int_equal(gf_report_print(t, f, 0), 0);
+	assert_int_equal(gf_report_print_with_audit(t, NULL, f, 0), 0);
 	fclose(f);
 	assert_non_null(strstr(buf, "\n  GPU0-3  host memory   node 0"));
 	assert_non_null(strstr(buf, "\n  GPU4-7  host memory   node 1"));
@@ -766,7 +767,7 @@ static void report_groups_gpus(void **state)
 	/* No GPU: said once, at the top. */
 	t = load("ci-vm", NULL);
 	f = open_memstream(&buf, &len);
-	assert_int_equal(gf_report_print(t, f, 0), 0);
+	assert_int_equal(gf_report_print_with_audit(t, NULL, f, 0), 0);
 	fclose(f);
 	{
 		const char *top = "== gpufeed report ==\n\nNo NVIDIA GPU found";

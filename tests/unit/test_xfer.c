@@ -473,7 +473,7 @@ static void open_failures_leave_nothing(void **state)
 	unsetenv("FAKE_CUDA_SCENARIO");
 	o.depth = 4;
 	assert_int_equal(gf_xfer_open(&o, &x), -EINVAL);
-	assert_string_equal(gf_last_error(), "transfer: depth 4: 1, 2 or 3 staging buffers");
+	assert_string_equal(gf_last_error(), "gf_xfer_open: depth 4: 1, 2 or 3 staging buffers");
 	o.depth = 2;
 	o.chunk = 1000;
 	assert_int_equal(gf_xfer_open(&o, &x), -EINVAL);
