@@ -1,4 +1,4 @@
-/* bench io --gpu's output: the table (each figure, its spread, CPU seconds
+/* bench io-gpu's output: the table (each figure, its spread, CPU seconds
  * per GB, the bounce path's ratio to the slower limit), the JSON with every
  * sample (schema gpufeed-bench-io-gpu/1), and the findings. */
 #include <errno.h>
@@ -69,7 +69,7 @@ int gf_bench_io_gpu_print(const struct gf_bench_io_gpu *b, FILE *f)
 	double lim = limit_of(b);
 
 	if (!b || !f)
-		return gf_error(-EINVAL, "bench io --gpu: print: NULL argument");
+		return gf_error(-EINVAL, "bench io-gpu: print: NULL argument");
 	fprintf(f, "Storage to GPU %s (NVML %u): %s, %llu bytes%s; staging on NUMA node %d\n", b->pci, b->o.gpu,
 		b->file, (unsigned long long)b->bytes, b->created ? " (created for the run)" : "", b->numa_node);
 	fprintf(f, "every sample cold: the file's cached pages dropped first (posix_fadvise DONTNEED); %u samples\n\n",
@@ -138,7 +138,7 @@ int gf_bench_io_gpu_write_json(const struct gf_bench_io_gpu *b, FILE *f)
 	double lim;
 
 	if (!b || !f)
-		return gf_error(-EINVAL, "bench io --gpu: write_json: NULL argument");
+		return gf_error(-EINVAL, "bench io-gpu: write_json: NULL argument");
 	lim = limit_of(b);
 	root = json_object();
 	gf_json_stamp(root, GF_BENCH_IO_GPU_SCHEMA);
