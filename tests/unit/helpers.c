@@ -181,6 +181,22 @@ struct gf_topo *t_live_model(void)
 	return t;
 }
 
+void t_use_fakes(void)
+{
+	static const char *const scenario[] = {
+		"FAKE_CUDA_FAIL", "FAKE_CUDA_SCENARIO", "FAKE_CUDA_PCI", "FAKE_CUFILE_SCENARIO",
+		"FAKE_CUFILE_FAIL_READ", "FAKE_CUFILE_FAIL_SUBMIT", "FAKE_CUFILE_LOG", "GPUFEED_PCI_LOCALITY",
+	};
+	const char *cuda = getenv("GPUFEED_FAKE_CUDA"), *nvml = getenv("GPUFEED_FAKE_NVML"),
+		   *cufile = getenv("GPUFEED_FAKE_CUFILE");
+
+	setenv("GPUFEED_CUDA_LIBRARY", cuda ? cuda : "build/fakes/libcuda.so.1", 1);
+	setenv("GPUFEED_NVML_LIBRARY", nvml ? nvml : "build/fakes/libnvidia-ml.so.1", 1);
+	setenv("GPUFEED_CUFILE_LIBRARY", cufile ? cufile : "build/fakes/libcufile.so.0", 1);
+	for (size_t i = 0; i < sizeof(scenario) / sizeof(scenario[0]); i++)
+		unsetenv(scenario[i]);
+}
+
 int t_fake_cuda_live(void)
 {
 	void *h = dlopen(getenv("GPUFEED_CUDA_LIBRARY"), RTLD_LAZY | RTLD_NOLOAD);

@@ -36,6 +36,12 @@ void t_copytree_bytes(const char *from, const char *to);
 struct gf_topo;
 struct gf_topo *t_live_model(void);
 
+/* Points the vendor libraries at the stand-ins tests/run.sh names (the build
+ * under test's: GPUFEED_FAKE_CUDA, _NVML, _CUFILE), else build/'s, and
+ * clears every stand-in scenario and the locality override a test may have
+ * left set. */
+void t_use_fakes(void);
+
 /* The stand-in libcuda's live allocations and registrations (its test
  * hook); -1 when it is not loaded (GPUFEED_CUDA_LIBRARY names it). */
 int t_fake_cuda_live(void);

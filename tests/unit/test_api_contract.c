@@ -129,21 +129,6 @@ static struct {
 
 static char *launch_argv[] = { "true", NULL };
 
-/* The stand-in vendor libraries (tests/run.sh names the build's), so device
- * memory and transfers have real objects to refuse garbage with. */
-static void env_fakes(void)
-{
-	const char *cuda = getenv("GPUFEED_FAKE_CUDA"), *nvml = getenv("GPUFEED_FAKE_NVML"),
-		   *cufile = getenv("GPUFEED_FAKE_CUFILE");
-
-	setenv("GPUFEED_CUDA_LIBRARY", cuda ? cuda : "build/fakes/libcuda.so.1", 1);
-	setenv("GPUFEED_NVML_LIBRARY", nvml ? nvml : "build/fakes/libnvidia-ml.so.1", 1);
-	setenv("GPUFEED_CUFILE_LIBRARY", cufile ? cufile : "build/fakes/libcufile.so.0", 1);
-	unsetenv("FAKE_CUDA_FAIL");
-	unsetenv("FAKE_CUDA_SCENARIO");
-	unsetenv("FAKE_CUDA_PCI");
-	unsetenv("GPUFEED_PCI_LOCALITY");
-}
 
 static int setup(void **state)
 {
@@ -160,7 +145,7 @@ static int setup(void **state)
 	struct gf_xfer_opts xo = GF_XFER_OPTS_INIT;
 
 	(void)state;
-	env_fakes();
+	t_use_fakes();
 	w.dir = t_mkdtemp();
 	snprintf(w.path, sizeof(w.path), "%s/file", w.dir);
 	assert_non_null(w.out = fopen("/dev/null", "w"));

@@ -16,16 +16,6 @@
 #include "mem/mem.h"
 #include "vendor/cuda/cuda.h"
 
-static void env_fakes(void)
-{
-	const char *cuda = getenv("GPUFEED_FAKE_CUDA"), *nvml = getenv("GPUFEED_FAKE_NVML");
-
-	setenv("GPUFEED_CUDA_LIBRARY", cuda ? cuda : "build/fakes/libcuda.so.1", 1);
-	setenv("GPUFEED_NVML_LIBRARY", nvml ? nvml : "build/fakes/libnvidia-ml.so.1", 1);
-	unsetenv("FAKE_CUDA_FAIL");
-	unsetenv("FAKE_CUDA_SCENARIO");
-	unsetenv("FAKE_CUDA_PCI");
-}
 
 static void *fake_cuda;
 
@@ -33,7 +23,7 @@ static void *fake_cuda;
 static int setup(void **state)
 {
 	(void)state;
-	env_fakes();
+	t_use_fakes();
 	if (!fake_cuda)
 		fake_cuda = dlopen(getenv("GPUFEED_CUDA_LIBRARY"), RTLD_NOW);
 	return fake_cuda ? 0 : -1;
@@ -75,7 +65,7 @@ static void pinned_by_flag(void **state)
 	o.gpu = 0;
 	assert_int_equal(gf_buf_alloc(&o, &b), -ENOSYS);
 	assert_non_null(strstr(gf_last_error(), "CUDA not available"));
-	env_fakes();
+	t_use_fakes();
 	gf_cuda_unload();
 }
 

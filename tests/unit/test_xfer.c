@@ -29,23 +29,10 @@ static char file[600];
 static unsigned char *pattern;
 static size_t file_len;
 
-/* The stand-ins tests/run.sh names (the build under test's), else build/'s. */
+/* The stand-ins, no scenario left over, no planted I/O fault. */
 static void env_fakes(void)
 {
-	const char *cuda = getenv("GPUFEED_FAKE_CUDA"), *nvml = getenv("GPUFEED_FAKE_NVML"),
-		   *cufile = getenv("GPUFEED_FAKE_CUFILE");
-
-	setenv("GPUFEED_CUDA_LIBRARY", cuda ? cuda : "build/fakes/libcuda.so.1", 1);
-	setenv("GPUFEED_NVML_LIBRARY", nvml ? nvml : "build/fakes/libnvidia-ml.so.1", 1);
-	setenv("GPUFEED_CUFILE_LIBRARY", cufile ? cufile : "build/fakes/libcufile.so.0", 1);
-	unsetenv("FAKE_CUDA_FAIL");
-	unsetenv("FAKE_CUDA_SCENARIO");
-	unsetenv("FAKE_CUFILE_SCENARIO");
-	unsetenv("FAKE_CUFILE_FAIL_READ");
-	unsetenv("FAKE_CUFILE_FAIL_SUBMIT");
-	unsetenv("FAKE_CUFILE_LOG");
-	unsetenv("FAKE_CUDA_PCI");
-	unsetenv("GPUFEED_PCI_LOCALITY");
+	t_use_fakes();
 	gf_io_fault_clear();
 }
 
