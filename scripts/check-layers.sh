@@ -25,7 +25,10 @@ topo: core vendor
 mem: core vendor
 io: core mem
 xfer: core io mem topo vendor
-bench: core io mem topo vendor xfer
+dataset: core io
+pack: core dataset
+loader: core io mem topo vendor dataset
+bench: core io mem topo vendor xfer dataset loader
 audit: core vendor topo
 tune: core vendor topo audit
 record: core vendor topo audit
@@ -45,6 +48,9 @@ topo: render.h discover.h
 mem: mem.h host.h
 io: engine.h file.h
 xfer:
+dataset: format.h
+pack:
+loader:
 bench:
 audit: audit_render.h audit_record.h
 tune:
