@@ -274,6 +274,9 @@ int gf_pack(const char *const *inputs, unsigned ninputs, const char *outdir, con
 		case GF_PACK_LINES:
 			ret = gf_pack_lines(&o, inputs[i]);
 			break;
+		case GF_PACK_TAR:
+			ret = gf_pack_tar(&o, inputs[i]);
+			break;
 		default:
 			ret = gf_pack_records(&o, inputs[i], opts->record_size);
 			break;

@@ -577,6 +577,144 @@ static void megatron_pair(void **state)
 	free(dir);
 }
 
+/* ---- lines ---- */
+
+static void lines_one_sample_each(void **state)
+{
+	char *dir = t_mkdtemp(), in[PATH_MAX], out[PATH_MAX], key[PATH_MAX + 16];
+	struct gf_pack_opts po = GF_PACK_OPTS_INIT;
+	struct gf_dataset *d;
+	struct gf_dataset_info info;
+	static const char *body[] = { "{\"x\":1}", "{\"x\":2}", "last" };
+	static const unsigned line[] = { 1, 3, 4 };
+
+	(void)state;
+	t_write(dir, "in.jsonl", "{\"x\":1}\n\n{\"x\":2}\r\nlast");
+	path_in(in, sizeof(in), dir, "in.jsonl");
+	path_in(out, sizeof(out), dir, "ds");
+	assert_int_equal(pack_one(in, out, &po, NULL), 0);
+	assert_int_equal(gf_dataset_open(out, &d), 0);
+	assert_int_equal(gf_dataset_info(d, &info), 0);
+	assert_int_equal(info.samples, 3);
+	for (uint64_t i = 0; i < 3; i++) {
+		struct gf_sample_loc at;
+		struct gf_shard_info sh;
+		const char *k;
+		size_t klen;
+		unsigned char *got;
+
+		assert_int_equal(gf_dataset_sample(d, i, &at), 0);
+		assert_int_equal(gf_dataset_shard(d, at.shard, &sh), 0);
+		got = read_range(sh.data_path, at.offset, at.size);
+		assert_int_equal(at.size, strlen(body[i]));
+		assert_memory_equal(got, body[i], at.size);
+		free(got);
+		snprintf(key, sizeof(key), "%s:%u", in, line[i]);
+		assert_int_equal(gf_dataset_key(d, i, &k, &klen), 0);
+		assert_int_equal(klen, strlen(key));
+		assert_memory_equal(k, key, klen);
+	}
+	gf_dataset_close(d);
+	t_rmtree(dir);
+	free(dir);
+}
+
+/* ---- WebDataset tar ---- */
+
+static void run(const char *cmd)
+{
+	if (system(cmd))
+		fail_msg("failed: %s", cmd);
+}
+
+static void tar_groups_by_key(void **state)
+{
+	static const char *formats[] = { "gnu", "pax" };
+	char *dir = t_mkdtemp();
+
+	(void)state;
+	for (int f = 0; f < 2; f++) {
+		char cmd[4 * PATH_MAX], tarp[PATH_MAX], out[PATH_MAX], src[PATH_MAX], name[200];
+		struct gf_pack_opts po = GF_PACK_OPTS_INIT;
+		struct gf_dataset *d;
+		struct gf_dataset_info info;
+		struct gf_sample_loc at;
+		struct gf_shard_info sh;
+		const char *k;
+		size_t klen;
+		unsigned char *got;
+
+		snprintf(src, sizeof(src), "%s/src%d", dir, f);
+		/* A name over 100 bytes: a GNU long-name entry, or a pax record. */
+		memset(name, 'n', 120);
+		strcpy(name + 120, ".txt");
+		t_write(src, "0001.cls", "7");
+		t_write(src, "0001.jpg", "JPEG1");
+		t_write(src, "0002.cls", "3");
+		t_write(src, name, "long");
+		snprintf(tarp, sizeof(tarp), "%s/in%d.tar", dir, f);
+		snprintf(cmd, sizeof(cmd), "tar --format=%s -cf '%s' -C '%s' 0001.cls 0001.jpg 0002.cls %s", formats[f],
+			 tarp, src, name);
+		run(cmd);
+		snprintf(out, sizeof(out), "%s/ds%d", dir, f);
+		assert_int_equal(pack_one(tarp, out, &po, NULL), 0);
+		assert_int_equal(gf_dataset_open(out, &d), 0);
+		assert_int_equal(gf_dataset_info(d, &info), 0);
+		assert_int_equal(info.samples, 3);
+		assert_int_equal(gf_dataset_key(d, 0, &k, &klen), 0);
+		assert_int_equal(klen, 4);
+		assert_memory_equal(k, "0001", 4);
+		assert_int_equal(gf_dataset_key(d, 2, &k, &klen), 0);
+		assert_int_equal(klen, 120);
+		/* Sample 0: two files, each a header and a block, then two zero blocks. */
+		assert_int_equal(gf_dataset_sample(d, 0, &at), 0);
+		assert_int_equal(at.size, 6 * 512);
+		assert_int_equal(gf_dataset_shard(d, 0, &sh), 0);
+		got = read_range(sh.data_path, at.offset, at.size);
+		assert_string_equal((char *)got, "0001.cls");
+		assert_memory_equal(got + 512, "7", 2);
+		assert_string_equal((char *)got + 1024, "0001.jpg");
+		assert_memory_equal(got + 1536, "JPEG1", 6);
+		free(got);
+		/* Sample 2, its name over 100 bytes: tar itself reads it back. */
+		assert_int_equal(gf_dataset_sample(d, 2, &at), 0);
+		got = read_range(sh.data_path, at.offset, at.size);
+		t_write_bytes(dir, "sample.tar", got, at.size);
+		free(got);
+		snprintf(cmd, sizeof(cmd), "test \"$(tar -xOf '%s/sample.tar' %s)\" = long", dir, name);
+		run(cmd);
+		gf_dataset_close(d);
+	}
+	t_rmtree(dir);
+	free(dir);
+}
+
+static void tar_refused_when_damaged(void **state)
+{
+	char *dir = t_mkdtemp(), cmd[4 * PATH_MAX], tarp[PATH_MAX], out[PATH_MAX], src[PATH_MAX];
+	struct gf_pack_opts po = GF_PACK_OPTS_INIT;
+
+	(void)state;
+	snprintf(src, sizeof(src), "%s/src", dir);
+	t_write(src, "a.txt", "hello");
+	t_write(src, "b.txt", "world");
+	snprintf(tarp, sizeof(tarp), "%s/in.tar", dir);
+	snprintf(cmd, sizeof(cmd), "tar -cf '%s' -C '%s' a.txt b.txt", tarp, src);
+	run(cmd);
+	flip_byte(tarp, 1024 + 10);	/* b.txt's header */
+	snprintf(out, sizeof(out), "%s/ds", dir);
+	assert_int_equal(pack_one(tarp, out, &po, NULL), -EBADMSG);
+	msg_has("in.tar: offset 1024");
+	msg_has("checksum");
+	assert_int_equal(count_named(out, "shard-"), 0);
+	run(cmd);
+	assert_int_equal(truncate(tarp, 1024 + 512 + 100), 0);
+	assert_int_equal(pack_one(tarp, out, &po, NULL), -EBADMSG);
+	msg_has("truncated");
+	t_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -584,6 +722,9 @@ int main(void)
 		cmocka_unit_test(records_round_trip),
 		cmocka_unit_test(crc32c_and_small_alignment),
 		cmocka_unit_test(files_in_path_order),
+		cmocka_unit_test(lines_one_sample_each),
+		cmocka_unit_test(tar_groups_by_key),
+		cmocka_unit_test(tar_refused_when_damaged),
 		cmocka_unit_test(refuses_a_packed_directory),
 		cmocka_unit_test(failed_pack_leaves_nothing_whole),
 		cmocka_unit_test(truncated_shard),
