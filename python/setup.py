@@ -5,7 +5,8 @@
 The _gpufeed extension is C over gpufeed's public headers, built for the
 limited API of CPython 3.11 (one abi3 build serves 3.11 and later).  It
 links the static library, build/libgpufeed.a (made here with `make lib` when
-missing; GPUFEED_BUILD names another build directory), with its symbols kept
+missing; GPUFEED_BUILD names another build directory, GPUFEED_SRC another
+tree), with its symbols kept
 private to the extension, so the installed package needs no libgpufeed.so;
 jansson, liburing and zlib come from the system (Debian: libjansson4,
 liburing2, zlib1g).  GPUFEED_LINK=shared links the installed libgpufeed.so
@@ -21,7 +22,8 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TOP = os.path.dirname(HERE)
+# The tree this python/ belongs to (GPUFEED_SRC: a copy of python/ built elsewhere).
+TOP = os.path.abspath(os.environ.get("GPUFEED_SRC") or os.path.dirname(HERE))
 LIMITED_API = "0x030B0000"  # CPython 3.11
 
 

@@ -177,6 +177,7 @@ class DataLoader:
         self.dataset = GpufeedDataset(dataset, batch_size, shuffle=bool(shuffle), drop_last=drop_last,
                                       device=_device(device), seed=seed, **loader_kwargs)
         self.sampler = _Sampler(self)
+        self.dataset.loader  # opened now: a bad path or argument fails here, as PyTorch's would
 
     @property
     def loader(self):

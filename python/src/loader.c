@@ -468,9 +468,13 @@ static int state_key(PyObject *d, const char *key, long long def, unsigned long 
 	unsigned long long x;
 
 	if (!v) {
-		if (def < 0 || !PyErr_ExceptionMatches(PyExc_KeyError))
+		if (!PyErr_ExceptionMatches(PyExc_KeyError))
 			return -1;
 		PyErr_Clear();
+		if (def < 0) {
+			PyErr_Format(PyExc_ValueError, "load_state_dict: no '%s' (a dict from state_dict() is needed)", key);
+			return -1;
+		}
 		*out = (unsigned long long)def;
 		return 0;
 	}
@@ -691,7 +695,7 @@ static PyType_Slot loader_slots[] = {
 	  "defaults (2, 4, 4 MiB, 16).  verify checks every sample's checksum;\n"
 	  "buffered reads through the page cache instead of O_DIRECT.\n\n"
 	  "A batch, and any tensor made from it, holds one slot until released or\n"
-	  "deleted: keep fewer than `slots` alive or next() waits for one." },
+	  "deleted: keep fewer than `slots` alive, or next() raises Error (ENOBUFS)." },
 	{ 0, NULL },
 };
 

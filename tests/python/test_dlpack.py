@@ -1,4 +1,5 @@
 """Batches through DLPack into numpy and torch, without a copy, and the tensors' lifetime."""
+import errno
 import faulthandler
 
 import numpy
@@ -59,18 +60,29 @@ def test_batch_into_torch_shares_the_memory(records_ds, lines_ds):
 
 
 def test_a_tensor_keeps_its_slot_after_release_and_close(records_ds):
-    loader = gpufeed.Loader(records_ds, 25, shuffle=False, slots=2)
+    loader = gpufeed.Loader(records_ds, 25, shuffle=False, slots=3)
     batch = next(loader)
     kept = numpy.from_dlpack(batch)
     want = kept.copy()
     batch.release()
-    # One slot left to cycle through the whole epoch: the kept one is not reused.
+    # Two slots left to cycle through the whole epoch (the loop's last batch
+    # holds one while next() fills the other): the kept one is not reused.
     rest = sum(b.count for b in loader)
     assert rest == 1000 - 25
     assert (kept == want).all()
     loader.close()
     assert (kept == want).all()
     del kept
+
+
+def test_next_refuses_when_every_slot_is_held(records_ds):
+    with gpufeed.Loader(records_ds, 10, slots=2) as loader:
+        held = [numpy.from_dlpack(b) for b in (next(loader), next(loader))]
+        with pytest.raises(gpufeed.Error) as e:
+            next(loader)
+        assert e.value.errno == errno.ENOBUFS and "slots" in e.value.strerror
+        del held
+        assert next(loader).count == 10
 
 
 def test_a_capsule_nobody_took_gives_its_slot_back(records_ds):
