@@ -12,7 +12,10 @@ torch.from_dlpack, without a copy: a dataset of fixed-size records gives one
 uint8 tensor [batch, record_size]; variable-size samples give a pair
 (data, offsets): data uint8 [bytes], offsets int64 [count + 1] (host memory).
 With device="cuda" (LOCAL_RANK's GPU) or "cuda:N" the data is in GPU memory
-and ready on the current stream.  RANK / WORLD_SIZE / LOCAL_RANK are read as
+and ready on the current stream; a batch's GPU memory is not written again
+until the work queued on that stream before the next batch was asked for is
+done (keep a tensor for later work and you must clone it).  RANK /
+WORLD_SIZE / LOCAL_RANK are read as
 torchrun and gpufeed launch set them, so each rank gets its share of every
 epoch.  A tensor holds its slot of the loader until it is deleted: keep
 fewer than `slots` (default 4) alive at once, or copy what you keep.
@@ -88,10 +91,21 @@ class GpufeedDataset(torch.utils.data.IterableDataset):
             return len(ds)
 
     def __iter__(self):
-        for batch in self.loader:
-            with batch:
-                out = collate(batch)
-            yield out
+        # A batch is released when the next one is asked for, not as soon as
+        # its tensor is made: on a GPU, release records an event on the stream
+        # torch.from_dlpack gave (the current stream), and the slot is copied
+        # into again only after that event, i.e. after the training step that
+        # was queued on this batch before the loop came back for the next.
+        held = None
+        try:
+            for batch in self.loader:
+                if held is not None:
+                    held.release()
+                held = batch
+                yield collate(batch)
+        finally:
+            if held is not None:
+                held.release()
 
     def __len__(self):
         return len(self.loader)
