@@ -193,7 +193,7 @@ $(GPU_XFER_CHECK): $(BUILD)/obj/tests/gpu/xfer_check.o $(STATIC_LIB)
 PYTHON ?= /usr/bin/python3
 PY_EXT ?= python/gpufeed/_gpufeed.abi3.so
 python: $(PY_EXT)
-$(PY_EXT): $(wildcard python/src/*.[ch]) $(SHARED_REAL)
+$(PY_EXT): $(wildcard python/src/*.[ch] include/gpufeed/*.h) $(SHARED_REAL)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(BASE)) -Iinclude -I$(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])') \
 	    -DPy_LIMITED_API=0x030B0000 -shared -o $@ $(filter %.c,$^) -L$(BUILD) -lgpufeed \
@@ -277,5 +277,6 @@ uninstall:
 
 clean:
 	rm -rf build build-clang build-asan
+	rm -f python/gpufeed/_gpufeed.abi3.so
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
