@@ -3,6 +3,7 @@ import errno
 import json
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -98,3 +99,11 @@ def test_bind_here_without_a_gpu_is_an_error():
         gpufeed.bind(0)
     assert e.value.errno == errno.ENOENT or e.value.errno == errno.ENODEV
     assert os.sched_getaffinity(0) == before
+
+
+def test_gpufeed_torch_without_torch_says_so():
+    code = ("import sys; sys.modules['torch'] = None\n"
+            "try:\n    import gpufeed.torch\nexcept ImportError as e:\n    print(e)\n")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(gpufeed.__file__)))
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, env=env).stdout
+    assert "gpufeed.torch needs PyTorch" in out and "python3-torch" in out
