@@ -12,9 +12,15 @@ the GIL.  Errors from the library are gpufeed.Error, an OSError whose errno
 and message (strerror) name the file, shard or device.  docs/python.md has
 the guide; gpufeed.torch the PyTorch DataLoader drop-in.
 """
+import atexit as _atexit
 import os as _os
 
 from ._gpufeed import Batch, Dataset, Error, Loader, Tensor, bind, pack, topo, version
+from ._gpufeed import _close_transforming
+
+# A loader with a Python transform is closed before the interpreter
+# finalizes: its threads need the GIL to finish the sample in hand.
+_atexit.register(_close_transforming)
 
 __all__ = ["Batch", "Dataset", "Error", "Loader", "Tensor", "bind", "bind_worker", "pack", "topo", "version",
            "local_rank"]

@@ -27,7 +27,16 @@ struct gfpy_loader {
 	/* Releases that came while busy, made when the call returns. */
 	struct gf_batch **pending;
 	size_t npending, pending_cap;
+	/* transform=: the callable the loader's threads call with the GIL
+	 * taken, and the first exception it raised, for next() to raise. */
+	PyObject *transform;
+	PyObject *exc_type, *exc_value, *exc_tb;
+	struct gfpy_loader *next_transforming, **prev_transforming;
 };
+
+/* Loaders with a Python transform: closed by gpufeed's atexit handler,
+ * while the interpreter can still give their threads the GIL. */
+static struct gfpy_loader *transforming;
 
 static struct gfpy_loader *as_loader(PyObject *o)
 {
@@ -133,6 +142,70 @@ static void leave(struct gfpy_loader *self)
 	flush_pending(self);
 }
 
+/* ---- transform= ---- */
+
+/* The loader's transform hook, on a loader thread: the sample as a
+ * writable memoryview, released after the call so nothing keeps a view
+ * into a slot that will be reused. */
+static int py_transform(void *user, uint64_t sample, void *data, size_t *len, size_t cap)
+{
+	struct gfpy_loader *self = user;
+	PyGILState_STATE gil = PyGILState_Ensure();
+	PyObject *view, *r = NULL, *released;
+	Py_buffer out;
+	int rc = -ECANCELED;
+
+	view = PyMemoryView_FromMemory(data, (Py_ssize_t)*len, PyBUF_WRITE);
+	if (view)
+		r = PyObject_CallFunction(self->transform, "KO", (unsigned long long)sample, view);
+	if (r == Py_None || (r && r == view)) {
+		rc = 0;
+	} else if (r && PyObject_GetBuffer(r, &out, PyBUF_SIMPLE) == 0) {
+		if ((size_t)out.len <= cap) {
+			memmove(data, out.buf, (size_t)out.len);
+			*len = (size_t)out.len;
+			rc = 0;
+		} else {
+			PyErr_Format(PyExc_ValueError, "transform: sample %llu became %zd bytes, past its room of %zu",
+				     (unsigned long long)sample, out.len, cap);
+		}
+		PyBuffer_Release(&out);
+	} else if (r) {
+		PyErr_Format(PyExc_TypeError, "transform: return None or a bytes-like object, not %R", (PyObject *)Py_TYPE(r));
+	}
+	Py_XDECREF(r);
+	if (rc && !self->exc_type)
+		PyErr_Fetch(&self->exc_type, &self->exc_value, &self->exc_tb);
+	PyErr_Clear();
+	if (view) {
+		released = PyObject_CallMethod(view, "release", NULL);
+		if (!released)
+			PyErr_Clear();	/* still exported (the callable kept a buffer): let it live */
+		Py_XDECREF(released);
+		Py_DECREF(view);
+	}
+	PyGILState_Release(gil);
+	return rc;
+}
+
+static void forget_exception(struct gfpy_loader *self)
+{
+	Py_CLEAR(self->exc_type);
+	Py_CLEAR(self->exc_value);
+	Py_CLEAR(self->exc_tb);
+}
+
+static void unlist_transforming(struct gfpy_loader *self)
+{
+	if (!self->prev_transforming)
+		return;
+	*self->prev_transforming = self->next_transforming;
+	if (self->next_transforming)
+		self->next_transforming->prev_transforming = self->prev_transforming;
+	self->prev_transforming = NULL;
+	self->next_transforming = NULL;
+}
+
 /* ---- arguments ---- */
 
 /* An int from the environment (RANK, WORLD_SIZE, LOCAL_RANK), or def. */
@@ -228,9 +301,9 @@ static PyObject *loader_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "path", "batch_size", "rank", "world_size", "seed", "shuffle", "drop_last",
 				  "device", "threads", "slots", "block_bytes", "window_blocks", "verify", "buffered",
-				  "uneven", "numa_node", NULL };
+				  "uneven", "numa_node", "transform", NULL };
 	PyObject *path, *rank = Py_None, *world = Py_None, *seed = Py_None, *device = Py_None, *threads = Py_None,
-		 *slots = Py_None, *block = Py_None, *window = Py_None, *node = Py_None;
+		 *slots = Py_None, *block = Py_None, *window = Py_None, *node = Py_None, *transform = Py_None;
 	int shuffle = 1, drop_last = 0, verify = 0, buffered = 0, ret;
 	const char *uneven = "pad";
 	struct gf_loader_opts o = GF_LOADER_OPTS_INIT;
@@ -238,10 +311,14 @@ static PyObject *loader_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
 	long long v, r, w;
 	allocfunc alloc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&L|$OOOppOOOOOppsO:Loader", kwlist, PyUnicode_FSConverter, &path,
-					 &v, &rank, &world, &seed, &shuffle, &drop_last, &device, &threads, &slots,
-					 &block, &window, &verify, &buffered, &uneven, &node))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&L|$OOOppOOOOOppsOO:Loader", kwlist, PyUnicode_FSConverter,
+					 &path, &v, &rank, &world, &seed, &shuffle, &drop_last, &device, &threads, &slots,
+					 &block, &window, &verify, &buffered, &uneven, &node, &transform))
 		return NULL;
+	if (transform != Py_None && !PyCallable_Check(transform)) {
+		PyErr_SetString(PyExc_TypeError, "transform: a callable (sample, data) is needed");
+		goto fail;
+	}
 	if (v < 1 || v > UINT32_MAX) {
 		PyErr_Format(PyExc_ValueError, "batch_size=%lld: want 1..%u", v, UINT32_MAX);
 		goto fail;
@@ -300,6 +377,12 @@ static PyObject *loader_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
 	if (!self)
 		goto fail;
 	self->path = path;
+	if (transform != Py_None) {
+		Py_INCREF(transform);
+		self->transform = transform;
+		o.transform = py_transform;
+		o.transform_user = self;
+	}
 	self->opts = o;
 	Py_BEGIN_ALLOW_THREADS
 	ret = gf_loader_open(PyBytes_AsString(path), &o, &self->l);
@@ -308,6 +391,13 @@ static PyObject *loader_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
 		self->l = NULL;
 		Py_DECREF(self);
 		return gfpy_raise(ret);
+	}
+	if (self->transform) {
+		self->next_transforming = transforming;
+		if (transforming)
+			transforming->prev_transforming = &self->next_transforming;
+		self->prev_transforming = &transforming;
+		transforming = self;
 	}
 	return (PyObject *)self;
 fail:
@@ -327,6 +417,7 @@ static void close_loader(struct gfpy_loader *self)
 	while (self->nlive)
 		gfpy_batch_release(self->live[self->nlive - 1]);
 	self->l = NULL;
+	unlist_transforming(self);
 	Py_BEGIN_ALLOW_THREADS
 	gf_loader_close(l);
 	Py_END_ALLOW_THREADS
@@ -336,12 +427,50 @@ static void loader_dealloc(PyObject *o)
 {
 	struct gfpy_loader *self = as_loader(o);
 
+	PyObject_GC_UnTrack(o);
 	close_loader(self);
 	PyMem_Free(self->live);
 	PyMem_Free(self->pending);
 	Py_CLEAR(self->path);
+	Py_CLEAR(self->transform);
+	forget_exception(self);
 	gfpy_free_instance(o);
 }
+
+/* The transform may refer to its loader (a closure): a cycle the
+ * collector breaks by closing the loader, then dropping the callable. */
+static int loader_traverse(PyObject *o, visitproc visit, void *arg)
+{
+	Py_VISIT(as_loader(o)->transform);
+	Py_VISIT(Py_TYPE(o));
+	return 0;
+}
+
+static int loader_clear(PyObject *o)
+{
+	struct gfpy_loader *self = as_loader(o);
+
+	if (self->busy)
+		return 0;
+	close_loader(self);
+	Py_CLEAR(self->transform);
+	return 0;
+}
+
+static PyObject *close_transforming(PyObject *module, PyObject *unused)
+{
+	(void)module;
+	(void)unused;
+	while (transforming)
+		close_loader(transforming);
+	Py_RETURN_NONE;
+}
+
+static PyMethodDef module_methods[] = {
+	{ "_close_transforming", close_transforming, METH_NOARGS,
+	  "Closes every loader with a Python transform (gpufeed's atexit handler)." },
+	{ NULL, NULL, 0, NULL },
+};
 
 static PyObject *loader_close(PyObject *o, PyObject *unused)
 {
@@ -382,6 +511,7 @@ static int set_epoch(struct gfpy_loader *self, uint64_t epoch)
 		return -1;
 	}
 	self->exhausted = false;
+	forget_exception(self);	/* the loader forgets its error too */
 	return 0;
 }
 
@@ -432,6 +562,14 @@ static PyObject *loader_next(PyObject *o)
 	if (ret == 1) {
 		self->exhausted = true;
 		return NULL;	/* StopIteration */
+	}
+	if (ret < 0 && self->exc_type) {
+		/* The transform's own exception, as it raised it. */
+		Py_INCREF(self->exc_type);
+		Py_XINCREF(self->exc_value);
+		Py_XINCREF(self->exc_tb);
+		PyErr_Restore(self->exc_type, self->exc_value, self->exc_tb);
+		return NULL;
 	}
 	if (ret)
 		return gfpy_raise(ret);
@@ -677,11 +815,13 @@ static PyType_Slot loader_slots[] = {
 	{ Py_tp_methods, loader_methods },
 	{ Py_tp_getset, loader_getset },
 	{ Py_mp_length, loader_len },
+	{ Py_tp_traverse, loader_traverse },
+	{ Py_tp_clear, loader_clear },
 	{ Py_tp_doc,
 	  "Loader(path, batch_size, *, rank=None, world_size=None, seed=0, shuffle=True,\n"
 	  "       drop_last=False, device='cpu', threads=None, slots=None, block_bytes=None,\n"
 	  "       window_blocks=None, verify=False, buffered=False, uneven='pad',\n"
-	  "       numa_node=None)\n\n"
+	  "       numa_node=None, transform=None)\n\n"
 	  "Batches of the dataset at path (a directory made by gpufeed pack, its\n"
 	  "manifest.json, or a Megatron .bin/.idx prefix), read by threads on the\n"
 	  "GPU's NUMA node into a fixed pool of `slots` pinned buffers.  Iterating\n"
@@ -694,6 +834,13 @@ static PyType_Slot loader_slots[] = {
 	  "out.  threads, slots, block_bytes, window_blocks: None keeps the library's\n"
 	  "defaults (2, 4, 4 MiB, 16).  verify checks every sample's checksum;\n"
 	  "buffered reads through the page cache instead of O_DIRECT.\n\n"
+	  "transform(sample, data): called on the loader's threads for each sample\n"
+	  "after it is read (and checked), with the GIL taken: data is a writable\n"
+	  "memoryview of its bytes, valid during the call; return None (data changed\n"
+	  "in place or not at all) or a bytes-like object to put in its place (up to\n"
+	  "the dataset's largest sample size).  An exception it raises is raised by\n"
+	  "next().  It serialises the loader's threads on the GIL: a C transform\n"
+	  "(the library's) is the fast path.\n\n"
 	  "A batch, and any tensor made from it, holds one slot until released or\n"
 	  "deleted: keep fewer than `slots` alive, or next() raises Error (ENOBUFS)." },
 	{ 0, NULL },
@@ -702,14 +849,14 @@ static PyType_Slot loader_slots[] = {
 static PyType_Spec loader_spec = {
 	.name = "gpufeed.Loader",
 	.basicsize = sizeof(struct gfpy_loader),
-	.flags = Py_TPFLAGS_DEFAULT,
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
 	.slots = loader_slots,
 };
 
 int gfpy_loader_init(PyObject *module)
 {
 	gfpy_loader_type = PyType_FromSpec(&loader_spec);
-	if (!gfpy_loader_type)
+	if (!gfpy_loader_type || PyModule_AddFunctions(module, module_methods))
 		return -1;
 	return PyModule_AddObjectRef(module, "Loader", gfpy_loader_type);
 }
