@@ -269,3 +269,23 @@ def test_a_loader_with_a_transform_left_open_at_exit(records_ds):
     out = subprocess.run([sys.executable, "-c", code, records_ds], capture_output=True, text=True, env=env,
                          timeout=60)
     assert out.returncode == 0 and out.stdout == "read 10\n", out.stderr
+
+
+def test_a_loader_in_a_cycle_with_its_transform_is_collected(records_ds):
+    import gc
+    import weakref
+
+    def make():
+        box = {}
+
+        def f(sample, data):
+            assert box["loader"] is not None  # the transform refers to its loader
+
+        loader = gpufeed.Loader(records_ds, 10, transform=f)
+        box["loader"] = loader
+        next(loader).release()
+        return weakref.ref(f)
+
+    ref = make()
+    gc.collect()
+    assert ref() is None
