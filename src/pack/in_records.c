@@ -16,7 +16,7 @@ int gf_pack_records(struct gf_pack_out *o, const char *path, size_t record_size)
 	unsigned char *buf = NULL;
 	struct stat st;
 	uint64_t left;
-	int fd, ret;
+	int fd, ret = 0;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return gf_error(-errno, "%s: %s", path, strerror(errno));
