@@ -84,7 +84,8 @@ expect_grep "$err" "shard-00002.bin: record 3 (sample 23" "the message names the
 cp -r "$D/recs" "$D/trunc"
 truncate -s 8192 "$D/trunc/shard-00004.bin"
 expect_rc 3 "a truncated shard" "$GPUFEED" inspect "$D/trunc"
-expect_grep "$err" "shard-00004.bin.*truncated" "named, and said truncated"
+expect_grep "$err" "shard-00004.bin: 8192 bytes.*(truncated): record 2 (sample 42, offset 8192)" \
+	"the shard named, said truncated, with the first record lost"
 expect_rc 3 "verify: the same" "$GPUFEED" pack --verify "$D/trunc"
 cp -r "$D/recs" "$D/idx"
 printf '\377' | dd of="$D/idx/shard-00001.idx" bs=1 seek=$((128 + 8 * 2 + 1)) conv=notrunc 2>/dev/null
