@@ -619,6 +619,54 @@ static void lines_one_sample_each(void **state)
 	free(dir);
 }
 
+/* Lines that straddle the reader's 4 MiB chunks, and one longer than a
+ * chunk, come out whole. */
+static void lines_across_chunks(void **state)
+{
+	char *dir = t_mkdtemp(), in[PATH_MAX], out[PATH_MAX];
+	struct gf_pack_opts po = GF_PACK_OPTS_INIT;
+	const unsigned n = 3000, longest = 5u << 20;
+	size_t total = 0, at = 0;
+	char *text;
+	struct gf_dataset *d;
+	struct gf_dataset_info info;
+
+	(void)state;
+	for (unsigned i = 0; i < n; i++)
+		total += (i == 1500 ? longest : (i * 37u) % 5000u + 1) + 1;
+	text = malloc(total);
+	for (unsigned i = 0; i < n; i++) {
+		size_t len = i == 1500 ? longest : (i * 37u) % 5000u + 1;
+
+		memset(text + at, 'a' + (char)(i % 26), len);
+		at += len;
+		text[at++] = '\n';
+	}
+	t_write_bytes(dir, "big.txt", text, total);
+	path_in(in, sizeof(in), dir, "big.txt");
+	path_in(out, sizeof(out), dir, "ds");
+	po.align = 1;
+	assert_int_equal(pack_one(in, out, &po, NULL), 0);
+	assert_int_equal(gf_dataset_open(out, &d), 0);
+	assert_int_equal(gf_dataset_info(d, &info), 0);
+	assert_int_equal(info.samples, n);
+	assert_int_equal(info.max_size, longest);
+	for (uint64_t i = 0; i < n; i++) {
+		struct gf_sample_loc at_;
+
+		assert_int_equal(gf_dataset_sample(d, i, &at_), 0);
+		assert_int_equal(at_.size, i == 1500 ? longest : (i * 37u) % 5000u + 1);
+		/* Its bytes, by their checksum: the line's letter, as long as the line. */
+		memset(text, 'a' + (char)(i % 26), at_.size);
+		assert_int_equal(gf_dataset_check_sample(d, i, text, at_.size), 0);
+	}
+	assert_int_equal(gf_dataset_verify(d, NULL, NULL), 0);
+	gf_dataset_close(d);
+	free(text);
+	t_rmtree(dir);
+	free(dir);
+}
+
 /* ---- WebDataset tar ---- */
 
 static void run(const char *cmd)
@@ -723,6 +771,7 @@ int main(void)
 		cmocka_unit_test(crc32c_and_small_alignment),
 		cmocka_unit_test(files_in_path_order),
 		cmocka_unit_test(lines_one_sample_each),
+		cmocka_unit_test(lines_across_chunks),
 		cmocka_unit_test(tar_groups_by_key),
 		cmocka_unit_test(tar_refused_when_damaged),
 		cmocka_unit_test(refuses_a_packed_directory),
