@@ -63,7 +63,7 @@ static json_t *build(const struct gf_manifest *m)
 	}
 	json_object_set_new(root, "format", json_string(GF_DS_FORMAT));
 	json_object_set_new(root, "version", json_integer(GF_DS_VERSION));
-	json_object_set_new(root, "name", json_string(m->name));
+	json_object_set_new(root, "name", gf_jstr(m->name));
 	json_object_set_new(root, "samples", json_integer((json_int_t)samples));
 	json_object_set_new(root, "data_bytes", json_integer((json_int_t)data));
 	json_object_set_new(root, "file_bytes", json_integer((json_int_t)file));
