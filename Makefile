@@ -94,6 +94,7 @@ EXAMPLE_SRCS := $(sort $(wildcard examples/*.c))
 EXAMPLES := $(EXAMPLE_SRCS:examples/%.c=$(BUILD)/examples/%)
 GPU_SMOKE := $(BUILD)/gpu/cuda_smoke
 GPU_XFER_CHECK := $(BUILD)/gpu/xfer_check
+GPU_LOADER_CHECK := $(BUILD)/gpu/loader_check
 
 STATIC_LIB := $(BUILD)/libgpufeed.a
 SHARED_REAL := $(BUILD)/libgpufeed.so.$(VERSION)
@@ -113,13 +114,14 @@ MAN_PAGES += man/gpufeed-bench-mem.1
 MAN_PAGES += man/gpufeed-bench-h2d.1
 MAN_PAGES += man/gpufeed-bench-p2p.1
 MAN_PAGES += man/gpufeed-bench-io-gpu.1
+MAN_PAGES += man/gpufeed-pack.1 man/gpufeed-inspect.1
 
 .PHONY: all lib cli tests examples check sanitize clang install uninstall clean man ptx api-doc python
 all: lib cli tests
 
 lib: $(STATIC_LIB) $(SHARED_REAL)
 cli: $(CLI)
-tests: $(TEST_BINS) $(FAKE_LIBS) $(GPU_SMOKE) $(GPU_XFER_CHECK) $(EXAMPLES)
+tests: $(TEST_BINS) $(FAKE_LIBS) $(GPU_SMOKE) $(GPU_XFER_CHECK) $(GPU_LOADER_CHECK) $(EXAMPLES)
 examples: $(EXAMPLES)
 
 $(BUILD)/obj/src/%.o: src/%.c
@@ -182,6 +184,10 @@ $(GPU_SMOKE): $(BUILD)/obj/tests/gpu/cuda_smoke.o $(STATIC_LIB)
 	$(CC) $(SANITIZE) -o $@ $< $(STATIC_LIB) $(JANSSON_LIBS) $(URING_LIBS) $(ZLIB_LIBS) $(SYS_LIBS)
 
 $(GPU_XFER_CHECK): $(BUILD)/obj/tests/gpu/xfer_check.o $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(SANITIZE) -o $@ $< $(STATIC_LIB) $(JANSSON_LIBS) $(URING_LIBS) $(ZLIB_LIBS) $(SYS_LIBS)
+
+$(GPU_LOADER_CHECK): $(BUILD)/obj/tests/gpu/loader_check.o $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANITIZE) -o $@ $< $(STATIC_LIB) $(JANSSON_LIBS) $(URING_LIBS) $(ZLIB_LIBS) $(SYS_LIBS)
 

@@ -67,6 +67,15 @@ if [ -x "$xcheck" ]; then
 else
 	echo "$xcheck not built: transfer check not run"; rc=1
 fi
+# The loader on the real GPU: two datasets packed in $xdir, loaded with
+# verify on, every batch copied back from GPU memory on its own stream and
+# on a consumer stream released early (tests/gpu/loader_check.c).
+lcheck=$(dirname "$gf")/gpu/loader_check
+if [ -x "$lcheck" ]; then
+	"$lcheck" 0 "$xdir" || rc=1
+else
+	echo "$lcheck not built: loader check not run"; rc=1
+fi
 # Every bench target through the frame on the real GPU (exit 0, or 1 for a
 # finding; its JSON of its schema): what the CLI and a binding both run.
 bdir=$(dirname "$gf")
