@@ -59,7 +59,7 @@ fi
 
 cd "$SRC" || exit 1
 env "${env[@]}" GPUFEED_PYTHONPATH="$build/python" GPUFEED="$GPUFEED" GPUFEED_FIXTURES="$FIX" \
-	PYTHONDONTWRITEBYTECODE=1 "$PY" -m pytest -p no:cacheprovider -p no:hypothesispytest -rA -q tests/python \
+	PYTHONDONTWRITEBYTECODE=1 "$PY" -m pytest -p no:cacheprovider -p no:hypothesispytest -rA -q --basetemp="$TMP/pytest" tests/python \
 	>"$TMP/pytest.log" 2>&1
 rc=$?
 # -rA's summary: "PASSED tests/python/x.py::name", "FAILED ... - why",
