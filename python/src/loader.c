@@ -17,6 +17,7 @@ struct gfpy_loader {
 	PyObject_HEAD
 	struct gf_loader *l;	/* NULL once closed */
 	struct gf_loader_opts opts;
+	int visible;		/* the CUDA device asked for, as numbered here; -1 cpu */
 	PyObject *path;		/* bytes */
 	bool busy;		/* a call runs without the GIL */
 	bool exhausted;		/* next() reached the end of the epoch */
@@ -238,49 +239,115 @@ static int rank_arg(PyObject *o, const char *name, const char *env, long long de
 	return gfpy_int_arg(o, name, min, UINT32_MAX, out);
 }
 
-/* device: "cpu" (host memory), "cuda" (LOCAL_RANK's GPU, as torchrun and
- * gpufeed launch set it), "cuda:N" or N: the GPU index. */
-static int device_arg(PyObject *o, int *gpu)
+/* The NVML index (what gf_loader_opts.gpu takes) of CUDA device `visible`
+ * as this process sees it: CUDA_VISIBLE_DEVICES's entry of that number
+ * (an index, or a UUID or PCI address the machine model resolves), or the
+ * same number when the variable is unset (CUDA's order is PCI order, as
+ * NVML's, with CUDA_DEVICE_ORDER=PCI_BUS_ID, which gpufeed run and launch
+ * set).  0, or -1 with an exception. */
+static int nvml_index(long long *visiblep, bool from_local_rank, int *gpu)
 {
-	long long v;
+	long long visible = *visiblep;
+	const char *env = getenv("CUDA_VISIBLE_DEVICES");
+	char entry[128];
+	const char *p, *end;
+	long long n = 0, i;
+	struct gf_topo_options o = GF_TOPO_OPTS_INIT;
+	struct gf_topo *t = NULL;
+	int ret, pos = -1;
+	char *num_end;
+
+	if (!env) {
+		*gpu = (int)visible;
+		return 0;
+	}
+	for (p = env; *p; p++)
+		n += *p == ',';
+	n += *env != 0;
+	/* gpufeed launch shows each rank its own GPU alone, as cuda:0. */
+	if (from_local_rank && n == 1)
+		*visiblep = visible = 0;
+	if (visible >= n) {
+		PyErr_Format(PyExc_ValueError, "device: CUDA device %lld%s, but CUDA_VISIBLE_DEVICES='%s' shows %lld", visible,
+			     from_local_rank ? " (LOCAL_RANK)" : "", env, n);
+		return -1;
+	}
+	for (p = env, i = 0; i < visible; i++)
+		p = strchr(p, ',') + 1;
+	end = strchr(p, ',');
+	if (!end)
+		end = p + strlen(p);
+	snprintf(entry, sizeof(entry), "%.*s", (int)(end - p), p);
+	errno = 0;
+	i = strtoll(entry, &num_end, 10);
+	if (*entry && !*num_end && !errno && i >= 0 && i <= INT32_MAX) {
+		*gpu = (int)i;
+		return 0;
+	}
+	o.omit = GF_TOPO_OMIT_CPU_DETAIL | GF_TOPO_OMIT_STORAGE;
+	Py_BEGIN_ALLOW_THREADS
+	ret = gf_topo_discover(&o, &t);
+	if (!ret)
+		pos = gf_topo_find_gpu(t, entry);
+	Py_END_ALLOW_THREADS
+	if (ret || pos < 0) {
+		gf_topo_free(t);
+		gfpy_raise(ret ? ret : pos);
+		return -1;
+	}
+	*gpu = t->gpus[pos].index;
+	gf_topo_free(t);
+	return 0;
+}
+
+/* device: "cpu" (host memory), or a CUDA device as torch numbers them in
+ * this process: "cuda:N", N or a torch.device; "cuda" is LOCAL_RANK's (as
+ * torchrun and gpufeed launch set it).  *visible: that number, -1 for cpu. */
+static int device_arg(PyObject *o, int *gpu, int *visible)
+{
+	PyObject *str = NULL;
+	long long v = -1;
+	bool local = false;
 	const char *s;
 	char *end;
 
-	if (o == Py_None) {
-		*gpu = -1;
+	*gpu = *visible = -1;
+	if (o == Py_None)
 		return 0;
-	}
 	if (PyLong_Check(o)) {
 		if (gfpy_int_arg(o, "device", 0, INT32_MAX, &v))
 			return -1;
-		*gpu = (int)v;
-		return 0;
-	}
-	s = PyUnicode_Check(o) ? PyUnicode_AsUTF8AndSize(o, NULL) : NULL;
-	if (!s) {
-		if (!PyErr_Occurred())
-			PyErr_SetString(PyExc_TypeError, "device: 'cpu', 'cuda', 'cuda:N' or an int");
-		return -1;
-	}
-	if (!strcmp(s, "cpu")) {
-		*gpu = -1;
-		return 0;
-	}
-	if (!strcmp(s, "cuda")) {
-		if (env_int("LOCAL_RANK", 0, 0, INT32_MAX, &v))
+	} else {
+		str = PyObject_Str(o);	/* a str, or a torch.device ("cuda:1") */
+		s = str ? PyUnicode_AsUTF8AndSize(str, NULL) : NULL;
+		if (!s)
 			return -1;
-		*gpu = (int)v;
-		return 0;
-	}
-	if (!strncmp(s, "cuda:", 5) && s[5] >= '0' && s[5] <= '9') {
-		errno = 0;
-		v = strtoll(s + 5, &end, 10);
-		if (!errno && !*end && v <= INT32_MAX) {
-			*gpu = (int)v;
+		if (!strcmp(s, "cpu")) {
+			Py_DECREF(str);
 			return 0;
 		}
+		if (!strcmp(s, "cuda")) {
+			local = true;
+			if (env_int("LOCAL_RANK", 0, 0, INT32_MAX, &v))
+				goto fail;
+		} else if (!strncmp(s, "cuda:", 5) && s[5] >= '0' && s[5] <= '9') {
+			errno = 0;
+			v = strtoll(s + 5, &end, 10);
+			if (errno || *end || v > INT32_MAX)
+				v = -1;
+		}
+		if (v < 0) {
+			PyErr_Format(PyExc_ValueError, "device='%s': want 'cpu', 'cuda', 'cuda:N' or an int", s);
+			goto fail;
+		}
 	}
-	PyErr_Format(PyExc_ValueError, "device='%s': want 'cpu', 'cuda', 'cuda:N' or an int", s);
+	if (nvml_index(&v, local, gpu))
+		goto fail;
+	*visible = (int)v;
+	Py_XDECREF(str);
+	return 0;
+fail:
+	Py_XDECREF(str);
 	return -1;
 }
 
@@ -309,6 +376,7 @@ static PyObject *loader_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
 	struct gf_loader_opts o = GF_LOADER_OPTS_INIT;
 	struct gfpy_loader *self;
 	long long v, r, w;
+	int visible;
 	allocfunc alloc;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&L|$OOOppOOOOOppsOO:Loader", kwlist, PyUnicode_FSConverter,
@@ -343,7 +411,7 @@ static PyObject *loader_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
 	o.drop_last = drop_last;
 	o.verify = verify;
 	o.buffered = buffered;
-	if (device_arg(device, &o.gpu) || uneven_arg(uneven, &o.uneven))
+	if (device_arg(device, &o.gpu, &visible) || uneven_arg(uneven, &o.uneven))
 		goto fail;
 	/* None keeps the library's default (0 in the options). */
 	if (threads != Py_None) {
@@ -377,6 +445,7 @@ static PyObject *loader_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
 	if (!self)
 		goto fail;
 	self->path = path;
+	self->visible = visible;
 	if (transform != Py_None) {
 		Py_INCREF(transform);
 		self->transform = transform;
@@ -750,7 +819,9 @@ static PyObject *loader_get_opt(PyObject *o, void *closure)
 	if (!strcmp(which, "seed"))
 		return PyLong_FromUnsignedLongLong(opts->seed);
 	if (!strcmp(which, "device"))
-		return opts->gpu < 0 ? PyUnicode_FromString("cpu") : PyUnicode_FromFormat("cuda:%d", opts->gpu);
+		return opts->gpu < 0 ? PyUnicode_FromString("cpu") : PyUnicode_FromFormat("cuda:%d", as_loader(o)->visible);
+	if (!strcmp(which, "gpu"))
+		return PyLong_FromLong(opts->gpu);
 	if (!strcmp(which, "closed"))
 		return PyBool_FromLong(as_loader(o)->l == NULL);
 	return PyUnicode_DecodeFSDefault(PyBytes_AsString(as_loader(o)->path));
@@ -769,7 +840,9 @@ static PyGetSetDef loader_getset[] = {
 	{ "rank", loader_get_opt, NULL, "This loader's rank.", "rank" },
 	{ "world_size", loader_get_opt, NULL, "The number of ranks the epoch is split among.", "world_size" },
 	{ "seed", loader_get_opt, NULL, "The seed of the order.", "seed" },
-	{ "device", loader_get_opt, NULL, "'cpu' or 'cuda:N': where batches are delivered.", "device" },
+	{ "device", loader_get_opt, NULL, "'cpu' or 'cuda:N' (as torch numbers CUDA devices here): where batches go.",
+	  "device" },
+	{ "gpu", loader_get_opt, NULL, "The GPU's NVML index (gpufeed's numbering, as nvidia-smi's); -1 for cpu.", "gpu" },
 	{ "path", loader_get_opt, NULL, "The dataset as opened.", "path" },
 	{ "closed", loader_get_opt, NULL, "Whether close() ran.", "closed" },
 	{ "epoch", loader_get_state_field, NULL, "The current epoch.", NULL },
@@ -828,8 +901,10 @@ static PyType_Slot loader_slots[] = {
 	  "yields gpufeed.Batch objects for this rank; `for b in loader` once per\n"
 	  "epoch walks epochs 0, 1, 2, ... (set_epoch picks one).\n\n"
 	  "rank / world_size: None reads RANK / WORLD_SIZE (torchrun, gpufeed launch),\n"
-	  "else 0 and 1.  device: 'cpu' (host memory), 'cuda' (the GPU LOCAL_RANK\n"
-	  "names), 'cuda:N' or N.  uneven: 'pad' repeats the epoch's first samples so\n"
+	  "else 0 and 1.  device: 'cpu' (host memory), or a CUDA device numbered as\n"
+	  "torch numbers them in this process ('cuda:N', N, a torch.device: entry N\n"
+	  "of CUDA_VISIBLE_DEVICES when it is set); 'cuda' is LOCAL_RANK's (the only\n"
+	  "one when CUDA_VISIBLE_DEVICES shows one, as under gpufeed launch).  uneven: 'pad' repeats the epoch's first samples so\n"
 	  "every rank gets as many, 'drop' leaves the last (samples mod world_size)\n"
 	  "out.  threads, slots, block_bytes, window_blocks: None keeps the library's\n"
 	  "defaults (2, 4, 4 MiB, 16).  verify checks every sample's checksum;\n"
