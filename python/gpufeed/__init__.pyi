@@ -46,6 +46,7 @@ class Loader:
     world_size: int
     seed: int
     device: str
+    gpu: int
     path: str
     closed: bool
     epoch: int

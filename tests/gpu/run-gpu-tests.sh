@@ -111,6 +111,15 @@ if [ -n "$lib" ]; then
 	GPUFEED_LIB=$lib LD_LIBRARY_PATH="$bdir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" python3 tests/gpu/dlpack_torch.py
 	case $? in 0|77) ;; *) rc=1 ;; esac
 fi
+# The Python binding on the GPU: the abi3 extension tests/cli/test_python.sh
+# built into $bdir/python (carried; no Python headers needed here).
+if [ -f "$bdir/python/gpufeed/_gpufeed.abi3.so" ]; then
+	GPUFEED_PYTHONPATH=$bdir/python LD_LIBRARY_PATH="$bdir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+		python3 tests/gpu/python_loader.py
+	case $? in 0|77) ;; *) rc=1 ;; esac
+else
+	echo "$bdir/python/gpufeed not built: the Python binding's GPU test not run (tests/cli/test_python.sh builds it)"
+fi
 nvidia-smi topo -m > "$tmp/smi.txt"
 "$gf" topo --json > "$tmp/gf.json" || rc=1
 python3 tests/gpu/compare_topo.py "$tmp/gf.json" "$tmp/smi.txt" || rc=1
