@@ -70,10 +70,21 @@ def test_bind_previews_a_recording_as_gpufeed_run(cli, machines, name):
 
 def test_bind_worker_takes_local_rank(cli, machines, monkeypatch):
     root = os.path.join(machines, "hgx-h100-8gpu", "root")
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
     monkeypatch.setenv("LOCAL_RANK", "5")
     got = gpufeed.bind_worker(3, root=root)  # the worker id is not the GPU
     assert got["targets"][0]["index"] == 5
     assert got["cpus"] == cli_binding(cli, root, 5)["cpus"]
+    # gpufeed launch: the rank's own GPU alone, by UUID.
+    model = gpufeed.topo(root)
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", model["gpus"][6]["uuid"])
+    assert gpufeed.bind_worker(root=root)["targets"][0]["index"] == 6
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "7,6,5,4,3,2,1,0")
+    assert gpufeed.bind_worker(root=root)["targets"][0]["index"] == 2
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1,2")
+    with pytest.raises(ValueError, match="CUDA_VISIBLE_DEVICES"):
+        gpufeed.bind_worker(root=root)
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
     monkeypatch.setenv("LOCAL_RANK", "five")
     with pytest.raises(ValueError, match="LOCAL_RANK"):
         gpufeed.bind_worker(root=root)
