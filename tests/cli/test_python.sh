@@ -20,7 +20,7 @@ done
 # the extension is then built with the sanitizers too.
 asan=$(ldd "$build/libgpufeed.so" 2>/dev/null | awk '/libasan/ {print $3}')
 env=()
-[ -z "$asan" ] || env=(LD_PRELOAD="$asan" ASAN_OPTIONS=detect_leaks=0:${ASAN_OPTIONS:-})
+[ -z "$asan" ] || env=(LD_PRELOAD="$asan" ASAN_OPTIONS=detect_leaks=0:${ASAN_OPTIONS:-} UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:${UBSAN_OPTIONS:-})
 
 pkg=$build/python/gpufeed
 mkdir -p "$pkg"
