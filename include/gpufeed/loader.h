@@ -187,8 +187,9 @@ GF_API int gf_loader_counters(const struct gf_loader *l, struct gf_loader_counte
 
 /* How shuffled an epoch's order is, beside a full random permutation of
  * the same samples: the mean over batches of the entropy (bits) of the
- * blocks the batch's samples come from (MosaicML Streaming's measure);
- * *full is that of a full permutation of the same epoch. */
+ * blocks the batch's samples come from (an entropy score in the spirit of
+ * MosaicML Streaming's, docs/loader.md says how they differ); *full is
+ * that of a full permutation of the same epoch. */
 GF_API int gf_loader_shuffle_quality(const struct gf_loader *l, double *score, double *full);
 
 #ifdef __cplusplus
