@@ -285,7 +285,8 @@ int gf_pack(const char *const *inputs, unsigned ninputs, const char *outdir, con
 	if (!ret)
 		ret = finish_shard(&o);
 	if (!ret && !o.ndone)
-		ret = gf_error(-EINVAL, "%s: the inputs hold no samples: nothing packed", outdir);
+		ret = gf_error(-EINVAL, "%s: no samples in %s%s: nothing packed", outdir, inputs[0],
+			       ninputs > 1 ? " and the other inputs" : "");
 	if (!ret) {
 		struct gf_manifest m = {
 			.name = opts->name ? opts->name : dir_name(outdir, namebuf, sizeof(namebuf)),

@@ -322,6 +322,14 @@ static void refuses_a_packed_directory(void **state)
 	assert_int_equal(pack_one(in, out, &po, NULL), 0);
 	assert_int_equal(pack_one(in, out, &po, NULL), -EEXIST);
 	msg_has("already holds a dataset");
+	/* An input without samples. */
+	t_write(dir, "empty.jsonl", "\n\n");
+	path_in(in, sizeof(in), dir, "empty.jsonl");
+	path_in(out, sizeof(out), dir, "ds3");
+	assert_int_equal(pack_one(in, out, &po, NULL), -EINVAL);
+	msg_has("no samples in");
+	msg_has("empty.jsonl");
+	path_in(in, sizeof(in), dir, "records.bin");
 	/* A size the file is not a multiple of. */
 	po.record_size = 5;
 	path_in(out, sizeof(out), dir, "ds2");
