@@ -42,6 +42,7 @@
 #include <gpufeed/verify.h>
 #include <gpufeed/place.h>
 #include <gpufeed/emit.h>
+#include <gpufeed/dataset.h>
 
 #ifdef __cplusplus
 extern "C" {
