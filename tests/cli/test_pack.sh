@@ -43,6 +43,15 @@ expect_grep "$out" "every checksum matches" "verify says so"
 expect_rc 3 "pack into a directory that holds a dataset is refused" "$GPUFEED" pack "$D/tree" "$D/ds"
 expect_grep "$err" "already holds a dataset" "and says why"
 
+# Keys as JSON: UTF-8 kept, other bytes U+FFFD, quotes and backslashes escaped.
+mkdir "$D/names"
+printf x >"$D/names/caf$(printf '\303\251')"
+printf y >"$D/names/bad$(printf '\377')"
+printf z >"$D/names/q\"\\"
+expect_rc 0 "pack file names that are not all UTF-8" "$GPUFEED" pack "$D/names" "$D/names-ds"
+expect_rc 0 "inspect --json lists their keys" "$GPUFEED" inspect --json --head 3 "$D/names-ds"
+expect_jq "$out" '[.listed[].key] == ["bad\ufffd", "caf\u00e9", "q\"\\"]' "keys: U+FFFD, UTF-8 and escapes"
+
 # --- fixed-size records, shards cut at --shard-size ------------------------
 head -c $((100 * 1000)) /dev/urandom >"$D/recs.raw"
 expect_rc 0 "pack --record-size 1000 --shard-size 40K --json" \

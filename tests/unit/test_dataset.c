@@ -322,6 +322,14 @@ static void refuses_a_packed_directory(void **state)
 	assert_int_equal(pack_one(in, out, &po, NULL), 0);
 	assert_int_equal(pack_one(in, out, &po, NULL), -EEXIST);
 	msg_has("already holds a dataset");
+	/* An input without samples. */
+	t_write(dir, "empty.jsonl", "\n\n");
+	path_in(in, sizeof(in), dir, "empty.jsonl");
+	path_in(out, sizeof(out), dir, "ds3");
+	assert_int_equal(pack_one(in, out, &po, NULL), -EINVAL);
+	msg_has("no samples in");
+	msg_has("empty.jsonl");
+	path_in(in, sizeof(in), dir, "records.bin");
 	/* A size the file is not a multiple of. */
 	po.record_size = 5;
 	path_in(out, sizeof(out), dir, "ds2");
@@ -351,6 +359,19 @@ static void failed_pack_leaves_nothing_whole(void **state)
 	assert_int_equal(count_named(out, "shard-"), 0);
 	assert_int_equal(count_named(out, "manifest"), 0);
 	assert_int_equal(gf_dataset_open(out, &d), -ENOENT);
+	/* What a killed pack leaves (its temporary files) goes when the
+	 * directory is packed again; files of other names stay. */
+	t_write(out, "shard-00003.bin.tmp-a1B2c3", "partial");
+	t_write(out, "shard-00003.idx.tmp-a1B2c3", "partial");
+	t_write(out, "manifest.json.tmp-Zz9yY8", "{");
+	t_write(out, "shard-x.bin.tmp-a1B2c3", "not ours");
+	t_write(out, "notes.tmp-a1B2c3", "not ours");
+	assert_int_equal(gf_pack(in, 1, out, &po, NULL), 0);
+	assert_int_equal(count_named(out, "shard-00003.bin.tmp"), 0);
+	assert_int_equal(count_named(out, "shard-00003.idx.tmp"), 0);
+	assert_int_equal(count_named(out, "manifest.json.tmp"), 0);
+	assert_int_equal(count_named(out, "shard-x.bin.tmp"), 1);
+	assert_int_equal(count_named(out, "notes.tmp"), 1);
 	t_rmtree(dir);
 	free(dir);
 }

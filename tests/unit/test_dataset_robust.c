@@ -2,6 +2,7 @@
  * each mutated thousands of times from a fixed seed (bit flips, bytes of
  * garbage, truncations, header fields set to edge values, with and without
  * the header's checksum made right again so the checks behind it run).
+ * A WebDataset tar is packed from mutated copies too.
  * Parsing must never crash or read out of bounds (the sanitizer build runs
  * this on exact-size copies); what it accepts must only point inside the
  * files; what it refuses has a message naming the file. */
@@ -313,12 +314,69 @@ static void megatron_mutations(void **state)
 	print_message("megatron: %d accepted, %d refused\n", accepted, refused);
 }
 
+/* ---- a WebDataset tar, through gf_pack ---- */
+
+static void tar_mutations(void **state)
+{
+	char *dir = t_mkdtemp(), src[PATH_MAX], tarp[PATH_MAX], cmd[3 * PATH_MAX], name[200];
+	unsigned char *orig;
+	size_t olen;
+	int accepted = 0, refused = 0;
+
+	(void)state;
+	snprintf(src, sizeof(src), "%s/src", dir);
+	memset(name, 'k', 110);
+	strcpy(name + 110, ".txt");
+	t_write(src, "0001.jpg", "image one");
+	t_write(src, "0001.cls", "1");
+	t_write(src, "0002.jpg", "image two");
+	t_write(src, name, "long name");
+	snprintf(tarp, sizeof(tarp), "%s/in.tar", dir);
+	snprintf(cmd, sizeof(cmd), "tar --format=pax -cf '%s' -C '%s' 0001.cls 0001.jpg 0002.jpg %s", tarp, src, name);
+	assert_int_equal(system(cmd), 0);
+	orig = slurp(tarp, &olen);
+	for (int c = 0; c < CASES / 16; c++) {
+		struct gf_pack_opts po = GF_PACK_OPTS_INIT;
+		size_t cap = olen + 1024, len;
+		unsigned char *img = malloc(cap);
+		char out[PATH_MAX];
+		const char *in[] = { tarp };
+		int ret;
+
+		memcpy(img, orig, olen);
+		len = mutate(img, olen, cap, 2048);
+		t_write_bytes(dir, "in.tar", img, len);
+		snprintf(out, sizeof(out), "%s/ds%d", dir, c);
+		ret = gf_pack(in, 1, out, &po, NULL);
+		if (!ret) {
+			struct gf_dataset *d;
+
+			assert_int_equal(gf_dataset_open(out, &d), 0);
+			check_dataset(d);
+			assert_int_equal(gf_dataset_verify(d, NULL, NULL), 0);
+			gf_dataset_close(d);
+			accepted++;
+		} else {
+			assert_true(ret == -EBADMSG || ret == -EINVAL);
+			assert_non_null(strstr(gf_last_error(), "in.tar"));
+			refused++;
+		}
+		free(img);
+	}
+	assert_true(accepted > 0 && refused > 0);
+	print_message("tar: %d accepted, %d refused\n", accepted, refused);
+	free(orig);
+	t_rmtree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(index_mutations),
 		cmocka_unit_test(manifest_mutations),
 		cmocka_unit_test(megatron_mutations),
+		cmocka_unit_test(tar_mutations),
 	};
 
 	return cmocka_run_group_tests_name("dataset_robust", tests, NULL, NULL);
