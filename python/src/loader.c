@@ -38,6 +38,9 @@ struct gfpy_loader {
 /* Loaders with a Python transform: closed by gpufeed's atexit handler,
  * while the interpreter can still give their threads the GIL. */
 static struct gfpy_loader *transforming;
+/* The loader whose transform this thread (a loader thread) is running: it
+ * must not close a loader, which would join the threads, its own too. */
+static _Thread_local struct gfpy_loader *in_transform;
 
 static struct gfpy_loader *as_loader(PyObject *o)
 {
@@ -156,6 +159,8 @@ static int py_transform(void *user, uint64_t sample, void *data, size_t *len, si
 	Py_buffer out;
 	int rc = -ECANCELED;
 
+	in_transform = self;
+
 	view = PyMemoryView_FromMemory(data, (Py_ssize_t)*len, PyBUF_WRITE);
 	if (view)
 		r = PyObject_CallFunction(self->transform, "KO", (unsigned long long)sample, view);
@@ -185,6 +190,7 @@ static int py_transform(void *user, uint64_t sample, void *data, size_t *len, si
 		Py_XDECREF(released);
 		Py_DECREF(view);
 	}
+	in_transform = NULL;
 	PyGILState_Release(gil);
 	return rc;
 }
@@ -482,6 +488,13 @@ static void close_loader(struct gfpy_loader *self)
 
 	if (!l)
 		return;
+	if (in_transform == self) {
+		/* On one of its own threads (its last reference dropped in its
+		 * transform): closing would join this thread.  Left open. */
+		PyErr_WarnEx(PyExc_ResourceWarning, "gpufeed.Loader dropped inside a transform is left open", 1);
+		PyErr_Clear();
+		return;
+	}
 	flush_pending(self);
 	while (self->nlive)
 		gfpy_batch_release(self->live[self->nlive - 1]);
@@ -498,6 +511,8 @@ static void loader_dealloc(PyObject *o)
 
 	PyObject_GC_UnTrack(o);
 	close_loader(self);
+	if (self->l)
+		return;	/* left open (above): its threads still call into self, so it stays */
 	PyMem_Free(self->live);
 	PyMem_Free(self->pending);
 	Py_CLEAR(self->path);
@@ -519,7 +534,9 @@ static int loader_clear(PyObject *o)
 {
 	struct gfpy_loader *self = as_loader(o);
 
-	if (self->busy)
+	/* Busy, or collected on one of its own threads: left for a later
+	 * collection elsewhere (closing here would wait on this very call). */
+	if (self->busy || in_transform == self)
 		return 0;
 	close_loader(self);
 	Py_CLEAR(self->transform);

@@ -289,3 +289,22 @@ def test_a_loader_in_a_cycle_with_its_transform_is_collected(records_ds):
     ref = make()
     gc.collect()
     assert ref() is None
+
+
+def test_a_loader_dropped_inside_its_own_transform(records_ds):
+    """Its last reference goes on one of its threads: closing there would join
+    that thread; it is left open (a ResourceWarning) and closed at exit."""
+    code = ("import sys, threading, time, gpufeed\n"
+            "ready, box = threading.Event(), {}\n"
+            "def drop(sample, data):\n"
+            "    ready.wait()\n"
+            "    box.pop('loader', None)\n"
+            "box['loader'] = gpufeed.Loader(sys.argv[1], 10, transform=drop)\n"
+            "ready.set()\n"
+            "time.sleep(0.3)\n"
+            "print('dropped', 'loader' not in box)\n")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(gpufeed.__file__)))
+    out = subprocess.run([sys.executable, "-W", "always", "-c", code, records_ds], capture_output=True, text=True,
+                         env=env, timeout=60)
+    assert out.returncode == 0 and out.stdout == "dropped True\n", out.stderr
+    assert "left open" in out.stderr
