@@ -43,6 +43,7 @@
 #include <gpufeed/place.h>
 #include <gpufeed/emit.h>
 #include <gpufeed/dataset.h>
+#include <gpufeed/loader.h>
 
 #ifdef __cplusplus
 extern "C" {

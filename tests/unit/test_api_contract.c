@@ -2070,6 +2070,178 @@ static void row_gf_dataset_verify(void)
 	NULL_ARG(gf_dataset_verify(NULL, NULL, NULL), "d");
 }
 
+/* ---- loader.h ---- */
+
+/* contract_ds's dataset, packed if it is not yet. */
+static const char *contract_ds_path(void)
+{
+	static char ds[PATH_MAX];
+
+	gf_dataset_close(contract_ds());
+	snprintf(ds, sizeof(ds), "%s/ds", w.dir);
+	return ds;
+}
+
+/* A loader over it, host memory. */
+static struct gf_loader *contract_loader(void)
+{
+	struct gf_loader_opts o = GF_LOADER_OPTS_INIT;
+	struct gf_loader *l;
+
+	o.batch_size = 2;
+	assert_int_equal(gf_loader_open(contract_ds_path(), &o, &l), 0);
+	return l;
+}
+
+static void row_gf_loader_uneven_name(void)
+{
+	NAME_Q(gf_loader_uneven_name((enum gf_loader_uneven)BAD_ENUM));
+	NAME_Q(gf_loader_uneven_name((enum gf_loader_uneven)NEG_ENUM));
+}
+
+static void row_gf_loader_open(void)
+{
+	struct gf_loader_opts o = GF_LOADER_OPTS_INIT;
+	const char *ds = contract_ds_path();
+	struct gf_loader *l;
+
+	o.batch_size = 2;
+	NULL_ARG(gf_loader_open(NULL, &o, &l), "dataset");
+	NULL_ARG(gf_loader_open(ds, NULL, &l), "opts");
+	NULL_ARG(gf_loader_open(ds, &o, NULL), "out");
+	o.batch_size = 0;
+	BAD_ARG(gf_loader_open(ds, &o, &l), "batch_size");
+	o.batch_size = 2;
+	o.rank = 3;
+	o.world_size = 2;
+	BAD_ARG(gf_loader_open(ds, &o, &l), "rank");
+	o.rank = 0;
+	o.slots = 1;
+	BAD_ARG(gf_loader_open(ds, &o, &l), "slots");
+	o.slots = 0;
+	o.uneven = (enum gf_loader_uneven)BAD_ENUM;
+	BAD_ARG(gf_loader_open(ds, &o, &l), "uneven");
+	o.uneven = (enum gf_loader_uneven)NEG_ENUM;
+	BAD_ARG(gf_loader_open(ds, &o, &l), "uneven");
+	o.uneven = GF_LOADER_PAD;
+	o.gpu = -2;
+	BAD_ARG(gf_loader_open(ds, &o, &l), "gpu");
+	o.gpu = -1;
+	o.numa_node = -2;
+	BAD_ARG(gf_loader_open(ds, &o, &l), "numa_node");
+	o.numa_node = -1;
+	o.struct_size = 0;
+	UNINIT(gf_loader_open(ds, &o, &l), "GF_LOADER_OPTS_INIT");
+}
+
+static void row_gf_loader_close(void)
+{
+	gf_loader_close(NULL);
+}
+
+static void row_gf_loader_next(void)
+{
+	struct gf_loader *l = contract_loader();
+	struct gf_batch *b;
+
+	NULL_ARG(gf_loader_next(NULL, &b), "l");
+	NULL_ARG(gf_loader_next(l, NULL), "out");
+	gf_loader_close(l);
+}
+
+static void row_gf_loader_release(void)
+{
+	struct gf_loader *l = contract_loader();
+	struct gf_batch *b, garbage = { 0 };
+
+	NULL_ARG(gf_loader_release(NULL, &garbage), "l");
+	NULL_ARG(gf_loader_release(l, NULL), "b");
+	BAD_ARG(gf_loader_release(l, &garbage), "b");
+	assert_int_equal(gf_loader_next(l, &b), 0);
+	assert_int_equal(gf_loader_release(l, b), 0);
+	BAD_ARG(gf_loader_release(l, b), "b");
+	gf_loader_close(l);
+}
+
+static void row_gf_batch_wait_stream(void)
+{
+	struct gf_batch garbage = { 0 };
+
+	NULL_ARG(gf_batch_wait_stream(NULL, NULL), "b");
+	BAD_ARG(gf_batch_wait_stream(&garbage, NULL), "b");
+}
+
+static void row_gf_batch_dlpack(void)
+{
+	struct gf_loader *l = contract_loader();
+	struct gf_dl_managed_tensor *t;
+	struct gf_batch *b, garbage = { 0 };
+
+	NULL_ARG(gf_batch_dlpack(NULL, &t, NULL), "b");
+	BAD_ARG(gf_batch_dlpack(&garbage, &t, NULL), "b");
+	assert_int_equal(gf_loader_next(l, &b), 0);
+	NULL_ARG(gf_batch_dlpack(b, NULL, NULL), "data_out");
+	gf_loader_release(l, b);
+	gf_loader_close(l);
+}
+
+static void row_gf_loader_set_epoch(void)
+{
+	NULL_ARG(gf_loader_set_epoch(NULL, 1), "l");
+}
+
+static void row_gf_loader_batches(void)
+{
+	assert_int_equal(gf_loader_batches(NULL), 0);
+}
+
+static void row_gf_loader_samples(void)
+{
+	assert_int_equal(gf_loader_samples(NULL), 0);
+}
+
+static void row_gf_loader_state(void)
+{
+	struct gf_loader *l = contract_loader();
+	struct gf_loader_state st;
+
+	NULL_ARG(gf_loader_state(NULL, &st), "l");
+	NULL_ARG(gf_loader_state(l, NULL), "out");
+	gf_loader_close(l);
+}
+
+static void row_gf_loader_load_state(void)
+{
+	struct gf_loader *l = contract_loader();
+	struct gf_loader_state st = { .seed = 99 };
+
+	NULL_ARG(gf_loader_load_state(NULL, &st), "l");
+	NULL_ARG(gf_loader_load_state(l, NULL), "state");
+	BAD_ARG(gf_loader_load_state(l, &st), "seed");
+	gf_loader_close(l);
+}
+
+static void row_gf_loader_counters(void)
+{
+	struct gf_loader *l = contract_loader();
+	struct gf_loader_counters c;
+
+	NULL_ARG(gf_loader_counters(NULL, &c), "l");
+	NULL_ARG(gf_loader_counters(l, NULL), "out");
+	gf_loader_close(l);
+}
+
+static void row_gf_loader_shuffle_quality(void)
+{
+	struct gf_loader *l = contract_loader();
+	double s, f;
+
+	NULL_ARG(gf_loader_shuffle_quality(NULL, &s, &f), "l");
+	NULL_ARG(gf_loader_shuffle_quality(l, NULL, &f), "score");
+	NULL_ARG(gf_loader_shuffle_quality(l, &s, NULL), "full");
+	gf_loader_close(l);
+}
+
 /* ---- the table ---- */
 
 struct row {
@@ -2156,6 +2328,11 @@ static const struct row rows[] = {
 	ROW(gf_pack_input_parse), ROW(gf_pack), ROW(gf_dataset_kind_name), ROW(gf_dataset_open),
 	ROW(gf_dataset_close), ROW(gf_dataset_info), ROW(gf_dataset_shard), ROW(gf_dataset_sample),
 	ROW(gf_dataset_key), ROW(gf_dataset_check_sample), ROW(gf_dataset_verify),
+	/* loader.h */
+	ROW(gf_loader_uneven_name), ROW(gf_loader_open), ROW(gf_loader_close), ROW(gf_loader_next),
+	ROW(gf_loader_release), ROW(gf_batch_wait_stream), ROW(gf_batch_dlpack), ROW(gf_loader_set_epoch),
+	ROW(gf_loader_batches), ROW(gf_loader_samples), ROW(gf_loader_state), ROW(gf_loader_load_state),
+	ROW(gf_loader_counters), ROW(gf_loader_shuffle_quality),
 };
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
