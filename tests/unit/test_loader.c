@@ -562,6 +562,77 @@ static void corrupted_record_with_verify(void **state)
 	free(path);
 }
 
+/* A batch held across set_epoch keeps its bytes (its slot is not refilled)
+ * while the new epoch runs on the other slots, and is released after. */
+static void batch_held_across_set_epoch(void **state)
+{
+	char *path = pack_files("held", 120, 64 << 10);
+	struct gf_loader_opts o = GF_LOADER_OPTS_INIT;
+	uint64_t *seq = malloc(120 * sizeof(*seq));
+	struct gf_loader *l;
+	struct gf_batch *held;
+
+	(void)state;
+	o.batch_size = 5;
+	o.slots = 2;
+	o.threads = 3;
+	l = open_loader(path, &o);
+	assert_int_equal(gf_loader_next(l, &held), 0);
+	assert_int_equal(held->epoch, 0);
+	assert_int_equal(gf_loader_set_epoch(l, 4), 0);
+	assert_int_equal(run_epoch(l, 0, seq, 120, NULL), 120);
+	check_batch(held, 0);
+	assert_int_equal(held->epoch, 0);
+	assert_int_equal(gf_loader_release(l, held), 0);
+	/* And across load_state, mid-epoch. */
+	assert_int_equal(gf_loader_set_epoch(l, 5), 0);
+	assert_int_equal(gf_loader_next(l, &held), 0);
+	{
+		struct gf_loader_state st = { .seed = 0, .epoch = 5, .position = 60 };
+
+		assert_int_equal(gf_loader_load_state(l, &st), 0);
+	}
+	assert_int_equal(run_epoch(l, 0, seq, 120, NULL), 60);
+	check_batch(held, 0);
+	assert_int_equal(gf_loader_release(l, held), 0);
+	gf_loader_close(l);
+	free(seq);
+	free(path);
+}
+
+/* More threads than slots, tiny batches: the threads contend for slots,
+ * batches still come in order with their own bytes. */
+static void more_threads_than_slots(void **state)
+{
+	char *path = pack_files("contend", 150, 32 << 10);
+	struct gf_loader_opts o = GF_LOADER_OPTS_INIT;
+	uint64_t *seq = malloc(150 * sizeof(*seq)), *ref = malloc(150 * sizeof(*ref));
+	struct gf_loader *l;
+
+	(void)state;
+	o.batch_size = 2;
+	o.slots = 2;
+	o.threads = 6;
+	o.seed = 77;
+	o.block_bytes = 8192;
+	l = open_loader(path, &o);
+	for (uint64_t e = 0; e < 3; e++) {
+		assert_int_equal(gf_loader_set_epoch(l, e), 0);
+		assert_int_equal(run_epoch(l, 0, seq, 150, NULL), 150);
+	}
+	gf_loader_close(l);
+	/* The same order as one thread makes. */
+	o.threads = 1;
+	l = open_loader(path, &o);
+	assert_int_equal(gf_loader_set_epoch(l, 2), 0);
+	assert_int_equal(run_epoch(l, 0, ref, 150, NULL), 150);
+	assert_memory_equal(seq, ref, 150 * sizeof(*seq));
+	gf_loader_close(l);
+	free(seq);
+	free(ref);
+	free(path);
+}
+
 /* Waits (without a clock) until the threads have filled `ready` batches. */
 static void wait_ready(struct gf_loader *l, unsigned ready)
 {
@@ -919,6 +990,8 @@ int main(void)
 		cmocka_unit_test(truncated_shard_fails_next),
 		cmocka_unit_test(corrupted_record_with_verify),
 		cmocka_unit_test(close_mid_epoch_with_batches_held),
+		cmocka_unit_test(batch_held_across_set_epoch),
+		cmocka_unit_test(more_threads_than_slots),
 		cmocka_unit_test(dlpack_keeps_the_slot),
 		cmocka_unit_test(transform_hook),
 		cmocka_unit_test(counters_add_up),
