@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages gpufeed needs, only those missing.
-#   scripts/install-deps.sh build    compiler, make, jansson, liburing, zlib
+#   scripts/install-deps.sh build    compiler, make, jansson, liburing, zlib, xxhash
 #   scripts/install-deps.sh test     + clang, cmocka, jq, python3-yaml (YAML
 #                                      outputs parsed by a real parser), numactl,
 #                                      the real clients of gpufeed's outputs:
@@ -18,7 +18,7 @@
 # Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
-build=(build-essential pkg-config libjansson-dev liburing-dev zlib1g-dev)
+build=(build-essential pkg-config libjansson-dev liburing-dev zlib1g-dev libxxhash-dev)
 test=(clang libcmocka-dev jq python3-yaml numactl slurmd prometheus nodejs)
 bench=(fio)
 numa=(qemu-system-x86 busybox-static cpio xz-utils)

@@ -42,6 +42,8 @@
 #include <gpufeed/verify.h>
 #include <gpufeed/place.h>
 #include <gpufeed/emit.h>
+#include <gpufeed/dataset.h>
+#include <gpufeed/loader.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -166,6 +166,11 @@ static void checksum(struct ustar *h)
 	h->chksum[7] = ' ';
 }
 
+void gf_tar_set_checksum(void *block)
+{
+	checksum(block);
+}
+
 /* One header (and, for a long name or target, a pax record before it). */
 static void put_header(struct tar_out *o, const char *name, char type, unsigned long long size,
 		       const char *link)
@@ -529,8 +534,7 @@ static unsigned long long padded(unsigned long long len)
 	return (len + BLOCK - 1) / BLOCK * BLOCK;
 }
 
-/* An octal field (NUL or space terminated); -1 when malformed. */
-static long long parse_octal(const char *f, size_t size)
+long long gf_tar_octal(const char *f, size_t size)
 {
 	unsigned long long v = 0;
 	size_t i = 0;
@@ -550,10 +554,11 @@ static long long parse_octal(const char *f, size_t size)
 	return (long long)v;
 }
 
-static bool checksum_ok(const struct ustar *h)
+bool gf_tar_checksum_ok(const void *block)
 {
-	const unsigned char *p = (const unsigned char *)h;
-	long long want = parse_octal(h->chksum, sizeof(h->chksum));
+	const struct ustar *h = block;
+	const unsigned char *p = block;
+	long long want = gf_tar_octal(h->chksum, sizeof(h->chksum));
 	long long sum = 0;
 
 	for (size_t i = 0; i < sizeof(*h); i++)
@@ -805,9 +810,9 @@ static int read_archive(struct tar_in *in_arg, const char *dest)
 			break;		/* end of archive */
 		if (memcmp(h.magic, "ustar", 5))
 			ret = bad(&in, "not a tar archive (no ustar header)", NULL);
-		else if (!checksum_ok(&h))
+		else if (!gf_tar_checksum_ok(&h))
 			ret = bad(&in, "a header's checksum is wrong", NULL);
-		else if ((size = parse_octal(h.size, sizeof(h.size))) < 0)
+		else if ((size = gf_tar_octal(h.size, sizeof(h.size))) < 0)
 			ret = bad(&in, "a header's size is malformed", NULL);
 		else if (budget_add(&in.budget, NULL, (unsigned long long)size, what, sizeof(what)))
 			ret = too_big(&in, what);

@@ -51,4 +51,12 @@ int gf_tar_extract_within(const char *archive, const char *dest, const struct gf
  * archive.  Nothing is written. */
 int gf_tar_holds(const char *archive, const char *name);
 
+/* For readers of plain tar streams (gpufeed pack's WebDataset input): an
+ * octal header field (NUL or space terminated), -1 when malformed; and
+ * whether a 512-byte header block's checksum is right. */
+long long gf_tar_octal(const char *f, size_t size);
+bool gf_tar_checksum_ok(const void *block);
+/* Fills a header block's checksum field (its other fields set). */
+void gf_tar_set_checksum(void *block);
+
 #endif

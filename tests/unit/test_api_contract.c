@@ -1904,6 +1904,344 @@ static void row_gf_bench_free(void)
 	gf_bench_free(NULL);
 }
 
+/* ---- dataset.h ---- */
+
+static void row_gf_checksum_name(void)
+{
+	NAME_Q(gf_checksum_name((enum gf_checksum)BAD_ENUM));
+	NAME_Q(gf_checksum_name((enum gf_checksum)NEG_ENUM));
+}
+
+static void row_gf_checksum_parse(void)
+{
+	enum gf_checksum c;
+
+	NULL_ARG(gf_checksum_parse(NULL, &c), "name");
+	NULL_ARG(gf_checksum_parse("xxh3", NULL), "out");
+	BAD_ARG(gf_checksum_parse("md5", &c), "md5");
+}
+
+static void row_gf_checksum_of(void)
+{
+	assert_true(gf_checksum_of(GF_CHECKSUM_XXH3, NULL, 10) == 0);
+	assert_true(gf_checksum_of((enum gf_checksum)BAD_ENUM, "x", 1) == 0);
+}
+
+static void row_gf_pack_input_name(void)
+{
+	NAME_Q(gf_pack_input_name((enum gf_pack_input)BAD_ENUM));
+	NAME_Q(gf_pack_input_name((enum gf_pack_input)NEG_ENUM));
+}
+
+static void row_gf_pack_input_parse(void)
+{
+	enum gf_pack_input k;
+
+	NULL_ARG(gf_pack_input_parse(NULL, &k), "name");
+	NULL_ARG(gf_pack_input_parse("files", NULL), "out");
+	BAD_ARG(gf_pack_input_parse("zip", &k), "zip");
+}
+
+static void row_gf_pack(void)
+{
+	struct gf_pack_opts o = GF_PACK_OPTS_INIT;
+	const char *in[] = { w.path }, *none[] = { NULL };
+	char out[PATH_MAX];
+
+	snprintf(out, sizeof(out), "%s/pack-out", w.dir);
+	NULL_ARG(gf_pack(NULL, 1, out, &o, NULL), "inputs");
+	NULL_ARG(gf_pack(in, 1, NULL, &o, NULL), "outdir");
+	NULL_ARG(gf_pack(in, 1, out, NULL, NULL), "opts");
+	BAD_ARG(gf_pack(in, 0, out, &o, NULL), "ninputs");
+	BAD_ARG(gf_pack(none, 1, out, &o, NULL), "inputs[0]");
+	o.input = (enum gf_pack_input)BAD_ENUM;
+	BAD_ARG(gf_pack(in, 1, out, &o, NULL), "input");
+	o.input = GF_PACK_RECORDS;
+	BAD_ARG(gf_pack(in, 1, out, &o, NULL), "record_size");
+	o.record_size = 1;
+	o.checksum = (enum gf_checksum)NEG_ENUM;
+	BAD_ARG(gf_pack(in, 1, out, &o, NULL), "checksum");
+	o.checksum = GF_CHECKSUM_XXH3;
+	o.align = 3;
+	BAD_ARG(gf_pack(in, 1, out, &o, NULL), "align");
+	o.align = 0;
+	o.struct_size = 0;
+	UNINIT(gf_pack(in, 1, out, &o, NULL), "GF_PACK_OPTS_INIT");
+}
+
+static void row_gf_dataset_kind_name(void)
+{
+	NAME_Q(gf_dataset_kind_name((enum gf_dataset_kind)BAD_ENUM));
+	NAME_Q(gf_dataset_kind_name((enum gf_dataset_kind)NEG_ENUM));
+}
+
+/* A dataset of 3 records of 8 bytes, packed into the scratch directory. */
+static struct gf_dataset *contract_ds(void)
+{
+	struct gf_pack_opts o = GF_PACK_OPTS_INIT;
+	char in[PATH_MAX], out[PATH_MAX];
+	const char *inputs[] = { in };
+	struct gf_dataset *d;
+
+	snprintf(in, sizeof(in), "%s/records", w.dir);
+	snprintf(out, sizeof(out), "%s/ds", w.dir);
+	if (access(out, F_OK)) {
+		t_write(w.dir, "records", "aaaaaaaabbbbbbbbcccccccc");
+		o.record_size = 8;
+		assert_int_equal(gf_pack(inputs, 1, out, &o, NULL), 0);
+	}
+	assert_int_equal(gf_dataset_open(out, &d), 0);
+	return d;
+}
+
+static void row_gf_dataset_open(void)
+{
+	struct gf_dataset *d;
+
+	NULL_ARG(gf_dataset_open(NULL, &d), "path");
+	NULL_ARG(gf_dataset_open(w.dir, NULL), "out");
+	BAD_ARG(gf_dataset_open("", &d), "path");
+}
+
+static void row_gf_dataset_close(void)
+{
+	gf_dataset_close(NULL);
+}
+
+static void row_gf_dataset_info(void)
+{
+	struct gf_dataset *d = contract_ds();
+	struct gf_dataset_info info;
+
+	NULL_ARG(gf_dataset_info(NULL, &info), "d");
+	NULL_ARG(gf_dataset_info(d, NULL), "out");
+	gf_dataset_close(d);
+}
+
+static void row_gf_dataset_shard(void)
+{
+	struct gf_dataset *d = contract_ds();
+	struct gf_shard_info sh;
+
+	NULL_ARG(gf_dataset_shard(NULL, 0, &sh), "d");
+	NULL_ARG(gf_dataset_shard(d, 0, NULL), "out");
+	BAD_ARG(gf_dataset_shard(d, 1, &sh), "shard 1");
+	BAD_ARG(gf_dataset_shard(d, UINT_MAX, &sh), "past the end");
+	gf_dataset_close(d);
+}
+
+static void row_gf_dataset_sample(void)
+{
+	struct gf_dataset *d = contract_ds();
+	struct gf_sample_loc at;
+
+	NULL_ARG(gf_dataset_sample(NULL, 0, &at), "d");
+	NULL_ARG(gf_dataset_sample(d, 0, NULL), "out");
+	BAD_ARG(gf_dataset_sample(d, 3, &at), "sample 3");
+	BAD_ARG(gf_dataset_sample(d, UINT64_MAX, &at), "past the end");
+	gf_dataset_close(d);
+}
+
+static void row_gf_dataset_key(void)
+{
+	struct gf_dataset *d = contract_ds();
+	const char *key;
+	size_t len;
+
+	NULL_ARG(gf_dataset_key(NULL, 0, &key, &len), "d");
+	NULL_ARG(gf_dataset_key(d, 0, NULL, &len), "key");
+	NULL_ARG(gf_dataset_key(d, 0, &key, NULL), "len");
+	BAD_ARG(gf_dataset_key(d, 3, &key, &len), "sample 3");
+	gf_dataset_close(d);
+}
+
+static void row_gf_dataset_check_sample(void)
+{
+	struct gf_dataset *d = contract_ds();
+
+	NULL_ARG(gf_dataset_check_sample(NULL, 0, "aaaaaaaa", 8), "d");
+	NULL_ARG(gf_dataset_check_sample(d, 0, NULL, 8), "data");
+	BAD_ARG(gf_dataset_check_sample(d, 3, "aaaaaaaa", 8), "sample 3");
+	gf_dataset_close(d);
+}
+
+static void row_gf_dataset_verify(void)
+{
+	NULL_ARG(gf_dataset_verify(NULL, NULL, NULL), "d");
+}
+
+/* ---- loader.h ---- */
+
+/* contract_ds's dataset, packed if it is not yet. */
+static const char *contract_ds_path(void)
+{
+	static char ds[PATH_MAX];
+
+	gf_dataset_close(contract_ds());
+	snprintf(ds, sizeof(ds), "%s/ds", w.dir);
+	return ds;
+}
+
+/* A loader over it, host memory. */
+static struct gf_loader *contract_loader(void)
+{
+	struct gf_loader_opts o = GF_LOADER_OPTS_INIT;
+	struct gf_loader *l;
+
+	o.batch_size = 2;
+	assert_int_equal(gf_loader_open(contract_ds_path(), &o, &l), 0);
+	return l;
+}
+
+static void row_gf_loader_uneven_name(void)
+{
+	NAME_Q(gf_loader_uneven_name((enum gf_loader_uneven)BAD_ENUM));
+	NAME_Q(gf_loader_uneven_name((enum gf_loader_uneven)NEG_ENUM));
+}
+
+static void row_gf_loader_open(void)
+{
+	struct gf_loader_opts o = GF_LOADER_OPTS_INIT;
+	const char *ds = contract_ds_path();
+	struct gf_loader *l;
+
+	o.batch_size = 2;
+	NULL_ARG(gf_loader_open(NULL, &o, &l), "dataset");
+	NULL_ARG(gf_loader_open(ds, NULL, &l), "opts");
+	NULL_ARG(gf_loader_open(ds, &o, NULL), "out");
+	o.batch_size = 0;
+	BAD_ARG(gf_loader_open(ds, &o, &l), "batch_size");
+	o.batch_size = 2;
+	o.rank = 3;
+	o.world_size = 2;
+	BAD_ARG(gf_loader_open(ds, &o, &l), "rank");
+	o.rank = 0;
+	o.slots = 1;
+	BAD_ARG(gf_loader_open(ds, &o, &l), "slots");
+	o.slots = 0;
+	o.uneven = (enum gf_loader_uneven)BAD_ENUM;
+	BAD_ARG(gf_loader_open(ds, &o, &l), "uneven");
+	o.uneven = (enum gf_loader_uneven)NEG_ENUM;
+	BAD_ARG(gf_loader_open(ds, &o, &l), "uneven");
+	o.uneven = GF_LOADER_PAD;
+	o.gpu = -2;
+	BAD_ARG(gf_loader_open(ds, &o, &l), "gpu");
+	o.gpu = -1;
+	o.numa_node = -2;
+	BAD_ARG(gf_loader_open(ds, &o, &l), "numa_node");
+	o.numa_node = -1;
+	o.struct_size = 0;
+	UNINIT(gf_loader_open(ds, &o, &l), "GF_LOADER_OPTS_INIT");
+}
+
+static void row_gf_loader_close(void)
+{
+	gf_loader_close(NULL);
+}
+
+static void row_gf_loader_next(void)
+{
+	struct gf_loader *l = contract_loader();
+	struct gf_batch *b;
+
+	NULL_ARG(gf_loader_next(NULL, &b), "l");
+	NULL_ARG(gf_loader_next(l, NULL), "out");
+	gf_loader_close(l);
+}
+
+static void row_gf_loader_release(void)
+{
+	struct gf_loader *l = contract_loader();
+	struct gf_batch *b, garbage = { 0 };
+
+	NULL_ARG(gf_loader_release(NULL, &garbage), "l");
+	NULL_ARG(gf_loader_release(l, NULL), "b");
+	BAD_ARG(gf_loader_release(l, &garbage), "b");
+	assert_int_equal(gf_loader_next(l, &b), 0);
+	assert_int_equal(gf_loader_release(l, b), 0);
+	BAD_ARG(gf_loader_release(l, b), "b");
+	gf_loader_close(l);
+}
+
+static void row_gf_batch_wait_stream(void)
+{
+	struct gf_batch garbage = { 0 };
+
+	NULL_ARG(gf_batch_wait_stream(NULL, NULL), "b");
+	BAD_ARG(gf_batch_wait_stream(&garbage, NULL), "b");
+}
+
+static void row_gf_batch_dlpack(void)
+{
+	struct gf_loader *l = contract_loader();
+	struct gf_dl_managed_tensor *t;
+	struct gf_batch *b, garbage = { 0 };
+
+	NULL_ARG(gf_batch_dlpack(NULL, &t, NULL), "b");
+	BAD_ARG(gf_batch_dlpack(&garbage, &t, NULL), "b");
+	assert_int_equal(gf_loader_next(l, &b), 0);
+	NULL_ARG(gf_batch_dlpack(b, NULL, NULL), "data_out");
+	gf_loader_release(l, b);
+	gf_loader_close(l);
+}
+
+static void row_gf_loader_set_epoch(void)
+{
+	NULL_ARG(gf_loader_set_epoch(NULL, 1), "l");
+}
+
+static void row_gf_loader_batches(void)
+{
+	assert_int_equal(gf_loader_batches(NULL), 0);
+}
+
+static void row_gf_loader_samples(void)
+{
+	assert_int_equal(gf_loader_samples(NULL), 0);
+}
+
+static void row_gf_loader_state(void)
+{
+	struct gf_loader *l = contract_loader();
+	struct gf_loader_state st;
+
+	NULL_ARG(gf_loader_state(NULL, &st), "l");
+	NULL_ARG(gf_loader_state(l, NULL), "out");
+	gf_loader_close(l);
+}
+
+static void row_gf_loader_load_state(void)
+{
+	struct gf_loader *l = contract_loader();
+	struct gf_loader_state st = { .seed = 99 };
+
+	NULL_ARG(gf_loader_load_state(NULL, &st), "l");
+	NULL_ARG(gf_loader_load_state(l, NULL), "state");
+	BAD_ARG(gf_loader_load_state(l, &st), "seed");
+	gf_loader_close(l);
+}
+
+static void row_gf_loader_counters(void)
+{
+	struct gf_loader *l = contract_loader();
+	struct gf_loader_counters c;
+
+	NULL_ARG(gf_loader_counters(NULL, &c), "l");
+	NULL_ARG(gf_loader_counters(l, NULL), "out");
+	gf_loader_close(l);
+}
+
+static void row_gf_loader_shuffle_quality(void)
+{
+	struct gf_loader *l = contract_loader();
+	double s, f;
+
+	NULL_ARG(gf_loader_shuffle_quality(NULL, &s, &f), "l");
+	NULL_ARG(gf_loader_shuffle_quality(l, NULL, &f), "score");
+	NULL_ARG(gf_loader_shuffle_quality(l, &s, NULL), "full");
+	gf_loader_close(l);
+}
+
 /* ---- the table ---- */
 
 struct row {
@@ -1985,6 +2323,16 @@ static const struct row rows[] = {
 	ROW(gf_bench_target_of), ROW(gf_bench_set), ROW(gf_bench_set_operand), ROW(gf_bench_check),
 	ROW(gf_bench_run), ROW(gf_bench_has_results), ROW(gf_bench_outcome), ROW(gf_bench_findings),
 	ROW(gf_bench_problem), ROW(gf_bench_print), ROW(gf_bench_write_json), ROW(gf_bench_free),
+	/* dataset.h */
+	ROW(gf_checksum_name), ROW(gf_checksum_parse), ROW(gf_checksum_of), ROW(gf_pack_input_name),
+	ROW(gf_pack_input_parse), ROW(gf_pack), ROW(gf_dataset_kind_name), ROW(gf_dataset_open),
+	ROW(gf_dataset_close), ROW(gf_dataset_info), ROW(gf_dataset_shard), ROW(gf_dataset_sample),
+	ROW(gf_dataset_key), ROW(gf_dataset_check_sample), ROW(gf_dataset_verify),
+	/* loader.h */
+	ROW(gf_loader_uneven_name), ROW(gf_loader_open), ROW(gf_loader_close), ROW(gf_loader_next),
+	ROW(gf_loader_release), ROW(gf_batch_wait_stream), ROW(gf_batch_dlpack), ROW(gf_loader_set_epoch),
+	ROW(gf_loader_batches), ROW(gf_loader_samples), ROW(gf_loader_state), ROW(gf_loader_load_state),
+	ROW(gf_loader_counters), ROW(gf_loader_shuffle_quality),
 };
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))

@@ -1,0 +1,178 @@
+/* The inside of a struct gf_loader (include/gpufeed/loader.h): the slot
+ * pool, the I/O threads, the GPU copy and the run's position, shared by
+ * the files of src/loader/, each of which does one of those jobs.
+ *
+ * Locking: l->mu guards the run (epoch, positions, the order, the error)
+ * and every slot's state and references; l->cv is signalled whenever one
+ * of them changes.  The counters are atomics, read without the lock. */
+#ifndef GF_LOADER_INTERNAL_H
+#define GF_LOADER_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gpufeed/buf.h>
+#include <gpufeed/cpuset.h>
+#include <gpufeed/dataset.h>
+#include <gpufeed/loader.h>
+#include "loader/order.h"
+#include "vendor/cuda/cuda_device.h"
+
+/* Reads through gaps below this between the records a batch needs. */
+#define GF_LOADER_GAP_MAX (64u << 10)
+
+enum gf_slot_state {
+	GF_SLOT_FREE = 0,
+	GF_SLOT_FILLING,	/* an I/O thread owns it */
+	GF_SLOT_READY,		/* filled, not yet delivered */
+	GF_SLOT_HELD,		/* delivered: the consumer's or its tensors' */
+};
+
+struct gf_loader;
+
+/* One batch buffer: pinned host memory for the payload (and GPU memory
+ * beside it), reused for the whole run.  The public struct gf_batch is
+ * its first member, so a batch pointer leads back to its slot. */
+struct gf_loader_slot {
+	struct gf_batch batch;
+	struct gf_loader *l;
+	unsigned idx;
+	enum gf_slot_state state;
+	uint64_t gen;		/* the run generation it was claimed in */
+	uint64_t index;		/* the batch's number since the run's start */
+	unsigned refs;		/* HELD: the consumer's and one per tensor */
+	bool consumer;		/* not yet released by gf_loader_release */
+	struct gf_buf *host;	/* the payload (pinned with a GPU) */
+	uint64_t *offsets;	/* batch_size + 1 */
+	uint64_t *samples;	/* batch_size */
+	/* With a GPU (copy.c). */
+	struct gf_devbuf *dev;
+	gf_cu_event copy_start, copy_done, released;
+	bool copy_pending;	/* copy_done recorded, not yet waited */
+	bool release_pending;	/* released recorded, not yet waited by the stream */
+	bool has_consumer_stream;
+	void *consumer_stream;	/* from gf_batch_wait_stream (NULL: CUDA's default stream) */
+};
+
+/* The GPU side (copy.c). */
+struct gf_loader_gpu {
+	bool on;
+	struct gf_cuda_dev dev;
+	const struct gf_cuda_ops *cu;
+	gf_cu_stream stream;
+	/* Keeps a slot's wait, copy and event record together on the one stream. */
+	pthread_mutex_t mu;
+	bool mu_init;
+};
+
+struct gf_loader_worker;
+
+struct gf_loader {
+	struct gf_loader_opts o;
+	struct gf_dataset *ds;
+	struct gf_dataset_info info;
+	unsigned nshards;
+
+	/* Blocks: runs of consecutive records of one shard (blocks.c). */
+	unsigned nblocks;
+	uint64_t *block_first;	/* nblocks + 1 */
+	unsigned *block_shard;
+
+	/* Sizes fixed at open. */
+	size_t align;		/* reads' alignment */
+	size_t slot_bytes;	/* the payload of the largest batch */
+	size_t stage_bytes;	/* a thread's read buffer (plan.h's cap) */
+	uint64_t max_sample;	/* the largest record: each sample's room */
+
+	int node;		/* -1: none */
+	bool bind;		/* cpus holds the node's CPUs */
+	struct gf_cpuset cpus;
+
+	struct gf_loader_gpu gpu;
+
+	unsigned nslots;
+	struct gf_loader_slot *slots;
+	unsigned nworkers;
+	struct gf_loader_worker *workers;
+
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	/* The run, under mu. */
+	struct gf_order *order;	/* this epoch's */
+	uint64_t epoch;
+	uint64_t gen;		/* bumped by set_epoch / load_state: stale fills are dropped */
+	uint64_t start;		/* the global position the run started at */
+	uint64_t rank_count;	/* this rank's samples from start to the epoch's end */
+	uint64_t nbatches;	/* this rank's batches from start */
+	uint64_t next_fill;	/* the next batch a thread claims */
+	uint64_t delivered;	/* batches handed to the consumer */
+	bool stop;		/* close: threads leave */
+	bool failed;		/* a thread's error waits for gf_loader_next */
+	int err;
+	char errmsg[1024];
+
+	/* Counters (counters.c). */
+	_Atomic uint64_t c_wait_ns, c_next_calls, c_bytes_read, c_samples, c_batches, c_read_ns, c_copy_ns;
+	atomic_uint c_ready, c_in_use;
+
+	/* The caller's reference and one per live DLPack tensor: the struct
+	 * (its lock, its slots' bookkeeping) goes with the last. */
+	atomic_uint refs;
+	bool closed;
+	struct gf_loader *live_next;	/* slot.c's list of open loaders */
+};
+
+/* ---- blocks.c ---- */
+/* Cuts the dataset into blocks of about block_bytes, never across a shard. */
+int gf_loader_blocks_cut(struct gf_loader *l);
+
+/* ---- slot.c ---- */
+int gf_loader_slots_open(struct gf_loader *l);
+/* Frees the slots' memory (tensors still alive keep theirs). */
+void gf_loader_slots_close(struct gf_loader *l);
+/* Open loaders (from the end of gf_loader_open to gf_loader_close). */
+void gf_loader_live_add(struct gf_loader *l);
+void gf_loader_live_remove(struct gf_loader *l);
+/* The slot of a batch an open loader handed out, or NULL. */
+struct gf_loader_slot *gf_loader_slot_of(struct gf_batch *b);
+/* Under l->mu: one reference less; the last frees the slot for a fill. */
+void gf_loader_slot_unref_locked(struct gf_loader *l, struct gf_loader_slot *s);
+/* The loader's own reference count (slot.c): the last frees it. */
+void gf_loader_ref(struct gf_loader *l);
+void gf_loader_unref(struct gf_loader *l);
+
+/* ---- worker.c ---- */
+int gf_loader_workers_start(struct gf_loader *l);
+/* Stops every thread (their reads interrupted) and frees them. */
+void gf_loader_workers_stop(struct gf_loader *l);
+
+/* ---- copy.c ---- */
+/* The GPU, its stream and every slot's device memory and events; nothing
+ * without a GPU. */
+int gf_loader_gpu_open(struct gf_loader *l);
+int gf_loader_gpu_slot_open(struct gf_loader *l, struct gf_loader_slot *s);
+void gf_loader_gpu_slot_close(struct gf_loader *l, struct gf_loader_slot *s);
+void gf_loader_gpu_close(struct gf_loader *l);
+/* On an I/O thread: its CUDA context current (once per thread). */
+int gf_loader_gpu_thread(struct gf_loader *l);
+/* Before a slot's host memory is written again: its last copy is done. */
+int gf_loader_gpu_host_free(struct gf_loader *l, struct gf_loader_slot *s);
+/* Queues the payload's copy (after the consumer's release of the slot's
+ * previous batch) and records copy_done. */
+int gf_loader_gpu_copy(struct gf_loader *l, struct gf_loader_slot *s);
+/* At release: records `released` on the consumer's stream. */
+int gf_loader_gpu_release(struct gf_loader *l, struct gf_loader_slot *s);
+
+/* ---- counters.c ---- */
+uint64_t gf_loader_now_ns(void);
+void gf_loader_count(_Atomic uint64_t *c, uint64_t v);
+
+/* ---- loader.c ---- */
+/* Under l->mu: the first error of a thread, kept for gf_loader_next
+ * (message from gf_last_error() of the calling thread). */
+void gf_loader_fail_locked(struct gf_loader *l, int err);
+
+#endif

@@ -1,0 +1,186 @@
+/* The loader's read plan (src/loader/plan.c): records sorted by shard and
+ * offset, joined into aligned reads through small gaps, each read within
+ * read_max, never more bytes than the buffer; every record's bytes land
+ * where the plan says.  Checked by replaying the plan against made-up
+ * shard contents. */
+#include "helpers.h"
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gpufeed/error.h>
+#include "loader/plan.h"
+
+#define MAXN 512
+
+static struct gf_plan_item items[MAXN];
+static struct gf_plan_read reads[MAXN];
+static unsigned order_[MAXN];
+
+/* Byte at offset off of shard s: what replaying the plan must find. */
+static unsigned char byte_at(unsigned s, uint64_t off)
+{
+	return (unsigned char)((off * 131u + s * 7u + (off >> 9)) & 0xff);
+}
+
+/* Replays the reads into a buffer and checks every record's bytes, the
+ * reads' alignment and limits, and that reads of one shard are ascending. */
+static void replay(unsigned n, unsigned nreads, const struct gf_plan_limits *lim)
+{
+	unsigned char *buf = malloc(lim->cap ? lim->cap : 1);
+	size_t total = 0;
+
+	assert_non_null(buf);
+	for (unsigned i = 0; i < nreads; i++) {
+		const struct gf_plan_read *r = &reads[i];
+
+		assert_int_equal(r->off % lim->align, 0);
+		assert_int_equal(r->len % lim->align, 0);
+		assert_true(r->at + r->len <= lim->cap);
+		assert_true(r->need <= r->len);
+		for (size_t k = 0; k < r->len; k++)
+			buf[r->at + k] = byte_at(r->shard, r->off + k);
+		total += r->len;
+		if (i && reads[i - 1].shard == r->shard)
+			assert_true(reads[i - 1].off <= r->off);
+		else if (i)
+			assert_true(reads[i - 1].shard < r->shard);
+	}
+	assert_true(total <= lim->cap);
+	for (unsigned j = 0; j < n; j++) {
+		const struct gf_plan_item *it = &items[j];
+		const struct gf_plan_read *r = &reads[it->read];
+
+		assert_true(it->read < nreads);
+		assert_int_equal(r->shard, it->shard);
+		assert_true(it->off >= r->off && it->off + it->size <= r->off + r->need);
+		for (uint64_t k = 0; k < it->size; k++)
+			if (buf[it->at + k] != byte_at(it->shard, it->off + k))
+				fail_msg("record %u: byte %llu differs", j, (unsigned long long)k);
+	}
+	free(buf);
+}
+
+/* Adjacent records of one shard in shuffled order: one read. */
+static void adjacent_records_join(void **state)
+{
+	struct gf_plan_limits lim = { .align = 4096, .read_max = 4u << 20, .gap_max = 64u << 10 };
+	unsigned n = 64, nreads = 0;
+
+	(void)state;
+	for (unsigned j = 0; j < n; j++) {
+		unsigned k = (j * 37u) % n;	/* a permutation of 0..63 */
+
+		items[j] = (struct gf_plan_item){ .shard = 0, .off = (uint64_t)k * 4096, .size = 4096 };
+	}
+	lim.cap = gf_plan_cap(n, 4096, lim.align);
+	assert_int_equal(gf_plan_build(items, n, &lim, order_, reads, &nreads), 0);
+	assert_int_equal(nreads, 1);
+	assert_int_equal(reads[0].len, 64 * 4096);
+	replay(n, nreads, &lim);
+}
+
+/* Gaps below gap_max are read through, larger ones split the read. */
+static void small_gaps_are_read_through(void **state)
+{
+	struct gf_plan_limits lim = { .align = 4096, .read_max = 4u << 20, .gap_max = 64u << 10 };
+	unsigned nreads = 0;
+
+	(void)state;
+	items[0] = (struct gf_plan_item){ .shard = 0, .off = 0, .size = 4096 };
+	items[1] = (struct gf_plan_item){ .shard = 0, .off = 4096 * 5, .size = 4096 };	/* 16 KiB gap */
+	items[2] = (struct gf_plan_item){ .shard = 0, .off = 4096 * 100, .size = 4096 };	/* 380 KiB gap */
+	lim.cap = 1u << 20;
+	assert_int_equal(gf_plan_build(items, 3, &lim, order_, reads, &nreads), 0);
+	assert_int_equal(nreads, 2);
+	assert_int_equal(reads[0].len, 6 * 4096);
+	assert_int_equal(reads[1].off, 4096 * 100);
+	replay(3, nreads, &lim);
+	/* Without room for the gap in the buffer, no read-through. */
+	lim.cap = gf_plan_cap(3, 4096, lim.align);
+	lim.cap = 3 * 4096 + 4096;	/* the spans, and less than the gap */
+	assert_int_equal(gf_plan_build(items, 3, &lim, order_, reads, &nreads), 0);
+	assert_int_equal(nreads, 3);
+	replay(3, nreads, &lim);
+}
+
+/* A read stops at read_max; one record larger than it is a read of its own. */
+static void reads_stay_within_read_max(void **state)
+{
+	struct gf_plan_limits lim = { .align = 512, .read_max = 8192, .gap_max = 64u << 10 };
+	unsigned n = 40, nreads = 0;
+
+	(void)state;
+	for (unsigned j = 0; j < n; j++)
+		items[j] = (struct gf_plan_item){ .shard = 0, .off = (uint64_t)j * 1000, .size = 1000 };
+	items[n] = (struct gf_plan_item){ .shard = 0, .off = 100000, .size = 30000 };
+	lim.cap = gf_plan_cap(n + 1, 30000, lim.align);
+	assert_int_equal(gf_plan_build(items, n + 1, &lim, order_, reads, &nreads), 0);
+	for (unsigned i = 0; i < nreads; i++)
+		if (reads[i].off != 99840)
+			assert_true(reads[i].len <= lim.read_max);
+	assert_true(nreads >= 5);
+	replay(n + 1, nreads, &lim);
+}
+
+/* Records of several shards, unaligned and of any size, repeated samples
+ * (the pad), at random: every byte where the plan says, within the cap. */
+static void random_batches_replay(void **state)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	(void)state;
+	for (int round = 0; round < 300; round++) {
+		struct gf_plan_limits lim = { .align = 1u << (x % 13), .read_max = 1u << (10 + x % 12),
+					      .gap_max = 64u << 10 };
+		unsigned n = 1 + (unsigned)(x % MAXN), nreads = 0;
+		uint64_t max_size = 0;
+
+		for (unsigned j = 0; j < n; j++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			items[j] = (struct gf_plan_item){ .shard = (unsigned)(x % 3), .off = (x >> 8) % (1u << 22),
+							  .size = (x >> 40) % 20000 };
+			if (j && x % 10 == 0)
+				items[j] = items[x % j];	/* the same sample twice */
+			if (items[j].size > max_size)
+				max_size = items[j].size;
+		}
+		lim.cap = gf_plan_cap(n, max_size, lim.align);
+		assert_int_equal(gf_plan_build(items, n, &lim, order_, reads, &nreads), 0);
+		assert_true(nreads >= 1 && nreads <= n);
+		replay(n, nreads, &lim);
+	}
+}
+
+/* A buffer smaller than the records' spans is refused, not overrun. */
+static void too_small_a_buffer_is_refused(void **state)
+{
+	struct gf_plan_limits lim = { .align = 4096, .read_max = 1u << 20, .gap_max = 0, .cap = 8192 };
+	unsigned nreads = 7;
+
+	(void)state;
+	items[0] = (struct gf_plan_item){ .shard = 0, .off = 0, .size = 4096 };
+	items[1] = (struct gf_plan_item){ .shard = 1, .off = 100, .size = 4096 };	/* spans 2 pages */
+	assert_int_equal(gf_plan_build(items, 2, &lim, order_, reads, &nreads), -EINVAL);
+	assert_int_equal(nreads, 0);
+	assert_non_null(strstr(gf_last_error(), "read buffer"));
+	assert_int_equal(gf_plan_cap(2, 4096, 4096), 2 * (4096 + 4096));
+	assert_int_equal(gf_plan_cap(2, UINT64_MAX - 10, 4096), SIZE_MAX);
+	assert_int_equal(gf_plan_cap(SIZE_MAX / 2, 1u << 20, 4096), SIZE_MAX);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(adjacent_records_join),
+		cmocka_unit_test(small_gaps_are_read_through),
+		cmocka_unit_test(reads_stay_within_read_max),
+		cmocka_unit_test(random_batches_replay),
+		cmocka_unit_test(too_small_a_buffer_is_refused),
+	};
+
+	return cmocka_run_group_tests_name("loader_plan", tests, NULL, NULL);
+}
