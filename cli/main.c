@@ -11,6 +11,8 @@ const struct gf_cmd *const gf_commands[] = {
 	&gf_cmd_verify_def,
 	&gf_cmd_plan_def,
 	&gf_cmd_config_def,
+	&gf_cmd_pack_def,
+	&gf_cmd_inspect_def,
 	NULL,
 };
 

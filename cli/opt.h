@@ -96,6 +96,7 @@ extern const struct gf_cmd gf_cmd_plan_def;
 extern const struct gf_cmd gf_cmd_config_def, gf_cmd_config_kubelet_def, gf_cmd_config_slurm_def,
 	gf_cmd_config_nccl_topo_def, gf_cmd_config_labels_def;
 extern const struct gf_cmd gf_cmd_launch_def;
+extern const struct gf_cmd gf_cmd_pack_def, gf_cmd_inspect_def;
 
 /* The common options (opt_common.c) and the meaning of each exit code. */
 const struct gf_opt *gf_opt_common(const char *long_name);
