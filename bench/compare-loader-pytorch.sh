@@ -55,7 +55,8 @@
 # With a GPU (torch.cuda.is_available()): the feed measurement too, see
 # bench/loader_consumer.py.  Without one it is skipped with a message.
 #
-# Environment: COMPARE_DEADLINE, COMPARE_SUMMARY_ONLY=1 (bench/lib-compare.sh).
+# Environment: COMPARE_DEADLINE, COMPARE_SUMMARY_ONLY=1 (bench/lib-compare.sh);
+# PYTHON, the interpreter with torch (default /usr/bin/python3, Debian's).
 # Output in --out: command.txt, search.tsv, TOOL-UNIT-RUN.json (a record per
 # process), runs.tsv, runs.log, summary.txt, summary.json.
 # Exit: 0 every target met, 1 one missed or SHORT, 2 usage, 3 a tool failed.
@@ -68,7 +69,7 @@ repo=$(cd "$here/.." && pwd)
 cmdline=$(printf '%q ' "$0" "$@")
 # shellcheck source-path=SCRIPTDIR source=lib-compare.sh
 . "$here/lib-compare.sh"
-py=/usr/bin/python3
+py=${PYTHON:-/usr/bin/python3}
 drv=$here/loader_consumer.py
 
 usage_err() { echo "$prog: $*" >&2; exit 2; }
