@@ -116,7 +116,7 @@ MAN_PAGES += man/gpufeed-bench-io-gpu.1
 MAN_PAGES += man/gpufeed-bench-loader.1
 MAN_PAGES += man/gpufeed-pack.1 man/gpufeed-inspect.1
 
-.PHONY: all lib cli tests examples check sanitize clang install uninstall clean man ptx api-doc
+.PHONY: all lib cli tests examples check sanitize clang install uninstall clean man ptx api-doc python
 all: lib cli tests
 
 lib: $(STATIC_LIB) $(SHARED_REAL)
@@ -186,6 +186,20 @@ $(GPU_SMOKE): $(BUILD)/obj/tests/gpu/cuda_smoke.o $(STATIC_LIB)
 $(GPU_XFER_CHECK): $(BUILD)/obj/tests/gpu/xfer_check.o $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANITIZE) -o $@ $< $(STATIC_LIB) $(JANSSON_LIBS) $(URING_LIBS) $(ZLIB_LIBS) $(SYS_LIBS)
+
+# The Python binding (python/, docs/python.md): `make python` builds the
+# abi3 extension in place, linked to this build's libgpufeed.so through an
+# rpath relative to it (PY_EXT=elsewhere: tests/cli/test_python.sh builds one
+# per build directory); `pip install ./python` links the static library
+# instead (python/setup.py).
+PYTHON ?= /usr/bin/python3
+PY_EXT ?= python/gpufeed/_gpufeed.abi3.so
+python: $(PY_EXT)
+$(PY_EXT): $(wildcard python/src/*.[ch]) $(SHARED_REAL)
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -MMD -MP,$(BASE)) -Iinclude -I$(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])') \
+	    -DPy_LIMITED_API=0x030B0000 -shared -o $@ $(filter %.c,$^) -L$(BUILD) -lgpufeed \
+	    -Wl,-rpath,'$$ORIGIN/$(shell realpath -m --relative-to=$(dir $@) $(BUILD))'
 
 # Stand-in vendor libraries, so the dlopen'ed code paths run in CI (no GPU
 # there): tests/fakes/fake_<lib>.c builds $(BUILD)/fakes/<soname>, the soname
