@@ -37,7 +37,8 @@
 #   torch-nw2    DataLoader(num_workers=2), otherwise at its defaults (ci)
 #   torch-files  the best setting's DataLoader over files-S/ (cold, S >= 64K)
 #   gpufeed      gpufeed's loader (2 threads, its defaults); through
-#                `import gpufeed` when it imports, else `gpufeed bench loader`
+#                `import gpufeed` when it imports (python/, built by `make
+#                python`), else `gpufeed bench loader`
 #   gpufeed-t1, gpufeed-t16   the same with 1 and 16 threads (warm, the
 #                smallest S): the memory growth target
 #   bench-io     gpufeed bench io FILE --mode seqread --bs 1M --qd 32
@@ -137,10 +138,10 @@ out=$(cd "$out" && pwd)
 
 # The gpufeed tool: the Python binding when it imports, else the bench target.
 gf_tool=gpufeed-cli
-if PYTHONPATH=$repo/build/python${PYTHONPATH:+:$PYTHONPATH} $py -c 'import gpufeed; gpufeed.Loader' 2>/dev/null; then
+export PYTHONPATH=$repo/python${PYTHONPATH:+:$PYTHONPATH}
+if $py -c 'import gpufeed; gpufeed.Loader' 2>/dev/null; then
 	gf_tool=gpufeed
 fi
-export PYTHONPATH=$repo/build/python${PYTHONPATH:+:$PYTHONPATH}
 gpu=$($py -c 'import torch; print(int(torch.cuda.is_available()))')
 ncpu=$(nproc)
 
@@ -269,7 +270,7 @@ cmp_tool() {
 		((CMP_RC == 0)) || { log "bench io failed: $(tail -n 2 "$CMP_ERR")"; exit 3; }
 		return 0 ;;
 	esac
-	if [[ $mode == cold ]]; then drop; else warm_cache "$wd/flat-$tag.bin"; fi
+	if [[ $mode == cold ]]; then drop; else warm_cache "$wd/flat-$tag.bin" "$wd/ds-$tag"/*.bin; fi
 	cmp_exec "$tool" "$json" $py "$drv" run "${args[@]}"
 	((CMP_RC == 0)) || { log "$tool failed on $unit: $(tail -n 3 "$CMP_ERR")"; exit 3; }
 }

@@ -398,11 +398,15 @@ def cmd_run(a):
         loader = gpufeed.Loader(path, batch_size=a.batch_size, seed=a.seed, threads=a.threads,
                                 device="cuda:0" if a.device == "cuda" else "cpu",
                                 buffered=(a.cache == "warm"))
-        n = len(loader) * a.batch_size
+        n = loader.samples_per_epoch
 
         def epoch_iter(e):
+            # Each batch released when the loop asks for the next, after
+            # the consumer's work on it is queued (docs/python.md).
             loader.set_epoch(e)
-            return (torch.from_dlpack(b) for b in loader)
+            for b in loader:
+                with b:
+                    yield torch.from_dlpack(b)
         out, sampler, cpu0 = run_torch_like(a, torch, epoch_iter, n, consumer)
         rec.update(out)
         rec = finish(rec, sampler, cpu0, loader)
