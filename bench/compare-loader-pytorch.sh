@@ -11,6 +11,8 @@
 #   --size SIZE         bytes of each dataset (default 4G)
 #   --sample-sizes LIST sample sizes (default 4K,128K)
 #   --runs N            measured runs, at least 5 (default 5)
+#   --epochs N          epochs each warm run reads (default 3): a warm epoch
+#                       of 1 GiB takes gpufeed a fraction of a second
 #   --cold-bytes SIZE   bytes each cold run reads (default 512M): a cold
 #                       PyTorch run of 4 KiB random reads over a whole
 #                       dataset takes minutes on a small disk
@@ -77,13 +79,13 @@ usage_err() { echo "$prog: $*" >&2; exit 2; }
 exec 3>&2
 log() { echo "$prog: $*" >&3; }
 
-gf=$repo/build/gpufeed size_arg=4G sizes_arg=4K,128K runs=5 cold_arg=512M search_arg=512M out= keep=0 cold=1 wd=
+gf=$repo/build/gpufeed size_arg=4G sizes_arg=4K,128K runs=5 epochs=3 cold_arg=512M search_arg=512M out= keep=0 cold=1 wd=
 while (($#)); do
 	case $1 in
-	--size | --sample-sizes | --runs | --cold-bytes | --search-bytes | --out | --gpufeed)
+	--size | --sample-sizes | --runs | --epochs | --cold-bytes | --search-bytes | --out | --gpufeed)
 		(($# >= 2)) || usage_err "$1 needs a value"
 		case $1 in
-		--size) size_arg=$2 ;; --sample-sizes) sizes_arg=$2 ;; --runs) runs=$2 ;;
+		--size) size_arg=$2 ;; --sample-sizes) sizes_arg=$2 ;; --runs) runs=$2 ;; --epochs) epochs=$2 ;;
 		--cold-bytes) cold_arg=$2 ;; --search-bytes) search_arg=$2 ;; --out) out=$2 ;; --gpufeed) gf=$2 ;;
 		esac
 		shift 2 ;;
@@ -95,6 +97,7 @@ while (($#)); do
 	esac
 done
 cmp_check "$runs" --runs
+[[ $epochs =~ ^[1-9][0-9]*$ ]] || usage_err "--epochs: a whole number >= 1"
 to_bytes() {
 	local s=$1 n u
 	[[ $s =~ ^([0-9]+)([kKmMgG]?)$ ]] || return 1
@@ -188,7 +191,7 @@ fi
 	echo "filesystem: $(df --output=fstype,source,target "$wd" | tail -n 1 | tr -s ' ')"
 	echo "python: $py $($py -c 'import sys, torch, numpy; print(sys.version.split()[0], "torch", torch.__version__, "numpy", numpy.__version__, "cuda", torch.cuda.is_available())')"
 	echo "gpufeed: $gf ($("$gf" --version | head -1)); loader through: $gf_tool"
-	echo "datasets: ${tags[*]} of $size bytes each; ci: $ci_tag; cold reads $cold_bytes bytes per run"
+	echo "datasets: ${tags[*]} of $size bytes each; ci: $ci_tag; warm runs read $epochs epochs, cold runs $cold_bytes bytes"
 } >"$out/command.txt"
 
 drop() { sync; echo 1 >/proc/sys/vm/drop_caches; }
@@ -245,7 +248,7 @@ cmp_tool() {
 	s=$(to_bytes "${tag#ci-}")
 	json=$out/$tool-$unit-$cmp_run.json
 	args=(--sample-size "$s" --batch-size "$(batch_of "$s")" --cache "$mode" --seed "$cmp_run")
-	[[ $mode == cold ]] && args+=(--samples $((cold_bytes / s)))
+	if [[ $mode == cold ]]; then args+=(--samples $((cold_bytes / s))); else args+=(--epochs "$epochs"); fi
 	read -r w pin pers pf <<<"${BEST[${tag}]:-2 0 0 2}"
 	case $tool in
 	torch-best)
