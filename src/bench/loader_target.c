@@ -635,7 +635,10 @@ static int loader_print(const struct loader_bench *b, FILE *f)
 	gf_fmt_bytes(b->peak_rss, rss, sizeof(rss));
 	gf_fmt_bytes(b->rss_before, before, sizeof(before));
 	gf_fmt_bytes(b->peak_pss, pss, sizeof(pss));
-	fprintf(f, "\nmemory: peak RSS %s (%s before the loader opened), peak PSS %s\n", rss, before, pss);
+	fprintf(f, "\nmemory: peak RSS %s (%s before the loader opened)", rss, before);
+	if (b->nruns)
+		fprintf(f, ", peak PSS %s", pss);
+	fputc('\n', f);
 	if (!b->quality_rc)
 		fprintf(f, "shuffle: %.2f bits of block entropy per batch (a full permutation: %.2f)\n", b->quality,
 			b->quality_full);
@@ -646,7 +649,35 @@ static int loader_print(const struct loader_bench *b, FILE *f)
 
 /* ---- the target, as the frame sees it ---- */
 
-GF_BENCH_RESULTS_DEFINE(loader, struct loader_bench)
+/* A sample that failed (a read or checksum error on a loader thread, the
+ * dataset changed under the run) is the run's failure, exit 3 as its
+ * error says; figures that disagree with the dataset are findings. */
+static enum gf_bench_outcome loader_outcome_(const void *r)
+{
+	const struct loader_bench *b = r;
+
+	return b->point.status ? GF_BENCH_FAILED : gf_bench_outcome_of(b->nflags);
+}
+
+static unsigned loader_findings_(const void *r)
+{
+	return loader_findings(r);
+}
+
+static int loader_print_(const void *r, FILE *f)
+{
+	return loader_print(r, f);
+}
+
+static int loader_write_json_(const void *r, FILE *f)
+{
+	return loader_write_json(r, f);
+}
+
+static void loader_free_(void *r)
+{
+	loader_free(r);
+}
 
 static const struct gf_bench_opt_def loader_opt_defs[] = {
 	GF_BENCH_COUNT("batch-size", "N", "samples per batch (default 256)", struct loader_opts, batch_size, 1,
@@ -693,10 +724,11 @@ const struct gf_bench_def gf_bench_loader_def = {
 		.operand = "DATASET",
 		.schema = LOADER_SCHEMA,
 		.exits = { "", "a batch whose size disagrees with the dataset's record\n"
-			   "size, an epoch of the wrong length, or a failed sample",
+			   "size, or an epoch of the wrong length",
 			   "--cold with --warm, --samples with --epochs",
 			   "DATASET cannot be opened (named, with the shard); a read\n"
-			   "or checksum error; writing the output failed; Ctrl-C",
+			   "or checksum error during a sample; writing the output\n"
+			   "failed; Ctrl-C",
 			   "--gpu without a CUDA driver or that GPU; the loader's\n"
 			   "buffers do not fit in memory" },
 		.footer = "How it measures and its JSON: docs/bench-loader.md; the loader: docs/loader.md.\n",
@@ -706,6 +738,10 @@ const struct gf_bench_def gf_bench_loader_def = {
 	.init = loader_init,
 	.check = loader_check,
 	.run = loader_run,
+	.outcome = loader_outcome_,
+	.findings = loader_findings_,
 	.problem = loader_problem,
-	GF_BENCH_RESULTS(loader),
+	.print = loader_print_,
+	.write_json = loader_write_json_,
+	.free_res = loader_free_,
 };

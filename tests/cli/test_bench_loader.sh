@@ -70,4 +70,21 @@ expect_grep "$out" "^CPU s per GB " "a CPU s/GB row"
 expect_grep "$out" "^consumer wait % " "a wait row"
 expect_grep "$out" "^memory: peak RSS" "memory in words"
 [ ! -s "$err" ] && ok "--quiet: nothing on stderr" || not_ok "--quiet wrote to stderr: $(head -2 "$err")"
+
+# A record changed after packing: --verify finds it on a loader thread; the
+# sample fails, the run exits 3 naming the shard.
+cp -r "$TMP/ds" "$TMP/bad"
+printf 'X' | dd of="$TMP/bad/shard-00001.bin" bs=1 seek=5000 conv=notrunc status=none
+expect_rc 0 "the changed dataset without --verify" gf bench loader "$TMP/bad" --repeats 1 --quiet
+expect_rc 3 "the changed dataset with --verify" gf bench loader "$TMP/bad" --verify --repeats 1 --quiet
+expect_grep "$err" "shard-00001" "  the shard is named"
+
+fake_cuda=${GPUFEED_FAKE_CUDA:-${GPUFEED_SRC:-$PWD}/${BUILD:-build}/fakes/libcuda.so.1}
+fake_nvml=${GPUFEED_FAKE_NVML:-${GPUFEED_SRC:-$PWD}/${BUILD:-build}/fakes/libnvidia-ml.so.1}
+expect_rc 4 "--gpu 0 without NVML or libcuda" env GPUFEED_NVML_LIBRARY="$TMP/none.so" \
+	GPUFEED_CUDA_LIBRARY="$TMP/none.so" "$GPUFEED" bench loader "$TMP/ds" --gpu 0 --quiet
+expect_rc 0 "--gpu 0 on the stand-in libcuda" env GPUFEED_CUDA_LIBRARY="$fake_cuda" GPUFEED_NVML_LIBRARY="$fake_nvml" \
+	timeout 120 "$GPUFEED" bench loader "$TMP/ds" --gpu 0 --batch-size 64 --repeats 2 --json --quiet
+expect_jq "$out" '.config.gpu == 0 and (.runs | length) == 2 and all(.runs[]; .samples == 300 and .bytes == 300 * 4096) and .findings == 0' \
+	"  batches copied to GPU 0: every sample, bytes = samples x 4096"
 finish
