@@ -608,7 +608,11 @@ def cmd_summary(a):
                              "paired_runs": 0})
                 text.append(f"  feed ({name}): no figure")
                 continue
-            busy, p99r = g["gpu_busy_fraction"], g["p99_step_us"] / base["p99_step_us"]
+            # The GPU's own step time is the resident run's median step (the
+            # calibrated spin plus the consumer's sum, nothing to wait for):
+            # busy = steps x that / the fed run's wall time on the GPU.
+            busy = g["steps"] * base["p50_step_us"] / g["wall_us"] if g["wall_us"] else 0
+            p99r = g["p99_step_us"] / base["p99_step_us"]
             ok = busy >= 0.99 and p99r <= 1.01
             res = "PASS" if ok else "FAIL"
             if name != "gpufeed":

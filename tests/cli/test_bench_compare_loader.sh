@@ -61,6 +61,26 @@ expect_grep "$out" "feed: not measured (no GPU)" "no GPU: the feed is said to be
 expect_grep "$out" "^ALL PASS" "the verdict"
 expect_jq "$TMP/pass/summary.json" '.result == "PASS" and (.targets | length) >= 8' "summary.json"
 
+# With a GPU: the feed measurement's record (bench/loader_consumer.py feed).
+# busy = steps x the resident run's median step / the fed run's GPU wall time.
+feed() { # DIR GPUFEED_WALL_US GPUFEED_P99_US
+	cat >"$1/feed.json" <<EOF
+{"limit_gb_per_s": 2.0, "step_us": 2000, "runs": {
+ "resident": {"gpu": {"steps": 100, "wall_us": 100000, "p50_step_us": 1000, "p99_step_us": 1010}},
+ "gpufeed": {"gpu": {"steps": 100, "wall_us": $2, "p50_step_us": 1000, "p99_step_us": $3}},
+ "torch-best": {"gpu": {"steps": 100, "wall_us": 150000, "p50_step_us": 1400, "p99_step_us": 2500}}}}
+EOF
+}
+made "$TMP/gpu" 5 0.95
+feed "$TMP/gpu" 100500 1015
+expect_rc 0 "a GPU feed within the bars: exit 0" env COMPARE_SUMMARY_ONLY=1 bash "$cmp" --out "$TMP/gpu"
+expect_grep "$out" "feed (gpufeed): GPU busy 0.9950, p99 step 1015.0 us vs resident 1010.0 us (ratio 1.0050) PASS" \
+	"  busy from the resident run's step, p99 against the resident run's"
+expect_grep "$out" "feed (torch-best): GPU busy 0.6667, .* INFO" "  PyTorch's feed shown, not judged"
+feed "$TMP/gpu" 102000 1015
+expect_rc 1 "the GPU idle 2% of the time: exit 1" env COMPARE_SUMMARY_ONLY=1 bash "$cmp" --out "$TMP/gpu"
+expect_grep "$out" "feed (gpufeed): GPU busy 0.9804, .* FAIL" "  that target FAIL"
+
 made "$TMP/fail" 5 0.8
 expect_rc 1 "the cold rate under 0.9x the disk's: exit 1" env COMPARE_SUMMARY_ONLY=1 bash "$cmp" --out "$TMP/fail"
 expect_grep "$out" "cold 128K: >= 0.9x bench io seq O_DIRECT GB/s .* ratio 0.800 .* FAIL" "  that target FAIL, with its ratio"
