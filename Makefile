@@ -94,6 +94,7 @@ EXAMPLE_SRCS := $(sort $(wildcard examples/*.c))
 EXAMPLES := $(EXAMPLE_SRCS:examples/%.c=$(BUILD)/examples/%)
 GPU_SMOKE := $(BUILD)/gpu/cuda_smoke
 GPU_XFER_CHECK := $(BUILD)/gpu/xfer_check
+GPU_LOADER_CHECK := $(BUILD)/gpu/loader_check
 
 STATIC_LIB := $(BUILD)/libgpufeed.a
 SHARED_REAL := $(BUILD)/libgpufeed.so.$(VERSION)
@@ -121,7 +122,7 @@ all: lib cli tests
 
 lib: $(STATIC_LIB) $(SHARED_REAL)
 cli: $(CLI)
-tests: $(TEST_BINS) $(FAKE_LIBS) $(GPU_SMOKE) $(GPU_XFER_CHECK) $(EXAMPLES)
+tests: $(TEST_BINS) $(FAKE_LIBS) $(GPU_SMOKE) $(GPU_XFER_CHECK) $(GPU_LOADER_CHECK) $(EXAMPLES)
 examples: $(EXAMPLES)
 
 $(BUILD)/obj/src/%.o: src/%.c
@@ -187,6 +188,10 @@ $(GPU_XFER_CHECK): $(BUILD)/obj/tests/gpu/xfer_check.o $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANITIZE) -o $@ $< $(STATIC_LIB) $(JANSSON_LIBS) $(URING_LIBS) $(ZLIB_LIBS) $(SYS_LIBS)
 
+$(GPU_LOADER_CHECK): $(BUILD)/obj/tests/gpu/loader_check.o $(STATIC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(SANITIZE) -o $@ $< $(STATIC_LIB) $(JANSSON_LIBS) $(URING_LIBS) $(ZLIB_LIBS) $(SYS_LIBS)
+
 # The Python binding (python/, docs/python.md): `make python` builds the
 # abi3 extension in place, linked to this build's libgpufeed.so through an
 # rpath relative to it (PY_EXT=elsewhere: tests/cli/test_python.sh builds one
@@ -195,7 +200,7 @@ $(GPU_XFER_CHECK): $(BUILD)/obj/tests/gpu/xfer_check.o $(STATIC_LIB)
 PYTHON ?= /usr/bin/python3
 PY_EXT ?= python/gpufeed/_gpufeed.abi3.so
 python: $(PY_EXT)
-$(PY_EXT): $(wildcard python/src/*.[ch]) $(SHARED_REAL)
+$(PY_EXT): $(wildcard python/src/*.[ch] include/gpufeed/*.h) $(SHARED_REAL)
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -MMD -MP,$(BASE)) -Iinclude -I$(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])') \
 	    -DPy_LIMITED_API=0x030B0000 -shared -o $@ $(filter %.c,$^) -L$(BUILD) -lgpufeed \
@@ -279,5 +284,6 @@ uninstall:
 
 clean:
 	rm -rf build build-clang build-asan
+	rm -f python/gpufeed/_gpufeed.abi3.so
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

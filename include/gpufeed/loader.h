@@ -126,8 +126,9 @@ GF_API void gf_loader_close(struct gf_loader *l);
 
 /* The next batch of this rank: 0 with *out set, 1 at the end of the epoch
  * (*out NULL; gf_loader_set_epoch starts the next), -errno from a loader
- * thread (the shard and offset in gf_last_error()).  Waits, the wait
- * counted in the counters' wait_ns. */
+ * thread (the shard and offset in gf_last_error()), -ENOBUFS when every
+ * slot is held by batches not released or their DLPack tensors (waiting
+ * could never end).  Waits, the wait counted in the counters' wait_ns. */
 GF_API int gf_loader_next(struct gf_loader *l, struct gf_batch **out);
 /* Gives the batch's slot back (once its DLPack tensors are deleted too).
  * With a GPU, the slot is reused only after the work queued so far on
@@ -187,8 +188,9 @@ GF_API int gf_loader_counters(const struct gf_loader *l, struct gf_loader_counte
 
 /* How shuffled an epoch's order is, beside a full random permutation of
  * the same samples: the mean over batches of the entropy (bits) of the
- * blocks the batch's samples come from (MosaicML Streaming's measure);
- * *full is that of a full permutation of the same epoch. */
+ * blocks the batch's samples come from (an entropy score in the spirit of
+ * MosaicML Streaming's, docs/loader.md says how they differ); *full is
+ * that of a full permutation of the same epoch. */
 GF_API int gf_loader_shuffle_quality(const struct gf_loader *l, double *score, double *full);
 
 #ifdef __cplusplus

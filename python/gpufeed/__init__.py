@@ -12,12 +12,18 @@ the GIL.  Errors from the library are gpufeed.Error, an OSError whose errno
 and message (strerror) name the file, shard or device.  docs/python.md has
 the guide; gpufeed.torch the PyTorch DataLoader drop-in.
 """
+import atexit as _atexit
 import os as _os
 
 from ._gpufeed import Batch, Dataset, Error, Loader, Tensor, bind, pack, topo, version
+from ._gpufeed import _close_transforming
+
+# A loader with a Python transform is closed before the interpreter
+# finalizes: its threads need the GIL to finish the sample in hand.
+_atexit.register(_close_transforming)
 
 __all__ = ["Batch", "Dataset", "Error", "Loader", "Tensor", "bind", "bind_worker", "pack", "topo", "version",
-           "local_rank"]
+           "local_rank", "local_gpu"]
 __version__ = version()
 
 
@@ -35,12 +41,28 @@ def local_rank():
     return rank
 
 
+def local_gpu():
+    """This process's GPU as bind() names it: LOCAL_RANK's entry of
+    CUDA_VISIBLE_DEVICES (the only one when it shows one, as gpufeed launch
+    sets it for each rank: a UUID), else the NVML index LOCAL_RANK."""
+    visible = _os.environ.get("CUDA_VISIBLE_DEVICES")
+    rank = local_rank()
+    if visible is None:
+        return rank
+    entries = visible.split(",")
+    if len(entries) == 1 and entries[0]:
+        return entries[0]
+    if rank >= len(entries) or not entries[rank]:
+        raise ValueError("LOCAL_RANK=%d, but CUDA_VISIBLE_DEVICES=%r shows %d" % (rank, visible, len(entries)))
+    return entries[rank]
+
+
 def bind_worker(worker_id=None, **kwargs):
-    """Binds the calling process to the CPUs and memory of LOCAL_RANK's GPU.
+    """Binds the calling process to the CPUs and memory of its GPU (local_gpu()).
 
     Made to be a DataLoader's ``worker_init_fn`` (the worker id it is given
     is ignored): a worker re-asserts the binding after fork or spawn.  The
     keywords are bind()'s (cpu, mem, mem_optional).  Returns bind()'s dict.
     """
     del worker_id
-    return bind(local_rank(), **kwargs)
+    return bind(local_gpu(), **kwargs)

@@ -1,7 +1,7 @@
 # Type hints of the gpufeed package (the _gpufeed extension and its Python layer).
 import os
 from types import TracebackType
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 
@@ -46,6 +46,7 @@ class Loader:
     world_size: int
     seed: int
     device: str
+    gpu: int
     path: str
     closed: bool
     epoch: int
@@ -55,7 +56,8 @@ class Loader:
                  world_size: Optional[int] = ..., seed: int = ..., shuffle: bool = ..., drop_last: bool = ...,
                  device: Union[str, int, None] = ..., threads: Optional[int] = ..., slots: Optional[int] = ...,
                  block_bytes: Optional[int] = ..., window_blocks: Optional[int] = ..., verify: bool = ...,
-                 buffered: bool = ..., uneven: str = ..., numa_node: Optional[int] = ...) -> None: ...
+                 buffered: bool = ..., uneven: str = ..., numa_node: Optional[int] = ...,
+                 transform: Optional[Callable[[int, memoryview], Any]] = ...) -> None: ...
     def __iter__(self) -> Iterator[Batch]: ...
     def __next__(self) -> Batch: ...
     def __len__(self) -> int: ...
@@ -91,3 +93,4 @@ def bind(gpu: Union[int, str], *, cpu: str = ..., mem: str = ..., mem_optional: 
          root: Optional[PathLike] = ..., apply: Optional[bool] = ...) -> Dict[str, Any]: ...
 def bind_worker(worker_id: Optional[int] = ..., **kwargs: Any) -> Dict[str, Any]: ...
 def local_rank() -> int: ...
+def local_gpu() -> Union[int, str]: ...

@@ -17,6 +17,7 @@ struct gfpy_loader {
 	PyObject_HEAD
 	struct gf_loader *l;	/* NULL once closed */
 	struct gf_loader_opts opts;
+	int visible;		/* the CUDA device asked for, as numbered here; -1 cpu */
 	PyObject *path;		/* bytes */
 	bool busy;		/* a call runs without the GIL */
 	bool exhausted;		/* next() reached the end of the epoch */
@@ -27,7 +28,19 @@ struct gfpy_loader {
 	/* Releases that came while busy, made when the call returns. */
 	struct gf_batch **pending;
 	size_t npending, pending_cap;
+	/* transform=: the callable the loader's threads call with the GIL
+	 * taken, and the first exception it raised, for next() to raise. */
+	PyObject *transform;
+	PyObject *exc_type, *exc_value, *exc_tb;
+	struct gfpy_loader *next_transforming, **prev_transforming;
 };
+
+/* Loaders with a Python transform: closed by gpufeed's atexit handler,
+ * while the interpreter can still give their threads the GIL. */
+static struct gfpy_loader *transforming;
+/* The loader whose transform this thread (a loader thread) is running: it
+ * must not close a loader, which would join the threads, its own too. */
+static _Thread_local struct gfpy_loader *in_transform;
 
 static struct gfpy_loader *as_loader(PyObject *o)
 {
@@ -133,6 +146,73 @@ static void leave(struct gfpy_loader *self)
 	flush_pending(self);
 }
 
+/* ---- transform= ---- */
+
+/* The loader's transform hook, on a loader thread: the sample as a
+ * writable memoryview, released after the call so nothing keeps a view
+ * into a slot that will be reused. */
+static int py_transform(void *user, uint64_t sample, void *data, size_t *len, size_t cap)
+{
+	struct gfpy_loader *self = user;
+	PyGILState_STATE gil = PyGILState_Ensure();
+	PyObject *view, *r = NULL, *released;
+	Py_buffer out;
+	int rc = -ECANCELED;
+
+	in_transform = self;
+
+	view = PyMemoryView_FromMemory(data, (Py_ssize_t)*len, PyBUF_WRITE);
+	if (view)
+		r = PyObject_CallFunction(self->transform, "KO", (unsigned long long)sample, view);
+	if (r == Py_None || (r && r == view)) {
+		rc = 0;
+	} else if (r && PyObject_GetBuffer(r, &out, PyBUF_SIMPLE) == 0) {
+		if ((size_t)out.len <= cap) {
+			memmove(data, out.buf, (size_t)out.len);
+			*len = (size_t)out.len;
+			rc = 0;
+		} else {
+			PyErr_Format(PyExc_ValueError, "transform: sample %llu became %zd bytes, past its room of %zu",
+				     (unsigned long long)sample, out.len, cap);
+		}
+		PyBuffer_Release(&out);
+	} else if (r) {
+		PyErr_Format(PyExc_TypeError, "transform: return None or a bytes-like object, not %R", (PyObject *)Py_TYPE(r));
+	}
+	Py_XDECREF(r);
+	if (rc && !self->exc_type)
+		PyErr_Fetch(&self->exc_type, &self->exc_value, &self->exc_tb);
+	PyErr_Clear();
+	if (view) {
+		released = PyObject_CallMethod(view, "release", NULL);
+		if (!released)
+			PyErr_Clear();	/* still exported (the callable kept a buffer): let it live */
+		Py_XDECREF(released);
+		Py_DECREF(view);
+	}
+	in_transform = NULL;
+	PyGILState_Release(gil);
+	return rc;
+}
+
+static void forget_exception(struct gfpy_loader *self)
+{
+	Py_CLEAR(self->exc_type);
+	Py_CLEAR(self->exc_value);
+	Py_CLEAR(self->exc_tb);
+}
+
+static void unlist_transforming(struct gfpy_loader *self)
+{
+	if (!self->prev_transforming)
+		return;
+	*self->prev_transforming = self->next_transforming;
+	if (self->next_transforming)
+		self->next_transforming->prev_transforming = self->prev_transforming;
+	self->prev_transforming = NULL;
+	self->next_transforming = NULL;
+}
+
 /* ---- arguments ---- */
 
 /* An int from the environment (RANK, WORLD_SIZE, LOCAL_RANK), or def. */
@@ -165,49 +245,115 @@ static int rank_arg(PyObject *o, const char *name, const char *env, long long de
 	return gfpy_int_arg(o, name, min, UINT32_MAX, out);
 }
 
-/* device: "cpu" (host memory), "cuda" (LOCAL_RANK's GPU, as torchrun and
- * gpufeed launch set it), "cuda:N" or N: the GPU index. */
-static int device_arg(PyObject *o, int *gpu)
+/* The NVML index (what gf_loader_opts.gpu takes) of CUDA device `visible`
+ * as this process sees it: CUDA_VISIBLE_DEVICES's entry of that number
+ * (an index, or a UUID or PCI address the machine model resolves), or the
+ * same number when the variable is unset (CUDA's order is PCI order, as
+ * NVML's, with CUDA_DEVICE_ORDER=PCI_BUS_ID, which gpufeed run and launch
+ * set).  0, or -1 with an exception. */
+static int nvml_index(long long *visiblep, bool from_local_rank, int *gpu)
 {
-	long long v;
+	long long visible = *visiblep;
+	const char *env = getenv("CUDA_VISIBLE_DEVICES");
+	char entry[128];
+	const char *p, *end;
+	long long n = 0, i;
+	struct gf_topo_options o = GF_TOPO_OPTS_INIT;
+	struct gf_topo *t = NULL;
+	int ret, pos = -1;
+	char *num_end;
+
+	if (!env) {
+		*gpu = (int)visible;
+		return 0;
+	}
+	for (p = env; *p; p++)
+		n += *p == ',';
+	n += *env != 0;
+	/* gpufeed launch shows each rank its own GPU alone, as cuda:0. */
+	if (from_local_rank && n == 1)
+		*visiblep = visible = 0;
+	if (visible >= n) {
+		PyErr_Format(PyExc_ValueError, "device: CUDA device %lld%s, but CUDA_VISIBLE_DEVICES='%s' shows %lld", visible,
+			     from_local_rank ? " (LOCAL_RANK)" : "", env, n);
+		return -1;
+	}
+	for (p = env, i = 0; i < visible; i++)
+		p = strchr(p, ',') + 1;
+	end = strchr(p, ',');
+	if (!end)
+		end = p + strlen(p);
+	snprintf(entry, sizeof(entry), "%.*s", (int)(end - p), p);
+	errno = 0;
+	i = strtoll(entry, &num_end, 10);
+	if (*entry && !*num_end && !errno && i >= 0 && i <= INT32_MAX) {
+		*gpu = (int)i;
+		return 0;
+	}
+	o.omit = GF_TOPO_OMIT_CPU_DETAIL | GF_TOPO_OMIT_STORAGE;
+	Py_BEGIN_ALLOW_THREADS
+	ret = gf_topo_discover(&o, &t);
+	if (!ret)
+		pos = gf_topo_find_gpu(t, entry);
+	Py_END_ALLOW_THREADS
+	if (ret || pos < 0) {
+		gf_topo_free(t);
+		gfpy_raise(ret ? ret : pos);
+		return -1;
+	}
+	*gpu = t->gpus[pos].index;
+	gf_topo_free(t);
+	return 0;
+}
+
+/* device: "cpu" (host memory), or a CUDA device as torch numbers them in
+ * this process: "cuda:N", N or a torch.device; "cuda" is LOCAL_RANK's (as
+ * torchrun and gpufeed launch set it).  *visible: that number, -1 for cpu. */
+static int device_arg(PyObject *o, int *gpu, int *visible)
+{
+	PyObject *str = NULL;
+	long long v = -1;
+	bool local = false;
 	const char *s;
 	char *end;
 
-	if (o == Py_None) {
-		*gpu = -1;
+	*gpu = *visible = -1;
+	if (o == Py_None)
 		return 0;
-	}
 	if (PyLong_Check(o)) {
 		if (gfpy_int_arg(o, "device", 0, INT32_MAX, &v))
 			return -1;
-		*gpu = (int)v;
-		return 0;
-	}
-	s = PyUnicode_Check(o) ? PyUnicode_AsUTF8AndSize(o, NULL) : NULL;
-	if (!s) {
-		if (!PyErr_Occurred())
-			PyErr_SetString(PyExc_TypeError, "device: 'cpu', 'cuda', 'cuda:N' or an int");
-		return -1;
-	}
-	if (!strcmp(s, "cpu")) {
-		*gpu = -1;
-		return 0;
-	}
-	if (!strcmp(s, "cuda")) {
-		if (env_int("LOCAL_RANK", 0, 0, INT32_MAX, &v))
+	} else {
+		str = PyObject_Str(o);	/* a str, or a torch.device ("cuda:1") */
+		s = str ? PyUnicode_AsUTF8AndSize(str, NULL) : NULL;
+		if (!s)
 			return -1;
-		*gpu = (int)v;
-		return 0;
-	}
-	if (!strncmp(s, "cuda:", 5) && s[5] >= '0' && s[5] <= '9') {
-		errno = 0;
-		v = strtoll(s + 5, &end, 10);
-		if (!errno && !*end && v <= INT32_MAX) {
-			*gpu = (int)v;
+		if (!strcmp(s, "cpu")) {
+			Py_DECREF(str);
 			return 0;
 		}
+		if (!strcmp(s, "cuda")) {
+			local = true;
+			if (env_int("LOCAL_RANK", 0, 0, INT32_MAX, &v))
+				goto fail;
+		} else if (!strncmp(s, "cuda:", 5) && s[5] >= '0' && s[5] <= '9') {
+			errno = 0;
+			v = strtoll(s + 5, &end, 10);
+			if (errno || *end || v > INT32_MAX)
+				v = -1;
+		}
+		if (v < 0) {
+			PyErr_Format(PyExc_ValueError, "device='%s': want 'cpu', 'cuda', 'cuda:N' or an int", s);
+			goto fail;
+		}
 	}
-	PyErr_Format(PyExc_ValueError, "device='%s': want 'cpu', 'cuda', 'cuda:N' or an int", s);
+	if (nvml_index(&v, local, gpu))
+		goto fail;
+	*visible = (int)v;
+	Py_XDECREF(str);
+	return 0;
+fail:
+	Py_XDECREF(str);
 	return -1;
 }
 
@@ -228,20 +374,25 @@ static PyObject *loader_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "path", "batch_size", "rank", "world_size", "seed", "shuffle", "drop_last",
 				  "device", "threads", "slots", "block_bytes", "window_blocks", "verify", "buffered",
-				  "uneven", "numa_node", NULL };
+				  "uneven", "numa_node", "transform", NULL };
 	PyObject *path, *rank = Py_None, *world = Py_None, *seed = Py_None, *device = Py_None, *threads = Py_None,
-		 *slots = Py_None, *block = Py_None, *window = Py_None, *node = Py_None;
+		 *slots = Py_None, *block = Py_None, *window = Py_None, *node = Py_None, *transform = Py_None;
 	int shuffle = 1, drop_last = 0, verify = 0, buffered = 0, ret;
 	const char *uneven = "pad";
 	struct gf_loader_opts o = GF_LOADER_OPTS_INIT;
 	struct gfpy_loader *self;
 	long long v, r, w;
+	int visible;
 	allocfunc alloc;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&L|$OOOppOOOOOppsO:Loader", kwlist, PyUnicode_FSConverter, &path,
-					 &v, &rank, &world, &seed, &shuffle, &drop_last, &device, &threads, &slots,
-					 &block, &window, &verify, &buffered, &uneven, &node))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O&L|$OOOppOOOOOppsOO:Loader", kwlist, PyUnicode_FSConverter,
+					 &path, &v, &rank, &world, &seed, &shuffle, &drop_last, &device, &threads, &slots,
+					 &block, &window, &verify, &buffered, &uneven, &node, &transform))
 		return NULL;
+	if (transform != Py_None && !PyCallable_Check(transform)) {
+		PyErr_SetString(PyExc_TypeError, "transform: a callable (sample, data) is needed");
+		goto fail;
+	}
 	if (v < 1 || v > UINT32_MAX) {
 		PyErr_Format(PyExc_ValueError, "batch_size=%lld: want 1..%u", v, UINT32_MAX);
 		goto fail;
@@ -266,7 +417,7 @@ static PyObject *loader_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
 	o.drop_last = drop_last;
 	o.verify = verify;
 	o.buffered = buffered;
-	if (device_arg(device, &o.gpu) || uneven_arg(uneven, &o.uneven))
+	if (device_arg(device, &o.gpu, &visible) || uneven_arg(uneven, &o.uneven))
 		goto fail;
 	/* None keeps the library's default (0 in the options). */
 	if (threads != Py_None) {
@@ -300,6 +451,13 @@ static PyObject *loader_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
 	if (!self)
 		goto fail;
 	self->path = path;
+	self->visible = visible;
+	if (transform != Py_None) {
+		Py_INCREF(transform);
+		self->transform = transform;
+		o.transform = py_transform;
+		o.transform_user = self;
+	}
 	self->opts = o;
 	Py_BEGIN_ALLOW_THREADS
 	ret = gf_loader_open(PyBytes_AsString(path), &o, &self->l);
@@ -308,6 +466,13 @@ static PyObject *loader_new(PyTypeObject *tp, PyObject *args, PyObject *kw)
 		self->l = NULL;
 		Py_DECREF(self);
 		return gfpy_raise(ret);
+	}
+	if (self->transform) {
+		self->next_transforming = transforming;
+		if (transforming)
+			transforming->prev_transforming = &self->next_transforming;
+		self->prev_transforming = &transforming;
+		transforming = self;
 	}
 	return (PyObject *)self;
 fail:
@@ -323,10 +488,18 @@ static void close_loader(struct gfpy_loader *self)
 
 	if (!l)
 		return;
+	if (in_transform == self) {
+		/* On one of its own threads (its last reference dropped in its
+		 * transform): closing would join this thread.  Left open. */
+		PyErr_WarnEx(PyExc_ResourceWarning, "gpufeed.Loader dropped inside a transform is left open", 1);
+		PyErr_Clear();
+		return;
+	}
 	flush_pending(self);
 	while (self->nlive)
 		gfpy_batch_release(self->live[self->nlive - 1]);
 	self->l = NULL;
+	unlist_transforming(self);
 	Py_BEGIN_ALLOW_THREADS
 	gf_loader_close(l);
 	Py_END_ALLOW_THREADS
@@ -336,12 +509,54 @@ static void loader_dealloc(PyObject *o)
 {
 	struct gfpy_loader *self = as_loader(o);
 
+	PyObject_GC_UnTrack(o);
 	close_loader(self);
+	if (self->l)
+		return;	/* left open (above): its threads still call into self, so it stays */
 	PyMem_Free(self->live);
 	PyMem_Free(self->pending);
 	Py_CLEAR(self->path);
+	Py_CLEAR(self->transform);
+	forget_exception(self);
 	gfpy_free_instance(o);
 }
+
+/* The transform may refer to its loader (a closure): a cycle the
+ * collector breaks by closing the loader, then dropping the callable. */
+static int loader_traverse(PyObject *o, visitproc visit, void *arg)
+{
+	Py_VISIT(as_loader(o)->transform);
+	Py_VISIT(Py_TYPE(o));
+	return 0;
+}
+
+static int loader_clear(PyObject *o)
+{
+	struct gfpy_loader *self = as_loader(o);
+
+	/* Busy, or collected on one of its own threads: left for a later
+	 * collection elsewhere (closing here would wait on this very call). */
+	if (self->busy || in_transform == self)
+		return 0;
+	close_loader(self);
+	Py_CLEAR(self->transform);
+	return 0;
+}
+
+static PyObject *close_transforming(PyObject *module, PyObject *unused)
+{
+	(void)module;
+	(void)unused;
+	while (transforming)
+		close_loader(transforming);
+	Py_RETURN_NONE;
+}
+
+static PyMethodDef module_methods[] = {
+	{ "_close_transforming", close_transforming, METH_NOARGS,
+	  "Closes every loader with a Python transform (gpufeed's atexit handler)." },
+	{ NULL, NULL, 0, NULL },
+};
 
 static PyObject *loader_close(PyObject *o, PyObject *unused)
 {
@@ -382,6 +597,7 @@ static int set_epoch(struct gfpy_loader *self, uint64_t epoch)
 		return -1;
 	}
 	self->exhausted = false;
+	forget_exception(self);	/* the loader forgets its error too */
 	return 0;
 }
 
@@ -432,6 +648,14 @@ static PyObject *loader_next(PyObject *o)
 	if (ret == 1) {
 		self->exhausted = true;
 		return NULL;	/* StopIteration */
+	}
+	if (ret < 0 && self->exc_type) {
+		/* The transform's own exception, as it raised it. */
+		Py_INCREF(self->exc_type);
+		Py_XINCREF(self->exc_value);
+		Py_XINCREF(self->exc_tb);
+		PyErr_Restore(self->exc_type, self->exc_value, self->exc_tb);
+		return NULL;
 	}
 	if (ret)
 		return gfpy_raise(ret);
@@ -612,7 +836,9 @@ static PyObject *loader_get_opt(PyObject *o, void *closure)
 	if (!strcmp(which, "seed"))
 		return PyLong_FromUnsignedLongLong(opts->seed);
 	if (!strcmp(which, "device"))
-		return opts->gpu < 0 ? PyUnicode_FromString("cpu") : PyUnicode_FromFormat("cuda:%d", opts->gpu);
+		return opts->gpu < 0 ? PyUnicode_FromString("cpu") : PyUnicode_FromFormat("cuda:%d", as_loader(o)->visible);
+	if (!strcmp(which, "gpu"))
+		return PyLong_FromLong(opts->gpu);
 	if (!strcmp(which, "closed"))
 		return PyBool_FromLong(as_loader(o)->l == NULL);
 	return PyUnicode_DecodeFSDefault(PyBytes_AsString(as_loader(o)->path));
@@ -631,7 +857,9 @@ static PyGetSetDef loader_getset[] = {
 	{ "rank", loader_get_opt, NULL, "This loader's rank.", "rank" },
 	{ "world_size", loader_get_opt, NULL, "The number of ranks the epoch is split among.", "world_size" },
 	{ "seed", loader_get_opt, NULL, "The seed of the order.", "seed" },
-	{ "device", loader_get_opt, NULL, "'cpu' or 'cuda:N': where batches are delivered.", "device" },
+	{ "device", loader_get_opt, NULL, "'cpu' or 'cuda:N' (as torch numbers CUDA devices here): where batches go.",
+	  "device" },
+	{ "gpu", loader_get_opt, NULL, "The GPU's NVML index (gpufeed's numbering, as nvidia-smi's); -1 for cpu.", "gpu" },
 	{ "path", loader_get_opt, NULL, "The dataset as opened.", "path" },
 	{ "closed", loader_get_opt, NULL, "Whether close() ran.", "closed" },
 	{ "epoch", loader_get_state_field, NULL, "The current epoch.", NULL },
@@ -677,23 +905,34 @@ static PyType_Slot loader_slots[] = {
 	{ Py_tp_methods, loader_methods },
 	{ Py_tp_getset, loader_getset },
 	{ Py_mp_length, loader_len },
+	{ Py_tp_traverse, loader_traverse },
+	{ Py_tp_clear, loader_clear },
 	{ Py_tp_doc,
 	  "Loader(path, batch_size, *, rank=None, world_size=None, seed=0, shuffle=True,\n"
 	  "       drop_last=False, device='cpu', threads=None, slots=None, block_bytes=None,\n"
 	  "       window_blocks=None, verify=False, buffered=False, uneven='pad',\n"
-	  "       numa_node=None)\n\n"
+	  "       numa_node=None, transform=None)\n\n"
 	  "Batches of the dataset at path (a directory made by gpufeed pack, its\n"
 	  "manifest.json, or a Megatron .bin/.idx prefix), read by threads on the\n"
 	  "GPU's NUMA node into a fixed pool of `slots` pinned buffers.  Iterating\n"
 	  "yields gpufeed.Batch objects for this rank; `for b in loader` once per\n"
 	  "epoch walks epochs 0, 1, 2, ... (set_epoch picks one).\n\n"
 	  "rank / world_size: None reads RANK / WORLD_SIZE (torchrun, gpufeed launch),\n"
-	  "else 0 and 1.  device: 'cpu' (host memory), 'cuda' (the GPU LOCAL_RANK\n"
-	  "names), 'cuda:N' or N.  uneven: 'pad' repeats the epoch's first samples so\n"
+	  "else 0 and 1.  device: 'cpu' (host memory), or a CUDA device numbered as\n"
+	  "torch numbers them in this process ('cuda:N', N, a torch.device: entry N\n"
+	  "of CUDA_VISIBLE_DEVICES when it is set); 'cuda' is LOCAL_RANK's (the only\n"
+	  "one when CUDA_VISIBLE_DEVICES shows one, as under gpufeed launch).  uneven: 'pad' repeats the epoch's first samples so\n"
 	  "every rank gets as many, 'drop' leaves the last (samples mod world_size)\n"
 	  "out.  threads, slots, block_bytes, window_blocks: None keeps the library's\n"
 	  "defaults (2, 4, 4 MiB, 16).  verify checks every sample's checksum;\n"
 	  "buffered reads through the page cache instead of O_DIRECT.\n\n"
+	  "transform(sample, data): called on the loader's threads for each sample\n"
+	  "after it is read (and checked), with the GIL taken: data is a writable\n"
+	  "memoryview of its bytes, valid during the call; return None (data changed\n"
+	  "in place or not at all) or a bytes-like object to put in its place (up to\n"
+	  "the dataset's largest sample size).  An exception it raises is raised by\n"
+	  "next().  It serialises the loader's threads on the GIL: a C transform\n"
+	  "(the library's) is the fast path.\n\n"
 	  "A batch, and any tensor made from it, holds one slot until released or\n"
 	  "deleted: keep fewer than `slots` alive, or next() raises Error (ENOBUFS)." },
 	{ 0, NULL },
@@ -702,14 +941,14 @@ static PyType_Slot loader_slots[] = {
 static PyType_Spec loader_spec = {
 	.name = "gpufeed.Loader",
 	.basicsize = sizeof(struct gfpy_loader),
-	.flags = Py_TPFLAGS_DEFAULT,
+	.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
 	.slots = loader_slots,
 };
 
 int gfpy_loader_init(PyObject *module)
 {
 	gfpy_loader_type = PyType_FromSpec(&loader_spec);
-	if (!gfpy_loader_type)
+	if (!gfpy_loader_type || PyModule_AddFunctions(module, module_methods))
 		return -1;
 	return PyModule_AddObjectRef(module, "Loader", gfpy_loader_type);
 }

@@ -1,37 +1,12 @@
 /* The latency test's pointer chain (see mem_chain.h). */
 #include "bench/mem_chain.h"
 
-/* splitmix64: a full-period generator, good enough to shuffle with. */
-static uint64_t next_rand(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* Unbiased draw from [0, n) (Lemire's multiply-shift with rejection). */
-static size_t below(uint64_t *s, size_t n)
-{
-	uint64_t x = next_rand(s);
-	unsigned __int128 m = (unsigned __int128)x * n;
-	uint64_t lo = (uint64_t)m;
-
-	if (lo < n) {
-		uint64_t t = (0 - (uint64_t)n) % n;
-		while (lo < t) {
-			x = next_rand(s);
-			m = (unsigned __int128)x * n;
-			lo = (uint64_t)m;
-		}
-	}
-	return (size_t)(m >> 64);
-}
+#include "core/rand.h"
 
 size_t gf_mem_chain_build(void *buf, size_t len, size_t stride, uint64_t seed)
 {
 	char *base = buf;
+	struct gf_rand r;
 	size_t lines;
 
 	if (!buf || !stride || stride % sizeof(void *))
@@ -44,8 +19,9 @@ size_t gf_mem_chain_build(void *buf, size_t len, size_t stride, uint64_t seed)
 	 * indices become addresses.  A 256 MiB buffer needs no 32 MiB more. */
 	for (size_t i = 0; i < lines; i++)
 		*(uintptr_t *)(base + i * stride) = i;
+	gf_rand_seed(&r, seed);
 	for (size_t i = lines - 1; i > 0; i--) {
-		size_t j = below(&seed, i);	/* j < i: Sattolo, not Fisher-Yates */
+		size_t j = (size_t)gf_rand_below(&r, i);	/* j < i: Sattolo, not Fisher-Yates */
 		uintptr_t *a = (uintptr_t *)(base + i * stride), *b = (uintptr_t *)(base + j * stride);
 		uintptr_t t = *a;
 		*a = *b;

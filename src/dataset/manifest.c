@@ -63,7 +63,7 @@ static json_t *build(const struct gf_manifest *m)
 	}
 	json_object_set_new(root, "format", json_string(GF_DS_FORMAT));
 	json_object_set_new(root, "version", json_integer(GF_DS_VERSION));
-	json_object_set_new(root, "name", json_string(m->name));
+	json_object_set_new(root, "name", gf_jstr(m->name));
 	json_object_set_new(root, "samples", json_integer((json_int_t)samples));
 	json_object_set_new(root, "data_bytes", json_integer((json_int_t)data));
 	json_object_set_new(root, "file_bytes", json_integer((json_int_t)file));
@@ -286,6 +286,32 @@ int gf_ds_manifest_parse(struct gf_dataset *d, const char *text, size_t len, con
 }
 
 /* Shard i against its index and data file and what the manifest says. */
+/* A data file whose size is not the manifest's: which records it lost. */
+static int wrong_size(const struct gf_dataset *d, unsigned shard, uint64_t size)
+{
+	const struct gf_ds_shard *sh = &d->shards[shard];
+	uint64_t r = 0, first = 0;
+
+	for (unsigned j = 0; j < shard; j++)
+		first += d->shards[j].samples;
+
+	if (size > sh->file_bytes)
+		return gf_error(-EBADMSG, "%s: %llu bytes, the manifest says %llu (grown or replaced)", sh->data_path,
+				(unsigned long long)size, (unsigned long long)sh->file_bytes);
+	while (r < sh->idx.count && gf_idx_offset(&sh->idx, r) + gf_idx_size(&sh->idx, r) <= size)
+		r++;
+	if (r == sh->idx.count)
+		return gf_error(-EBADMSG, "%s: %llu bytes, the manifest says %llu (truncated in the padding after "
+				"the last record)", sh->data_path, (unsigned long long)size,
+				(unsigned long long)sh->file_bytes);
+	return gf_error(-EBADMSG, "%s: %llu bytes, the manifest says %llu (truncated): record %llu (sample %llu, "
+			"offset %llu) and the %llu after it are past its end", sh->data_path, (unsigned long long)size,
+			(unsigned long long)sh->file_bytes, (unsigned long long)r,
+			(unsigned long long)(first + r), (unsigned long long)gf_idx_offset(&sh->idx, r),
+			(unsigned long long)(sh->idx.count - r - 1));
+}
+
+/* Shard i against its index and data file and what the manifest says. */
 static int open_shard(struct gf_dataset *d, unsigned i, const struct shard_claim *c)
 {
 	struct gf_ds_shard *sh = &d->shards[i];
@@ -294,10 +320,6 @@ static int open_shard(struct gf_dataset *d, unsigned i, const struct shard_claim
 
 	if ((ret = gf_ds_file_size(sh->data_path, &size)))
 		return ret;
-	if (size != sh->file_bytes)
-		return gf_error(-EBADMSG, "%s: %llu bytes, the manifest says %llu (%s)", sh->data_path,
-				(unsigned long long)size, (unsigned long long)sh->file_bytes,
-				size < sh->file_bytes ? "truncated" : "grown or replaced");
 	if ((ret = gf_ds_map(sh->index_path, &sh->map, &sh->map_len)))
 		return ret;
 	if (sh->map_len != c->index_bytes)
@@ -306,7 +328,9 @@ static int open_shard(struct gf_dataset *d, unsigned i, const struct shard_claim
 				sh->map_len < c->index_bytes ? "truncated" : "grown or replaced");
 	if (gf_checksum_of(GF_CHECKSUM_XXH3, sh->map, sh->map_len) != c->index_sum)
 		return gf_error(-EBADMSG, "%s: corrupt index: its xxh3 differs from the manifest's", sh->index_path);
-	if ((ret = gf_idx_parse(sh->map, sh->map_len, size, sh->index_path, &sh->idx)))
+	/* Checked against the size the manifest gives, so that a data file
+	 * of another size is said with the records it lacks. */
+	if ((ret = gf_idx_parse(sh->map, sh->map_len, sh->file_bytes, sh->index_path, &sh->idx)))
 		return ret;
 	if (sh->idx.count != sh->samples || sh->idx.data_bytes != sh->data_bytes)
 		return gf_error(-EBADMSG, "%s: %llu records of %llu bytes, the manifest says %llu of %llu",
@@ -316,6 +340,8 @@ static int open_shard(struct gf_dataset *d, unsigned i, const struct shard_claim
 	if (sh->idx.checksum != d->info.checksum)
 		return gf_error(-EBADMSG, "%s: checksum %s, the manifest says %s", sh->index_path,
 				gf_checksum_name(sh->idx.checksum), gf_checksum_name(d->info.checksum));
+	if (size != sh->file_bytes)
+		return wrong_size(d, i, size);
 	sh->align = sh->idx.align;
 	return 0;
 }

@@ -294,7 +294,10 @@ int gf_shard_writer_finish(struct gf_shard_writer *w, struct gf_shard_summary *o
 		ret = gf_error(-EINVAL, "%s: a record was not ended", w->bin);
 		goto out;
 	}
-	if ((ret = flush(w)) || (ret = sync_close(&w->fd, w->bin)))
+	/* The file ends on an alignment boundary too, so an O_DIRECT read of
+	 * the last record's aligned span stays inside it. */
+	if ((ret = put(w, NULL, (w->align - w->pos % w->align) % w->align)) || (ret = flush(w)) ||
+	    (ret = sync_close(&w->fd, w->bin)))
 		goto out;
 	if ((ret = build_index(w, &img, &len)) || (ret = write_all(w->idx_fd, img, len, w->idx)) ||
 	    (ret = sync_close(&w->idx_fd, w->idx)))

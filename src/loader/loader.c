@@ -3,6 +3,7 @@
  * run's position (state, load_state).  The threads are worker.c's, the
  * slots slot.c's, the GPU copy copy.c's, the order order.c's. */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,14 +135,23 @@ static int check_opts(struct gf_loader_opts *o)
 	return 0;
 }
 
-/* The node's CPUs the threads run on: the model's, within what this
- * process may use. */
+/* The node's CPUs the threads run on: the model's (which may be a
+ * recording's or the caller's), within what this process may use now. */
 static void node_cpus(struct gf_loader *l, const struct gf_topo *t)
 {
+	struct gf_cpuset mine;
+	cpu_set_t set;
+
+	gf_cpuset_zero(&mine);
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set))
+			gf_cpuset_set(&mine, (unsigned)c);
 	for (int i = 0; i < t->numa.nnodes; i++) {
 		if (t->numa.node[i].id != l->node)
 			continue;
-		gf_cpuset_and(&l->cpus, &t->numa.node[i].cpus, &t->cpus.allowed);
+		gf_cpuset_and(&l->cpus, &t->numa.node[i].cpus, &mine);
 		l->bind = !gf_cpuset_empty(&l->cpus);
 	}
 }

@@ -261,6 +261,9 @@ static void *worker_main(void *arg)
 			GF_WARN(GF_LOG_IO, "loader: I/O thread %u: not bound to NUMA node %d's CPUs: %s", w->idx,
 				l->node, strerror(rc));
 	}
+	/* A name top and gdb show (after the binding: a thread seen by its
+	 * name is bound). */
+	pthread_setname_np(pthread_self(), "gf-loader-io");
 	rc = gf_loader_gpu_thread(l);
 	pthread_mutex_lock(&l->mu);
 	if (rc)

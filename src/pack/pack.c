@@ -2,7 +2,9 @@
  * manifest.  Each shard is written to temporary names and renamed when
  * whole (dataset/format.h); the manifest is written last and never over
  * another, so an interrupted pack leaves a directory no reader opens. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,6 +194,38 @@ static int check_opts(const char *const *inputs, unsigned ninputs, const char *o
 	return 0;
 }
 
+/* A temporary file an interrupted pack left: shard-N.bin.tmp-XXXXXX,
+ * shard-N.idx.tmp-XXXXXX or manifest.json.tmp-XXXXXX (gf_atomic_tmp's names). */
+static bool leftover(const char *name)
+{
+	const char *p = name, *tmp = strstr(name, ".tmp-");
+
+	if (!tmp || strlen(tmp) != strlen(".tmp-XXXXXX"))
+		return false;
+	if (!strncmp(name, GF_DS_MANIFEST, strlen(GF_DS_MANIFEST)))
+		return tmp == name + strlen(GF_DS_MANIFEST);
+	if (strncmp(p, "shard-", 6))
+		return false;
+	for (p += 6; *p >= '0' && *p <= '9'; p++)
+		;
+	return p > name + 6 && (!strncmp(p, ".bin.tmp-", 9) || !strncmp(p, ".idx.tmp-", 9)) && p + 4 == tmp;
+}
+
+/* An interrupted pack (killed: it had no chance to clean up) left
+ * temporary files; a pack into the same directory removes them. */
+static void remove_leftovers(const char *outdir)
+{
+	DIR *dir = opendir(outdir);
+	struct dirent *de;
+
+	if (!dir)
+		return;
+	while ((de = readdir(dir)))
+		if (leftover(de->d_name))
+			unlinkat(dirfd(dir), de->d_name, 0);
+	closedir(dir);
+}
+
 /* outdir exists (made here if not) and holds no manifest. */
 static int prepare_dir(const char *outdir)
 {
@@ -208,6 +242,7 @@ static int prepare_dir(const char *outdir)
 		return gf_error(-ENAMETOOLONG, "%s: path too long", outdir);
 	if (!access(path, F_OK))
 		return gf_error(-EEXIST, "%s: already holds a dataset (%s): not packed over it", outdir, GF_DS_MANIFEST);
+	remove_leftovers(outdir);
 	return 0;
 }
 
@@ -285,7 +320,8 @@ int gf_pack(const char *const *inputs, unsigned ninputs, const char *outdir, con
 	if (!ret)
 		ret = finish_shard(&o);
 	if (!ret && !o.ndone)
-		ret = gf_error(-EINVAL, "%s: the inputs hold no samples: nothing packed", outdir);
+		ret = gf_error(-EINVAL, "%s: no samples in %s%s: nothing packed", outdir, inputs[0],
+			       ninputs > 1 ? " and the other inputs" : "");
 	if (!ret) {
 		struct gf_manifest m = {
 			.name = opts->name ? opts->name : dir_name(outdir, namebuf, sizeof(namebuf)),

@@ -11,7 +11,7 @@ E=$B/examples
 fakes=$(dirname "${GPUFEED_FAKE_CUDA:-$B/fakes/libcuda.so.1}")
 onfakes() { env GPUFEED_CUDA_LIBRARY="$fakes/libcuda.so.1" GPUFEED_NVML_LIBRARY="$fakes/libnvidia-ml.so.1" "$@"; }
 
-checked="gpus-and-nodes bench-any-target pinned-to-dlpack read-file-to-gpu bind-worker"
+checked="gpus-and-nodes bench-any-target pinned-to-dlpack read-file-to-gpu bind-worker loader-host"
 for src in "$SRC"/examples/*.c; do
 	name=$(basename "$src" .c)
 	[ -x "$E/$name" ] && ok "$name is built" || not_ok "$name is not built in $E"
@@ -51,4 +51,12 @@ if [ "$(nproc)" -ge 2 ]; then
 	expect_grep "$out" "^bound to [0-9]* CPU(s).*; CUDA_VISIBLE_DEVICES=GPU-" "  CPUs and the GPU by UUID"
 fi
 expect_rc 2 "bind-worker: a GPU the machine lacks is a bad list, as for run --gpu" "$E/bind-worker" 7 "$FIX/ci-2gpu/root"
+
+# A tiny dataset packed and loaded on host memory: two epochs, every sample
+# once in each; resumed from a state saved 3 batches (192 samples) in.
+expect_rc 0 "loader-host packs and iterates" env TMPDIR="$TMP" "$E/loader-host" 500
+expect_grep "$out" "^epoch 0: 8 batches, 500 samples, 500 of 500 seen exactly once$" "  epoch 0, each sample once"
+expect_grep "$out" "^epoch 1: 8 batches, 500 samples, 500 of 500 seen exactly once$" "  epoch 1 too"
+expect_grep "$out" "^resumed: 308 samples left in epoch 2$" "  resumed where the state says"
+expect_rc 1 "loader-host: no samples" "$E/loader-host" 0
 finish

@@ -43,6 +43,15 @@ expect_grep "$out" "every checksum matches" "verify says so"
 expect_rc 3 "pack into a directory that holds a dataset is refused" "$GPUFEED" pack "$D/tree" "$D/ds"
 expect_grep "$err" "already holds a dataset" "and says why"
 
+# Keys as JSON: UTF-8 kept, other bytes U+FFFD, quotes and backslashes escaped.
+mkdir "$D/names"
+printf x >"$D/names/caf$(printf '\303\251')"
+printf y >"$D/names/bad$(printf '\377')"
+printf z >"$D/names/q\"\\"
+expect_rc 0 "pack file names that are not all UTF-8" "$GPUFEED" pack "$D/names" "$D/names-ds"
+expect_rc 0 "inspect --json lists their keys" "$GPUFEED" inspect --json --head 3 "$D/names-ds"
+expect_jq "$out" '[.listed[].key] == ["bad\ufffd", "caf\u00e9", "q\"\\"]' "keys: U+FFFD, UTF-8 and escapes"
+
 # --- fixed-size records, shards cut at --shard-size ------------------------
 head -c $((100 * 1000)) /dev/urandom >"$D/recs.raw"
 expect_rc 0 "pack --record-size 1000 --shard-size 40K --json" \
@@ -84,7 +93,8 @@ expect_grep "$err" "shard-00002.bin: record 3 (sample 23" "the message names the
 cp -r "$D/recs" "$D/trunc"
 truncate -s 8192 "$D/trunc/shard-00004.bin"
 expect_rc 3 "a truncated shard" "$GPUFEED" inspect "$D/trunc"
-expect_grep "$err" "shard-00004.bin.*truncated" "named, and said truncated"
+expect_grep "$err" "shard-00004.bin: 8192 bytes.*(truncated): record 2 (sample 42, offset 8192)" \
+	"the shard named, said truncated, with the first record lost"
 expect_rc 3 "verify: the same" "$GPUFEED" pack --verify "$D/trunc"
 cp -r "$D/recs" "$D/idx"
 printf '\377' | dd of="$D/idx/shard-00001.idx" bs=1 seek=$((128 + 8 * 2 + 1)) conv=notrunc 2>/dev/null

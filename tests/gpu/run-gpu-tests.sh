@@ -67,6 +67,15 @@ if [ -x "$xcheck" ]; then
 else
 	echo "$xcheck not built: transfer check not run"; rc=1
 fi
+# The loader on the real GPU: two datasets packed in $xdir, loaded with
+# verify on, every batch copied back from GPU memory on its own stream and
+# on a consumer stream released early (tests/gpu/loader_check.c).
+lcheck=$(dirname "$gf")/gpu/loader_check
+if [ -x "$lcheck" ]; then
+	"$lcheck" 0 "$xdir" || rc=1
+else
+	echo "$lcheck not built: loader check not run"; rc=1
+fi
 # Every bench target through the frame on the real GPU (exit 0, or 1 for a
 # finding; its JSON of its schema): what the CLI and a binding both run.
 bdir=$(dirname "$gf")
@@ -101,6 +110,15 @@ if [ -n "$lib" ]; then
 	# without apt may lack: copies carried beside it in lib/ are used.
 	GPUFEED_LIB=$lib LD_LIBRARY_PATH="$bdir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" python3 tests/gpu/dlpack_torch.py
 	case $? in 0|77) ;; *) rc=1 ;; esac
+fi
+# The Python binding on the GPU: the abi3 extension tests/cli/test_python.sh
+# built into $bdir/python (carried; no Python headers needed here).
+if [ -f "$bdir/python/gpufeed/_gpufeed.abi3.so" ]; then
+	GPUFEED_PYTHONPATH=$bdir/python LD_LIBRARY_PATH="$bdir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+		python3 tests/gpu/python_loader.py
+	case $? in 0|77) ;; *) rc=1 ;; esac
+else
+	echo "$bdir/python/gpufeed not built: the Python binding's GPU test not run (tests/cli/test_python.sh builds it)"
 fi
 nvidia-smi topo -m > "$tmp/smi.txt"
 "$gf" topo --json > "$tmp/gf.json" || rc=1

@@ -53,8 +53,38 @@ def test_the_consumers_stream_waits_for_the_copy(records_ds, fake_gpu, monkeypat
 def test_cuda_means_local_ranks_gpu(records_ds, fake_gpu, monkeypatch):
     monkeypatch.setenv("LOCAL_RANK", "1")
     with gpufeed.Loader(records_ds, 10, device="cuda") as loader:
-        assert loader.device == "cuda:1"
+        assert (loader.device, loader.gpu) == ("cuda:1", 1)
     monkeypatch.setenv("LOCAL_RANK", "9")
     with pytest.raises(gpufeed.Error) as e:
         gpufeed.Loader(records_ds, 10, device="cuda")
     assert e.value.errno in (errno.ENODEV, errno.ENOENT, errno.EINVAL)
+
+
+def test_cuda_devices_are_numbered_as_this_process_sees_them(records_ds, fake_gpu, monkeypatch):
+    """CUDA_VISIBLE_DEVICES by index here (the stand-ins are no GPUs of the
+    machine model, which resolves UUIDs: tests/gpu/python_loader.py does)."""
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1,0")
+    with gpufeed.Loader(records_ds, 10, device="cuda:1") as loader:
+        assert (loader.device, loader.gpu) == ("cuda:1", 0)
+    with gpufeed.Loader(records_ds, 10, device=0) as loader:
+        assert (loader.device, loader.gpu) == ("cuda:0", 1)
+    monkeypatch.setenv("LOCAL_RANK", "1")
+    with gpufeed.Loader(records_ds, 10, device="cuda") as loader:
+        assert (loader.device, loader.gpu) == ("cuda:1", 0)
+    with pytest.raises(ValueError, match="CUDA_VISIBLE_DEVICES"):
+        gpufeed.Loader(records_ds, 10, device="cuda:2")
+    # gpufeed launch shows each rank its own GPU alone, as cuda:0, whatever LOCAL_RANK is.
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1")
+    monkeypatch.setenv("LOCAL_RANK", "3")
+    with gpufeed.Loader(records_ds, 10, device="cuda") as loader:
+        assert (loader.device, loader.gpu) == ("cuda:0", 1)
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "GPU-no-such-uuid")
+    with pytest.raises(gpufeed.Error) as e:
+        gpufeed.Loader(records_ds, 10, device="cuda:0")
+    assert "GPU-no-such-uuid" in e.value.strerror
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
+    with gpufeed.Loader(records_ds, 10, device="cuda:1") as loader:
+        assert (loader.device, loader.gpu) == ("cuda:1", 1)
+    torch = pytest.importorskip("torch")
+    with gpufeed.Loader(records_ds, 10, device=torch.device("cuda", 1)) as loader:
+        assert loader.gpu == 1

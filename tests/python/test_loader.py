@@ -1,6 +1,10 @@
 """gpufeed.Loader: every sample once per epoch across ranks, the order, resume, errors."""
 import errno
+import os
 import shutil
+import subprocess
+import sys
+import threading
 
 import pytest
 
@@ -202,3 +206,105 @@ def test_release_close_and_batches_after_close(records_ds):
     with pytest.raises(ValueError, match="closed"):
         next(loader)
     assert len(data) == 2560 and repr(b).endswith("released>")
+
+
+def test_a_python_transform_runs_on_the_loaders_threads(records_ds):
+    threads, kept = set(), []
+
+    def stamp(sample, data):
+        threads.add(threading.get_ident())
+        kept.append(data)
+        data[8:12] = b"SEEN"  # in place
+
+    with gpufeed.Loader(records_ds, 100, shuffle=False, transform=stamp, threads=2) as loader:
+        for batch in loader:
+            with batch:
+                payload = batch.tobytes()
+                assert all(payload[k * 256 + 8:k * 256 + 12] == b"SEEN" for k in range(batch.count))
+                assert batch.record_size == 256
+    assert threads and threading.get_ident() not in threads
+    assert len(kept) == N
+    with pytest.raises(ValueError):
+        kept[0][0]  # released after the call: no view into a reused slot
+
+
+def test_a_transform_may_return_new_bytes(records_ds):
+    def shorten(sample, data):
+        return b"%d" % sample
+
+    with gpufeed.Loader(records_ds, 64, shuffle=False, transform=shorten) as loader:
+        got = []
+        for batch in loader:
+            with batch:
+                payload, offsets = batch.tobytes(), batch.offsets
+                assert batch.record_size == 0 and offsets[-1] == batch.nbytes
+                got += [int(payload[offsets[k]:offsets[k + 1]]) for k in range(batch.count)]
+    assert got == list(range(N))
+
+
+def test_a_transforms_exception_reaches_next(records_ds):
+    def picky(sample, data):
+        if sample == 517:
+            raise KeyError("no sample 517 today")
+
+    with gpufeed.Loader(records_ds, 50, transform=picky, seed=2) as loader:
+        with pytest.raises(KeyError, match="517"):
+            for _ in loader:
+                pass
+    for bad, error in ((lambda s, d: b"x" * 300, ValueError), (lambda s, d: 5, TypeError)):
+        with gpufeed.Loader(records_ds, 50, transform=bad) as loader:
+            with pytest.raises(error):
+                next(loader)
+    with pytest.raises(TypeError, match="callable"):
+        gpufeed.Loader(records_ds, 50, transform="upper")
+
+
+def test_a_loader_with_a_transform_left_open_at_exit(records_ds):
+    # The loader's threads are in the (slow) transform when the script ends.
+    code = ("import sys, time, gpufeed\n"
+            "loader = gpufeed.Loader(sys.argv[1], 10, transform=lambda s, d: time.sleep(0.002), slots=4)\n"
+            "batch = next(loader)\n"
+            "print('read', batch.count)\n")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(gpufeed.__file__)))
+    out = subprocess.run([sys.executable, "-c", code, records_ds], capture_output=True, text=True, env=env,
+                         timeout=60)
+    assert out.returncode == 0 and out.stdout == "read 10\n", out.stderr
+
+
+def test_a_loader_in_a_cycle_with_its_transform_is_collected(records_ds):
+    import gc
+    import weakref
+
+    def make():
+        box = {}
+
+        def f(sample, data):
+            assert box["loader"] is not None  # the transform refers to its loader
+
+        loader = gpufeed.Loader(records_ds, 10, transform=f)
+        box["loader"] = loader
+        next(loader).release()
+        return weakref.ref(f)
+
+    ref = make()
+    gc.collect()
+    assert ref() is None
+
+
+def test_a_loader_dropped_inside_its_own_transform(records_ds):
+    """Its last reference goes on one of its threads: closing there would join
+    that thread; it is left open (a ResourceWarning) and closed at exit."""
+    code = ("import sys, threading, time, gpufeed\n"
+            "ready, box = threading.Event(), {}\n"
+            "def drop(sample, data):\n"
+            "    ready.wait()\n"
+            "    box.pop('loader', None)\n"
+            "box['loader'] = gpufeed.Loader(sys.argv[1], 10, transform=drop)\n"
+            "ready.set()\n"
+            "time.sleep(0.3)\n"
+            "print('dropped', 'loader' not in box)\n")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(gpufeed.__file__)))
+    out = subprocess.run([sys.executable, "-W", "always", "-c", code, records_ds], capture_output=True, text=True,
+                         env=env, timeout=60)
+    assert out.returncode == 0 and out.stdout == "dropped True\n", out.stderr
+    assert "left open" in out.stderr

@@ -3,6 +3,7 @@ import errno
 import json
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -69,10 +70,21 @@ def test_bind_previews_a_recording_as_gpufeed_run(cli, machines, name):
 
 def test_bind_worker_takes_local_rank(cli, machines, monkeypatch):
     root = os.path.join(machines, "hgx-h100-8gpu", "root")
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
     monkeypatch.setenv("LOCAL_RANK", "5")
     got = gpufeed.bind_worker(3, root=root)  # the worker id is not the GPU
     assert got["targets"][0]["index"] == 5
     assert got["cpus"] == cli_binding(cli, root, 5)["cpus"]
+    # gpufeed launch: the rank's own GPU alone, by UUID.
+    model = gpufeed.topo(root)
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", model["gpus"][6]["uuid"])
+    assert gpufeed.bind_worker(root=root)["targets"][0]["index"] == 6
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "7,6,5,4,3,2,1,0")
+    assert gpufeed.bind_worker(root=root)["targets"][0]["index"] == 2
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1,2")
+    with pytest.raises(ValueError, match="CUDA_VISIBLE_DEVICES"):
+        gpufeed.bind_worker(root=root)
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
     monkeypatch.setenv("LOCAL_RANK", "five")
     with pytest.raises(ValueError, match="LOCAL_RANK"):
         gpufeed.bind_worker(root=root)
@@ -98,3 +110,11 @@ def test_bind_here_without_a_gpu_is_an_error():
         gpufeed.bind(0)
     assert e.value.errno == errno.ENOENT or e.value.errno == errno.ENODEV
     assert os.sched_getaffinity(0) == before
+
+
+def test_gpufeed_torch_without_torch_says_so():
+    code = ("import sys; sys.modules['torch'] = None\n"
+            "try:\n    import gpufeed.torch\nexcept ImportError as e:\n    print(e)\n")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(gpufeed.__file__)))
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, env=env).stdout
+    assert "gpufeed.torch needs PyTorch" in out and "python3-torch" in out

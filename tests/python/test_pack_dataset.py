@@ -2,6 +2,7 @@
 import errno
 import os
 import shutil
+import struct
 
 import pytest
 
@@ -29,6 +30,9 @@ def test_pack_records_then_read_every_sample(tmp_path):
             ds.check(i, data)
             assert ds.sample(i)["size"] == 100
         ds.verify()
+        with pytest.raises(gpufeed.Error) as e:
+            ds.check(7, record(8, 100))
+        assert e.value.errno == errno.EBADMSG and "shard" in e.value.strerror
 
 
 def test_pack_lines_keeps_every_line_and_its_size(tmp_path):
@@ -124,3 +128,59 @@ def test_closed_dataset_and_bad_sample_numbers(records_ds):
     ds.close()
     with pytest.raises(ValueError, match="closed"):
         len(ds)
+
+
+def write_megatron(prefix, sequences):
+    """A Megatron-LM MMIDIDX pair of int32 token sequences (indexed_dataset.py's layout)."""
+    with open(prefix + ".bin", "wb") as f:
+        pointers = []
+        for seq in sequences:
+            pointers.append(f.tell())
+            f.write(struct.pack("<%di" % len(seq), *seq))
+    with open(prefix + ".idx", "wb") as f:
+        f.write(b"MMIDIDX\x00\x00" + struct.pack("<QBQQ", 1, 4, len(sequences), len(sequences) + 1))
+        f.write(struct.pack("<%di" % len(sequences), *[len(s) for s in sequences]))
+        f.write(struct.pack("<%dq" % len(sequences), *pointers))
+        f.write(struct.pack("<%dq" % (len(sequences) + 1), *range(len(sequences) + 1)))
+
+
+def test_a_megatron_pair_is_read_as_it_is(tmp_path):
+    sequences = [list(range(i, i + 1 + i % 13)) for i in range(50)]
+    prefix = str(tmp_path / "corpus_text_document")
+    write_megatron(prefix, sequences)
+    with gpufeed.Dataset(prefix) as ds:
+        assert ds.info["kind"] == "megatron" and len(ds) == 50 and ds.info["checksum"] == "none"
+        assert [ds.read(i) for i in range(50)] == [struct.pack("<%di" % len(s), *s) for s in sequences]
+    with gpufeed.Loader(prefix, 8, shuffle=False) as loader:
+        import numpy
+        got = []
+        for batch in loader:
+            with batch:
+                data, offsets = numpy.from_dlpack(batch), batch.offsets
+                got += [data[offsets[k]:offsets[k + 1]].view("<i4").tolist() for k in range(batch.count)]
+    assert got == sequences
+
+
+def test_pack_and_info_agree_with_the_cli(cli, tmp_path):
+    import json
+    import subprocess
+
+    text = tmp_path / "in.txt"
+    text.write_bytes(b"".join(line(i) + b"\n" for i in range(120)))
+    gpufeed.pack(text, tmp_path / "py", shard_size=2048, align=128, checksum="crc32c")
+    run = subprocess.run([cli, "pack", "--shard-size", "2048", "--align", "128", "--checksum", "crc32c", str(text),
+                          str(tmp_path / "cli")], capture_output=True, text=True)
+    if run.returncode == 2 and "pack" in run.stderr and "unknown" in run.stderr:
+        pytest.skip("this gpufeed has no pack command")
+    assert run.returncode == 0, run.stderr
+    inspect = json.loads(subprocess.run([cli, "inspect", "--json", str(tmp_path / "py")], check=True,
+                                        capture_output=True, text=True).stdout)
+    with gpufeed.Dataset(tmp_path / "py") as a, gpufeed.Dataset(tmp_path / "cli") as b:
+        mine, theirs = dict(a.info), dict(b.info)
+        for doc in (mine, theirs):
+            del doc["path"], doc["name"]
+        assert mine == theirs
+        assert [a.read(i) for i in range(len(a))] == [b.read(i) for i in range(len(b))]
+        for key in ("kind", "samples", "data_bytes", "file_bytes", "min_size", "max_size", "checksum", "align"):
+            assert inspect[key] == a.info[key], key
+        assert inspect.get("record_size", 0) == a.info["record_size"] == 0  # sizes vary

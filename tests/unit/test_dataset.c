@@ -224,15 +224,15 @@ static void crc32c_and_small_alignment(void **state)
 	po.record_size = 10;
 	po.align = 16;
 	po.checksum = GF_CHECKSUM_CRC32C;
-	po.name = "tiny";
+	po.name = "tiny\xff";	/* not UTF-8: kept in the manifest as U+FFFD */
 	assert_int_equal(pack_one(in, out, &po, NULL), 0);
 	assert_int_equal(gf_dataset_open(out, &d), 0);
 	assert_int_equal(gf_dataset_info(d, &info), 0);
 	assert_int_equal(info.shards, 1);
 	assert_int_equal(info.align, 16);
 	assert_int_equal(info.checksum, GF_CHECKSUM_CRC32C);
-	assert_int_equal(info.file_bytes, 6 * 16 + 10);
-	assert_string_equal(info.name, "tiny");
+	assert_int_equal(info.file_bytes, 7 * 16);	/* padded to the alignment at the end too */
+	assert_string_equal(info.name, "tiny\xef\xbf\xbd");
 	for (uint64_t i = 0; i < 7; i++) {
 		struct gf_sample_loc at;
 
@@ -322,6 +322,14 @@ static void refuses_a_packed_directory(void **state)
 	assert_int_equal(pack_one(in, out, &po, NULL), 0);
 	assert_int_equal(pack_one(in, out, &po, NULL), -EEXIST);
 	msg_has("already holds a dataset");
+	/* An input without samples. */
+	t_write(dir, "empty.jsonl", "\n\n");
+	path_in(in, sizeof(in), dir, "empty.jsonl");
+	path_in(out, sizeof(out), dir, "ds3");
+	assert_int_equal(pack_one(in, out, &po, NULL), -EINVAL);
+	msg_has("no samples in");
+	msg_has("empty.jsonl");
+	path_in(in, sizeof(in), dir, "records.bin");
 	/* A size the file is not a multiple of. */
 	po.record_size = 5;
 	path_in(out, sizeof(out), dir, "ds2");
@@ -351,6 +359,19 @@ static void failed_pack_leaves_nothing_whole(void **state)
 	assert_int_equal(count_named(out, "shard-"), 0);
 	assert_int_equal(count_named(out, "manifest"), 0);
 	assert_int_equal(gf_dataset_open(out, &d), -ENOENT);
+	/* What a killed pack leaves (its temporary files) goes when the
+	 * directory is packed again; files of other names stay. */
+	t_write(out, "shard-00003.bin.tmp-a1B2c3", "partial");
+	t_write(out, "shard-00003.idx.tmp-a1B2c3", "partial");
+	t_write(out, "manifest.json.tmp-Zz9yY8", "{");
+	t_write(out, "shard-x.bin.tmp-a1B2c3", "not ours");
+	t_write(out, "notes.tmp-a1B2c3", "not ours");
+	assert_int_equal(gf_pack(in, 1, out, &po, NULL), 0);
+	assert_int_equal(count_named(out, "shard-00003.bin.tmp"), 0);
+	assert_int_equal(count_named(out, "shard-00003.idx.tmp"), 0);
+	assert_int_equal(count_named(out, "manifest.json.tmp"), 0);
+	assert_int_equal(count_named(out, "shard-x.bin.tmp"), 1);
+	assert_int_equal(count_named(out, "notes.tmp"), 1);
 	t_rmtree(dir);
 	free(dir);
 }
@@ -382,8 +403,8 @@ static void truncated_shard(void **state)
 	assert_int_equal(truncate(bin, 4096 * 5), 0);
 	assert_int_equal(gf_dataset_open(ds, &d), -EBADMSG);
 	assert_null(d);
-	msg_has("shard-00001.bin");
-	msg_has("truncated");
+	msg_has("shard-00001.bin: 20480 bytes, the manifest says 40960 (truncated): record 5 (sample 15, "
+		"offset 20480) and the 4 after it are past its end");
 	t_rmtree(dir);
 	free(dir);
 }
@@ -619,6 +640,54 @@ static void lines_one_sample_each(void **state)
 	free(dir);
 }
 
+/* Lines that straddle the reader's 4 MiB chunks, and one longer than a
+ * chunk, come out whole. */
+static void lines_across_chunks(void **state)
+{
+	char *dir = t_mkdtemp(), in[PATH_MAX], out[PATH_MAX];
+	struct gf_pack_opts po = GF_PACK_OPTS_INIT;
+	const unsigned n = 3000, longest = 5u << 20;
+	size_t total = 0, at = 0;
+	char *text;
+	struct gf_dataset *d;
+	struct gf_dataset_info info;
+
+	(void)state;
+	for (unsigned i = 0; i < n; i++)
+		total += (i == 1500 ? longest : (i * 37u) % 5000u + 1) + 1;
+	text = malloc(total);
+	for (unsigned i = 0; i < n; i++) {
+		size_t len = i == 1500 ? longest : (i * 37u) % 5000u + 1;
+
+		memset(text + at, 'a' + (char)(i % 26), len);
+		at += len;
+		text[at++] = '\n';
+	}
+	t_write_bytes(dir, "big.txt", text, total);
+	path_in(in, sizeof(in), dir, "big.txt");
+	path_in(out, sizeof(out), dir, "ds");
+	po.align = 1;
+	assert_int_equal(pack_one(in, out, &po, NULL), 0);
+	assert_int_equal(gf_dataset_open(out, &d), 0);
+	assert_int_equal(gf_dataset_info(d, &info), 0);
+	assert_int_equal(info.samples, n);
+	assert_int_equal(info.max_size, longest);
+	for (uint64_t i = 0; i < n; i++) {
+		struct gf_sample_loc at_;
+
+		assert_int_equal(gf_dataset_sample(d, i, &at_), 0);
+		assert_int_equal(at_.size, i == 1500 ? longest : (i * 37u) % 5000u + 1);
+		/* Its bytes, by their checksum: the line's letter, as long as the line. */
+		memset(text, 'a' + (char)(i % 26), at_.size);
+		assert_int_equal(gf_dataset_check_sample(d, i, text, at_.size), 0);
+	}
+	assert_int_equal(gf_dataset_verify(d, NULL, NULL), 0);
+	gf_dataset_close(d);
+	free(text);
+	t_rmtree(dir);
+	free(dir);
+}
+
 /* ---- WebDataset tar ---- */
 
 static void run(const char *cmd)
@@ -723,6 +792,7 @@ int main(void)
 		cmocka_unit_test(crc32c_and_small_alignment),
 		cmocka_unit_test(files_in_path_order),
 		cmocka_unit_test(lines_one_sample_each),
+		cmocka_unit_test(lines_across_chunks),
 		cmocka_unit_test(tar_groups_by_key),
 		cmocka_unit_test(tar_refused_when_damaged),
 		cmocka_unit_test(refuses_a_packed_directory),

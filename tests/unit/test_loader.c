@@ -8,8 +8,10 @@
  * DLPack tensors outliving their batch and the loader; memory flat over 50
  * epochs. */
 #include "helpers.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,7 @@
 #include <gpufeed/dlpack.h>
 #include <gpufeed/error.h>
 #include <gpufeed/loader.h>
+#include <gpufeed/topo.h>
 
 static char *dir;
 
@@ -559,6 +562,77 @@ static void corrupted_record_with_verify(void **state)
 	free(path);
 }
 
+/* A batch held across set_epoch keeps its bytes (its slot is not refilled)
+ * while the new epoch runs on the other slots, and is released after. */
+static void batch_held_across_set_epoch(void **state)
+{
+	char *path = pack_files("held", 120, 64 << 10);
+	struct gf_loader_opts o = GF_LOADER_OPTS_INIT;
+	uint64_t *seq = malloc(120 * sizeof(*seq));
+	struct gf_loader *l;
+	struct gf_batch *held;
+
+	(void)state;
+	o.batch_size = 5;
+	o.slots = 2;
+	o.threads = 3;
+	l = open_loader(path, &o);
+	assert_int_equal(gf_loader_next(l, &held), 0);
+	assert_int_equal(held->epoch, 0);
+	assert_int_equal(gf_loader_set_epoch(l, 4), 0);
+	assert_int_equal(run_epoch(l, 0, seq, 120, NULL), 120);
+	check_batch(held, 0);
+	assert_int_equal(held->epoch, 0);
+	assert_int_equal(gf_loader_release(l, held), 0);
+	/* And across load_state, mid-epoch. */
+	assert_int_equal(gf_loader_set_epoch(l, 5), 0);
+	assert_int_equal(gf_loader_next(l, &held), 0);
+	{
+		struct gf_loader_state st = { .seed = 0, .epoch = 5, .position = 60 };
+
+		assert_int_equal(gf_loader_load_state(l, &st), 0);
+	}
+	assert_int_equal(run_epoch(l, 0, seq, 120, NULL), 60);
+	check_batch(held, 0);
+	assert_int_equal(gf_loader_release(l, held), 0);
+	gf_loader_close(l);
+	free(seq);
+	free(path);
+}
+
+/* More threads than slots, tiny batches: the threads contend for slots,
+ * batches still come in order with their own bytes. */
+static void more_threads_than_slots(void **state)
+{
+	char *path = pack_files("contend", 150, 32 << 10);
+	struct gf_loader_opts o = GF_LOADER_OPTS_INIT;
+	uint64_t *seq = malloc(150 * sizeof(*seq)), *ref = malloc(150 * sizeof(*ref));
+	struct gf_loader *l;
+
+	(void)state;
+	o.batch_size = 2;
+	o.slots = 2;
+	o.threads = 6;
+	o.seed = 77;
+	o.block_bytes = 8192;
+	l = open_loader(path, &o);
+	for (uint64_t e = 0; e < 3; e++) {
+		assert_int_equal(gf_loader_set_epoch(l, e), 0);
+		assert_int_equal(run_epoch(l, 0, seq, 150, NULL), 150);
+	}
+	gf_loader_close(l);
+	/* The same order as one thread makes. */
+	o.threads = 1;
+	l = open_loader(path, &o);
+	assert_int_equal(gf_loader_set_epoch(l, 2), 0);
+	assert_int_equal(run_epoch(l, 0, ref, 150, NULL), 150);
+	assert_memory_equal(seq, ref, 150 * sizeof(*seq));
+	gf_loader_close(l);
+	free(seq);
+	free(ref);
+	free(path);
+}
+
 /* Waits (without a clock) until the threads have filled `ready` batches. */
 static void wait_ready(struct gf_loader *l, unsigned ready)
 {
@@ -784,6 +858,91 @@ static void memory_flat_over_epochs(void **state)
 	free(path);
 }
 
+/* The line of a /proc file that starts with key, its value in out. */
+static bool proc_line(const char *path, const char *key, char *out, size_t size)
+{
+	char line[512];
+	FILE *f = fopen(path, "r");
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key))) {
+			found = sscanf(line + strlen(key), " %255s", out) == 1 && strlen(out) < size;
+		}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* The CPUs each I/O thread (named gf-loader-io) may run on, as the kernel
+ * says; waits until `want` of them are there. */
+static unsigned io_thread_cpus(unsigned want, char lists[][256])
+{
+	unsigned n = 0;
+
+	/* A bound on the polls, not a timing: a thread never named fails. */
+	for (unsigned tries = 0;; tries++) {
+		DIR *d = opendir("/proc/self/task");
+		struct dirent *e;
+
+		assert_non_null(d);
+		n = 0;
+		while ((e = readdir(d)) && n < want) {
+			char p[300], comm[256];
+
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(p, sizeof(p), "/proc/self/task/%s/status", e->d_name);
+			if (proc_line(p, "Name:", comm, sizeof(comm)) && !strcmp(comm, "gf-loader-io"))
+				assert_true(proc_line(p, "Cpus_allowed_list:", lists[n++], 256));
+		}
+		closedir(d);
+		if (n == want)
+			return n;
+		if (tries == 60000)
+			fail_msg("%u of the %u I/O threads named gf-loader-io found", n, want);
+		usleep(1000);
+	}
+}
+
+/* With a node, the I/O threads run on its CPUs (the model's, within this
+ * process's): a model whose node 0 holds only this process's last CPU. */
+static void threads_bound_to_the_node(void **state)
+{
+	char *path = pack_records("bind", 40, 512, 1 << 20);
+	struct gf_loader_opts o = GF_LOADER_OPTS_INIT;
+	struct gf_topo *t = t_live_model();
+	char lists[3][256], want[16];
+	struct gf_loader *l;
+	cpu_set_t set;
+	int last = -1;
+
+	(void)state;
+	assert_int_equal(sched_getaffinity(0, sizeof(set), &set), 0);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set))
+			last = c;
+	if (CPU_COUNT(&set) < 2 || !t || t->numa.nnodes < 1) {
+		gf_topo_free(t);
+		free(path);
+		skip();
+	}
+	gf_cpuset_zero(&t->numa.node[0].cpus);
+	gf_cpuset_set(&t->numa.node[0].cpus, (unsigned)last);
+	o.batch_size = 4;
+	o.threads = 3;
+	o.numa_node = t->numa.node[0].id;
+	o.model = t;
+	l = open_loader(path, &o);
+	snprintf(want, sizeof(want), "%d", last);
+	assert_int_equal(io_thread_cpus(3, lists), 3);
+	for (unsigned i = 0; i < 3; i++)
+		assert_string_equal(lists[i], want);
+	gf_loader_close(l);
+	gf_topo_free(t);
+	free(path);
+}
+
 /* Bad options are refused at open, naming the option. */
 static void bad_options_refused(void **state)
 {
@@ -831,10 +990,13 @@ int main(void)
 		cmocka_unit_test(truncated_shard_fails_next),
 		cmocka_unit_test(corrupted_record_with_verify),
 		cmocka_unit_test(close_mid_epoch_with_batches_held),
+		cmocka_unit_test(batch_held_across_set_epoch),
+		cmocka_unit_test(more_threads_than_slots),
 		cmocka_unit_test(dlpack_keeps_the_slot),
 		cmocka_unit_test(transform_hook),
 		cmocka_unit_test(counters_add_up),
 		cmocka_unit_test(memory_flat_over_epochs),
+		cmocka_unit_test(threads_bound_to_the_node),
 		cmocka_unit_test(bad_options_refused),
 	};
 

@@ -179,6 +179,7 @@ static void fewer_samples_than_ranks(void **state)
 {
 	struct shape s;
 	struct gf_order *o;
+	double score, full, want;
 
 	(void)state;
 	shape_make(&s, 3, 1, 1, 1);
@@ -188,11 +189,19 @@ static void fewer_samples_than_ranks(void **state)
 	assert_int_equal(gf_order_global_len(o), 0);
 	assert_int_equal(gf_order_rank_len(o), 0);
 	assert_int_equal(gf_order_at(o, 0), UINT64_MAX);
+	assert_int_equal(gf_order_quality(o, 4, 0, &score, &full), 0);
+	assert_true(score == 0 && full == 0);
 	gf_order_free(o);
 	s.p.uneven = GF_LOADER_PAD;
 	o = build(&s.p);
 	assert_int_equal(gf_order_global_len(o), 8);
 	assert_int_equal(gf_order_rank_len(o), 1);
+	/* 8 positions over 3 one-sample blocks hold what positions 0 1 2 0 1
+	 * 2 0 1 hold: block counts 3 3 2, in both orders. */
+	assert_int_equal(gf_order_quality(o, 8, 0, &score, &full), 0);
+	want = -2 * (3.0 / 8) * log2(3.0 / 8) - (2.0 / 8) * log2(2.0 / 8);
+	assert_true(fabs(score - want) < 1e-12);
+	assert_true(fabs(full - want) < 1e-12);
 	gf_order_free(o);
 	shape_free(&s);
 }
@@ -394,6 +403,38 @@ static void windows_shuffled_apart(void **state)
 	shape_free(&s);
 }
 
+/* The algorithm as docs/loader.md writes it (its Python reference gave
+ * these): the order of a given epoch never changes from one release to
+ * the next, so a saved position resumes the same sequence. */
+static void known_answer(void **state)
+{
+	static const uint64_t first[] = { 0, 3, 4, 9, 12, 20, 21, 30 };
+	static const unsigned shard[] = { 0, 0, 1, 1, 1, 4, 4 };
+	static const uint64_t want_a[30] = {
+		0, 2, 1, 3, 27, 29, 22, 25, 26, 23, 21, 24, 28, 20, 14,
+		10, 13, 9, 19, 16, 15, 17, 11, 12, 18, 8, 7, 6, 4, 5,
+	}, want_b[30] = {
+		8, 17, 5, 13, 15, 12, 16, 11, 7, 14, 10, 6, 18, 4, 9,
+		19, 24, 27, 2, 1, 23, 22, 26, 25, 20, 29, 21, 0, 28, 3,
+	};
+	struct gf_order_params p = {
+		.samples = 30, .nblocks = 7, .block_first = first, .block_shard = shard,
+		.window_blocks = 2, .seed = 7, .epoch = 1, .world_size = 3, .shuffle = true,
+	};
+	uint64_t *got;
+
+	(void)state;
+	got = sequence(&p, 30);
+	assert_memory_equal(got, want_a, sizeof(want_a));
+	free(got);
+	p.window_blocks = 3;
+	p.seed = UINT64_MAX;
+	p.epoch = 1ull << 40;
+	got = sequence(&p, 30);
+	assert_memory_equal(got, want_b, sizeof(want_b));
+	free(got);
+}
+
 static void no_shuffle_is_dataset_order(void **state)
 {
 	struct shape s;
@@ -552,6 +593,7 @@ int main(void)
 		cmocka_unit_test(resume),
 		cmocka_unit_test(windows_are_whole_blocks),
 		cmocka_unit_test(windows_shuffled_apart),
+		cmocka_unit_test(known_answer),
 		cmocka_unit_test(no_shuffle_is_dataset_order),
 		cmocka_unit_test(quality_full_is_a_permutation),
 		cmocka_unit_test(quality),
