@@ -131,17 +131,24 @@ GF_API void gf_loader_close(struct gf_loader *l);
  * could never end).  Waits, the wait counted in the counters' wait_ns. */
 GF_API int gf_loader_next(struct gf_loader *l, struct gf_batch **out);
 /* Gives the batch's slot back (once its DLPack tensors are deleted too).
- * With a GPU, the slot is reused only after the work queued so far on
- * the stream given to gf_batch_wait_stream (or the batch's stream) is
- * done. */
+ * With a GPU, the slot is reused only after the work queued on the stream
+ * given to gf_batch_wait_stream (or the batch's stream) until the last of
+ * these (this call or the last tensor's deletion) is done: the release
+ * event is recorded on that stream then (docs/loader.md). */
 GF_API int gf_loader_release(struct gf_loader *l, struct gf_batch *b);
 /* Makes stream (a CUstream of the batch's GPU) wait for the batch's copy,
- * and remembers it for gf_loader_release; a host batch: nothing to do. */
+ * and remembers it for the release event (the last given counts; it must
+ * stay valid until the batch and its tensors are gone); a host batch:
+ * nothing to do.  -EINVAL after gf_loader_release. */
 GF_API int gf_batch_wait_stream(struct gf_batch *b, void *stream);
 /* The payload as a DLPack tensor that keeps the slot alive: uint8 of
  * shape {count, record_size} for fixed-size records, {bytes} otherwise;
  * on the GPU when the batch is, else in host memory.  The offsets as an
- * int64 host tensor of shape {count + 1} with offsets_out (may be NULL). */
+ * int64 host tensor of shape {count + 1} with offsets_out (may be NULL).
+ * The deleter may run on any thread, after gf_loader_release and after
+ * gf_loader_close; deleted after the release (the loader open), it
+ * records the release event on the remembered stream, so GPU work queued
+ * there while the tensor lived is done before the slot is refilled. */
 GF_API int gf_batch_dlpack(struct gf_batch *b, struct gf_dl_managed_tensor **data_out,
 			   struct gf_dl_managed_tensor **offsets_out);
 

@@ -1,10 +1,12 @@
 /* The copy to the GPU: one stream per loader on which each filled slot's
  * payload goes to the slot's device memory (cuMemcpyHtoDAsync from pinned
  * memory, as xfer's bounce path), an event after it.  The consumer's
- * stream waits on that event (gf_batch_wait_stream); at release an event
- * on the consumer's stream is recorded, and the copy stream waits on it
- * before it writes that slot's device memory again, so a batch's bytes
- * never change under work the consumer queued on them.  Before an I/O
+ * stream waits on that event (gf_batch_wait_stream); when the batch's last
+ * reference goes (gf_loader_release, or the deleter of a DLPack tensor that
+ * outlived it) an event on the consumer's stream is recorded, and the copy
+ * stream waits on it before it writes that slot's device memory again, so
+ * a batch's bytes never change under work the consumer queued on them
+ * while it held the batch or a tensor of it.  Before an I/O
  * thread writes a slot's host memory again it waits for the slot's last
  * copy (its event), which also times it for copy_ns. */
 #include <errno.h>
@@ -146,10 +148,11 @@ int gf_loader_gpu_release(struct gf_loader *l, struct gf_loader_slot *s)
 
 	if (!g->on)
 		return 0;
-	if ((rc = gf_cuda_dev_make_current(&g->dev)))
-		return rc;
-	rc = cu(l, g->cu->event_record(s->released, s->has_consumer_stream ? s->consumer_stream : g->stream),
-		"cuEventRecord");
+	/* A tensor's deleter runs on any thread: make the context current. */
+	rc = gf_cuda_dev_make_current(&g->dev);
+	if (!rc)
+		rc = cu(l, g->cu->event_record(s->released, s->has_consumer_stream ? s->consumer_stream : g->stream),
+			"cuEventRecord");
 	s->release_pending = !rc;
 	s->has_consumer_stream = false;
 	s->consumer_stream = NULL;
@@ -169,10 +172,16 @@ int gf_batch_wait_stream(struct gf_batch *b, void *stream)
 	l = s->l;
 	if (!l->gpu.on)
 		return 0;
-	if ((rc = gf_cuda_dev_make_current(&l->gpu.dev)) ||
-	    (rc = cu(l, l->gpu.cu->stream_wait_event(stream, s->copy_done, 0), "cuStreamWaitEvent")))
-		return rc;
-	s->has_consumer_stream = true;
-	s->consumer_stream = stream;
-	return 0;
+	/* Under the lock: the last reference may go on another thread (a
+	 * tensor's deleter), which reads the stream remembered here. */
+	pthread_mutex_lock(&l->mu);
+	if (s->state != GF_SLOT_HELD || !s->consumer)
+		rc = gf_arg_error(__func__, "b was released already");
+	else if (!(rc = gf_cuda_dev_make_current(&l->gpu.dev)) &&
+		 !(rc = cu(l, l->gpu.cu->stream_wait_event(stream, s->copy_done, 0), "cuStreamWaitEvent"))) {
+		s->has_consumer_stream = true;
+		s->consumer_stream = stream;
+	}
+	pthread_mutex_unlock(&l->mu);
+	return rc;
 }

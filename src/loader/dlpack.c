@@ -21,12 +21,16 @@ static void payload_delete(struct gf_dl_managed_tensor *self)
 {
 	struct payload_tensor *p = (struct payload_tensor *)self;
 	struct gf_loader *l;
+	int rc;
 
 	if (!p)
 		return;
 	l = p->slot->l;
 	pthread_mutex_lock(&l->mu);
-	gf_loader_slot_unref_locked(l, p->slot);
+	/* No caller to tell: a failed release event fails the run, so the
+	 * next gf_loader_next reports it and no slot is refilled before. */
+	if ((rc = gf_loader_slot_unref_locked(l, p->slot)))
+		gf_loader_fail_locked(l, rc);
 	pthread_mutex_unlock(&l->mu);
 	p->inner->deleter(p->inner);
 	free(p);

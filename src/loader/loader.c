@@ -340,8 +340,7 @@ int gf_loader_release(struct gf_loader *l, struct gf_batch *b)
 		return gf_arg_error(__func__, "b was released already");
 	}
 	s->consumer = false;
-	rc = gf_loader_gpu_release(l, s);
-	gf_loader_slot_unref_locked(l, s);
+	rc = gf_loader_slot_unref_locked(l, s);
 	pthread_mutex_unlock(&l->mu);
 	return rc;
 }

@@ -53,8 +53,10 @@ struct gf_loader_slot {
 	gf_cu_event copy_start, copy_done, released;
 	bool copy_pending;	/* copy_done recorded, not yet waited */
 	bool release_pending;	/* released recorded, not yet waited by the stream */
+	/* From gf_batch_wait_stream (NULL: CUDA's default stream), under l->mu:
+	 * the release event goes there when the last reference goes. */
 	bool has_consumer_stream;
-	void *consumer_stream;	/* from gf_batch_wait_stream (NULL: CUDA's default stream) */
+	void *consumer_stream;
 };
 
 /* The GPU side (copy.c). */
@@ -138,8 +140,11 @@ void gf_loader_live_add(struct gf_loader *l);
 void gf_loader_live_remove(struct gf_loader *l);
 /* The slot of a batch an open loader handed out, or NULL. */
 struct gf_loader_slot *gf_loader_slot_of(struct gf_batch *b);
-/* Under l->mu: one reference less; the last frees the slot for a fill. */
-void gf_loader_slot_unref_locked(struct gf_loader *l, struct gf_loader_slot *s);
+/* Under l->mu: one reference less; the last (gf_loader_release's or a
+ * tensor deleter's, on any thread) records the release event on the
+ * consumer's stream (copy.c) and frees the slot for a fill.  0, or the
+ * error of that record (the slot is freed all the same). */
+int gf_loader_slot_unref_locked(struct gf_loader *l, struct gf_loader_slot *s);
 /* The loader's own reference count (slot.c): the last frees it. */
 void gf_loader_ref(struct gf_loader *l);
 void gf_loader_unref(struct gf_loader *l);
@@ -163,7 +168,9 @@ int gf_loader_gpu_host_free(struct gf_loader *l, struct gf_loader_slot *s);
 /* Queues the payload's copy (after the consumer's release of the slot's
  * previous batch) and records copy_done. */
 int gf_loader_gpu_copy(struct gf_loader *l, struct gf_loader_slot *s);
-/* At release: records `released` on the consumer's stream. */
+/* Under l->mu, when the slot's last reference goes, the loader open:
+ * records `released` on the consumer's stream, on whatever thread that is
+ * (the GPU's context made current there). */
 int gf_loader_gpu_release(struct gf_loader *l, struct gf_loader_slot *s);
 
 /* ---- counters.c ---- */

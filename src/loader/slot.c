@@ -102,13 +102,20 @@ struct gf_loader_slot *gf_loader_slot_of(struct gf_batch *b)
 	return found;
 }
 
-void gf_loader_slot_unref_locked(struct gf_loader *l, struct gf_loader_slot *s)
+int gf_loader_slot_unref_locked(struct gf_loader *l, struct gf_loader_slot *s)
 {
+	int rc = 0;
+
 	if (!s->refs || --s->refs)
-		return;
+		return 0;
+	/* Closed, the slot is never filled again and its GPU side is gone:
+	 * nothing to wait for. */
+	if (!l->closed)
+		rc = gf_loader_gpu_release(l, s);
 	s->state = GF_SLOT_FREE;
 	atomic_fetch_sub_explicit(&l->c_in_use, 1, memory_order_relaxed);
 	pthread_cond_broadcast(&l->cv);
+	return rc;
 }
 
 void gf_loader_ref(struct gf_loader *l)

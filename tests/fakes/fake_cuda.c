@@ -47,7 +47,7 @@ struct gf_cu_ctx_st {
 	int retained;
 	int peer[MAXDEV];
 };
-struct gf_cu_stream_st { int unused; };
+struct gf_cu_stream_st { int event_records; };
 struct gf_cu_event_st { double ms; int recorded; };
 struct gf_cu_function_st { char name[64]; struct gf_cu_function_st *next; };
 /* A module owns the functions looked up in it, as the driver's does: they
@@ -541,12 +541,25 @@ gf_cu_result cuEventCreate(gf_cu_event *e, unsigned int flags)
 	return *e ? GF_CUDA_SUCCESS : GF_CUDA_ERROR_OUT_OF_MEMORY;
 }
 
+/* cuEventRecord calls on CUDA's default streams (NULL, CU_STREAM_LEGACY,
+ * CU_STREAM_PER_THREAD: handles 0, 1, 2, never dereferenced). */
+static _Atomic int default_stream_records;
+
+static int is_default_stream(gf_cu_stream s)
+{
+	return (uintptr_t)s <= 2;
+}
+
 gf_cu_result cuEventRecord(gf_cu_event e, gf_cu_stream s)
 {
 	struct timespec ts;
 
-	(void)s;
 	NEED_CTX();
+	FAIL_IF_INJECTED("cuEventRecord");
+	if (is_default_stream(s))
+		default_stream_records++;
+	else
+		__atomic_fetch_add(&s->event_records, 1, __ATOMIC_RELAXED);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	e->ms = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 	e->recorded = 1;
@@ -803,4 +816,13 @@ int fake_cuda_live_allocs(void)
 	for (int i = 0; i < MAXALLOC; i++)
 		n += allocs[i].va != 0;
 	return n;
+}
+
+/* ---- for tests: how many events were recorded on stream s (a stream of
+ * cuStreamCreate, or a default stream), so a test can see that the code
+ * under test marked a point on the caller's stream ---- */
+int fake_cuda_event_records(gf_cu_stream s);
+int fake_cuda_event_records(gf_cu_stream s)
+{
+	return is_default_stream(s) ? default_stream_records : __atomic_load_n(&s->event_records, __ATOMIC_RELAXED);
 }

@@ -8,11 +8,18 @@
  *     gf_batch_wait_stream, the batch released before that copy has run
  *     and checked only some batches later: if the loader overwrote the
  *     slot's device memory before the consumer's work was done, the bytes
- *     differ (the release event of loader.h's stream rules).
+ *     differ (the release event of loader.h's stream rules);
+ *   - a DLPack tensor that outlives gf_loader_release: a spin kernel and a
+ *     copy of the tensor's bytes queued on the consumer stream after the
+ *     release, the tensor deleted (on another thread) while the spin runs,
+ *     the slot's refill asked for at once: the copy must still read the
+ *     batch's bytes, because the release event goes on the consumer stream
+ *     when the last reference (here the tensor's) goes.
  * Prints one line per dataset with the samples and GB/s delivered.
  *   loader_check [NVML_INDEX [DIR]]
  *   exit 0 all held, 1 a mismatch or an error, 77 no CUDA or no GPU */
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,9 +31,11 @@
 #include <gpufeed/gpufeed.h>
 #include "vendor/cuda/cuda.h"
 #include "vendor/cuda/cuda_device.h"
+#include "vendor/cuda/cuda_kernels.h"
 
 #define LAG 3		/* batches between a consumer copy and its check */
 #define MAX_SAMPLE (96u << 10)
+#define SPIN_CYCLES 200000000ull	/* about 0.1 s at a GPU's 1.5-2 GHz */
 
 static unsigned char sample_byte(uint64_t i, uint64_t k)
 {
@@ -209,6 +218,101 @@ static int run(int gpu, const char *path, size_t record_size, const struct gf_cu
 	return fail;
 }
 
+static void *delete_tensor(void *t)
+{
+	struct gf_dl_managed_tensor *m = t;
+
+	m->deleter(m);
+	return NULL;
+}
+
+/* A tensor outliving its batch's release, read on the consumer stream
+ * after a spin, deleted while the spin runs, its slot's refill asked for
+ * at once (two slots, one thread: the next batch but one takes it). */
+static int tensor_outlives_release(int gpu, const char *path, size_t record_size, const struct gf_cuda_dev *dev,
+				   gf_cu_stream mine)
+{
+	const struct gf_cuda_ops *cu = dev->ops;
+	struct gf_loader_opts o = GF_LOADER_OPTS_INIT;
+	struct gf_cuda_kernel spin = { 0 };
+	struct gf_dl_managed_tensor *t = NULL;
+	unsigned long long cycles = SPIN_CYCLES;
+	void *args[] = { &cycles };
+	uint64_t samples[256], offsets[257];
+	unsigned char *pinned = NULL;
+	struct gf_loader *l;
+	struct gf_batch *b;
+	unsigned count = 0;
+	pthread_t th;
+	int fail = 1;
+
+	o.batch_size = 256;
+	o.gpu = gpu;
+	o.seed = 5;
+	o.slots = 2;
+	o.threads = 1;
+	if (gf_loader_open(path, &o, &l)) {
+		printf("not ok - loader on GPU %d: %s\n", gpu, gf_last_error());
+		return 1;
+	}
+	gf_cuda_dev_make_current(dev);
+	if (gf_cuda_kernel_load(cu, "spin", "gf_spin", &spin)) {
+		printf("not ok - gf_spin: %s\n", gf_last_error());
+		goto out;
+	}
+	if (gf_loader_next(l, &b) || gf_batch_wait_stream(b, mine) || gf_batch_dlpack(b, &t, NULL) ||
+	    cu->mem_host_alloc((void **)&pinned, b->bytes, 0) != GF_CUDA_SUCCESS) {
+		printf("not ok - the first batch as a tensor: %s\n", gf_last_error());
+		goto out;
+	}
+	count = b->count;
+	memcpy(samples, b->samples, count * sizeof(uint64_t));
+	memcpy(offsets, b->offsets, (count + 1) * sizeof(uint64_t));
+	gf_loader_release(l, b);
+	/* After the release: work on the tensor, late on the consumer stream. */
+	gf_cuda_dev_make_current(dev);
+	if (cu->launch_kernel(spin.fn, 1, 1, 1, 1, 1, 1, 0, mine, args, NULL) != GF_CUDA_SUCCESS ||
+	    cu->memcpy_dtoh_async(pinned, (gf_cu_deviceptr)(uintptr_t)t->dl_tensor.data, offsets[count], mine) !=
+		    GF_CUDA_SUCCESS) {
+		printf("not ok - the spin and the copy on the consumer stream\n");
+		goto out;
+	}
+	/* The last reference goes on a thread of its own, as Python's GC may. */
+	if (pthread_create(&th, NULL, delete_tensor, t) || pthread_join(th, NULL)) {
+		printf("not ok - a thread to delete the tensor\n");
+		goto out;
+	}
+	t = NULL;
+	/* The next batch, released, then the one that refills the first slot. */
+	if (gf_loader_next(l, &b) || gf_loader_release(l, b) || gf_loader_next(l, &b) ||
+	    gf_loader_release(l, b)) {
+		printf("not ok - the batches after the tensor: %s\n", gf_last_error());
+		goto out;
+	}
+	gf_cuda_dev_make_current(dev);
+	if (cu->stream_synchronize(mine) != GF_CUDA_SUCCESS) {
+		printf("not ok - cuStreamSynchronize on the consumer stream\n");
+		goto out;
+	}
+	fail = check_bytes(pinned, samples, offsets, count, record_size,
+			   "tensor deleted after release, read on the consumer stream");
+	if (!fail)
+		printf("ok - loader on GPU %d, %s: a tensor read on the consumer stream after release and deleted "
+		       "while the work ran keeps its slot until that work is done\n", gpu,
+		       record_size ? "fixed-size records" : "variable sizes");
+out:
+	if (t)
+		t->deleter(t);
+	gf_loader_close(l);
+	gf_cuda_dev_make_current(dev);
+	cu->stream_synchronize(mine);
+	if (pinned)
+		cu->mem_free_host(pinned);
+	if (spin.module)
+		gf_cuda_kernel_unload(cu, &spin);
+	return fail;
+}
+
 int main(int argc, char **argv)
 {
 	int gpu = argc > 1 ? atoi(argv[1]) : 0;
@@ -234,8 +338,11 @@ int main(int argc, char **argv)
 	if (!fail) {
 		rc = run(gpu, var, 0, &dev, mine);
 		fail |= rc == 1;
-		if (rc != 77)
+		if (rc != 77) {
 			fail |= run(gpu, fixed, 4096, &dev, mine) == 1;
+			fail |= tensor_outlives_release(gpu, var, 0, &dev, mine);
+			fail |= tensor_outlives_release(gpu, fixed, 4096, &dev, mine);
+		}
 	}
 	gf_cuda_dev_make_current(&dev);
 	dev.ops->stream_destroy(mine);

@@ -1,10 +1,14 @@
 /* The loader's GPU path (src/loader/copy.c) against the stand-in libcuda,
  * whose device memory is host memory behind made-up addresses: each batch's
  * bytes copied back from its device address are the samples' own; the
- * payload as a CUDA DLPack tensor; a failing copy reaching gf_loader_next;
- * nothing left allocated or pinned after close. */
+ * payload as a CUDA DLPack tensor; the release event on the consumer's
+ * stream recorded when the batch's last reference goes, a tensor deleted on
+ * another thread after gf_loader_release included; a failing copy reaching
+ * gf_loader_next; nothing left allocated or pinned after close. */
 #include "helpers.h"
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,6 +171,143 @@ static void dlpack_on_the_gpu(void **state)
 	assert_int_equal(t_fake_cuda_live(), live);
 }
 
+/* The events recorded so far on stream s (the stand-in libcuda counts them). */
+static int event_records(gf_cu_stream s)
+{
+	void *h = dlopen(getenv("GPUFEED_CUDA_LIBRARY"), RTLD_LAZY | RTLD_NOLOAD);
+	int (*f)(gf_cu_stream) = h ? (int (*)(gf_cu_stream))(uintptr_t)dlsym(h, "fake_cuda_event_records") : NULL;
+	int n;
+
+	assert_non_null(f);
+	n = f(s);
+	dlclose(h);
+	return n;
+}
+
+/* A DLPack deleter runs on whatever thread drops the tensor (Python's
+ * garbage collector, a framework's): one with no CUDA context current. */
+static void *delete_tensor(void *t)
+{
+	struct gf_dl_managed_tensor *m = t;
+
+	m->deleter(m);
+	return NULL;
+}
+
+static void delete_on_another_thread(struct gf_dl_managed_tensor *t)
+{
+	pthread_t th;
+
+	assert_int_equal(pthread_create(&th, NULL, delete_tensor, t), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+}
+
+/* A tensor that outlives gf_loader_release keeps the slot, and work the
+ * consumer queues on its stream between the release and the tensor's
+ * deletion reads the slot's device memory: the release event goes on the
+ * consumer's stream when the last reference goes (here the tensor's, on
+ * another thread), not at release, so the refill's copy waits for that
+ * work too.  With the loader closed first, nothing is recorded (no refill
+ * can come) and the memory still goes. */
+static void release_event_at_last_reference(void **state)
+{
+	struct gf_loader_opts o = GF_LOADER_OPTS_INIT;
+	struct gf_dl_managed_tensor *t;
+	struct gf_loader *l;
+	struct gf_batch *b;
+	gf_cu_stream mine;
+	int live = t_fake_cuda_live(), n0;
+	uint64_t seen = 0;
+
+	(void)state;
+	o.batch_size = 10;
+	o.gpu = 0;
+	o.slots = 2;
+	o.threads = 1;
+	assert_int_equal(gf_cuda_dev_make_current(&dev), 0);
+	assert_int_equal(dev.ops->stream_create(&mine, GF_CU_STREAM_NON_BLOCKING), GF_CUDA_SUCCESS);
+	assert_int_equal(gf_loader_open(path, &o, &l), 0);
+
+	/* The consumer's reference last: recorded at release, as before. */
+	assert_int_equal(gf_loader_next(l, &b), 0);
+	assert_int_equal(gf_batch_wait_stream(b, mine), 0);
+	n0 = event_records(mine);
+	assert_int_equal(gf_loader_release(l, b), 0);
+	assert_int_equal(event_records(mine), n0 + 1);
+	seen += b->count;
+
+	/* The tensor's last: nothing at release, the event at its deletion. */
+	assert_int_equal(gf_loader_next(l, &b), 0);
+	assert_int_equal(gf_batch_wait_stream(b, mine), 0);
+	assert_int_equal(gf_batch_dlpack(b, &t, NULL), 0);
+	n0 = event_records(mine);
+	seen += b->count;
+	assert_int_equal(gf_loader_release(l, b), 0);
+	assert_int_equal(event_records(mine), n0);
+	/* Released: the stream the event goes on is fixed now. */
+	assert_int_equal(gf_batch_wait_stream(b, mine), -EINVAL);
+	assert_non_null(strstr(gf_last_error(), "released"));
+	delete_on_another_thread(t);
+	assert_int_equal(event_records(mine), n0 + 1);
+
+	/* The slot goes back to the threads: the run goes on to its end. */
+	while (gf_loader_next(l, &b) == 0) {
+		seen += b->count;
+		assert_int_equal(gf_loader_release(l, b), 0);
+	}
+	assert_int_equal(seen, 120);
+
+	/* Closed before the tensor goes: no event, every buffer freed. */
+	assert_int_equal(gf_loader_set_epoch(l, 1), 0);
+	assert_int_equal(gf_loader_next(l, &b), 0);
+	assert_int_equal(gf_batch_wait_stream(b, mine), 0);
+	assert_int_equal(gf_batch_dlpack(b, &t, NULL), 0);
+	assert_int_equal(gf_loader_release(l, b), 0);
+	gf_loader_close(l);
+	n0 = event_records(mine);
+	assert_true(t_fake_cuda_live() > live);
+	delete_on_another_thread(t);
+	assert_int_equal(event_records(mine), n0);
+	assert_int_equal(t_fake_cuda_live(), live);
+	assert_int_equal(gf_cuda_dev_make_current(&dev), 0);
+	assert_int_equal(dev.ops->stream_destroy(mine), GF_CUDA_SUCCESS);
+}
+
+/* A release event the driver refuses in a tensor's deleter (no caller to
+ * return it to) fails the run: gf_loader_next reports it, naming the call. */
+static void failing_release_event_reaches_next(void **state)
+{
+	struct gf_loader_opts o = GF_LOADER_OPTS_INIT;
+	struct gf_dl_managed_tensor *t;
+	struct gf_loader *l;
+	struct gf_batch *a, *b;
+	int live = t_fake_cuda_live();
+
+	(void)state;
+	o.batch_size = 8;
+	o.gpu = 0;
+	o.slots = 2;
+	o.threads = 1;
+	assert_int_equal(gf_loader_open(path, &o, &l), 0);
+	assert_int_equal(gf_loader_next(l, &a), 0);
+	assert_int_equal(gf_batch_dlpack(a, &t, NULL), 0);
+	assert_int_equal(gf_loader_release(l, a), 0);
+	/* Both slots held: the I/O thread waits and reads no variable now. */
+	assert_int_equal(gf_loader_next(l, &b), 0);
+	setenv("FAKE_CUDA_FAIL", "cuEventRecord", 1);
+	delete_on_another_thread(t);
+	unsetenv("FAKE_CUDA_FAIL");
+	assert_int_equal(gf_loader_next(l, &a), -EIO);
+	assert_non_null(strstr(gf_last_error(), "cuEventRecord"));
+	assert_int_equal(gf_loader_release(l, b), 0);
+	/* A new epoch clears the failure. */
+	assert_int_equal(gf_loader_set_epoch(l, 1), 0);
+	assert_int_equal(gf_loader_next(l, &b), 0);
+	assert_int_equal(gf_loader_release(l, b), 0);
+	gf_loader_close(l);
+	assert_int_equal(t_fake_cuda_live(), live);
+}
+
 /* A copy the driver refuses fails the batch; the message names the call. */
 static void failing_copy_reaches_next(void **state)
 {
@@ -220,6 +361,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(batches_land_on_the_gpu),
 		cmocka_unit_test(dlpack_on_the_gpu),
+		cmocka_unit_test(release_event_at_last_reference),
+		cmocka_unit_test(failing_release_event_reaches_next),
 		cmocka_unit_test(failing_copy_reaches_next),
 		cmocka_unit_test(open_failures),
 	};
