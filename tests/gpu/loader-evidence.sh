@@ -8,6 +8,9 @@
 #      fed by PyTorch's DataLoader (num_workers WORKERS, pin_memory,
 #      persistent workers, prefetch 4) over the same records, A B A B: each
 #      rank's RESULT line (binding, samples/s, step p50/p99, input wait).
+#      Cold: the page cache is dropped before each run (as root; said
+#      otherwise), so both read the disk: gpufeed with O_DIRECT (THREADS
+#      I/O threads per rank), PyTorch's workers through the page cache.
 # Writes to OUTDIR: log.txt, ddp-<loader>-<run>.log, results.jsonl (every
 # rank's RESULT), summary.txt.  Exit 0 when every run worked and every rank
 # was bound (launch's binding, read back by the rank itself), 1 otherwise, 77
@@ -15,7 +18,7 @@
 #   tests/gpu/loader-evidence.sh OUTDIR
 # Environment: GPUFEED (build/gpufeed), NPROC (GPUs, at most 2 by default),
 # RECORD (131072), DATASET_MB (4096), STEPS (300), BATCH (64), WORKERS (8),
-# STEP_MS (0: no extra GPU time per step), RUNS (2).
+# STEP_MS (0: no extra GPU time per step), RUNS (2), THREADS (4).
 set -u
 OUT=${1:?usage: tests/gpu/loader-evidence.sh OUTDIR}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
@@ -66,9 +69,10 @@ for run in $(seq 1 "$runs"); do
 	[ $((run % 2)) = 0 ] && order=(torch gpufeed)
 	for l in "${order[@]}"; do
 		log=$OUT/ddp-$l-$run.log
+		if [ "$(id -u)" = 0 ]; then sync; echo 1 > /proc/sys/vm/drop_caches; else echo "not root: the page cache is not dropped"; fi
 		echo "run $run: $l"
 		"$gf" launch --nproc-per-node "$np" -- python3 "$PWD/tests/gpu/loader_ddp.py" --data "$data/ds" \
-			--loader "$l" --batch-size "$batch" --steps "$steps" --workers "$workers" \
+			--loader "$l" --batch-size "$batch" --steps "$steps" --workers "$workers" --threads "${THREADS:-4}" \
 			--step-ms "${STEP_MS:-0}" > "$log" 2>&1 || fail "launch of the $l job, run $run (exit $?; $log)"
 		grep -o 'RESULT .*' "$log" | sed 's/^RESULT //' | python3 -c '
 import json, sys

@@ -40,6 +40,8 @@ def parse_args():
     p.add_argument("--steps", type=int, default=200)
     p.add_argument("--warmup", type=int, default=20)
     p.add_argument("--workers", type=int, default=4, help="PyTorch DataLoader num_workers")
+    p.add_argument("--threads", type=int, default=4, help="gpufeed's I/O threads")
+    p.add_argument("--buffered", action="store_true", help="gpufeed reads through the page cache (default O_DIRECT)")
     p.add_argument("--step-ms", type=float, default=0.0, help="extra GPU time per step (torch.cuda._sleep)")
     p.add_argument("--seed", type=int, default=1)
     return p.parse_args()
@@ -98,12 +100,15 @@ def main():
     else:  # a dry run of the script on a machine without a GPU
         dev = torch.device("cpu")
     if world > 1:
-        dist.init_process_group("nccl" if cuda else "gloo")
+        if cuda:
+            dist.init_process_group("nccl", device_id=dev)
+        else:
+            dist.init_process_group("gloo")
 
     if args.loader == "gpufeed":
         import gpufeed.torch as gft
         loader = gft.DataLoader(args.data, batch_size=args.batch_size, shuffle=True, drop_last=True,
-                                device=str(dev), seed=args.seed)
+                                device=str(dev), seed=args.seed, threads=args.threads, buffered=args.buffered)
         record = None
     else:
         from torch.utils.data import DataLoader, DistributedSampler
@@ -177,6 +182,7 @@ def main():
                                                                                     int(len(times) * 0.99))],
         "input_wait_fraction": waited / wall, "step_ms_extra": args.step_ms,
         "workers": args.workers if args.loader == "torch" else None,
+        "threads": args.threads if args.loader == "gpufeed" else None,
         "binding": binding_lines(),
     }
     if args.loader == "gpufeed":
