@@ -13,6 +13,9 @@
 #   numa_ir_program SRC DEST   copy a program and its shared libraries in
 #   numa_ir_modules OPT...     the kernel modules CONFIG_OPT needs (=m)
 #   numa_testdevs              a pci-testdev behind each node's bridge (once)
+#   numa_ir_stand_in_helper NAME  tests/numa/NAME.c linked with
+#                              build-numa/libgpufeed.a at /bin/NAME, the
+#                              stand-in libcuda and NVML, numa_testdevs
 #   numa_ir_init PART...       /init: prologue, each part's fragment, epilogue
 #   numa_boot                  pack, boot with NUMA_QEMU (base + parts' devices)
 #   numa_section NAME, numa_section_rc NAME   what the guest printed
@@ -208,6 +211,27 @@ numa_testdevs() {
 	case " ${NUMA_QEMU[*]} " in *" pci-testdev,bus=rp0b "*) return 0 ;; esac
 	# shellcheck disable=SC2054  # the commas are inside QEMU option values
 	NUMA_QEMU+=(-device pci-testdev,bus=rp0b -device pci-testdev,bus=rp1b)
+}
+
+# numa_ir_stand_in_helper NAME: tests/numa/NAME.c, linked with
+# build-numa/libgpufeed.a (made, with the stand-in libcuda and NVML), at
+# /bin/NAME in the guest; the stand-ins in /lib/gpufeed-fakes (dlopen'ed,
+# so ldd does not name them: copied by hand); the pci-testdevs they are
+# given as GPUs (numa_testdevs).
+numa_ir_stand_in_helper() {
+	local b=$NUMA_SRC/build-numa name=$1
+	if ! make -C "$NUMA_SRC" -s -j2 BUILD=build-numa build-numa/libgpufeed.a build-numa/fakes/libcuda.so.1 \
+		build-numa/fakes/libnvidia-ml.so.1 >"$NUMA_W/$name.log" 2>&1 ||
+		! gcc -O2 -std=c11 -Wall -Wextra -Werror -I"$NUMA_SRC"/include -I"$NUMA_SRC"/src -o "$NUMA_W/$name" \
+			"$NUMA_SRC/tests/numa/$name.c" "$b"/libgpufeed.a -ljansson -luring -lz -ldl -lpthread -lm \
+			>>"$NUMA_W/$name.log" 2>&1; then
+		tail -20 "$NUMA_W/$name.log" | sed 's/^/#   /'
+		return 1
+	fi
+	numa_ir_program "$NUMA_W/$name" "/bin/$name" || return 1
+	mkdir -p "$NUMA_IR"/lib/gpufeed-fakes &&
+		cp "$b"/fakes/libcuda.so.1 "$b"/fakes/libnvidia-ml.so.1 "$NUMA_IR"/lib/gpufeed-fakes/ || return 1
+	numa_testdevs
 }
 
 numa_boot() {

@@ -7,6 +7,12 @@
 #   placement   `gpufeed run` CPU and memory binding (pages per node from
 #               move_pages and numa_maps) and `gpufeed verify` on live
 #               processes, with a model of the guest that has a GPU on each node
+#   xfer-staging  the xfer library's pinned staging pool on the GPU's node
+#               (stand-in libcuda on the guest's PCI functions), and `bench
+#               io-gpu --gpu` end to end
+#   loader-placement  the loader's pinned slots, read buffers and I/O
+#               threads on the GPU's node (its numa_node option and the
+#               locality override included; none for a GPU with no node)
 # TAP lines; exit 0 all passed, 1 a check failed, 77 skipped (no QEMU,
 # busybox, kernel... and scripts/install-deps.sh numa could not get them).
 #
@@ -24,7 +30,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-ALL_PARTS=(bench-io bench-mem placement xfer-staging)
+ALL_PARTS=(bench-io bench-mem placement xfer-staging loader-placement)
 PARTS=("${ALL_PARTS[@]}") OUT='' KEEP=0 BIN=''
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -40,7 +46,7 @@ while [ $# -gt 0 ]; do
 done
 for p in "${PARTS[@]}"; do
 	[ -f "$NUMA_SRC/tests/numa/$p.host.sh" ] || { echo "unknown part: $p (parts: ${ALL_PARTS[*]})" >&2; exit 2; }
-	# shellcheck source=/dev/null  # bench-io.host.sh, bench-mem.host.sh, placement.host.sh, xfer-staging.host.sh
+	# shellcheck source=/dev/null  # bench-io.host.sh, bench-mem.host.sh, placement.host.sh, xfer-staging.host.sh, loader-placement.host.sh
 	. "$NUMA_SRC/tests/numa/$p.host.sh"
 done
 fn() { echo "${1//-/_}"; }

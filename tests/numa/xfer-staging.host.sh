@@ -13,21 +13,7 @@
 # touch there) shows where unplaced pages would have gone.
 
 prepare_xfer_staging() {
-	local b=$NUMA_SRC/build-numa
-	if ! make -C "$NUMA_SRC" -s -j2 BUILD=build-numa build-numa/libgpufeed.a build-numa/fakes/libcuda.so.1 \
-		build-numa/fakes/libnvidia-ml.so.1 \
-		>"$NUMA_W"/xfer_pages.log 2>&1 ||
-		! gcc -O2 -std=c11 -Wall -Wextra -Werror -I"$NUMA_SRC"/include -o "$NUMA_W"/xfer_pages \
-			"$NUMA_SRC"/tests/numa/xfer_pages.c "$b"/libgpufeed.a -ljansson -luring -lz -ldl -lpthread -lm \
-			>>"$NUMA_W"/xfer_pages.log 2>&1; then
-		tail -20 "$NUMA_W"/xfer_pages.log | sed 's/^/#   /'
-		return 1
-	fi
-	numa_ir_program "$NUMA_W"/xfer_pages /bin/xfer_pages || return 1
-	# dlopen'ed, so ldd does not name them: copied by hand.
-	mkdir -p "$NUMA_IR"/lib/gpufeed-fakes &&
-		cp "$b"/fakes/libcuda.so.1 "$b"/fakes/libnvidia-ml.so.1 "$NUMA_IR"/lib/gpufeed-fakes/ || return 1
-	numa_testdevs
+	numa_ir_stand_in_helper xfer_pages || return 1
 	# bench io-gpu --gpu's file: a disk of its own (O_DIRECT; the guest's tmpfs
 	# takes none), on the root bus: the disk's node is not what is checked.
 	numa_ir_modules VIRTIO_PCI VIRTIO_BLK

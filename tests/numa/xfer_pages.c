@@ -26,61 +26,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <gpufeed/error.h>
 #include <gpufeed/xfer.h>
-
-#define MAX_RANGES 16
-#define MAX_NODES 2	/* the guest's; any other answer counts as absent */
-
-struct range {
-	uintptr_t addr;
-	size_t size;
-};
-
-struct count {
-	size_t pages, node[MAX_NODES], absent;
-};
-
-/* Counts the node of every page of [base, base + len) into c. */
-static int page_nodes(uintptr_t base, size_t len, struct count *c)
-{
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE), n = len / pg;
-	void **pages = calloc(n, sizeof(*pages));
-	int *status = calloc(n, sizeof(*status));
-	int rc = 0;
-
-	if (!pages || !status) {
-		rc = -1;
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++)
-		pages[i] = (void *)(base + i * pg);
-	if (syscall(SYS_move_pages, 0, (unsigned long)n, pages, NULL, status, 0) != 0) {
-		fprintf(stderr, "move_pages: %s\n", strerror(errno));
-		rc = -1;
-		goto out;
-	}
-	c->pages += n;
-	for (size_t i = 0; i < n; i++) {
-		if (status[i] >= 0 && status[i] < MAX_NODES)
-			c->node[status[i]]++;
-		else
-			c->absent++;	/* -ENOENT: never touched; or a node we do not know */
-	}
-out:
-	free(pages);
-	free(status);
-	return rc;
-}
-
-static void print_count(const char *what, const struct count *c)
-{
-	printf("%s pages %zu node0 %zu node1 %zu absent %zu\n", what, c->pages, c->node[0], c->node[1], c->absent);
-}
+#include "numa_pages.h"
 
 /* The numa_maps line of the mapping that starts at addr (mbind splits the
  * buffer's own range into a mapping of its own). */
@@ -98,35 +49,6 @@ static void print_numa_maps(uintptr_t addr)
 	fclose(f);
 }
 
-/* The ranges the stand-in driver holds registered, from its log. */
-static int registered(const char *log, struct range *r, int max)
-{
-	char line[256], what[32];
-	FILE *f = fopen(log, "r");
-	int n = 0;
-
-	if (!f) {
-		fprintf(stderr, "%s: %s\n", log, strerror(errno));
-		return -1;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		void *p = NULL;
-		size_t size = 0;
-
-		if (sscanf(line, "%31s %p %zu", what, &p, &size) < 2)
-			continue;
-		if (!strcmp(what, "register") && n < max) {
-			r[n++] = (struct range){ (uintptr_t)p, size };
-		} else if (!strcmp(what, "unregister")) {
-			for (int i = 0; i < n; i++)
-				if (r[i].addr == (uintptr_t)p)
-					r[i--] = r[--n];
-		}
-	}
-	fclose(f);
-	return n;
-}
-
 static int fail(const char *what)
 {
 	fprintf(stderr, "xfer_pages: %s: %s\n", what, gf_last_error());
@@ -140,8 +62,8 @@ int main(int argc, char **argv)
 	struct count all = { 0 }, control = { 0 };
 	const char *log = getenv("FAKE_CUDA_HOST_LOG");
 	struct gf_xfer *x;
-	unsigned char *src, *back, *ctl;
-	size_t len, ctl_len = 4u << 20;
+	unsigned char *src, *back;
+	size_t len;
 	uint64_t dev;
 	int cpu = -1, n;
 
@@ -169,16 +91,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "xfer_pages: a PCI address and FAKE_CUDA_HOST_LOG are needed\n");
 		return 2;
 	}
-	if (cpu >= 0) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		if (sched_setaffinity(0, sizeof(set), &set)) {
-			perror("sched_setaffinity");
-			return 1;
-		}
-	}
+	if (pin_cpu(cpu))
+		return 1;
 	printf("cpu %d\n", sched_getcpu());
 	if (gf_xfer_open(&o, &x))
 		return fail("gf_xfer_open");
@@ -213,10 +127,7 @@ int main(int argc, char **argv)
 		snprintf(what, sizeof(what), "staging %#lx %zu", (unsigned long)r[i].addr, r[i].size);
 		print_count(what, &c);
 		print_numa_maps(r[i].addr);
-		all.pages += c.pages;
-		all.absent += c.absent;
-		for (int k = 0; k < MAX_NODES; k++)
-			all.node[k] += c.node[k];
+		count_add(&all, &c);
 	}
 	{
 		char what[48];
@@ -227,11 +138,7 @@ int main(int argc, char **argv)
 
 	/* Where first touch on this CPU puts pages: where unplaced staging
 	 * would have gone. */
-	ctl = mmap(NULL, ctl_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (ctl == MAP_FAILED)
-		return 1;
-	memset(ctl, 1, ctl_len);
-	if (page_nodes((uintptr_t)ctl, ctl_len, &control))
+	if (control_pages(&control))
 		return 1;
 	print_count("control", &control);
 
