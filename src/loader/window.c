@@ -118,15 +118,10 @@ static struct gf_loader_window *spare(struct gf_loader *l, uint64_t first, const
 static void assign(struct gf_loader *l, struct gf_loader_window *w, uint64_t index, uint64_t first, uint64_t end)
 {
 	uint64_t W = l->o.world_size, r = l->o.rank;
-	uint64_t i0, i1, len = gf_order_global_len(l->order);
+	uint64_t i0, n, len = gf_order_global_len(l->order);
 
 	/* The drop policy cuts the epoch's last positions: not this rank's. */
-	if (end > len)
-		end = len;
-	i0 = first > r ? (first - r + W - 1) / W : 0;
-	i1 = end > r ? (end - r + W - 1) / W : 0;
-	if (i1 < i0)
-		i1 = i0;
+	gf_plan_rank_positions(first, end < len ? end : len, l->o.rank, l->o.world_size, &i0, &n);
 
 	w->state = GF_WINDOW_LOADING;
 	w->gen = l->gen;
@@ -134,7 +129,7 @@ static void assign(struct gf_loader *l, struct gf_loader_window *w, uint64_t ind
 	w->first = first;
 	w->end = end;
 	w->rank_first = i0;
-	w->n = (unsigned)(i1 - i0);
+	w->n = (unsigned)n;
 	w->nreads = 0;
 	for (unsigned i = 0; i < w->n; i++)
 		w->samples[i] = gf_order_at(l->order, r + (i0 + i) * W);
