@@ -1,9 +1,13 @@
 /* The I/O threads: each claims the next batch of the run (in order) and a
- * free slot, reads the batch's records with the reads plan.c makes on its
- * own io_uring engine (O_DIRECT unless asked otherwise) into its own read
- * buffer, then lays the records out in the slot in sample order (checked,
- * transformed), and queues the slot's copy to the GPU.  Slots are
- * delivered in batch order whatever order the threads finish in. */
+ * free slot, and reads the batch's records on its own io_uring engine
+ * (O_DIRECT unless asked otherwise) by one of three paths (docs/loader.md,
+ * "Reads"): from the resident windows (window.c; read whole with large
+ * requests by the thread that needs one first, or ahead by an idle one),
+ * straight into the slot (large fixed-size records), or with a per-batch
+ * plan (plan.c) into its own read buffer.  It lays the records out in the
+ * slot in sample order (checked, transformed) and queues the slot's copy
+ * to the GPU.  Slots are delivered in batch order whatever order the
+ * threads finish in. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
