@@ -437,13 +437,12 @@ static void *worker_main(void *arg)
 		struct gf_loader_window *ahead = NULL;
 		int windowed = 0;
 
-		while (!l->stop && (l->failed || l->next_fill >= l->nbatches || !(s = free_slot(l)) ||
-				    (windowed = acquire_windows(w)) == -EAGAIN)) {
-			/* No batch to fill: read the window the run needs next. */
-			if (gf_loader_window_prefetch_locked(l, &ahead))
-				break;
+		/* A window the run needs next, with a buffer free for it, is
+		 * read first: the disk stays busy while others gather. */
+		while (!l->stop && !gf_loader_window_prefetch_locked(l, &ahead) &&
+		       (l->failed || l->next_fill >= l->nbatches || !(s = free_slot(l)) ||
+			(windowed = acquire_windows(w)) == -EAGAIN))
 			pthread_cond_wait(&l->cv, &l->mu);
-		}
 		if (ahead) {
 			pthread_mutex_unlock(&l->mu);
 			(void)window_load(w, ahead);
