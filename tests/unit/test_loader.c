@@ -565,6 +565,19 @@ static void truncated_shard_fails_next(void **state)
 	assert_null(b);
 	gf_loader_close(l);
 	free(path);
+
+	/* Records of 128 KiB, read straight into the slot: the same (one
+	 * thread: the batch with the cut record fails before the next). */
+	o.threads = 1;
+	path = pack_records("truncated_big", 20, 128 << 10, 1 << 30);
+	shard = shard_path(path, 0, NULL);
+	l = open_loader(path, &o);
+	assert_int_equal(truncate(shard, (128 << 10) * 15 + 100), 0);
+	assert_int_equal(run_to_error(l), -EIO);
+	if (!strstr(gf_last_error(), shard) || !strstr(gf_last_error(), "offset 1966080"))
+		fail_msg("the message should name %s and the offset 1966080: %s", shard, gf_last_error());
+	gf_loader_close(l);
+	free(path);
 }
 
 /* A record whose bytes changed after packing: with verify, the batch that
