@@ -179,6 +179,11 @@ int gf_loader_window_prefetch_locked(struct gf_loader *l, struct gf_loader_windo
 	*got = NULL;
 	if (!l->windowed || l->failed || l->next_fill >= l->nbatches)
 		return 0;
+	/* One window read ahead at a time: two at once share the disk, and
+	 * the one needed first would be ready later. */
+	for (unsigned i = 0; i < GF_LOADER_WINDOWS; i++)
+		if (l->win[i].state == GF_WINDOW_LOADING && l->win[i].gen == l->gen)
+			return 0;
 	p0 = l->start + l->o.rank + l->next_fill * l->o.batch_size * W;
 	/* The run's last position of this rank, plus one. */
 	end = l->start + l->o.rank + (l->rank_count - 1) * W + 1;
