@@ -9,7 +9,8 @@
 
 int gf_loader_blocks_cut(struct gf_loader *l)
 {
-	uint64_t n = l->info.samples, bytes = 0;
+	uint64_t n = l->info.samples, bytes = 0, count = 0, span = 0;
+	size_t a = l->align ? l->align : 1;
 	unsigned nb = 0, cap = 64;
 	int rc;
 
@@ -41,9 +42,16 @@ int gf_loader_blocks_cut(struct gf_loader *l)
 			l->block_first[nb] = i;
 			l->block_shard[nb] = at.shard;
 			nb++;
-			bytes = 0;
+			bytes = count = span = 0;
 		}
 		bytes += at.size;
+		/* What a window's read plan needs for it (plan.h's spans). */
+		span += (at.offset + at.size + a - 1) / a * a - at.offset / a * a;
+		count++;
+		if (span > l->block_max_span)
+			l->block_max_span = span;
+		if (count > l->block_max_samples)
+			l->block_max_samples = count;
 	}
 	l->block_first[nb] = n;
 	l->nblocks = nb;

@@ -228,7 +228,8 @@ int gf_loader_open(const char *dataset, const struct gf_loader_opts *opts, struc
 	l->nshards = l->info.shards;
 	l->nslots = l->o.slots;
 	l->nworkers = l->o.threads;
-	if ((rc = sizes(l)) || (rc = gf_loader_blocks_cut(l)) || (rc = gf_loader_gpu_open(l)) || (rc = place(l)))
+	if ((rc = sizes(l)) || (rc = gf_loader_blocks_cut(l)) || (rc = gf_loader_gpu_open(l)) || (rc = place(l)) ||
+	    (rc = gf_loader_windows_open(l)))
 		goto fail;
 	pthread_mutex_lock(&l->mu);
 	rc = restart_locked(l, 0, 0);
@@ -253,6 +254,7 @@ void gf_loader_close(struct gf_loader *l)
 	l->closed = true;
 	pthread_mutex_unlock(&l->mu);
 	gf_loader_slots_close(l);
+	gf_loader_windows_close(l);
 	gf_loader_gpu_close(l);
 	gf_order_free(l->order);
 	l->order = NULL;

@@ -23,6 +23,50 @@
 
 /* Reads through gaps below this between the records a batch needs. */
 #define GF_LOADER_GAP_MAX (64u << 10)
+/* Windows resident at once: the one serving batches and the next (a
+ * batch may span the two), so memory is 2 window buffers whatever the
+ * threads, slots and epochs (docs/loader.md, "Memory"). */
+#define GF_LOADER_WINDOWS 2
+/* A window's reads are at most this long: large enough for a disk's
+ * sequential rate (gpufeed bench io reaches it at 1 MiB x 32 in flight),
+ * small enough that a window's reads keep many in flight. */
+#define GF_LOADER_WINDOW_READ (1u << 20)
+/* The most one window buffer may hold (window_blocks x block_bytes). */
+#define GF_LOADER_WINDOW_BYTES_MAX (1ull << 30)
+
+/* Fixed-size records at least this large are read each straight into its
+ * place in the slot (one copy, no window buffer): a read of 64 KiB is as
+ * long as the gaps the planner reads through, so joining such records
+ * into longer reads gains little, and a request per 64 KiB costs the
+ * kernel a few microseconds against the ~10 us the bytes take to copy
+ * (bench/results/2026-11-26-ci-loader-window-reads measures 128 KiB). */
+#define GF_LOADER_DIRECT_MIN (64u << 10)
+
+enum gf_window_state {
+	GF_WINDOW_EMPTY = 0,
+	GF_WINDOW_LOADING,	/* the thread that claimed it reads it */
+	GF_WINDOW_READY,
+	GF_WINDOW_FAILED,	/* its reads failed (the loader's error says why) */
+};
+
+/* One resident window (window.c): this rank's records of one window of
+ * the epoch's order, read with large sequential requests; batches gather
+ * their samples from it. */
+struct gf_loader_window {
+	enum gf_window_state state;
+	uint64_t gen;		/* the run generation it belongs to */
+	uint64_t index;		/* the order's window number */
+	uint64_t first, end;	/* its global positions */
+	uint64_t rank_first;	/* the rank index of this rank's first position in it */
+	unsigned n;		/* this rank's samples in it */
+	unsigned pins;		/* batches being filled from it */
+	struct gf_buf *buf;	/* l->win_bytes */
+	uint64_t *samples;	/* n: rank_first + i's sample */
+	struct gf_plan_item *items;	/* l->win_items each */
+	unsigned *order;
+	struct gf_plan_read *reads;
+	unsigned nreads;
+};
 
 enum gf_slot_state {
 	GF_SLOT_FREE = 0,
@@ -82,6 +126,17 @@ struct gf_loader {
 	unsigned nblocks;
 	uint64_t *block_first;	/* nblocks + 1 */
 	unsigned *block_shard;
+	uint64_t block_max_samples;	/* the most records in one block */
+	uint64_t block_max_span;	/* the most bytes one block's records' aligned spans sum to */
+
+	/* Window reads (window.c); off (per-batch reads) where a window's
+	 * records cannot fit (small unaligned records) or a batch spans more
+	 * than two windows or wraps into the pad. */
+	bool direct;		/* records read straight into the slot (GF_LOADER_DIRECT_MIN) */
+	bool windowed;
+	size_t win_bytes;
+	unsigned win_items;
+	struct gf_loader_window win[GF_LOADER_WINDOWS];
 
 	/* Sizes fixed at open. */
 	size_t align;		/* reads' alignment */
@@ -130,6 +185,23 @@ struct gf_loader {
 /* ---- blocks.c ---- */
 /* Cuts the dataset into blocks of about block_bytes, never across a shard. */
 int gf_loader_blocks_cut(struct gf_loader *l);
+
+/* ---- window.c ---- */
+/* Sizes the window buffers (after blocks_cut); -EINVAL when window_blocks
+ * x block_bytes is more than GF_LOADER_WINDOW_BYTES_MAX. */
+int gf_loader_windows_open(struct gf_loader *l);
+void gf_loader_windows_close(struct gf_loader *l);
+/* Under l->mu, for the batch of global positions p0, p0 + world_size,
+ * ..., p1: 0 when it is not read through windows, 1 with its windows
+ * (one or two, got[1] NULL for one) pinned, the ones this thread must
+ * read marked in load[], or -EAGAIN when a window buffer must first be
+ * freed (wait on l->cv, nothing pinned). */
+int gf_loader_window_acquire_locked(struct gf_loader *l, uint64_t p0, uint64_t p1,
+				    struct gf_loader_window *got[2], bool load[2]);
+/* Under l->mu, on a thread with nothing to fill: 1 with a window the run
+ * needs next (the next batch's, else the one after) assigned to a spare
+ * buffer, pinned, for this thread to read; else 0. */
+int gf_loader_window_prefetch_locked(struct gf_loader *l, struct gf_loader_window **got);
 
 /* ---- slot.c ---- */
 int gf_loader_slots_open(struct gf_loader *l);

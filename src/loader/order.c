@@ -384,6 +384,22 @@ uint64_t gf_order_at(struct gf_order *o, uint64_t global_pos)
 	return c->samples[global_pos - c->first];
 }
 
+int gf_order_window(const struct gf_order *o, uint64_t pos, uint64_t *index, uint64_t *first, uint64_t *end)
+{
+	/* Shuffled: places in the block sequence; else the blocks themselves. */
+	const uint64_t *starts = o->shuffle ? o->seq_first : o->block_first;
+	uint64_t w;
+
+	if (pos >= o->samples)
+		return gf_error(-EINVAL, "order: position %llu past the %llu samples", (unsigned long long)pos,
+				(unsigned long long)o->samples);
+	w = last_at_or_below(starts, o->nblocks, pos) / o->window_blocks;
+	*index = w;
+	*first = starts[w * o->window_blocks];
+	*end = starts[window_end_place(o, w)];
+	return 0;
+}
+
 int gf_order_rank_samples(struct gf_order *o, unsigned rank, uint64_t first, uint64_t n, uint64_t *out)
 {
 	uint64_t len;

@@ -53,6 +53,12 @@ uint64_t gf_order_at(struct gf_order *o, uint64_t global_pos);
  * 0, or -EINVAL past the rank's share. */
 int gf_order_rank_samples(struct gf_order *o, unsigned rank, uint64_t first, uint64_t n, uint64_t *out);
 
+/* The window holding global position pos (< the dataset's samples):
+ * *index, and its global positions [*first, *end).  Without shuffle the
+ * windows are the same runs of window_blocks blocks in dataset order.
+ * 0, or -EINVAL past the samples. */
+int gf_order_window(const struct gf_order *o, uint64_t pos, uint64_t *index, uint64_t *first, uint64_t *end);
+
 /* The block a sample is in (binary search over block_first). */
 unsigned gf_order_block_of(const struct gf_order *o, uint64_t sample);
 

@@ -107,3 +107,13 @@ int gf_plan_build(struct gf_plan_item *items, unsigned n, const struct gf_plan_l
 	*nreads = nr;
 	return 0;
 }
+
+void gf_plan_rank_positions(uint64_t first, uint64_t end, unsigned rank, unsigned world, uint64_t *i0,
+			    uint64_t *n)
+{
+	uint64_t a = first > rank ? (first - rank + world - 1) / world : 0;
+	uint64_t b = end > rank ? (end - rank + world - 1) / world : 0;
+
+	*i0 = a;
+	*n = b > a ? b - a : 0;
+}

@@ -57,4 +57,10 @@ size_t gf_plan_cap(size_t n, uint64_t max_size, size_t align);
 int gf_plan_build(struct gf_plan_item *items, unsigned n, const struct gf_plan_limits *lim, unsigned *order,
 		  struct gf_plan_read *reads, unsigned *nreads);
 
+/* The rank indices i of rank `rank` of `world` whose global positions
+ * rank + i * world fall in [first, end): [*i0, *i0 + *n).  A window's
+ * read plan is that of these positions' records (loader/window.c). */
+void gf_plan_rank_positions(uint64_t first, uint64_t end, unsigned rank, unsigned world, uint64_t *i0,
+			    uint64_t *n);
+
 #endif

@@ -1,9 +1,13 @@
 /* The I/O threads: each claims the next batch of the run (in order) and a
- * free slot, reads the batch's records with the reads plan.c makes on its
- * own io_uring engine (O_DIRECT unless asked otherwise) into its own read
- * buffer, then lays the records out in the slot in sample order (checked,
- * transformed), and queues the slot's copy to the GPU.  Slots are
- * delivered in batch order whatever order the threads finish in. */
+ * free slot, and reads the batch's records on its own io_uring engine
+ * (O_DIRECT unless asked otherwise) by one of three paths (docs/loader.md,
+ * "Reads"): from the resident windows (window.c; read whole with large
+ * requests by the thread that needs one first, or ahead by an idle one),
+ * straight into the slot (large fixed-size records), or with a per-batch
+ * plan (plan.c) into its own read buffer.  It lays the records out in the
+ * slot in sample order (checked, transformed) and queues the slot's copy
+ * to the GPU.  Slots are delivered in batch order whatever order the
+ * threads finish in. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -30,8 +34,13 @@ struct gf_loader_worker {
 	struct gf_plan_item *items;	/* batch_size each */
 	unsigned *order;
 	struct gf_plan_read *reads;
-	struct gf_io_req *reqs;
+	struct gf_io_req *reqs;		/* room for max_reads */
 	struct gf_io_req **reqp;
+	unsigned max_reads;
+	const char **src;		/* batch_size: where each sample's bytes are */
+	/* The batch being filled through windows (window.c). */
+	struct gf_loader_window *win[2];
+	bool win_load[2];
 };
 
 static int worker_open(struct gf_loader *l, struct gf_loader_worker *w)
@@ -46,9 +55,11 @@ static int worker_open(struct gf_loader *l, struct gf_loader_worker *w)
 	w->items = calloc(b, sizeof(*w->items));
 	w->order = calloc(b, sizeof(*w->order));
 	w->reads = calloc(b, sizeof(*w->reads));
-	w->reqs = calloc(b, sizeof(*w->reqs));
-	w->reqp = calloc(b, sizeof(*w->reqp));
-	if (!w->files || !w->items || !w->order || !w->reads || !w->reqs || !w->reqp)
+	w->max_reads = l->win_items > b ? l->win_items : (unsigned)b;
+	w->reqs = calloc(w->max_reads, sizeof(*w->reqs));
+	w->reqp = calloc(w->max_reads, sizeof(*w->reqp));
+	w->src = calloc(b, sizeof(*w->src));
+	if (!w->files || !w->items || !w->order || !w->reads || !w->reqs || !w->reqp || !w->src)
 		return gf_error(-ENOMEM, "loader: out of memory");
 	io.queue_depth = QUEUE_DEPTH;
 	io.flags = GF_IO_BLOCK_WHEN_FULL;
@@ -75,6 +86,7 @@ static void worker_close(struct gf_loader_worker *w)
 	free(w->reads);
 	free(w->reqs);
 	free(w->reqp);
+	free(w->src);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -102,21 +114,23 @@ static int shard_file(struct gf_loader_worker *w, unsigned shard, struct gf_file
 	return 0;
 }
 
-/* Runs the plan's reads and waits for all of them, even when interrupted:
- * no read may still be writing into the buffer when this returns. */
-static int run_reads(struct gf_loader_worker *w, unsigned nreads, unsigned nitems)
+/* Runs the plan's reads[nreads] into buf and waits for all of them, even
+ * when interrupted: no read may still be writing into the buffer when this
+ * returns.  items[nitems] name the record a short read stops before. */
+static int run_reads(struct gf_loader_worker *w, char *buf, const struct gf_plan_read *reads, unsigned nreads,
+		     const struct gf_plan_item *items, unsigned nitems)
 {
 	struct gf_loader *l = w->l;
 	uint64_t t0 = gf_loader_now_ns(), bytes = 0;
 	int rc = 0, sub;
 
 	for (unsigned i = 0; i < nreads; i++) {
-		struct gf_plan_read *r = &w->reads[i];
+		const struct gf_plan_read *r = &reads[i];
 		struct gf_file *f = NULL;
 
 		if ((rc = shard_file(w, r->shard, &f)))
 			return rc;
-		w->reqs[i] = (struct gf_io_req){ .op = GF_IO_READ, .file = f, .buf = (char *)w->stage->data + r->at,
+		w->reqs[i] = (struct gf_io_req){ .op = GF_IO_READ, .file = f, .buf = buf + r->at,
 						 .len = r->len, .off = r->off };
 		w->reqp[i] = &w->reqs[i];
 	}
@@ -128,7 +142,7 @@ static int run_reads(struct gf_loader_worker *w, unsigned nreads, unsigned nitem
 	gf_loader_count(&l->c_read_ns, gf_loader_now_ns() - t0);
 	for (unsigned i = 0; i < (sub > 0 ? (unsigned)sub : 0u); i++) {
 		struct gf_io_req *q = &w->reqs[i];
-		struct gf_plan_read *r = &w->reads[i];
+		const struct gf_plan_read *r = &reads[i];
 
 		if (q->res > 0)
 			bytes += (uint64_t)q->res;
@@ -143,9 +157,8 @@ static int run_reads(struct gf_loader_worker *w, unsigned nreads, unsigned nitem
 			uint64_t end = r->off + (uint64_t)q->res, roff = r->off + r->need;
 
 			for (unsigned j = 0; j < nitems; j++)
-				if (w->items[j].read == i && w->items[j].off + w->items[j].size > end &&
-				    w->items[j].off < roff)
-					roff = w->items[j].off;
+				if (items[j].read == i && items[j].off + items[j].size > end && items[j].off < roff)
+					roff = items[j].off;
 			rc = gf_error(-EIO, "loader: %s: short read at offset %llu: the file ends at %llu, before the "
 				      "end of the record at offset %llu (truncated shard?)", shard_name(l, r->shard),
 				      (unsigned long long)r->off, (unsigned long long)end, (unsigned long long)roff);
@@ -157,13 +170,13 @@ static int run_reads(struct gf_loader_worker *w, unsigned nreads, unsigned nitem
 	return rc;
 }
 
-/* Lays the records out in the slot in sample order, checked and transformed. */
+/* Lays the records (w->src, w->items) out in the slot in sample order,
+ * checked and transformed. */
 static int compact(struct gf_loader_worker *w, struct gf_loader_slot *s)
 {
 	struct gf_loader *l = w->l;
 	unsigned n = s->batch.count;
 	char *host = s->host->data;
-	const char *stage = w->stage->data;
 	uint64_t at = 0;
 	bool uniform = l->info.record_size != 0;
 	int rc;
@@ -172,10 +185,10 @@ static int compact(struct gf_loader_worker *w, struct gf_loader_slot *s)
 		const struct gf_plan_item *it = &w->items[j];
 		size_t len = (size_t)it->size, cap = (size_t)(it->size > l->max_sample ? it->size : l->max_sample);
 
-		if (l->o.verify && (rc = gf_dataset_check_sample(l->ds, s->samples[j], stage + it->at, len)))
+		if (l->o.verify && (rc = gf_dataset_check_sample(l->ds, s->samples[j], w->src[j], len)))
 			return gf_error(rc, "loader: %s: sample %llu at offset %llu: %s", shard_name(l, it->shard),
 					(unsigned long long)s->samples[j], (unsigned long long)it->off, gf_last_error());
-		memcpy(host + at, stage + it->at, len);
+		memcpy(host + at, w->src[j], len);
 		if (l->o.transform) {
 			rc = l->o.transform(l->o.transform_user, s->samples[j], host + at, &len, cap);
 			if (rc)
@@ -211,8 +224,136 @@ static int fill(struct gf_loader_worker *w, struct gf_loader_slot *s)
 			return rc;
 		w->items[j] = (struct gf_plan_item){ .shard = at.shard, .off = at.offset, .size = at.size };
 	}
-	if ((rc = gf_plan_build(w->items, n, &lim, w->order, w->reads, &nreads)) || (rc = run_reads(w, nreads, n)) ||
-	    (rc = gf_loader_gpu_host_free(l, s)) || (rc = compact(w, s)))
+	if ((rc = gf_plan_build(w->items, n, &lim, w->order, w->reads, &nreads)) ||
+	    (rc = run_reads(w, w->stage->data, w->reads, nreads, w->items, n)))
+		return rc;
+	for (unsigned j = 0; j < n; j++)
+		w->src[j] = (const char *)w->stage->data + w->items[j].at;
+	if ((rc = gf_loader_gpu_host_free(l, s)) || (rc = compact(w, s)))
+		return rc;
+	return gf_loader_gpu_copy(l, s);
+}
+
+/* Reads each record straight into its place in the slot (l->direct:
+ * fixed-size records, all in flight at once), then checks them. */
+static int fill_direct(struct gf_loader_worker *w, struct gf_loader_slot *s)
+{
+	struct gf_loader *l = w->l;
+	size_t size = l->info.record_size;
+	unsigned n = s->batch.count;
+	int rc;
+
+	for (unsigned j = 0; j < n; j++) {
+		struct gf_sample_loc at;
+
+		if ((rc = gf_dataset_sample(l->ds, s->samples[j], &at)))
+			return rc;
+		w->items[j] = (struct gf_plan_item){ .shard = at.shard, .off = at.offset, .size = at.size,
+						     .at = j * size, .read = j };
+		w->reads[j] = (struct gf_plan_read){ .shard = at.shard, .off = at.offset, .len = at.size,
+						     .at = j * size, .need = at.size };
+	}
+	/* The slot's previous copy to the GPU is done before it is written. */
+	if ((rc = gf_loader_gpu_host_free(l, s)) ||
+	    (rc = run_reads(w, s->host->data, w->reads, n, w->items, n)))
+		return rc;
+	for (unsigned j = 0; j < n; j++) {
+		const struct gf_plan_item *it = &w->items[j];
+
+		if (l->o.verify &&
+		    (rc = gf_dataset_check_sample(l->ds, s->samples[j], (const char *)s->host->data + it->at, size)))
+			return gf_error(rc, "loader: %s: sample %llu at offset %llu: %s", shard_name(l, it->shard),
+					(unsigned long long)s->samples[j], (unsigned long long)it->off, gf_last_error());
+		s->offsets[j] = it->at;
+	}
+	s->offsets[n] = (uint64_t)n * size;
+	s->batch.bytes = (size_t)n * size;
+	s->batch.record_size = size;
+	return gf_loader_gpu_copy(l, s);
+}
+
+/* Reads this rank's records of a window into its buffer: the records
+ * sorted by place and joined into reads of up to GF_LOADER_WINDOW_READ
+ * (through gaps under GF_LOADER_GAP_MAX), all in flight at once. */
+static int window_read(struct gf_loader_worker *w, struct gf_loader_window *win)
+{
+	struct gf_loader *l = w->l;
+	struct gf_plan_limits lim = { .align = l->align, .read_max = GF_LOADER_WINDOW_READ,
+				      .gap_max = GF_LOADER_GAP_MAX, .cap = l->win_bytes };
+	int rc;
+
+	for (unsigned i = 0; i < win->n; i++) {
+		struct gf_sample_loc at;
+
+		if ((rc = gf_dataset_sample(l->ds, win->samples[i], &at)))
+			return rc;
+		win->items[i] = (struct gf_plan_item){ .shard = at.shard, .off = at.offset, .size = at.size };
+	}
+	if ((rc = gf_plan_build(win->items, win->n, &lim, win->order, win->reads, &win->nreads)))
+		return rc;
+	return run_reads(w, win->buf->data, win->reads, win->nreads, win->items, win->n);
+}
+
+/* Reads win (LOADING, pinned by this thread) and tells the threads
+ * waiting for it. */
+static int window_load(struct gf_loader_worker *w, struct gf_loader_window *win)
+{
+	struct gf_loader *l = w->l;
+	int rc = window_read(w, win);
+
+	pthread_mutex_lock(&l->mu);
+	win->state = rc ? GF_WINDOW_FAILED : GF_WINDOW_READY;
+	/* The error with its shard and offset, before a thread waiting for
+	 * this window reports that it is missing. */
+	if (rc && win->gen == l->gen && !l->stop)
+		gf_loader_fail_locked(l, rc);
+	pthread_cond_broadcast(&l->cv);
+	pthread_mutex_unlock(&l->mu);
+	return rc;
+}
+
+/* Fills s from its windows (w->win, pinned at the claim): reads the ones
+ * this thread was given, waits for the others, then gathers each sample. */
+static int fill_windowed(struct gf_loader_worker *w, struct gf_loader_slot *s)
+{
+	struct gf_loader *l = w->l;
+	uint64_t W = l->o.world_size, r = l->o.rank;
+	int rc = 0;
+
+	for (unsigned i = 0; i < 2; i++) {
+		int lr;
+
+		if (!w->win_load[i])
+			continue;
+		lr = window_load(w, w->win[i]);
+		if (lr && !rc)
+			rc = lr;
+	}
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&l->mu);
+	for (unsigned i = 0; i < 2; i++) {
+		while (w->win[i] && w->win[i]->state == GF_WINDOW_LOADING)
+			pthread_cond_wait(&l->cv, &l->mu);
+		if (w->win[i] && w->win[i]->state == GF_WINDOW_FAILED && !rc)
+			rc = gf_error(-ECANCELED, "loader: window %llu was not read",
+				      (unsigned long long)w->win[i]->index);
+	}
+	pthread_mutex_unlock(&l->mu);
+	if (rc)
+		return rc;
+	for (unsigned j = 0; j < s->batch.count; j++) {
+		uint64_t p = l->start + r + (s->index * l->o.batch_size + j) * W;
+		struct gf_loader_window *win = p < w->win[0]->end ? w->win[0] : w->win[1];
+		uint64_t k = win && p >= win->first ? (p - r) / W - win->rank_first : UINT64_MAX;
+
+		if (k >= (win ? win->n : 0) || win->samples[k] != s->samples[j])
+			return gf_error(-EIO, "loader: position %llu (sample %llu) is not in its window's reads",
+					(unsigned long long)p, (unsigned long long)s->samples[j]);
+		w->items[j] = win->items[k];
+		w->src[j] = (const char *)win->buf->data + win->items[k].at;
+	}
+	if ((rc = gf_loader_gpu_host_free(l, s)) || (rc = compact(w, s)))
 		return rc;
 	return gf_loader_gpu_copy(l, s);
 }
@@ -247,6 +388,28 @@ static void claim(struct gf_loader *l, struct gf_loader_slot *s)
 	atomic_fetch_add_explicit(&l->c_in_use, 1, memory_order_relaxed);
 }
 
+/* Under l->mu: the windows of the run's next batch, pinned (window.c);
+ * 0 for a batch read per batch, -EAGAIN to wait. */
+static int acquire_windows(struct gf_loader_worker *w)
+{
+	struct gf_loader *l = w->l;
+	uint64_t first = l->next_fill * l->o.batch_size, left = l->rank_count - first;
+	uint64_t n = left < l->o.batch_size ? left : l->o.batch_size;
+	uint64_t p0 = l->start + l->o.rank + first * l->o.world_size, p1 = p0 + (n - 1) * l->o.world_size;
+
+	return gf_loader_window_acquire_locked(l, p0, p1, w->win, w->win_load);
+}
+
+/* Under l->mu: the batch's windows unpinned (they may be read again). */
+static void unpin(struct gf_loader_worker *w, int windowed)
+{
+	for (unsigned i = 0; windowed > 0 && i < 2; i++)
+		if (w->win[i])
+			w->win[i]->pins--;
+	w->win[0] = w->win[1] = NULL;
+	w->win_load[0] = w->win_load[1] = false;
+}
+
 static void *worker_main(void *arg)
 {
 	struct gf_loader_worker *w = arg;
@@ -271,14 +434,32 @@ static void *worker_main(void *arg)
 	for (;;) {
 		struct gf_loader_slot *s = NULL;
 
-		while (!l->stop && (l->failed || l->next_fill >= l->nbatches || !(s = free_slot(l))))
+		struct gf_loader_window *ahead = NULL;
+		int windowed = 0;
+
+		/* A window the run needs next, with a buffer free for it, is
+		 * read first: the disk stays busy while others gather. */
+		while (!l->stop && !gf_loader_window_prefetch_locked(l, &ahead) &&
+		       (l->failed || l->next_fill >= l->nbatches || !(s = free_slot(l)) ||
+			(windowed = acquire_windows(w)) == -EAGAIN))
 			pthread_cond_wait(&l->cv, &l->mu);
-		if (l->stop)
+		if (ahead) {
+			pthread_mutex_unlock(&l->mu);
+			(void)window_load(w, ahead);
+			pthread_mutex_lock(&l->mu);
+			ahead->pins--;
+			pthread_cond_broadcast(&l->cv);
+			continue;
+		}
+		if (l->stop) {
+			unpin(w, windowed);
 			break;
+		}
 		claim(l, s);
 		pthread_mutex_unlock(&l->mu);
-		rc = fill(w, s);
+		rc = windowed > 0 ? fill_windowed(w, s) : l->direct ? fill_direct(w, s) : fill(w, s);
 		pthread_mutex_lock(&l->mu);
+		unpin(w, windowed);
 		if (s->gen != l->gen || l->stop) {
 			s->state = GF_SLOT_FREE;	/* a fill of a run set_epoch or close ended */
 			atomic_fetch_sub_explicit(&l->c_in_use, 1, memory_order_relaxed);

@@ -10,9 +10,11 @@
 #include <string.h>
 
 #include <gpufeed/error.h>
+#include "loader/loader_internal.h"
+#include "loader/order.h"
 #include "loader/plan.h"
 
-#define MAXN 512
+#define MAXN 2048
 
 static struct gf_plan_item items[MAXN];
 static struct gf_plan_read reads[MAXN];
@@ -172,10 +174,88 @@ static void too_small_a_buffer_is_refused(void **state)
 	assert_int_equal(gf_plan_cap(SIZE_MAX / 2, 1u << 20, 4096), SIZE_MAX);
 }
 
+/* A window's read plan (loader/window.c): rank r of W's positions in the
+ * window, their records, planned with the window's limits.  Records of
+ * 4 KiB in blocks of 1 MiB, 4 blocks a window: for 1 and 4 ranks, the
+ * plan holds exactly the rank's records of the window, its reads are the
+ * window's blocks read whole (4 ranks: the 12 KiB gaps read through) in
+ * requests of GF_LOADER_WINDOW_READ, and the bytes land where it says. */
+static void window_plans_read_whole_blocks(void **state)
+{
+	enum { PER_BLOCK = 256, BLOCKS = 8, WB = 4, REC = 4096 };
+	uint64_t first[BLOCKS + 1];
+	unsigned shard[BLOCKS] = { 0 };
+	struct gf_order_params p = { .samples = BLOCKS * PER_BLOCK, .nblocks = BLOCKS, .block_first = first,
+				     .block_shard = shard, .window_blocks = WB, .seed = 11, .epoch = 2,
+				     .shuffle = true, .uneven = GF_LOADER_PAD };
+	struct gf_plan_limits lim = { .align = 4096, .read_max = GF_LOADER_WINDOW_READ,
+				      .gap_max = GF_LOADER_GAP_MAX, .cap = (size_t)WB * PER_BLOCK * REC };
+	static const unsigned worlds[] = { 1, 4 };
+
+	(void)state;
+	for (unsigned b = 0; b <= BLOCKS; b++)
+		first[b] = (uint64_t)b * PER_BLOCK;
+	for (unsigned c = 0; c < 2; c++) {
+		struct gf_order *o = NULL;
+		unsigned W = worlds[c];
+
+		p.world_size = W;
+		assert_int_equal(gf_order_build(&p, &o), 0);
+		for (unsigned r = 0; r < W; r++) {
+			uint64_t pos = 0;
+
+			while (pos < p.samples) {
+				uint64_t idx, wfirst, wend, i0, n, total = 0;
+				unsigned nreads = 0, seen[BLOCKS * PER_BLOCK] = { 0 };
+
+				assert_int_equal(gf_order_window(o, pos, &idx, &wfirst, &wend), 0);
+				assert_int_equal(wfirst, pos);
+				assert_int_equal(wend - wfirst, (uint64_t)WB * PER_BLOCK);
+				gf_plan_rank_positions(wfirst, wend, r, W, &i0, &n);
+				assert_int_equal(n, (uint64_t)WB * PER_BLOCK / W);
+				for (uint64_t i = 0; i < n; i++) {
+					uint64_t q = r + (i0 + i) * W, s = gf_order_at(o, q);
+
+					assert_true(q >= wfirst && q < wend);
+					items[i] = (struct gf_plan_item){ .shard = 0, .off = s * REC, .size = REC };
+				}
+				/* Positions just outside belong to the windows beside. */
+				if (i0)
+					assert_true(r + (i0 - 1) * W < wfirst);
+				assert_true(r + (i0 + n) * W >= wend);
+				assert_int_equal(gf_plan_build(items, (unsigned)n, &lim, order_, reads, &nreads), 0);
+				replay((unsigned)n, nreads, &lim);
+				for (unsigned i = 0; i < nreads; i++) {
+					assert_true(reads[i].len <= GF_LOADER_WINDOW_READ);
+					total += reads[i].len;
+				}
+				for (uint64_t i = 0; i < n; i++)
+					seen[items[i].off / REC]++;
+				/* The records of the window's blocks, each once; and
+				 * the reads: those blocks, whole but for a block's
+				 * ends that no record of the rank needs. */
+				for (uint64_t q = wfirst; q < wend; q++) {
+					uint64_t s = gf_order_at(o, q);
+
+					assert_int_equal(seen[s], (q - r) % W == 0 && q >= r ? 1 : 0);
+				}
+				assert_true(total <= (uint64_t)WB * PER_BLOCK * REC);
+				assert_true(total >= (uint64_t)WB * PER_BLOCK * REC - 2 * WB * GF_LOADER_GAP_MAX);
+				assert_true(nreads <= WB * PER_BLOCK * REC / GF_LOADER_WINDOW_READ + WB);
+				if (W == 1)
+					assert_int_equal(total, (uint64_t)WB * PER_BLOCK * REC);
+				pos = wend;
+			}
+		}
+		gf_order_free(o);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(adjacent_records_join),
+		cmocka_unit_test(window_plans_read_whole_blocks),
 		cmocka_unit_test(small_gaps_are_read_through),
 		cmocka_unit_test(reads_stay_within_read_max),
 		cmocka_unit_test(random_batches_replay),
