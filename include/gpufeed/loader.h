@@ -25,9 +25,12 @@
  * either way no rank runs short and DDP never waits on one.
  *
  * Memory is bounded by construction: `slots` batch buffers (pinned host
- * memory, and as much GPU memory when a GPU is asked for), allocated at
- * open on the GPU's NUMA node, reused for the whole run; RSS does not grow
- * with epochs, threads or prefetch depth.
+ * memory, and as much GPU memory when a GPU is asked for) and two window
+ * buffers of about window_blocks x block_bytes (the window being served
+ * and the next, read whole; none for fixed-size records of 64 KiB or
+ * more, read straight into the batch buffers), allocated at open on the
+ * GPU's NUMA node, reused for the whole run; RSS does not grow with
+ * epochs, threads or prefetch depth (docs/loader.md, "Memory").
  *
  * Threads: `threads` I/O threads started by gf_loader_open (bound to the
  * node's CPUs), reading with io_uring.  An error on a loader thread (a
@@ -76,7 +79,7 @@ struct gf_loader_opts {
 	bool drop_last;		/* false (PyTorch's default): the last, partial batch is delivered */
 	enum gf_loader_uneven uneven;
 	size_t block_bytes;	/* the unit of shuffling and of reading; 0: 4 MiB */
-	unsigned window_blocks;	/* blocks shuffled together; 0: 16 */
+	unsigned window_blocks;	/* blocks shuffled together; 0: 16 (x block_bytes <= 1 GiB) */
 	unsigned threads;	/* I/O threads; 0: 2 */
 	unsigned slots;		/* batch buffers; 0: 4 (at least 2) */
 	bool buffered;		/* read through the page cache instead of O_DIRECT */
