@@ -26,8 +26,11 @@ import statistics
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-import gpufeed  # noqa: E402
+try:  # an installed gpufeed or PYTHONPATH's, else the tree's (make python)
+    import gpufeed
+except ImportError:
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+    import gpufeed  # noqa: E402
 
 
 def drop_caches():
