@@ -184,8 +184,9 @@ class Consumer:
     """What the training loop does with a batch: one byte per 4 KiB summed
     (on the CPU, or on the GPU after the copy), then with a GPU a step of
     fixed GPU time.  GPU timing: an event after each step; step times are
-    the intervals between consecutive steps' end events; the GPU computes
-    n x step / (last end - first start) of the wall time."""
+    the intervals between consecutive steps' end events, in steady state
+    (the first steps left out, gpu_figures); the GPU computes n x step / the
+    span of those n steps."""
 
     def __init__(self, torch, device, step_us, cycles_per_us):
         self.torch = torch
@@ -221,12 +222,19 @@ class Consumer:
         if self.device != "cuda" or not self.ends:
             return None
         self.torch.cuda.synchronize()
-        steps = [a.elapsed_time(b) * 1000 for a, b in zip(self.ends, self.ends[1:])]
-        wall = self.first.elapsed_time(self.ends[-1]) * 1000
+        # Steady state, as SPDL's headspace runs are read: the first steps
+        # (CUDA's lazy set-up, the loader's first window, the allocator's
+        # first blocks) are left out, 2% of them and at least 8; the span is
+        # from the end of the last one left out to the end of the last step.
+        skip = min(max(8, len(self.ends) // 50), len(self.ends) - 2) if len(self.ends) > 2 else 0
+        ends = self.ends[skip:]
+        steps = [a.elapsed_time(b) * 1000 for a, b in zip(ends, ends[1:])]
+        wall = ends[0].elapsed_time(ends[-1]) * 1000 if skip else self.first.elapsed_time(ends[-1]) * 1000
         steps.sort()
         p99 = steps[min(len(steps) - 1, int(0.99 * len(steps)))] if steps else 0
-        return {"steps": len(self.ends), "step_us": step_us, "wall_us": wall,
-                "gpu_busy_fraction": len(self.ends) * step_us / wall if wall else 0,
+        n = len(steps) if skip else len(self.ends)
+        return {"steps": n, "steps_left_out": skip, "step_us": step_us, "wall_us": wall,
+                "gpu_busy_fraction": n * step_us / wall if wall else 0,
                 "p50_step_us": steps[len(steps) // 2] if steps else 0, "p99_step_us": p99}
 
 
