@@ -279,7 +279,10 @@ def test_a_loader_in_a_cycle_with_its_transform_is_collected(records_ds):
         box = {}
 
         def f(sample, data):
-            assert box["loader"] is not None  # the transform refers to its loader
+            # The transform refers to its loader through box (the cycle).  The
+            # loader's threads start reading at open, so the first calls may
+            # come before box is filled: look, never insist.
+            box.get("loader")
 
         loader = gpufeed.Loader(records_ds, 10, transform=f)
         box["loader"] = loader
