@@ -166,6 +166,10 @@ struct gf_loader {
 	uint64_t nbatches;	/* this rank's batches from start */
 	uint64_t next_fill;	/* the next batch a thread claims */
 	uint64_t delivered;	/* batches handed to the consumer */
+	/* The threads read nothing until the caller first asks (next,
+	 * set_epoch, load_state): a read started at open would be thrown
+	 * away by the set_epoch or load_state that usually follows. */
+	bool running;
 	bool stop;		/* close: threads leave */
 	bool failed;		/* a thread's error waits for gf_loader_next */
 	int err;
