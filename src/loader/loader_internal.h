@@ -66,6 +66,7 @@ struct gf_loader_window {
 	unsigned *order;
 	struct gf_plan_read *reads;
 	unsigned nreads;
+	uint64_t *sort;		/* 2 x l->win_items: the plan's radix sort */
 };
 
 enum gf_slot_state {

@@ -279,7 +279,7 @@ static int window_read(struct gf_loader_worker *w, struct gf_loader_window *win)
 {
 	struct gf_loader *l = w->l;
 	struct gf_plan_limits lim = { .align = l->align, .read_max = GF_LOADER_WINDOW_READ,
-				      .gap_max = GF_LOADER_GAP_MAX, .cap = l->win_bytes };
+				      .gap_max = GF_LOADER_GAP_MAX, .cap = l->win_bytes, .scratch = win->sort };
 	int rc;
 
 	for (unsigned i = 0; i < win->n; i++) {
