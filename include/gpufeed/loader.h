@@ -118,7 +118,9 @@ struct gf_batch {
 struct gf_loader;
 
 /* Opens the dataset (a path as gf_dataset_open takes) and starts the
- * threads.  0, or -EINVAL (arguments: batch_size 0, rank >= world_size,
+ * threads, which read nothing until the first gf_loader_next,
+ * gf_loader_set_epoch or gf_loader_load_state (epoch 0 at position 0 by
+ * default).  0, or -EINVAL (arguments: batch_size 0, rank >= world_size,
  * slots < 2, a batch that cannot fit a slot), the dataset's errors, -ENOSYS
  * / -ENODEV (a GPU asked for without libcuda or that GPU), -ENOMEM. */
 GF_API int gf_loader_open(const char *dataset, const struct gf_loader_opts *opts, struct gf_loader **out);

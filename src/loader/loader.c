@@ -86,6 +86,7 @@ static int restart_locked(struct gf_loader *l, uint64_t epoch, uint64_t start)
 		l->order = o;
 	}
 	l->epoch = epoch;
+	l->running = true;
 	l->gen++;
 	l->failed = false;
 	l->err = 0;
@@ -233,6 +234,7 @@ int gf_loader_open(const char *dataset, const struct gf_loader_opts *opts, struc
 		goto fail;
 	pthread_mutex_lock(&l->mu);
 	rc = restart_locked(l, 0, 0);
+	l->running = false;
 	pthread_mutex_unlock(&l->mu);
 	if (rc || (rc = gf_loader_slots_open(l)) || (rc = gf_loader_workers_start(l)))
 		goto fail;
@@ -294,6 +296,10 @@ int gf_loader_next(struct gf_loader *l, struct gf_batch **out)
 		return GF_NULL_ARG(!l ? "l" : "out");
 	gf_loader_count(&l->c_next_calls, 1);
 	pthread_mutex_lock(&l->mu);
+	if (!l->running) {
+		l->running = true;
+		pthread_cond_broadcast(&l->cv);
+	}
 	for (;;) {
 		if (l->failed) {
 			rc = gf_error(l->err, "%s", l->errmsg);

@@ -66,6 +66,7 @@ struct gf_loader_window {
 	unsigned *order;
 	struct gf_plan_read *reads;
 	unsigned nreads;
+	uint64_t *sort;		/* 2 x l->win_items: the plan's radix sort */
 };
 
 enum gf_slot_state {
@@ -166,6 +167,10 @@ struct gf_loader {
 	uint64_t nbatches;	/* this rank's batches from start */
 	uint64_t next_fill;	/* the next batch a thread claims */
 	uint64_t delivered;	/* batches handed to the consumer */
+	/* The threads read nothing until the caller first asks (next,
+	 * set_epoch, load_state): a read started at open would be thrown
+	 * away by the set_epoch or load_state that usually follows. */
+	bool running;
 	bool stop;		/* close: threads leave */
 	bool failed;		/* a thread's error waits for gf_loader_next */
 	int err;

@@ -49,6 +49,67 @@ static int by_place(const void *a, const void *b)
 	return *(const unsigned *)a < *(const unsigned *)b ? -1 : *(const unsigned *)a > *(const unsigned *)b;
 }
 
+static unsigned bits_of(uint64_t v)
+{
+	unsigned b = 0;
+
+	while (v) {
+		b++;
+		v >>= 1;
+	}
+	return b;
+}
+
+/* Sorts order[] as by_place does, through keys of (shard, offset, index)
+ * relative to their minima in one uint64 (keys[2n]: an LSD radix sort, 8
+ * bits a pass, over the bits that vary).  false when they do not fit 64
+ * bits: qsort then. */
+static bool radix_by_place(const struct gf_plan_item *items, unsigned n, uint64_t *keys, unsigned *order)
+{
+	uint64_t smin = UINT64_MAX, smax = 0, omin = UINT64_MAX, omax = 0, *a = keys, *b = keys + n;
+	unsigned ib = bits_of(n ? n - 1 : 0), ob, sb, total;
+
+	for (unsigned i = 0; i < n; i++) {
+		smin = items[i].shard < smin ? items[i].shard : smin;
+		smax = items[i].shard > smax ? items[i].shard : smax;
+		omin = items[i].off < omin ? items[i].off : omin;
+		omax = items[i].off > omax ? items[i].off : omax;
+	}
+	if (!n)
+		return true;
+	ob = bits_of(omax - omin);
+	sb = bits_of(smax - smin);
+	total = ib + ob + sb;
+	if (total > 64)
+		return false;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t k = (uint64_t)i;
+
+		if (ob)
+			k |= (items[i].off - omin) << ib;
+		if (sb)
+			k |= ((uint64_t)items[i].shard - smin) << (ib + ob);
+		a[i] = k;
+	}
+	for (unsigned shift = 0; shift < total; shift += 8) {
+		size_t count[257] = { 0 };
+		uint64_t *t;
+
+		for (unsigned i = 0; i < n; i++)
+			count[((a[i] >> shift) & 0xff) + 1]++;
+		for (unsigned d = 0; d < 256; d++)
+			count[d + 1] += count[d];
+		for (unsigned i = 0; i < n; i++)
+			b[count[(a[i] >> shift) & 0xff]++] = a[i];
+		t = a;
+		a = b;
+		b = t;
+	}
+	for (unsigned i = 0; i < n; i++)
+		order[i] = (unsigned)(ib ? a[i] & ((UINT64_C(1) << ib) - 1) : 0);
+	return true;
+}
+
 int gf_plan_build(struct gf_plan_item *items, unsigned n, const struct gf_plan_limits *lim, unsigned *order,
 		  struct gf_plan_read *reads, unsigned *nreads)
 {
@@ -65,9 +126,11 @@ int gf_plan_build(struct gf_plan_item *items, unsigned n, const struct gf_plan_l
 	if (rest > lim->cap)
 		return gf_error(-EINVAL, "loader: a batch's records need %llu bytes of reads, more than the %zu of the "
 				"read buffer", (unsigned long long)rest, lim->cap);
-	sorting = items;
-	qsort(order, n, sizeof(*order), by_place);
-	sorting = NULL;
+	if (!lim->scratch || !radix_by_place(items, n, lim->scratch, order)) {
+		sorting = items;
+		qsort(order, n, sizeof(*order), by_place);
+		sorting = NULL;
+	}
 	for (unsigned k = 0; k < n; k++) {
 		struct gf_plan_item *it = &items[order[k]];
 		uint64_t s = down(it->off, a), e = up(it->off + it->size, a), span = e - s;

@@ -63,7 +63,8 @@ int gf_loader_windows_open(struct gf_loader *l)
 		w->items = calloc(items, sizeof(*w->items));
 		w->order = calloc(items, sizeof(*w->order));
 		w->reads = calloc(items, sizeof(*w->reads));
-		if (!w->samples || !w->items || !w->order || !w->reads)
+		w->sort = calloc(2 * items, sizeof(*w->sort));
+		if (!w->samples || !w->items || !w->order || !w->reads || !w->sort)
 			return gf_error(-ENOMEM, "loader: out of memory");
 	}
 	l->windowed = true;
@@ -80,6 +81,7 @@ void gf_loader_windows_close(struct gf_loader *l)
 		free(w->items);
 		free(w->order);
 		free(w->reads);
+		free(w->sort);
 		memset(w, 0, sizeof(*w));
 	}
 	l->windowed = false;

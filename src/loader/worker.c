@@ -279,7 +279,7 @@ static int window_read(struct gf_loader_worker *w, struct gf_loader_window *win)
 {
 	struct gf_loader *l = w->l;
 	struct gf_plan_limits lim = { .align = l->align, .read_max = GF_LOADER_WINDOW_READ,
-				      .gap_max = GF_LOADER_GAP_MAX, .cap = l->win_bytes };
+				      .gap_max = GF_LOADER_GAP_MAX, .cap = l->win_bytes, .scratch = win->sort };
 	int rc;
 
 	for (unsigned i = 0; i < win->n; i++) {
@@ -437,11 +437,12 @@ static void *worker_main(void *arg)
 		struct gf_loader_window *ahead = NULL;
 		int windowed = 0;
 
-		/* A window the run needs next, with a buffer free for it, is
-		 * read first: the disk stays busy while others gather. */
-		while (!l->stop && !gf_loader_window_prefetch_locked(l, &ahead) &&
+		/* Nothing before the caller first asks (l->running).  A window
+		 * the run needs next, with a buffer free for it, is read
+		 * first: the disk stays busy while others gather. */
+		while (!l->stop && (!l->running || (!gf_loader_window_prefetch_locked(l, &ahead) &&
 		       (l->failed || l->next_fill >= l->nbatches || !(s = free_slot(l)) ||
-			(windowed = acquire_windows(w)) == -EAGAIN))
+			(windowed = acquire_windows(w)) == -EAGAIN))))
 			pthread_cond_wait(&l->cv, &l->mu);
 		if (ahead) {
 			pthread_mutex_unlock(&l->mu);

@@ -303,6 +303,7 @@ def test_a_loader_dropped_inside_its_own_transform(records_ds):
             "    ready.wait()\n"
             "    box.pop('loader', None)\n"
             "box['loader'] = gpufeed.Loader(sys.argv[1], 10, transform=drop)\n"
+            "box['loader'].set_epoch(0)\n"  # the threads read (and transform) once asked
             "ready.set()\n"
             "time.sleep(0.3)\n"
             "print('dropped', 'loader' not in box)\n")

@@ -292,6 +292,51 @@ static void window_and_direct_reads(void **state)
 	free(big);
 }
 
+/* The threads read nothing before the caller first asks: set_epoch(0)
+ * (or load_state) right after open, as bench loader and gpufeed.torch
+ * do, throws nothing away, so an epoch reads each window once.  (Reads
+ * started at open used to be dropped by that set_epoch and read again.)
+ * Several loaders, each given time to have started reading if it did. */
+static void set_epoch_after_open_reads_once(void **state)
+{
+	const uint64_t n = 200;
+	char *path = pack_records("epoch_after_open", n, 4096, 1 << 20);
+	uint64_t *seq = malloc(n * sizeof(*seq));
+
+	(void)state;
+	for (int k = 0; k < 6; k++) {
+		struct gf_loader_opts o = GF_LOADER_OPTS_INIT;
+		struct gf_loader_counters c;
+		struct gf_loader *l;
+
+		o.batch_size = 5;
+		o.seed = 3;
+		o.threads = 2;
+		o.slots = 3;
+		o.block_bytes = 64 << 10;
+		o.window_blocks = 3;
+		l = open_loader(path, &o);
+		/* Room for the threads to read ahead, had they been let. */
+		usleep(2000);
+		assert_int_equal(gf_loader_counters(l, &c), 0);
+		assert_int_equal(c.bytes_read, 0);
+		if (k % 3 == 0)
+			assert_int_equal(gf_loader_set_epoch(l, 0), 0);
+		else if (k % 3 == 1) {
+			struct gf_loader_state st;
+
+			assert_int_equal(gf_loader_state(l, &st), 0);
+			assert_int_equal(gf_loader_load_state(l, &st), 0);
+		}
+		assert_int_equal(run_epoch(l, 4096, seq, n, NULL), n);
+		assert_int_equal(gf_loader_counters(l, &c), 0);
+		assert_int_equal(c.bytes_read, n * 4096);
+		gf_loader_close(l);
+	}
+	free(seq);
+	free(path);
+}
+
 /* PyTorch's drop_last: the last partial batch is delivered unless asked. */
 static void batch_sizes_and_the_last_batch(void **state)
 {
@@ -1088,6 +1133,7 @@ int main(void)
 		cmocka_unit_test(batch_held_across_set_epoch),
 		cmocka_unit_test(more_threads_than_slots),
 		cmocka_unit_test(dlpack_keeps_the_slot),
+		cmocka_unit_test(set_epoch_after_open_reads_once),
 		cmocka_unit_test(transform_hook),
 		cmocka_unit_test(counters_add_up),
 		cmocka_unit_test(memory_flat_over_epochs),

@@ -157,6 +157,55 @@ static void random_batches_replay(void **state)
 	}
 }
 
+/* With scratch (a window's plan) the records are radix sorted: the same
+ * plan as qsort's, field for field, for random records of a few shards,
+ * the same record twice, and places too wide for one 64-bit key (qsort
+ * then). */
+static void radix_sort_plans_as_qsort(void **state)
+{
+	static struct gf_plan_item copy[MAXN];
+	static struct gf_plan_read reads2[MAXN];
+	static uint64_t scratch[2 * MAXN];
+	uint64_t x = 0x2545f4914f6cdd1dull;
+
+	(void)state;
+	for (int round = 0; round < 200; round++) {
+		struct gf_plan_limits lim = { .align = 1u << (x % 13), .read_max = 1u << (10 + x % 12),
+					      .gap_max = 64u << 10 };
+		unsigned n = 1 + (unsigned)(x % MAXN), nreads = 0, nreads2 = 0;
+		uint64_t max_size = 0, span = round % 4 == 3 ? UINT64_C(1) << 61 : UINT64_C(1) << (12 + round % 20);
+
+		for (unsigned j = 0; j < n; j++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			items[j] = (struct gf_plan_item){ .shard = (unsigned)(x % (round % 4 == 3 ? 7919 : 3)),
+							  .off = (x >> 3) % span, .size = (x >> 40) % 20000 };
+			if (j && x % 10 == 0)
+				items[j] = items[x % j];
+			if (items[j].size > max_size)
+				max_size = items[j].size;
+		}
+		memcpy(copy, items, n * sizeof(*items));
+		lim.cap = gf_plan_cap(n, max_size, lim.align);
+		assert_int_equal(gf_plan_build(items, n, &lim, order_, reads, &nreads), 0);
+		lim.scratch = scratch;
+		assert_int_equal(gf_plan_build(copy, n, &lim, order_, reads2, &nreads2), 0);
+		assert_int_equal(nreads, nreads2);
+		for (unsigned j = 0; j < n; j++) {
+			assert_int_equal(items[j].at, copy[j].at);
+			assert_int_equal(items[j].read, copy[j].read);
+		}
+		for (unsigned i = 0; i < nreads; i++) {
+			assert_int_equal(reads[i].shard, reads2[i].shard);
+			assert_int_equal(reads[i].off, reads2[i].off);
+			assert_int_equal(reads[i].len, reads2[i].len);
+			assert_int_equal(reads[i].at, reads2[i].at);
+			assert_int_equal(reads[i].need, reads2[i].need);
+		}
+	}
+}
+
 /* A buffer smaller than the records' spans is refused, not overrun. */
 static void too_small_a_buffer_is_refused(void **state)
 {
@@ -259,6 +308,7 @@ int main(void)
 		cmocka_unit_test(small_gaps_are_read_through),
 		cmocka_unit_test(reads_stay_within_read_max),
 		cmocka_unit_test(random_batches_replay),
+		cmocka_unit_test(radix_sort_plans_as_qsort),
 		cmocka_unit_test(too_small_a_buffer_is_refused),
 	};
 
