@@ -179,7 +179,9 @@ struct gf_loader_state {
 GF_API int gf_loader_state(const struct gf_loader *l, struct gf_loader_state *out);
 /* Resumes at state (a seed that differs from the loader's is -EINVAL): the
  * next batch starts at the saved global position, whatever this loader's
- * world_size, without reading what came before. */
+ * world_size, without reading what came before.  Every rank keeps an equal
+ * count: when the positions left in the epoch are not a multiple of
+ * world_size, the last (left mod world_size) of them are left out. */
 GF_API int gf_loader_load_state(struct gf_loader *l, const struct gf_loader_state *state);
 
 /* Counters, readable at any time from any thread (the monitor reads them). */

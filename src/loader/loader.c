@@ -39,12 +39,16 @@ void gf_loader_fail_locked(struct gf_loader *l, int err)
 }
 
 /* This rank's samples from global position start to the epoch's end:
- * every rank the same count (loader.h, the pad or drop policy). */
+ * every rank the same count.  The order's length is already padded up or
+ * cut down to a multiple of the world size (loader.h, the pad or drop
+ * policy), so from start 0 that is length / W; after a resume at a start
+ * that is not a multiple of W, the last (length - start) mod W positions
+ * are left out rather than asked of a position the epoch does not have. */
 static uint64_t rank_count(const struct gf_loader *l, uint64_t start)
 {
-	uint64_t left = l->info.samples > start ? l->info.samples - start : 0, w = l->o.world_size;
+	uint64_t len = gf_order_global_len(l->order);
 
-	return l->o.uneven == GF_LOADER_PAD ? (left + w - 1) / w : left / w;
+	return (len > start ? len - start : 0) / l->o.world_size;
 }
 
 static uint64_t batches_of(const struct gf_loader *l, uint64_t samples)

@@ -195,6 +195,13 @@ int gf_loader_blocks_cut(struct gf_loader *l);
 /* Sizes the window buffers (after blocks_cut); -EINVAL when window_blocks
  * x block_bytes is more than GF_LOADER_WINDOW_BYTES_MAX. */
 int gf_loader_windows_open(struct gf_loader *l);
+/* Under l->mu: this rank's positions in the run are start + rank + i * W,
+ * all = this phase modulo W (rank itself unless a resume started the run
+ * at a start that is not a multiple of W). */
+static inline uint64_t gf_loader_rank_phase(const struct gf_loader *l)
+{
+	return (l->start + l->o.rank) % l->o.world_size;
+}
 void gf_loader_windows_close(struct gf_loader *l);
 /* Under l->mu, for the batch of global positions p0, p0 + world_size,
  * ..., p1: 0 when it is not read through windows, 1 with its windows

@@ -119,11 +119,14 @@ static struct gf_loader_window *spare(struct gf_loader *l, uint64_t first, const
  * read by the caller; this rank's samples in it listed. */
 static void assign(struct gf_loader *l, struct gf_loader_window *w, uint64_t index, uint64_t first, uint64_t end)
 {
-	uint64_t W = l->o.world_size, r = l->o.rank;
+	uint64_t W = l->o.world_size, q = gf_loader_rank_phase(l);
 	uint64_t i0, n, len = gf_order_global_len(l->order);
 
-	/* The drop policy cuts the epoch's last positions: not this rank's. */
-	gf_plan_rank_positions(first, end < len ? end : len, l->o.rank, l->o.world_size, &i0, &n);
+	/* The drop policy cuts the epoch's last positions: not this rank's.
+	 * This rank's positions are start + rank + i * W, so after a resume
+	 * at a start that is not a multiple of W they are the ones = q mod W,
+	 * not = rank. */
+	gf_plan_rank_positions(first, end < len ? end : len, (unsigned)q, l->o.world_size, &i0, &n);
 
 	w->state = GF_WINDOW_LOADING;
 	w->gen = l->gen;
@@ -134,7 +137,7 @@ static void assign(struct gf_loader *l, struct gf_loader_window *w, uint64_t ind
 	w->n = (unsigned)n;
 	w->nreads = 0;
 	for (unsigned i = 0; i < w->n; i++)
-		w->samples[i] = gf_order_at(l->order, r + (i0 + i) * W);
+		w->samples[i] = gf_order_at(l->order, q + (i0 + i) * W);
 }
 
 int gf_loader_window_acquire_locked(struct gf_loader *l, uint64_t p0, uint64_t p1,

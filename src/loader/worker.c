@@ -317,7 +317,7 @@ static int window_load(struct gf_loader_worker *w, struct gf_loader_window *win)
 static int fill_windowed(struct gf_loader_worker *w, struct gf_loader_slot *s)
 {
 	struct gf_loader *l = w->l;
-	uint64_t W = l->o.world_size, r = l->o.rank;
+	uint64_t W = l->o.world_size, start, q;
 	int rc = 0;
 
 	for (unsigned i = 0; i < 2; i++) {
@@ -332,6 +332,11 @@ static int fill_windowed(struct gf_loader_worker *w, struct gf_loader_slot *s)
 	if (rc)
 		return rc;
 	pthread_mutex_lock(&l->mu);
+	/* start moves with set_epoch/load_state (under the lock); a fill of an
+	 * older generation is dropped by the caller, so a copy taken here is
+	 * the one its positions were claimed with. */
+	start = l->start;
+	q = gf_loader_rank_phase(l);
 	for (unsigned i = 0; i < 2; i++) {
 		while (w->win[i] && w->win[i]->state == GF_WINDOW_LOADING)
 			pthread_cond_wait(&l->cv, &l->mu);
@@ -343,9 +348,9 @@ static int fill_windowed(struct gf_loader_worker *w, struct gf_loader_slot *s)
 	if (rc)
 		return rc;
 	for (unsigned j = 0; j < s->batch.count; j++) {
-		uint64_t p = l->start + r + (s->index * l->o.batch_size + j) * W;
+		uint64_t p = start + l->o.rank + (s->index * l->o.batch_size + j) * W;
 		struct gf_loader_window *win = p < w->win[0]->end ? w->win[0] : w->win[1];
-		uint64_t k = win && p >= win->first ? (p - r) / W - win->rank_first : UINT64_MAX;
+		uint64_t k = win && p >= win->first ? (p - q) / W - win->rank_first : UINT64_MAX;
 
 		if (k >= (win ? win->n : 0) || win->samples[k] != s->samples[j])
 			return gf_error(-EIO, "loader: position %llu (sample %llu) is not in its window's reads",

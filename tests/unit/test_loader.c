@@ -438,6 +438,51 @@ static void order_is_deterministic(void **state)
 /* The global sequence: rank r of w takes positions r, r + w, ...; a run
  * stopped after k batches on 4 ranks resumes on 2 (and on 3) where the
  * global sequence stands, without reading what came before. */
+/* A resume at a global position that is not a multiple of the new world
+ * size, on records small enough to be read a window at a time: each rank's
+ * positions are then start + rank + i * W, which is not rank modulo W (the
+ * windows once listed the rank's positions as rank + i * W, and every
+ * batch failed with -EIO). */
+static void resume_at_an_odd_position_reads_windows(void **state)
+{
+	const uint64_t n = 200;
+	char *path = pack_records("oddresume", n, 4096, 0);
+	uint64_t *g = malloc(n * sizeof(*g)), *seq = malloc(2 * n * sizeof(*seq));
+	struct gf_loader_opts o = GF_LOADER_OPTS_INIT;
+	struct gf_loader *l;
+
+	(void)state;
+	o.seed = 99;
+	o.batch_size = 1;
+	o.block_bytes = 64 << 10;
+	o.window_blocks = 3;
+	o.uneven = GF_LOADER_DROP;
+	l = open_loader(path, &o);
+	assert_int_equal(run_epoch(l, 4096, g, n, NULL), n);	/* the global order */
+	gf_loader_close(l);
+	o.batch_size = 5;
+	o.world_size = 3;
+	for (uint64_t pos = 1; pos <= 5; pos++) {
+		struct gf_loader_state st = { .seed = 99, .epoch = 0, .position = pos, .world_size = 4, .batch_size = 5 };
+
+		for (unsigned r = 0; r < 3; r++) {
+			uint64_t got;
+
+			o.rank = r;
+			l = open_loader(path, &o);
+			assert_int_equal(gf_loader_load_state(l, &st), 0);
+			got = run_epoch(l, 4096, seq, 2 * n, NULL);
+			assert_true(got >= (n - pos) / 3 - 1);
+			for (uint64_t i = 0; i < got && pos + r + i * 3 < n; i++)
+				assert_int_equal(seq[i], g[pos + r + i * 3]);
+			gf_loader_close(l);
+		}
+	}
+	free(g);
+	free(seq);
+	free(path);
+}
+
 static void resume_on_another_world_size(void **state)
 {
 	const uint64_t n = 500;
@@ -1126,6 +1171,7 @@ int main(void)
 		cmocka_unit_test(batch_sizes_and_the_last_batch),
 		cmocka_unit_test(order_is_deterministic),
 		cmocka_unit_test(resume_on_another_world_size),
+		cmocka_unit_test(resume_at_an_odd_position_reads_windows),
 		cmocka_unit_test(resume_reads_only_what_follows),
 		cmocka_unit_test(truncated_shard_fails_next),
 		cmocka_unit_test(corrupted_record_with_verify),
