@@ -352,7 +352,11 @@ int gf_loader_release(struct gf_loader *l, struct gf_batch *b)
 		return gf_arg_error(__func__, "b was released already");
 	}
 	s->consumer = false;
-	rc = gf_loader_slot_unref_locked(l, s);
+	/* A failed release event leaves nothing to keep the slot from being
+	 * refilled while the consumer's stream may still read it: the run
+	 * fails, as when the last reference is a DLPack tensor's (dlpack.c). */
+	if ((rc = gf_loader_slot_unref_locked(l, s)))
+		gf_loader_fail_locked(l, rc);
 	pthread_mutex_unlock(&l->mu);
 	return rc;
 }

@@ -308,6 +308,39 @@ static void failing_release_event_reaches_next(void **state)
 	assert_int_equal(t_fake_cuda_live(), live);
 }
 
+/* The same when the last reference is the consumer's release: the release
+ * says so, and the run fails so that no slot is refilled behind the
+ * consumer's stream. */
+static void failing_release_event_at_release_fails_the_run(void **state)
+{
+	struct gf_loader_opts o = GF_LOADER_OPTS_INIT;
+	struct gf_loader *l;
+	struct gf_batch *a, *b;
+	int live = t_fake_cuda_live(), rc;
+
+	(void)state;
+	o.batch_size = 8;
+	o.gpu = 0;
+	o.slots = 2;
+	o.threads = 1;
+	assert_int_equal(gf_loader_open(path, &o, &l), 0);
+	assert_int_equal(gf_loader_next(l, &a), 0);
+	/* Both slots held: the I/O thread waits and reads no variable now. */
+	assert_int_equal(gf_loader_next(l, &b), 0);
+	setenv("FAKE_CUDA_FAIL", "cuEventRecord", 1);
+	rc = gf_loader_release(l, a);
+	unsetenv("FAKE_CUDA_FAIL");
+	assert_true(rc < 0);
+	assert_int_equal(gf_loader_next(l, &a), -EIO);
+	assert_non_null(strstr(gf_last_error(), "cuEventRecord"));
+	assert_int_equal(gf_loader_release(l, b), 0);
+	assert_int_equal(gf_loader_set_epoch(l, 1), 0);
+	assert_int_equal(gf_loader_next(l, &b), 0);
+	assert_int_equal(gf_loader_release(l, b), 0);
+	gf_loader_close(l);
+	assert_int_equal(t_fake_cuda_live(), live);
+}
+
 /* A copy the driver refuses fails the batch; the message names the call. */
 static void failing_copy_reaches_next(void **state)
 {
@@ -363,6 +396,7 @@ int main(void)
 		cmocka_unit_test(dlpack_on_the_gpu),
 		cmocka_unit_test(release_event_at_last_reference),
 		cmocka_unit_test(failing_release_event_reaches_next),
+		cmocka_unit_test(failing_release_event_at_release_fails_the_run),
 		cmocka_unit_test(failing_copy_reaches_next),
 		cmocka_unit_test(open_failures),
 	};
