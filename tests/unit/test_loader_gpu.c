@@ -273,34 +273,31 @@ static void release_event_at_last_reference(void **state)
 	assert_int_equal(dev.ops->stream_destroy(mine), GF_CUDA_SUCCESS);
 }
 
-/* A release event the driver refuses in a tensor's deleter (no caller to
- * return it to) fails the run: gf_loader_next reports it, naming the call. */
-static void failing_release_event_reaches_next(void **state)
+/* A loader on the stand-in GPU with two slots and one thread: holding two
+ * batches leaves its I/O thread waiting, reading no variable. */
+static struct gf_loader *open_two_slots(void)
 {
 	struct gf_loader_opts o = GF_LOADER_OPTS_INIT;
-	struct gf_dl_managed_tensor *t;
 	struct gf_loader *l;
-	struct gf_batch *a, *b;
-	int live = t_fake_cuda_live();
 
-	(void)state;
 	o.batch_size = 8;
 	o.gpu = 0;
 	o.slots = 2;
 	o.threads = 1;
 	assert_int_equal(gf_loader_open(path, &o, &l), 0);
-	assert_int_equal(gf_loader_next(l, &a), 0);
-	assert_int_equal(gf_batch_dlpack(a, &t, NULL), 0);
-	assert_int_equal(gf_loader_release(l, a), 0);
-	/* Both slots held: the I/O thread waits and reads no variable now. */
-	assert_int_equal(gf_loader_next(l, &b), 0);
-	setenv("FAKE_CUDA_FAIL", "cuEventRecord", 1);
-	delete_on_another_thread(t);
-	unsetenv("FAKE_CUDA_FAIL");
+	return l;
+}
+
+/* The refused release event failed the run: the next batch reports it,
+ * naming the call, held batch b still goes back, and a new epoch clears
+ * the failure; nothing is left allocated. */
+static void failed_run_then_new_epoch(struct gf_loader *l, struct gf_batch *b, int live)
+{
+	struct gf_batch *a;
+
 	assert_int_equal(gf_loader_next(l, &a), -EIO);
 	assert_non_null(strstr(gf_last_error(), "cuEventRecord"));
 	assert_int_equal(gf_loader_release(l, b), 0);
-	/* A new epoch clears the failure. */
 	assert_int_equal(gf_loader_set_epoch(l, 1), 0);
 	assert_int_equal(gf_loader_next(l, &b), 0);
 	assert_int_equal(gf_loader_release(l, b), 0);
@@ -308,37 +305,43 @@ static void failing_release_event_reaches_next(void **state)
 	assert_int_equal(t_fake_cuda_live(), live);
 }
 
+/* A release event the driver refuses in a tensor's deleter (no caller to
+ * return it to) fails the run: gf_loader_next reports it, naming the call. */
+static void failing_release_event_reaches_next(void **state)
+{
+	struct gf_dl_managed_tensor *t;
+	struct gf_batch *a, *b;
+	int live = t_fake_cuda_live();
+	struct gf_loader *l = open_two_slots();
+
+	(void)state;
+	assert_int_equal(gf_loader_next(l, &a), 0);
+	assert_int_equal(gf_batch_dlpack(a, &t, NULL), 0);
+	assert_int_equal(gf_loader_release(l, a), 0);
+	assert_int_equal(gf_loader_next(l, &b), 0);
+	setenv("FAKE_CUDA_FAIL", "cuEventRecord", 1);
+	delete_on_another_thread(t);
+	unsetenv("FAKE_CUDA_FAIL");
+	failed_run_then_new_epoch(l, b, live);
+}
+
 /* The same when the last reference is the consumer's release: the release
  * says so, and the run fails so that no slot is refilled behind the
  * consumer's stream. */
 static void failing_release_event_at_release_fails_the_run(void **state)
 {
-	struct gf_loader_opts o = GF_LOADER_OPTS_INIT;
-	struct gf_loader *l;
 	struct gf_batch *a, *b;
 	int live = t_fake_cuda_live(), rc;
+	struct gf_loader *l = open_two_slots();
 
 	(void)state;
-	o.batch_size = 8;
-	o.gpu = 0;
-	o.slots = 2;
-	o.threads = 1;
-	assert_int_equal(gf_loader_open(path, &o, &l), 0);
 	assert_int_equal(gf_loader_next(l, &a), 0);
-	/* Both slots held: the I/O thread waits and reads no variable now. */
 	assert_int_equal(gf_loader_next(l, &b), 0);
 	setenv("FAKE_CUDA_FAIL", "cuEventRecord", 1);
 	rc = gf_loader_release(l, a);
 	unsetenv("FAKE_CUDA_FAIL");
 	assert_true(rc < 0);
-	assert_int_equal(gf_loader_next(l, &a), -EIO);
-	assert_non_null(strstr(gf_last_error(), "cuEventRecord"));
-	assert_int_equal(gf_loader_release(l, b), 0);
-	assert_int_equal(gf_loader_set_epoch(l, 1), 0);
-	assert_int_equal(gf_loader_next(l, &b), 0);
-	assert_int_equal(gf_loader_release(l, b), 0);
-	gf_loader_close(l);
-	assert_int_equal(t_fake_cuda_live(), live);
+	failed_run_then_new_epoch(l, b, live);
 }
 
 /* A copy the driver refuses fails the batch; the message names the call. */
