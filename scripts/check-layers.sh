@@ -28,7 +28,9 @@ xfer: core io mem topo vendor
 dataset: core io
 pack: core dataset
 loader: core io mem topo vendor dataset
-bench: core io mem topo vendor xfer dataset loader
+coll: core vendor mem topo
+bench: core io mem topo vendor xfer dataset loader coll
+nccl: core vendor topo coll audit
 audit: core vendor topo
 tune: core vendor topo audit
 record: core vendor topo audit
@@ -43,7 +45,7 @@ emit: core topo
 # the subsystem.  A header not listed is private to its subsystem.
 OFFERS='
 core: *
-vendor: nvml/nvml_facts.h cuda/cuda_device.h cuda/cuda_kernels.h cufile/cufile.h
+vendor: nvml/nvml_facts.h cuda/cuda_device.h cuda/cuda_kernels.h cufile/cufile.h nccl/nccl.h
 topo: render.h discover.h
 mem: mem.h host.h
 io: engine.h file.h
@@ -51,7 +53,9 @@ xfer:
 dataset: format.h
 pack:
 loader:
+coll: world.h ctl.h comm.h
 bench:
+nccl:
 audit: audit_render.h audit_record.h
 tune:
 record:
