@@ -77,11 +77,20 @@ static const struct gf_env_info registry[] = {
 		"TORCH_NCCL_ASYNC_ERROR_HANDLING", GF_ENV_STRING, "1 in every rank, as torchrun sets it", "launch",
 		"Passed to the ranks as set; unset, launch sets 1 (a failed collective ends the rank, not a hang)",
 		0, 0LL },
+	[GF_ENV_NCCL_LIBRARY_OVERRIDE] = {
+		"GPUFEED_NCCL_LIBRARY", GF_ENV_PATH, "NCCL_LIBRARY, else libnccl.so.2 on the linker's path, else PyTorch's", "vendor",
+		"NCCL library to load (tests point it at a stand-in); wins over NCCL_LIBRARY", 0, 0 },
+	[GF_ENV_NCCL_LIBRARY] = {
+		"NCCL_LIBRARY", GF_ENV_PATH, "libnccl.so.2 on the linker's path, else PyTorch's", "vendor",
+		"NCCL library to load when GPUFEED_NCCL_LIBRARY is unset", 0, 0 },
+	[GF_ENV_COLL_PORT] = {
+		"GPUFEED_COLL_PORT", GF_ENV_INT, "MASTER_PORT (MASTER_PORT + 1 under torchrun, whose agent holds MASTER_PORT)", "coll",
+		"TCP port rank 0 of a multi-process bench coll or nccl check listens on for the other ranks", 1, 65535LL },
 };
 
 #define NVARS ((int)(sizeof(registry) / sizeof(registry[0])))
 /* The last id has a row: ids and rows cannot drift apart. */
-_Static_assert(NVARS == GF_ENV_TORCH_NCCL_ASYNC_ERROR_HANDLING + 1, "every gf_env_var needs a registry row");
+_Static_assert(NVARS == GF_ENV_COLL_PORT + 1, "every gf_env_var needs a registry row");
 
 int gf_env_count(void)
 {
