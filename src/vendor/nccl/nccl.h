@@ -3,7 +3,7 @@
  * returns -ENOSYS.  Where it looks (docs/design.md, "Vendor libraries"):
  * GPUFEED_NCCL_LIBRARY, then NCCL_LIBRARY, then the soname through the
  * linker's path, then the NCCL that PyTorch ships in the Python
- * environment (site-packages/nvidia/nccl/lib or nvidia/cu*/lib). */
+ * environment (site-packages/nvidia/nccl/lib or nvidia/cu<N>/lib). */
 #ifndef GF_VENDOR_NCCL_H
 #define GF_VENDOR_NCCL_H
 
