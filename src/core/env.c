@@ -50,20 +50,20 @@ static const struct gf_env_info registry[] = {
 		"PET_MASTER_PORT", GF_ENV_INT, "MASTER_PORT, else 29500", "launch",
 		"Rendezvous port of a launch, as torchrun's --master-port default", 1, 65535LL },
 	[GF_ENV_SLURM_STEP_NUM_NODES] = {
-		"SLURM_STEP_NUM_NODES", GF_ENV_INT, "1", "launch",
-		"Nodes of the Slurm step (srun): a launch's --nnodes default", 1, 1000000LL },
+		"SLURM_STEP_NUM_NODES", GF_ENV_INT, "1", "launch, coll",
+		"Nodes of the Slurm step (srun): a launch's --nnodes default; set, the collectives read the srun variables", 1, 1000000LL },
 	[GF_ENV_SLURM_NODEID] = {
-		"SLURM_NODEID", GF_ENV_INT, "0", "launch",
-		"This node's index in the Slurm step: a launch's --node-rank default", 0, 999999LL },
+		"SLURM_NODEID", GF_ENV_INT, "0", "launch, coll",
+		"This node's index in the Slurm step: a launch's --node-rank default, the collectives' entry of SLURM_STEP_TASKS_PER_NODE", 0, 999999LL },
 	[GF_ENV_SLURM_STEP_NODELIST] = {
 		"SLURM_STEP_NODELIST", GF_ENV_STRING, "127.0.0.1", "launch",
 		"Hosts of the Slurm step (srun): the first is a launch's rendezvous host unless named", 0, 0LL },
 	[GF_ENV_MASTER_ADDR] = {
-		"MASTER_ADDR", GF_ENV_STRING, "the Slurm step's first host, else 127.0.0.1", "launch",
-		"Rendezvous host of a launch when neither --master-addr nor PET_MASTER_ADDR names one", 0, 0LL },
+		"MASTER_ADDR", GF_ENV_STRING, "the Slurm step's first host, else 127.0.0.1", "launch, coll",
+		"Rendezvous host of a launch when neither --master-addr nor PET_MASTER_ADDR names one; rank 0's host for the collectives (127.0.0.1 when every rank is on this host)", 0, 0LL },
 	[GF_ENV_MASTER_PORT] = {
-		"MASTER_PORT", GF_ENV_INT, "29500", "launch",
-		"Rendezvous port of a launch when no option or PET_MASTER_PORT names one", 1, 65535LL },
+		"MASTER_PORT", GF_ENV_INT, "29500", "launch, coll",
+		"Rendezvous port of a launch when no option or PET_MASTER_PORT names one; the collectives' rank 0 port (see GPUFEED_COLL_PORT)", 1, 65535LL },
 	[GF_ENV_CUDA_LIBRARY] = {
 		"GPUFEED_CUDA_LIBRARY", GF_ENV_PATH, "libcuda.so.1", "vendor",
 		"CUDA driver library to load instead of libcuda.so.1 (tests point it at a stand-in)", 0, 0 },
