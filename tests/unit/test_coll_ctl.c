@@ -8,6 +8,7 @@
 #include <math.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +104,7 @@ static void fork_rank(int r, int nranks, int port, const char *addr, rank_fn fn)
 {
 	pid_t pid;
 
+	memset(&results[r], 0, sizeof(results[r]));	/* nothing left from an earlier run */
 	fflush(NULL);
 	pid = fork();
 	assert_true(pid >= 0);
@@ -194,12 +196,30 @@ static void bcast_gather_barriers(void **state)
 	}
 }
 
-static void host_name_and_single_rank(void **state)
+/* ::1 where this host has IPv6 (CI containers may not). */
+static bool ipv6_loopback(void)
+{
+	struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	int fd = socket(AF_INET6, SOCK_STREAM, 0), ok;
+
+	if (fd < 0)
+		return false;
+	ok = !bind(fd, (struct sockaddr *)&a, sizeof(a));
+	close(fd);
+	return ok;
+}
+
+static void host_name_ipv6_and_single_rank(void **state)
 {
 	(void)state;
 	run(2, free_port(), "localhost", steps);
 	expect(0, 0, NULL);
 	expect(1, 0, NULL);
+	if (ipv6_loopback()) {
+		run(2, free_port(), "::1", steps);
+		expect(0, 0, NULL);
+		expect(1, 0, NULL);
+	}
 	run(1, free_port(), "127.0.0.1", steps);
 	expect(0, 0, NULL);
 }
@@ -221,14 +241,16 @@ static void rank0_starts_last(void **state)
 
 /* ---- dead, late and missing ranks ---- */
 
-static void rank2_exits(const struct gf_coll_world *w, struct result *res)
+static int dying;	/* the rank that exits after the first step */
+
+static void one_exits(const struct gf_coll_world *w, struct result *res)
 {
 	struct gf_coll_ctl *c = NULL;
 	int rc = gf_coll_ctl_open(w, T_OPEN, &c);
 
 	if (!rc)
 		rc = gf_coll_ctl_barrier(c, 5, "step one");
-	if (!rc && w->rank == 2) {
+	if (!rc && w->rank == dying) {
 		record(res, c, w, 0);
 		_exit(0);	/* its connection closes with it */
 	}
@@ -243,12 +265,21 @@ static void dead_rank_named_everywhere(void **state)
 	char name[64];
 
 	(void)state;
-	run(3, free_port(), "127.0.0.1", rank2_exits);
+	dying = 2;
+	run(3, free_port(), "127.0.0.1", one_exits);
 	snprintf(name, sizeof(name), "rank 2 (pid %d on ", (int)pids[2]);
 	expect(0, -ECONNRESET, name);
 	expect(0, -ECONNRESET, "exited before 'step two'");
 	expect(1, -ECONNRESET, name);
 	assert_string_equal(results[0].msg, results[1].msg);
+
+	/* rank 0 itself */
+	dying = 0;
+	run(3, free_port(), "127.0.0.1", one_exits);
+	snprintf(name, sizeof(name), "rank 0 (pid %d on ", (int)pids[0]);
+	expect(1, -ECONNRESET, name);
+	expect(2, -ECONNRESET, "exited before 'step two'");
+	assert_string_equal(results[1].msg, results[2].msg);
 }
 
 static void rank2_late(const struct gf_coll_world *w, struct result *res)
@@ -513,7 +544,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(bcast_gather_barriers, setup, teardown),
-		cmocka_unit_test_setup_teardown(host_name_and_single_rank, setup, teardown),
+		cmocka_unit_test_setup_teardown(host_name_ipv6_and_single_rank, setup, teardown),
 		cmocka_unit_test_setup_teardown(rank0_starts_last, setup, teardown),
 		cmocka_unit_test_setup_teardown(dead_rank_named_everywhere, setup, teardown),
 		cmocka_unit_test_setup_teardown(late_rank_named_everywhere, setup, teardown),
