@@ -463,7 +463,7 @@ static int parse_hello(const struct gf_coll_ctl *c, const struct conn *k, int *r
 	return 0;
 }
 
-static int send_roster(struct gf_coll_ctl *c, const uint32_t *pids, double deadline)
+static int send_roster(struct gf_coll_ctl *c, const uint32_t *pids, double timeout_s, double deadline)
 {
 	size_t size = (size_t)c->nranks * (5 + HOST_MAX), len = 0;
 	uint8_t *buf = malloc(size);
@@ -484,7 +484,7 @@ static int send_roster(struct gf_coll_ctl *c, const uint32_t *pids, double deadl
 	}
 	for (int r = 1; r < c->nranks && !ret; r++)
 		if ((ret = send_frame(c->conn[r].fd, T_ROSTER, 0, buf, len, deadline)))
-			ret = fail_peer(c, r, ret, "connect", 0);
+			ret = fail_peer(c, r, ret, "connect", timeout_s);
 	free(buf);
 	return ret;
 }
@@ -608,7 +608,7 @@ static int open_root(struct gf_coll_ctl *c, int port, double timeout_s, double d
 			goto out;
 		}
 	}
-	ret = send_roster(c, pids, deadline);
+	ret = send_roster(c, pids, timeout_s, deadline);
 out:
 	for (int i = 0; i < npend; i++)
 		conn_close(&pend[i]);
