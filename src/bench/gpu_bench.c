@@ -73,6 +73,30 @@ int gf_gpu_bench_open(unsigned index, struct gf_cuda_dev *dev)
 	return rc ? gf_error(rc, "GPU %u: %s", index, gf_last_error()) : 0;
 }
 
+/* The model's matrix index of the GPU at pci, -1 when it has none. */
+static int matrix_of(const struct gf_topo *t, const char *pci)
+{
+	int g = gf_topo_find_gpu(t, pci);
+
+	for (int i = 0; g >= 0 && i < t->matrix.n; i++)
+		if (t->matrix.dev[i].kind == GF_DEV_GPU && t->matrix.dev[i].ref == g)
+			return i;
+	return -1;
+}
+
+const struct gf_path *gf_gpu_bench_path(const struct gf_topo *t, const char *a, const char *b)
+{
+	int ma = matrix_of(t, a), mb = matrix_of(t, b);
+
+	for (int i = 0; ma >= 0 && mb >= 0 && i < t->npaths; i++) {
+		const struct gf_path *q = &t->paths[i];
+
+		if (q->kind == GF_PATH_GPU_GPU && ((q->from == ma && q->to == mb) || (q->from == mb && q->to == ma)))
+			return q;
+	}
+	return NULL;
+}
+
 int gf_gpu_spin_load(const struct gf_cuda_dev *dev, unsigned ms, struct gf_cuda_kernel *spin,
 		     unsigned long long *cycles)
 {

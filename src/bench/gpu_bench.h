@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <gpufeed/cpuset.h>
+#include <gpufeed/topo.h>
 
 #include "vendor/cuda/cuda_device.h"
 #include "vendor/cuda/cuda_kernels.h"
@@ -22,6 +23,11 @@ int gf_gpu_bench_check_gpus(const char *gpus);
 int gf_gpu_bench_wanted(const char *gpus, struct gf_cpuset *want);
 /* Opens NVML's GPU index; the error names it ("GPU 9: ..."). */
 int gf_gpu_bench_open(unsigned index, struct gf_cuda_dev *dev);
+
+/* The model's GPU-GPU path between the GPUs at PCI addresses a and b
+ * (either order; the model keeps one per pair), NULL when the model lacks
+ * either GPU or the path. */
+const struct gf_path *gf_gpu_bench_path(const struct gf_topo *t, const char *a, const char *b);
 
 /* Loads gf_spin on dev (current) and sets *cycles to about ms of it. */
 int gf_gpu_spin_load(const struct gf_cuda_dev *dev, unsigned ms, struct gf_cuda_kernel *spin,

@@ -2,10 +2,13 @@
  * CUDA context, its communicator and its stream.  One process may drive
  * every GPU of the machine (ncclCommInitAll's shape: one rank per GPU, in
  * the order given), or be one rank of a multi-process job (one GPU, the
- * unique id carried by coll/ctl.h).  Every wait has a deadline: init and
- * collectives run non-blocking (ncclConfig blocking = 0) where the NCCL has
- * ncclCommInitRankConfig, and a wait past its deadline aborts the
- * communicators and names what did not finish. */
+ * unique id carried by coll/ctl.h).  Every wait has a deadline: init runs
+ * in a thread of its own and is waited for, collectives are waited for by
+ * polling their streams and ncclCommGetAsyncError, and a wait past its
+ * deadline aborts the communicators and names what did not finish.  The
+ * communicators are blocking ones, as nccl-tests makes them: a
+ * non-blocking one (ncclConfig blocking = 0) hands every ncclGroupEnd to a
+ * new thread, a cost per launch the small sizes' figures would show. */
 #ifndef GF_COLL_COMM_H
 #define GF_COLL_COMM_H
 
@@ -55,6 +58,13 @@ int gf_coll_comm_open(const struct gf_coll_comm_opts *o, struct gf_coll_comm **o
  * "'all_reduce 1 GiB' did not finish within 30 s on GPU 0000:18:00.0
  * (rank 2)" (what names the step). */
 int gf_coll_comm_wait(struct gf_coll_comm *c, const char *what);
+
+/* After an NCCL call r that enqueues work (a ncclGroupEnd, a collective
+ * outside a group): a non-blocking communicator may still be taking it
+ * (ncclInProgress), and NCCL forbids the next call until it has; waits for
+ * that with the deadline.  0; the call's or an asynchronous error (the
+ * communicators aborted); -ETIMEDOUT naming the GPU and rank. */
+int gf_coll_comm_ready(struct gf_coll_comm *c, gf_nccl_result r, const char *what);
 
 /* ncclCommAbort on every communicator (after a timeout or a peer's
  * failure), so close does not wait on a dead peer. */
