@@ -17,25 +17,66 @@ static void *lookup(void *handle, const char *name)
 
 /* The library as messages show it: with the variable that chose it, so a
  * wrong override is named ("GPUFEED_NVML_LIBRARY=/x.so not found"). */
-static void shown_name(const struct gf_dl_lib *lib, bool overridden, char *buf, size_t size)
+static void shown_name(const struct gf_dl_lib *lib, int var, char *buf, size_t size)
 {
-	if (overridden)
-		snprintf(buf, size, "%s=%s", gf_env_name((enum gf_env_var)lib->override), lib->path);
+	if (var >= 0)
+		snprintf(buf, size, "%s=%s", gf_env_name((enum gf_env_var)var), lib->path);
 	else
 		snprintf(buf, size, "%s", lib->path);
 }
 
-/* dlopen's own words, except for the common case said plainly. */
-static void say_open_failed(struct gf_dl_lib *lib, const char *shown)
+/* The first override variable that is set (its value in *value), or -1. */
+static int chosen_override(const struct gf_dl_lib *lib, const char **value)
 {
-	const char *err = dlerror();
+	int vars[2] = { lib->override, lib->override2 };
 
-	if (!err || strstr(err, "No such file or directory"))
+	for (size_t i = 0; i < 2; i++)
+		if (vars[i] >= 0 && (*value = gf_env_str((enum gf_env_var)vars[i])))
+			return vars[i];
+	*value = NULL;
+	return -1;
+}
+
+static bool not_found(const char *err)
+{
+	return !err || strstr(err, "No such file or directory");
+}
+
+/* dlopen's own words, except for the common case said plainly. */
+static void say_open_failed(struct gf_dl_lib *lib, const char *err, const char *shown)
+{
+	if (not_found(err))
 		snprintf(lib->why, sizeof(lib->why), "%s not found", shown);
 	else if (strcmp(shown, lib->path))
 		snprintf(lib->why, sizeof(lib->why), "%s: %s", shown, err);
 	else
 		snprintf(lib->why, sizeof(lib->why), "%s", err);
+}
+
+/* The soname is not on the linker's path: the library's own search, and
+ * where it looked when it found nothing ("libnccl.so.2 not found
+ * (GPUFEED_NCCL_LIBRARY, NCCL_LIBRARY unset; not on the linker's path; no
+ * PyTorch NCCL under ...)"). */
+static void *open_searched(struct gf_dl_lib *lib)
+{
+	char path[sizeof(lib->path)], looked[sizeof(lib->why)], unset[128] = "";
+	void *handle;
+
+	if (lib->search(path, sizeof(path), looked, sizeof(looked))) {
+		if (lib->override >= 0)
+			snprintf(unset, sizeof(unset), "%s%s%s unset; ", gf_env_name((enum gf_env_var)lib->override),
+				 lib->override2 >= 0 ? ", " : "",
+				 lib->override2 >= 0 ? gf_env_name((enum gf_env_var)lib->override2) : "");
+		snprintf(lib->why, sizeof(lib->why), "%s not found (%snot on the linker's path; %s)", lib->soname,
+			 unset, looked);
+		return NULL;
+	}
+	gf_strlcpy(lib->path, path, sizeof(lib->path));
+	dlerror();
+	handle = dlopen(lib->path, RTLD_NOW | RTLD_LOCAL);
+	if (!handle)
+		say_open_failed(lib, dlerror(), lib->path);
+	return handle;
 }
 
 static int fill_table(struct gf_dl_lib *lib, const char *shown)
@@ -58,18 +99,27 @@ static int fill_table(struct gf_dl_lib *lib, const char *shown)
 
 static int open_and_resolve(struct gf_dl_lib *lib)
 {
-	const char *over = lib->override >= 0 ? gf_env_str((enum gf_env_var)lib->override) : NULL;
+	const char *over;
+	int var = chosen_override(lib, &over);
 	char shown[sizeof(lib->path) + 64];
 
 	gf_strlcpy(lib->path, over ? over : lib->soname, sizeof(lib->path));
-	shown_name(lib, over != NULL, shown, sizeof(shown));
 	lib->why[0] = '\0';
 	dlerror();
 	lib->handle = dlopen(lib->path, RTLD_NOW | RTLD_LOCAL);
 	if (!lib->handle) {
-		say_open_failed(lib, shown);
-		return -ENOSYS;
+		const char *err = dlerror();
+
+		if (!over && lib->search && not_found(err))
+			lib->handle = open_searched(lib);
+		else {
+			shown_name(lib, var, shown, sizeof(shown));
+			say_open_failed(lib, err, shown);
+		}
+		if (!lib->handle)
+			return -ENOSYS;
 	}
+	shown_name(lib, var, shown, sizeof(shown));
 	if (fill_table(lib, shown)) {
 		/* No half-filled table: a caller sees all symbols or none. */
 		for (size_t i = 0; i < lib->nsyms; i++)

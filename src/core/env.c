@@ -86,11 +86,20 @@ static const struct gf_env_info registry[] = {
 	[GF_ENV_COLL_PORT] = {
 		"GPUFEED_COLL_PORT", GF_ENV_INT, "MASTER_PORT (MASTER_PORT + 1 under torchrun, whose agent holds MASTER_PORT)", "coll",
 		"TCP port rank 0 of a multi-process bench coll or nccl check listens on for the other ranks", 1, 65535LL },
+	[GF_ENV_VIRTUAL_ENV] = {
+		"VIRTUAL_ENV", GF_ENV_PATH, "none", "vendor",
+		"Python virtual environment whose site-packages is searched for PyTorch's NCCL (nvidia/nccl/lib)", 0, 0LL },
+	[GF_ENV_CONDA_PREFIX] = {
+		"CONDA_PREFIX", GF_ENV_PATH, "none", "vendor",
+		"Conda environment whose site-packages is searched for PyTorch's NCCL", 0, 0LL },
+	[GF_ENV_SEARCH_PATH] = {
+		"PATH", GF_ENV_STRING, "none", "vendor",
+		"The python3 found on it names a prefix whose site-packages is searched for PyTorch's NCCL", 0, 0LL },
 };
 
 #define NVARS ((int)(sizeof(registry) / sizeof(registry[0])))
 /* The last id has a row: ids and rows cannot drift apart. */
-_Static_assert(NVARS == GF_ENV_COLL_PORT + 1, "every gf_env_var needs a registry row");
+_Static_assert(NVARS == GF_ENV_SEARCH_PATH + 1, "every gf_env_var needs a registry row");
 
 int gf_env_count(void)
 {

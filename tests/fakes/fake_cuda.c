@@ -826,3 +826,20 @@ int fake_cuda_event_records(gf_cu_stream s)
 {
 	return is_default_stream(s) ? default_stream_records : __atomic_load_n(&s->event_records, __ATOMIC_RELAXED);
 }
+
+/* ---- for the stand-in NCCL (tests/fakes/fake_nccl.c, which finds these
+ * with dlsym): the host bytes behind [va, va + len) of one device
+ * allocation (NULL: not device memory), and the device of this thread's
+ * current context (-1: none), so its collectives move real bytes and its
+ * communicators sit on the GPU the caller chose ---- */
+void *fake_cuda_host_bytes(gf_cu_deviceptr va, size_t len);
+void *fake_cuda_host_bytes(gf_cu_deviceptr va, size_t len)
+{
+	return device_bytes(va, len, NULL);
+}
+
+int fake_cuda_current_device(void);
+int fake_cuda_current_device(void)
+{
+	return current ? current->dev : -1;
+}

@@ -38,6 +38,8 @@ if [ -n "$fhdr" ]; then
 else
 	echo "cufile.h not found: cuFile ABI check not run"
 fi
+bash tests/gpu/nccl-abi-check.sh
+case $? in 0|77) ;; *) rc=1 ;; esac
 # The CUDA layer on the real driver: every byte of a 256 MiB round trip, the
 # embedded PTX's kernels (built by make with the rest; carry build/gpu/).
 smoke=${GPUFEED_CUDA_SMOKE:-$(dirname "$gf")/gpu/cuda_smoke}

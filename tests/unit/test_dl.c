@@ -1,7 +1,8 @@
 /* The one dlopen pattern (src/core/dl.c), on the stand-in
  * tests/fakes/fake_dltest.c: required, optional and renamed symbols, an
  * absent library, a file that is not a library, a missing required symbol,
- * the override variable, and one load shared by racing threads. */
+ * the override variables, a library's own search after the soname, and
+ * one load shared by racing threads. */
 #include "helpers.h"
 #include <errno.h>
 #include <pthread.h>
@@ -137,6 +138,63 @@ static void override_variable_read_at_first_load(void **state)
 	gf_dl_unload(&lib);
 }
 
+/* A library's own search after the soname (NCCL's PyTorch copy): here the
+ * stand-in, or nothing with the places it looked. */
+static int search_finds;
+static int count_searches;
+
+static int search_fake(char *path, size_t size, char *looked, size_t lsize)
+{
+	count_searches++;
+	if (search_finds) {
+		snprintf(path, size, "%s", fake_path);
+		return 0;
+	}
+	snprintf(looked, lsize, "nothing under /x, /y");
+	return -ENOENT;
+}
+
+/* Two override variables, the first winning, then the soname, then the
+ * search, which is not asked when a variable is set. */
+static void second_override_and_search(void **state)
+{
+	struct dltest_ops ops = { 0 };
+	struct gf_dl_lib lib = GF_DL_LIB_INIT_SEARCH("DLTEST", "libgpufeed-no-such.so.1", GF_ENV_NVML_LIBRARY,
+						     GF_ENV_CUDA_LIBRARY, search_fake, good_syms, &ops, NULL);
+
+	(void)state;
+	unsetenv("GPUFEED_NVML_LIBRARY");
+	setenv("GPUFEED_CUDA_LIBRARY", "/nonexistent-b.so", 1);
+	assert_int_equal(gf_dl_load(&lib), -ENOSYS);
+	assert_string_equal(gf_dl_why(&lib), "GPUFEED_CUDA_LIBRARY=/nonexistent-b.so not found");
+	gf_dl_unload(&lib);
+	setenv("GPUFEED_NVML_LIBRARY", fake_path, 1);
+	assert_int_equal(gf_dl_load(&lib), 0);
+	assert_string_equal(gf_dl_path(&lib), fake_path);
+	assert_int_equal(count_searches, 0);
+	gf_dl_unload(&lib);
+	unsetenv("GPUFEED_NVML_LIBRARY");
+	unsetenv("GPUFEED_CUDA_LIBRARY");
+	assert_int_equal(gf_dl_load(&lib), -ENOSYS);
+	assert_string_equal(gf_last_error(), "DLTEST not available: libgpufeed-no-such.so.1 not found "
+			    "(GPUFEED_NVML_LIBRARY, GPUFEED_CUDA_LIBRARY unset; not on the linker's path; "
+			    "nothing under /x, /y)");
+	assert_int_equal(count_searches, 1);
+	gf_dl_unload(&lib);
+	search_finds = 1;
+	assert_int_equal(gf_dl_load(&lib), 0);
+	assert_int_equal(ops.add(2, 3), 5);
+	assert_string_equal(gf_dl_path(&lib), fake_path);
+	assert_string_equal(gf_dl_why(&lib), "");
+	gf_dl_unload(&lib);
+	/* A soname that opens is not searched past. */
+	count_searches = 0;
+	lib.soname = fake_path;
+	assert_int_equal(gf_dl_load(&lib), 0);
+	assert_int_equal(count_searches, 0);
+	gf_dl_unload(&lib);
+}
+
 #define NTHREADS 8
 
 struct racer {
@@ -209,6 +267,7 @@ int main(void)
 		cmocka_unit_test(file_that_is_not_a_library),
 		cmocka_unit_test(missing_required_symbol_is_named),
 		cmocka_unit_test(override_variable_read_at_first_load),
+		cmocka_unit_test(second_override_and_search),
 		cmocka_unit_test(threads_share_one_load),
 	};
 

@@ -3,7 +3,8 @@
  * returns -ENOSYS.  Where it looks (docs/design.md, "Vendor libraries"):
  * GPUFEED_NCCL_LIBRARY, then NCCL_LIBRARY, then the soname through the
  * linker's path, then the NCCL that PyTorch ships in the Python
- * environment (site-packages/nvidia/nccl/lib or nvidia/cu*/lib). */
+ * environment (site-packages/nvidia/nccl/lib, or nvidia/cuNN/lib of the
+ * older bundles). */
 #ifndef GF_VENDOR_NCCL_H
 #define GF_VENDOR_NCCL_H
 
@@ -56,6 +57,13 @@ struct gf_nccl_ops {
  * NCCL_LIBRARY unset; not on the linker's path; no PyTorch NCCL under
  * ...)").  Does not touch the GPU. */
 int gf_nccl_load(const struct gf_nccl_ops **ops, char *why, size_t whysize);
+/* The last place gf_nccl_load looks: libnccl.so.2 of PyTorch's NCCL wheel
+ * under $VIRTUAL_ENV, $CONDA_PREFIX, the prefix of the first python3 on
+ * PATH, /usr/local/lib/python3.N/dist-packages, /usr/lib/python3/dist-
+ * packages (site-packages/nvidia/nccl/lib, or nvidia/cuNN/lib).  0 with its
+ * path, or -ENOENT with `looked` "no PyTorch NCCL under ...".  Runs no
+ * python.  Exposed for tests (the loader tries the linker's path first). */
+int gf_nccl_search_python(char *path, size_t size, char *looked, size_t lsize);
 /* The file loaded (its full path when it came from a search); "" before
  * the first load. */
 const char *gf_nccl_library(void);
@@ -64,12 +72,13 @@ int gf_nccl_version_string(char *buf, size_t size);
 /* Forget the loaded library so the next load searches again.  Tests only:
  * no other thread may be using NCCL. */
 void gf_nccl_unload(void);
-/* "ncclSystemError: <last error>" from ncclGetErrorString and, given a
- * comm and a NCCL that has it, ncclGetLastError. */
+/* "ncclSystemError: <detail>": the result's name, then ncclGetLastError
+ * where this NCCL has it and it says something, else ncclGetErrorString.
+ * Thread-local buffer, valid until the next call in this thread. */
 const char *gf_nccl_strerror(const struct gf_nccl_ops *ops, gf_nccl_comm comm, gf_nccl_result r);
 /* 0 for ncclSuccess; else -EIO (-ENOMEM for a CUDA out-of-memory behind
- * it, -EINVAL for invalid argument/usage) with gf_last_error() "<what>:
- * ncclSystemError (...)". */
+ * it, -EINVAL for invalid argument/usage, -EINPROGRESS for ncclInProgress)
+ * with gf_last_error() "<what>: " and gf_nccl_strerror's words. */
 int gf_nccl_check(const struct gf_nccl_ops *ops, gf_nccl_comm comm, gf_nccl_result r, const char *what);
 
 #endif
