@@ -53,7 +53,7 @@ xfer:
 dataset: format.h
 pack:
 loader:
-coll: world.h ctl.h comm.h
+coll: world.h ctl.h comm.h run.h
 bench:
 nccl:
 audit: audit_render.h audit_record.h
