@@ -17,8 +17,10 @@ struct gf_coll_ctl;
  * the others connect, retrying until timeout_s (rank 0 may start last).
  * Each rank introduces itself (rank, host name, pid).  -ETIMEDOUT with
  * "rank 0: ranks 2, 3 of 4 did not connect to 10.0.0.1:29500 within 60 s";
- * -EADDRINUSE naming the port; -EPROTO for a stranger or a rank number
- * given twice. */
+ * -EADDRINUSE naming the port; -EPROTO for a rank that does not fit (a
+ * rank number given twice or out of range, another rank count).  A
+ * stranger on the port (no hello with gpufeed's magic and version: a port
+ * scan, a health check) is hung up on and rank 0 waits on for the ranks. */
 int gf_coll_ctl_open(const struct gf_coll_world *w, double timeout_s, struct gf_coll_ctl **out);
 
 /* Rank 0's len bytes to every rank (the unique id).  what names the step

@@ -22,7 +22,10 @@ struct gf_coll_world {
 /* Fills *w from the environment.  0; -ENOENT when no launcher's variables
  * are set (a single-process run); -EINVAL with a message naming the
  * variable when they are set but wrong (RANK=3 with WORLD_SIZE=2, no
- * MASTER_ADDR with more than one rank...).  Under torchrun the agent's store
+ * MASTER_ADDR with ranks on more than one host; with every rank on this
+ * host rank 0 is 127.0.0.1).  When several launchers' ranks are set the
+ * innermost launcher wins: RANK, then OMPI_COMM_WORLD_RANK, PMI_RANK,
+ * SLURM_PROCID (in an srun step only).  Under torchrun the agent's store
  * holds MASTER_PORT (TORCHELASTIC_USE_AGENT_STORE=True): rank 0 then
  * listens on MASTER_PORT + 1; GPUFEED_COLL_PORT overrides both. */
 int gf_coll_world_from_env(struct gf_coll_world *w);

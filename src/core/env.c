@@ -50,20 +50,20 @@ static const struct gf_env_info registry[] = {
 		"PET_MASTER_PORT", GF_ENV_INT, "MASTER_PORT, else 29500", "launch",
 		"Rendezvous port of a launch, as torchrun's --master-port default", 1, 65535LL },
 	[GF_ENV_SLURM_STEP_NUM_NODES] = {
-		"SLURM_STEP_NUM_NODES", GF_ENV_INT, "1", "launch",
-		"Nodes of the Slurm step (srun): a launch's --nnodes default", 1, 1000000LL },
+		"SLURM_STEP_NUM_NODES", GF_ENV_INT, "1", "launch, coll",
+		"Nodes of the Slurm step (srun): a launch's --nnodes default; set, the collectives read the srun variables", 1, 1000000LL },
 	[GF_ENV_SLURM_NODEID] = {
-		"SLURM_NODEID", GF_ENV_INT, "0", "launch",
-		"This node's index in the Slurm step: a launch's --node-rank default", 0, 999999LL },
+		"SLURM_NODEID", GF_ENV_INT, "0", "launch, coll",
+		"This node's index in the Slurm step: a launch's --node-rank default, the collectives' entry of SLURM_STEP_TASKS_PER_NODE", 0, 999999LL },
 	[GF_ENV_SLURM_STEP_NODELIST] = {
 		"SLURM_STEP_NODELIST", GF_ENV_STRING, "127.0.0.1", "launch",
 		"Hosts of the Slurm step (srun): the first is a launch's rendezvous host unless named", 0, 0LL },
 	[GF_ENV_MASTER_ADDR] = {
-		"MASTER_ADDR", GF_ENV_STRING, "the Slurm step's first host, else 127.0.0.1", "launch",
-		"Rendezvous host of a launch when neither --master-addr nor PET_MASTER_ADDR names one", 0, 0LL },
+		"MASTER_ADDR", GF_ENV_STRING, "the Slurm step's first host, else 127.0.0.1", "launch, coll",
+		"Rendezvous host of a launch when neither --master-addr nor PET_MASTER_ADDR names one; rank 0's host for the collectives (127.0.0.1 when every rank is on this host)", 0, 0LL },
 	[GF_ENV_MASTER_PORT] = {
-		"MASTER_PORT", GF_ENV_INT, "29500", "launch",
-		"Rendezvous port of a launch when no option or PET_MASTER_PORT names one", 1, 65535LL },
+		"MASTER_PORT", GF_ENV_INT, "29500", "launch, coll",
+		"Rendezvous port of a launch when no option or PET_MASTER_PORT names one; the collectives' rank 0 port (see GPUFEED_COLL_PORT)", 1, 65535LL },
 	[GF_ENV_CUDA_LIBRARY] = {
 		"GPUFEED_CUDA_LIBRARY", GF_ENV_PATH, "libcuda.so.1", "vendor",
 		"CUDA driver library to load instead of libcuda.so.1 (tests point it at a stand-in)", 0, 0 },
@@ -84,7 +84,7 @@ static const struct gf_env_info registry[] = {
 		"NCCL_LIBRARY", GF_ENV_PATH, "libnccl.so.2 on the linker's path, else PyTorch's", "vendor",
 		"NCCL library to load when GPUFEED_NCCL_LIBRARY is unset", 0, 0 },
 	[GF_ENV_COLL_PORT] = {
-		"GPUFEED_COLL_PORT", GF_ENV_INT, "MASTER_PORT (MASTER_PORT + 1 under torchrun, whose agent holds MASTER_PORT)", "coll",
+		"GPUFEED_COLL_PORT", GF_ENV_INT, "MASTER_PORT, else 29500 (+ 1 under torchrun, whose agent holds MASTER_PORT)", "coll",
 		"TCP port rank 0 of a multi-process bench coll or nccl check listens on for the other ranks", 1, 65535LL },
 	[GF_ENV_VIRTUAL_ENV] = {
 		"VIRTUAL_ENV", GF_ENV_PATH, "none", "vendor",
@@ -95,11 +95,65 @@ static const struct gf_env_info registry[] = {
 	[GF_ENV_SEARCH_PATH] = {
 		"PATH", GF_ENV_STRING, "none", "vendor",
 		"The python3 found on it names a prefix whose site-packages is searched for PyTorch's NCCL", 0, 0LL },
+	[GF_ENV_RANK] = {
+		"RANK", GF_ENV_INT, "none (a single-process run)", "coll",
+		"This process's global rank under torchrun or gpufeed launch (multi-process bench coll, nccl check)", 0, 999999LL },
+	[GF_ENV_WORLD_SIZE] = {
+		"WORLD_SIZE", GF_ENV_INT, "none", "coll",
+		"Number of ranks under torchrun or gpufeed launch", 1, 1000000LL },
+	[GF_ENV_LOCAL_RANK] = {
+		"LOCAL_RANK", GF_ENV_INT, "none", "coll",
+		"This process's rank on its host under torchrun or gpufeed launch", 0, 999999LL },
+	[GF_ENV_LOCAL_WORLD_SIZE] = {
+		"LOCAL_WORLD_SIZE", GF_ENV_INT, "none", "coll",
+		"Number of ranks on this host under torchrun or gpufeed launch", 1, 1000000LL },
+	[GF_ENV_TORCHELASTIC_USE_AGENT_STORE] = {
+		"TORCHELASTIC_USE_AGENT_STORE", GF_ENV_STRING, "False", "coll",
+		"True under torchrun when its agent's store holds MASTER_PORT: rank 0 of bench coll then listens on MASTER_PORT + 1", 0, 0 },
+	[GF_ENV_SLURM_PROCID] = {
+		"SLURM_PROCID", GF_ENV_INT, "none", "coll",
+		"This task's global rank in a Slurm step (srun), when no torchrun, Open MPI or PMI rank is set", 0, 999999LL },
+	[GF_ENV_SLURM_NTASKS] = {
+		"SLURM_NTASKS", GF_ENV_INT, "none", "coll",
+		"Number of tasks (ranks) of the Slurm step", 1, 1000000LL },
+	[GF_ENV_SLURM_LOCALID] = {
+		"SLURM_LOCALID", GF_ENV_INT, "none", "coll",
+		"This task's rank on its node in a Slurm step", 0, 999999LL },
+	[GF_ENV_SLURM_NTASKS_PER_NODE] = {
+		"SLURM_NTASKS_PER_NODE", GF_ENV_INT, "none", "coll",
+		"Tasks on each node of a Slurm step (srun --ntasks-per-node) when SLURM_STEP_TASKS_PER_NODE is unset", 1, 1000000LL },
+	[GF_ENV_SLURM_STEP_TASKS_PER_NODE] = {
+		"SLURM_STEP_TASKS_PER_NODE", GF_ENV_STRING, "SLURM_NTASKS_PER_NODE", "coll",
+		"Tasks on each node of the Slurm step ('2(x3),1'); this node's entry (SLURM_NODEID) is its local rank count", 0, 0 },
+	[GF_ENV_OMPI_COMM_WORLD_RANK] = {
+		"OMPI_COMM_WORLD_RANK", GF_ENV_INT, "none", "coll",
+		"This process's rank under Open MPI's mpirun, when no torchrun rank is set", 0, 999999LL },
+	[GF_ENV_OMPI_COMM_WORLD_SIZE] = {
+		"OMPI_COMM_WORLD_SIZE", GF_ENV_INT, "none", "coll",
+		"Number of ranks under Open MPI's mpirun", 1, 1000000LL },
+	[GF_ENV_OMPI_COMM_WORLD_LOCAL_RANK] = {
+		"OMPI_COMM_WORLD_LOCAL_RANK", GF_ENV_INT, "none", "coll",
+		"This process's rank on its host under Open MPI's mpirun", 0, 999999LL },
+	[GF_ENV_OMPI_COMM_WORLD_LOCAL_SIZE] = {
+		"OMPI_COMM_WORLD_LOCAL_SIZE", GF_ENV_INT, "none", "coll",
+		"Number of ranks on this host under Open MPI's mpirun", 1, 1000000LL },
+	[GF_ENV_PMI_RANK] = {
+		"PMI_RANK", GF_ENV_INT, "none", "coll",
+		"This process's rank under MPICH's Hydra (mpiexec), when no torchrun or Open MPI rank is set", 0, 999999LL },
+	[GF_ENV_PMI_SIZE] = {
+		"PMI_SIZE", GF_ENV_INT, "none", "coll",
+		"Number of ranks under MPICH's Hydra", 1, 1000000LL },
+	[GF_ENV_MPI_LOCALRANKID] = {
+		"MPI_LOCALRANKID", GF_ENV_INT, "none", "coll",
+		"This process's rank on its host under MPICH's Hydra", 0, 999999LL },
+	[GF_ENV_MPI_LOCALNRANKS] = {
+		"MPI_LOCALNRANKS", GF_ENV_INT, "none", "coll",
+		"Number of ranks on this host under MPICH's Hydra", 1, 1000000LL },
 };
 
 #define NVARS ((int)(sizeof(registry) / sizeof(registry[0])))
 /* The last id has a row: ids and rows cannot drift apart. */
-_Static_assert(NVARS == GF_ENV_SEARCH_PATH + 1, "every gf_env_var needs a registry row");
+_Static_assert(NVARS == GF_ENV_MPI_LOCALNRANKS + 1, "every gf_env_var needs a registry row");
 
 int gf_env_count(void)
 {
