@@ -17,6 +17,8 @@
 #include <stdio.h>
 
 #include "bench/frame.h"
+#include "coll/comm.h"
+#include "vendor/cuda/cuda_kernels.h"
 
 #define GF_BENCH_OVERLAP_SCHEMA "gpufeed-bench-overlap/1"
 
@@ -27,6 +29,7 @@
 #define GF_OVERLAP_NBUCKETS_MAX 65536u	/* buckets in one iteration */
 #define GF_OVERLAP_ELEM 4u		/* float32 gradients, DDP's usual */
 #define GF_OVERLAP_ALL 0		/* a bucket size meaning "one bucket" */
+#define GF_OVERLAP_CALIBRATE_MS 5u	/* the spin timed to find its cycles per ms */
 /* DDP's default bucket_cap_mb is 25 MiB; the sweep brackets it. */
 #define GF_OVERLAP_BUCKETS_DEFAULT "1M,5M,10M,25M,50M,100M,all"
 
@@ -77,9 +80,61 @@ enum gf_overlap_mode { GF_OVERLAP_COMPUTE, GF_OVERLAP_COMM, GF_OVERLAP_SERIAL, G
 		       GF_OVERLAP_MODES };
 const char *gf_overlap_mode_name(enum gf_overlap_mode m);
 
+/* One GPU of this process while it runs: the comm's stream is the
+ * training stream (compute, and the all-reduces when not overlapped), side
+ * the communication stream of the overlapped iteration. */
+struct gf_overlap_gpu {
+	struct gf_coll_gpu *cg;		/* in comm */
+	gf_cu_stream side;
+	struct gf_cuda_kernel spin;
+	bool spin_loaded;
+	double cycles_per_ms;		/* measured, else from the clock rate */
+	bool calibrated;
+	gf_cu_deviceptr grad;		/* grad_bytes, reduced in place */
+	gf_cu_event start, end, comm_done;
+	gf_cu_event *bucket_done;	/* [GF_OVERLAP_NBUCKETS_MAX of the plans] */
+	unsigned nbucket_done;
+};
+
+/* A figure: one mode of one bucket size. */
+struct gf_overlap_point {
+	unsigned config;		/* index into sizes[] / plans[] */
+	enum gf_overlap_mode mode;
+};
+
+struct gf_bench_overlap {
+	struct gf_bench_overlap_opts o;	/* defaults filled in */
+	const struct gf_topo *topo;
+	uint64_t sizes[GF_OVERLAP_CONFIGS_MAX];
+	struct gf_overlap_plan plans[GF_OVERLAP_CONFIGS_MAX];
+	unsigned nconfigs;
+	struct gf_overlap_point *points;
+	struct gf_runner_point *res;	/* [npoints], samples in ms */
+	unsigned npoints;
+	/* What ran: copied out before the GPUs are closed. */
+	int nranks, rank, ngpus;
+	char launcher[32];		/* "single process" or the world's */
+	char nccl_version[32];
+	char gpu_name[96];
+	char (*pcis)[16];		/* [ngpus] this process's */
+	double *cycles_per_ms;		/* [ngpus] */
+	bool *calibrated;		/* [ngpus] */
+	/* Only while running. */
+	struct gf_coll_comm *comm;
+	struct gf_overlap_gpu *gpus;	/* [ngpus] */
+};
+
 struct gf_bench_overlap;
 
 /* The options alone: 0, or -EINVAL/-ERANGE naming the option (usage). */
+/* overlap_run.c: opens the communicators (single process over --gpu's
+ * GPUs, or this rank of a launched job) and each GPU's buffers, events and
+ * calibrated spin; one timed iteration of a point (ms, the slowest GPU's
+ * and rank's); closes what open made.  -errno with the message. */
+int gf_overlap_open(struct gf_bench_overlap *b);
+int gf_overlap_iteration(struct gf_bench_overlap *b, unsigned point, double *ms);
+void gf_overlap_close(struct gf_bench_overlap *b);
+
 int gf_bench_overlap_check(const struct gf_bench_overlap_opts *opts);
 /* Measures.  0 (failed points are in the results), -ENOSYS when CUDA or
  * NCCL is absent, -ENODEV without a GPU, -ETIMEDOUT when a rank did not
