@@ -133,6 +133,9 @@ struct gf_bench_overlap;
  * and rank's); closes what open made.  -errno with the message. */
 int gf_overlap_open(struct gf_bench_overlap *b);
 int gf_overlap_iteration(struct gf_bench_overlap *b, unsigned point, double *ms);
+/* The iteration's work queued on every GPU of this process, not waited
+ * for (gf_overlap_iteration's first step). */
+int gf_overlap_queue(struct gf_bench_overlap *b, unsigned point);
 void gf_overlap_close(struct gf_bench_overlap *b);
 
 int gf_bench_overlap_check(const struct gf_bench_overlap_opts *opts);

@@ -92,8 +92,10 @@ static int all_reduce(struct gf_bench_overlap *b, const struct gf_overlap_plan *
  * reducer launches bucket k's all-reduce on its own stream once the
  * backward has produced bucket k (an event on the compute stream), and
  * the optimizer's stream waits for every all-reduce. */
-static int queue_iteration(struct gf_bench_overlap *b, const struct gf_overlap_plan *p, enum gf_overlap_mode m)
+int gf_overlap_queue(struct gf_bench_overlap *b, unsigned point)
 {
+	const struct gf_overlap_plan *p = &b->plans[b->points[point].config];
+	enum gf_overlap_mode m = b->points[point].mode;
 	double ms = (double)b->o.compute_ms;
 	bool compute = m != GF_OVERLAP_COMM, comm = m != GF_OVERLAP_COMPUTE, side = m == GF_OVERLAP_OVERLAPPED;
 	int rc;
@@ -204,7 +206,7 @@ int gf_overlap_iteration(struct gf_bench_overlap *b, unsigned point, double *ms)
 
 	snprintf(what, sizeof(what), "%s iteration, %u bucket%s", gf_overlap_mode_name(pt->mode), p->nbuckets,
 		 p->nbuckets == 1 ? "" : "s");
-	if ((rc = queue_iteration(b, p, pt->mode)) || (rc = gf_coll_comm_wait(b->comm, what)) ||
+	if ((rc = gf_overlap_queue(b, point)) || (rc = gf_coll_comm_wait(b->comm, what)) ||
 	    (rc = slowest_gpu_ms(b, ms)))
 		return failed_here(b, rc);
 	return slowest_rank_ms(b, ms, what);
