@@ -116,6 +116,7 @@ MAN_PAGES += man/gpufeed-bench-p2p.1
 MAN_PAGES += man/gpufeed-bench-io-gpu.1
 MAN_PAGES += man/gpufeed-bench-loader.1
 MAN_PAGES += man/gpufeed-bench-coll.1
+MAN_PAGES += man/gpufeed-bench-overlap.1
 MAN_PAGES += man/gpufeed-pack.1 man/gpufeed-inspect.1
 
 .PHONY: all lib cli tests examples check sanitize clang install uninstall clean man ptx api-doc python

@@ -13,7 +13,7 @@
  * file with its struct gf_bench_def, and its line here. */
 static const struct gf_bench_def *const targets[] = {
 	&gf_bench_io_def, &gf_bench_io_gpu_def, &gf_bench_mem_def, &gf_bench_h2d_def, &gf_bench_p2p_def,
-	&gf_bench_loader_def, &gf_bench_coll_def,
+	&gf_bench_loader_def, &gf_bench_coll_def, &gf_bench_overlap_def,
 };
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
 

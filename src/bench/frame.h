@@ -81,7 +81,7 @@ struct gf_bench_def {
 };
 
 extern const struct gf_bench_def gf_bench_io_def, gf_bench_io_gpu_def, gf_bench_mem_def, gf_bench_h2d_def,
-	gf_bench_p2p_def, gf_bench_loader_def, gf_bench_coll_def;
+	gf_bench_p2p_def, gf_bench_loader_def, gf_bench_coll_def, gf_bench_overlap_def;
 
 /* The runner's cancel, progress, tty and status interval from the frame's. */
 void gf_bench_env_runner(const struct gf_bench_env *env, struct gf_runner_opts *ro);

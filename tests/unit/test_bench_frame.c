@@ -13,13 +13,13 @@
 
 static void test_targets(void **state)
 {
-	static const char *const names[] = { "io", "io-gpu", "mem", "h2d", "p2p", "loader" };
+	static const char *const names[] = { "io", "io-gpu", "mem", "h2d", "p2p", "loader", "overlap" };
 	const struct gf_bench_target *t;
 	unsigned i;
 
 	(void)state;
 	for (i = 0; (t = gf_bench_target_at(i)); i++) {
-		assert_true(i < 6);
+		assert_true(i < 7);
 		assert_string_equal(t->name, names[i]);
 		assert_non_null(t->summary);
 		assert_non_null(t->description);
@@ -29,9 +29,9 @@ static void test_targets(void **state)
 		assert_ptr_equal(gf_bench_target_find(names[i]), t);
 		assert_non_null(gf_bench_option_at(t, 0));
 	}
-	assert_int_equal(i, 6);
+	assert_int_equal(i, 7);
 	assert_null(gf_bench_target_find("coll"));
-	assert_non_null(strstr(gf_last_error(), "no target 'coll' (one of: io, io-gpu, mem, h2d, p2p, loader)"));
+	assert_non_null(strstr(gf_last_error(), "no target 'coll' (one of: io, io-gpu, mem, h2d, p2p, loader, overlap)"));
 	assert_null(gf_bench_target_find(NULL));
 	assert_null(gf_bench_option_at(NULL, 0));
 	/* Operands: bench io's PATH, bench io-gpu's FILE, bench loader's DATASET,
