@@ -203,15 +203,12 @@ static int overrides(struct gf_nccl_log *l, const struct gf_topo *t)
 				ret = add(l, GF_SEV_WARN, "nccl.override", ranks, true, env_link(v->name), fix,
 					  "%s=%s set by environment: %s", v->name, v->value, why);
 			else if (!strcmp(v->name, "NCCL_NVLS_ENABLE") && !strcmp(v->value, "0"))
-				/* NVLink SHARP needs NVSwitch: off costs nothing without one */
-				ret = t && t->nvswitch ?
-					      add(l, GF_SEV_WARN, "nccl.override", ranks, true, env_link(v->name), fix,
-						  "NCCL_NVLS_ENABLE=0 set by environment: the GPUs are linked through "
-						  "NVSwitch and NVLink SHARP (NVLS) is off") :
-					      add(l, GF_SEV_INFO, "nccl.override", ranks, false, env_link(v->name), "",
-						  "NCCL_NVLS_ENABLE=0 set by environment: NVLS needs NVSwitch, %s",
-						  t && t->ngpus ? "which the model does not show: no cost here"
-								: "no cost without it");
+				/* NVLink SHARP needs NVSwitch with multicast, which VMs and
+				 * small NVLink domains often lack: a note, not a fault */
+				ret = add(l, GF_SEV_INFO, "nccl.override", ranks, false, env_link(v->name), "",
+					  "NCCL_NVLS_ENABLE=0 set by environment: NVLS needs NVSwitch with multicast, %s",
+					  t && t->nvswitch ? "which the model shows: compare large all-reduces with it on"
+							   : "which the model does not show: no cost here");
 			else if (gf_nccl_debug_var(v->name))
 				ret = add(l, GF_SEV_WARN, "nccl.override", ranks, false, env_link(v->name), fix,
 					  "%s=%s set by environment: a debugging switch of NCCL's env page, not for "
