@@ -110,6 +110,7 @@ MAN_PAGES += man/gpufeed-verify.1
 MAN_PAGES += man/gpufeed-plan.1
 MAN_PAGES += man/gpufeed-config-kubelet.1 man/gpufeed-config-slurm.1 man/gpufeed-config-nccl-topo.1 man/gpufeed-config-labels.1
 MAN_PAGES += man/gpufeed-launch.1
+MAN_PAGES += man/gpufeed-nccl-log.1
 MAN_PAGES += man/gpufeed-bench-mem.1
 MAN_PAGES += man/gpufeed-bench-h2d.1
 MAN_PAGES += man/gpufeed-bench-p2p.1

@@ -33,7 +33,7 @@ extern "C" {
 /* ---- NCCL_DEBUG=INFO log ---------------------------------------------- */
 
 /* "schema" of gf_nccl_log_write_json() (docs/nccl.md). */
-#define GF_NCCL_LOG_SCHEMA "gpufeed.nccl-log.v1"
+#define GF_NCCL_LOG_SCHEMA "gpufeed-nccl-log/1"
 
 struct gf_nccl_log_options {
 	size_t struct_size;		/* sizeof(struct gf_nccl_log_options) */
