@@ -290,11 +290,14 @@ static int pairs(struct gf_nccl_log *l, const struct gf_topo *t)
 	for (int i = 0; i < l->nconns; i++) {
 		const struct nccl_conn *c = &l->conns[i];
 		int a = c->rank < c->peer ? c->rank : c->peer, b = c->rank < c->peer ? c->peer : c->rank;
-		int worst = i, channels = 0, ga, gb, ret = 0;
+		int worst = i, ga, gb, ret = 0;
+		uint64_t chans = 0;
+		int more = 0;
 		const struct nccl_rank *ra, *rb;
 		const struct gf_link *link = NULL;
 		char pair[32], linkname[16] = "", cause[256], fix[256];
 		bool same_host, dup = false;
+		int channels;
 
 		/* one finding per unordered pair: its worst transport */
 		for (int j = 0; j < l->nconns && !dup; j++) {
@@ -314,9 +317,13 @@ static int pairs(struct gf_nccl_log *l, const struct gf_topo *t)
 			const struct nccl_conn *d = &l->conns[j];
 			int da = d->rank < d->peer ? d->rank : d->peer, db = d->rank < d->peer ? d->peer : d->rank;
 
-			if (da == a && db == b && !strcmp(d->transport, l->conns[worst].transport))
-				channels += popcount64(d->channels) + d->more;
+			/* both directions of a channel are one channel */
+			if (da == a && db == b && !strcmp(d->transport, l->conns[worst].transport)) {
+				chans |= d->channels;
+				more = d->more > more ? d->more : more;
+			}
 		}
+		channels = popcount64(chans) + more;
 		snprintf(pair, sizeof(pair), "%d-%d", a, b);
 		ra = rank_info(l, a);
 		rb = rank_info(l, b);
@@ -328,7 +335,7 @@ static int pairs(struct gf_nccl_log *l, const struct gf_topo *t)
 		case 0:
 		case 1:
 			ret = add(l, GF_SEV_INFO, "nccl.transport", pair, false, TROUBLE_PAGE, "",
-				  "ranks %d-%d use %s (%d channel records)%s%s%s", a, b, c->transport, channels,
+				  "ranks %d-%d use %s on %d channels%s%s%s", a, b, c->transport, channels,
 				  linkname[0] ? ": the best path, the GPUs are " : "", linkname, "");
 			break;
 		case 2:

@@ -17,8 +17,20 @@ static int channels_of(const struct nccl_conn *c)
 	return n;
 }
 
-static void write_proc(const struct gf_nccl_log *l, const struct nccl_proc *p, FILE *f)
+/* Whether process pi hosts rank r (one process may drive several GPUs,
+ * each a rank of its own communicator). */
+static bool hosts(const struct gf_nccl_log *l, int pi, int r)
 {
+	for (int i = 0; i < l->nranks; i++)
+		if (l->ranks[i].proc == pi && l->ranks[i].rank == r)
+			return true;
+	return l->procs[pi].rank >= 0 && l->procs[pi].rank == r;
+}
+
+static void write_proc(const struct gf_nccl_log *l, int pi, FILE *f)
+{
+	const struct nccl_proc *p = &l->procs[pi];
+
 	int r = nccl_proc_rank(p);
 
 	fprintf(f, "rank %s", r >= 0 ? "" : "?");
@@ -36,7 +48,7 @@ static void write_proc(const struct gf_nccl_log *l, const struct nccl_proc *p, F
 	for (int i = 0; i < l->nconns; i++) {
 		const struct nccl_conn *c = &l->conns[i];
 
-		if (c->rank == r && p->rank >= 0)
+		if (hosts(l, pi, c->rank))
 			fprintf(f, "  %d -> %d via %s (%d channels)\n", c->rank, c->peer, c->transport, channels_of(c));
 	}
 	if (p->ring_channels > 0 || p->coll_channels >= 0)
@@ -70,7 +82,7 @@ int gf_nccl_log_write_text(const struct gf_nccl_log *l, FILE *f)
 		return gf_error(-EINVAL, "gf_nccl_log_write_text: the log was not analysed");
 	fprintf(f, "NCCL log: %ld lines, %d processes; %s\n", l->lines, l->nprocs, l->topo_note);
 	for (int i = 0; i < l->nprocs; i++)
-		write_proc(l, &l->procs[i], f);
+		write_proc(l, i, f);
 	fprintf(f, "\nfindings:%s\n", l->nfindings ? "" : " none");
 	for (int i = 0; i < l->nfindings; i++) {
 		const struct gf_nccl_finding *x = &l->findings[i];
@@ -86,8 +98,9 @@ int gf_nccl_log_write_text(const struct gf_nccl_log *l, FILE *f)
 	return ferror(f) ? gf_error(-EIO, "writing the NCCL log report failed") : 0;
 }
 
-static json_t *proc_json(const struct gf_nccl_log *l, const struct nccl_proc *p)
+static json_t *proc_json(const struct gf_nccl_log *l, int pi)
 {
+	const struct nccl_proc *p = &l->procs[pi];
 	json_t *o = json_object(), *conns = json_array(), *env = json_object(), *algos = json_array();
 	int r = nccl_proc_rank(p);
 
@@ -98,8 +111,8 @@ static json_t *proc_json(const struct gf_nccl_log *l, const struct nccl_proc *p)
 	for (int i = 0; i < l->nconns; i++) {
 		const struct nccl_conn *c = &l->conns[i];
 
-		if (c->rank == r && p->rank >= 0)
-			json_array_append_new(conns, json_pack("{s:i,s:s,s:i}", "peer", c->peer, "transport",
+		if (hosts(l, pi, c->rank))
+			json_array_append_new(conns, json_pack("{s:i,s:i,s:s,s:i}", "rank", c->rank, "peer", c->peer, "transport",
 							       c->transport, "channels", channels_of(c)));
 	}
 	for (int i = 0; i < p->nenv; i++)
@@ -146,7 +159,7 @@ int gf_nccl_log_write_json(const struct gf_nccl_log *l, FILE *f)
 		goto out;
 	ret = -ENOMEM;
 	for (int i = 0; i < l->nprocs; i++) {
-		json_t *p = proc_json(l, &l->procs[i]);
+		json_t *p = proc_json(l, i);
 
 		if (!p || json_array_append_new(procs, p))
 			goto out;

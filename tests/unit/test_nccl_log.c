@@ -251,6 +251,34 @@ static void escapes_never_reach_the_output(void **state)
 	gf_nccl_log_free(l);
 }
 
+/* hgx-h100-8gpu: GPU0 (0000:1b:00.0, NCCL's busId 1b000) is local to
+ * CPUs 0-55,112-167 on node 0. */
+static void affinity_off_the_gpus_node(void **state)
+{
+	static const char *const lines[] = {
+		"[0] h:7:7 [0] NCCL INFO ncclCommInitRank comm 0x1 rank 0 nranks 8 cudaDev 0 busId 1b000 commId 0x2 - Init START",
+		"[0] h:7:7 [0] NCCL INFO Setting affinity for GPU 0 to 56-111",
+	};
+	struct gf_topo_options o = GF_TOPO_OPTS_INIT;
+	struct gf_nccl_log *l = NULL;
+	struct gf_topo *t = NULL;
+	const struct gf_nccl_finding *f;
+
+	(void)state;
+	o.root = t_fixture_root("hgx-h100-8gpu");
+	assert_int_equal(gf_topo_discover(&o, &t), 0);
+	assert_int_equal(gf_nccl_log_new(NULL, &l), 0);
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		assert_int_equal(gf_nccl_log_feed_line(l, "x", lines[i], strlen(lines[i])), 0);
+	assert_int_equal(gf_nccl_log_analyse(l, t), 0);
+	assert_non_null(f = find(l, "nccl.affinity", "CPUs 56-111, none of them local to GPU0", "0-55,112-167"));
+	assert_int_equal(f->severity, GF_SEV_WARN);
+	assert_string_equal(f->ranks, "0");
+	assert_false(gf_nccl_log_clean(l));
+	gf_nccl_log_free(l);
+	gf_topo_free(t);
+}
+
 /* A deterministic mutation fuzzer: each fixture cut, flipped, stretched and
  * salted with NULs and malformed numbers, fed and analysed and written. */
 static unsigned long long rng = 0x9e3779b97f4a7c15ULL;
@@ -356,6 +384,7 @@ int main(void)
 		cmocka_unit_test(single_process_two_ranks),
 		cmocka_unit_test(launch_prefix_and_many_comms),
 		cmocka_unit_test(no_nccl_output_is_said),
+		cmocka_unit_test(affinity_off_the_gpus_node),
 		cmocka_unit_test(escapes_never_reach_the_output),
 		cmocka_unit_test(fuzz_the_fixtures),
 	};
