@@ -84,16 +84,12 @@ static int proc_new(struct gf_nccl_log *l, const char *source, const struct nccl
 	return l->nprocs++;
 }
 
-/* The process of a line: NCCL's host:pid, else the launcher's rank. */
+/* The process of an NCCL line: its host:pid. */
 static int proc_of(struct gf_nccl_log *l, const char *source, const struct nccl_event *ev)
 {
-	for (int i = 0; i < l->nprocs; i++) {
-		struct nccl_proc *p = &l->procs[i];
-
-		if (ev->pid >= 0 ? p->pid == ev->pid && !strcmp(p->host, ev->host) :
-				   p->pid < 0 && p->prefix_rank == ev->prefix_rank)
+	for (int i = 0; i < l->nprocs; i++)
+		if (l->procs[i].pid == ev->pid && !strcmp(l->procs[i].host, ev->host))
 			return i;
-	}
 	return proc_new(l, source, ev);
 }
 
@@ -219,12 +215,12 @@ static int apply(struct gf_nccl_log *l, const char *source, const struct nccl_ev
 
 	if (ev->kind == EV_NONE)
 		return 0;
-	if (ev->pid >= 0 || ev->prefix_rank >= 0) {
-		if ((pi = proc_of(l, source, ev)) < 0)
-			return pi;
-	}
-	if (pi < 0)
+	/* Only NCCL's own lines make a process; PyTorch's lines carry the
+	 * launcher's rank at most, and their process is not named. */
+	if (ev->pid < 0)
 		return ev->kind == EV_TORCH_ERROR || ev->kind == EV_ENQUEUED ? msg_add(l, -1, ev) : 0;
+	if ((pi = proc_of(l, source, ev)) < 0)
+		return pi;
 	p = &l->procs[pi];
 	if (ev->prefix_rank >= 0 && p->prefix_rank < 0)
 		p->prefix_rank = ev->prefix_rank;

@@ -24,8 +24,7 @@ struct nccl_env_var {
 	char name[64], value[64];
 };
 
-/* One process: NCCL's host:pid, or a launcher's rank whose lines have no
- * NCCL prefix (pid -1). */
+/* One process: NCCL's host:pid. */
 struct nccl_proc {
 	char host[64];
 	long pid;

@@ -335,8 +335,8 @@ static int pairs(struct gf_nccl_log *l, const struct gf_topo *t)
 		case 0:
 		case 1:
 			ret = add(l, GF_SEV_INFO, "nccl.transport", pair, false, TROUBLE_PAGE, "",
-				  "ranks %d-%d use %s on %d channels%s%s%s", a, b, c->transport, channels,
-				  linkname[0] ? ": the best path, the GPUs are " : "", linkname, "");
+				  "ranks %d-%d use %s on %d channel%s%s%s", a, b, c->transport, channels,
+				  channels == 1 ? "" : "s", linkname[0] ? ": the best path, the GPUs are " : "", linkname);
 			break;
 		case 2:
 			p2p_cause(l, cause, sizeof(cause), fix, sizeof(fix));

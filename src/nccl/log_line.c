@@ -150,6 +150,8 @@ static bool nccl_prefix(const char **p, struct nccl_event *ev)
 	/* the last two ':' before the space: host may be "a:b" only in odd setups */
 	for (c2 = sp - 1; c2 > s && *c2 != ':'; c2--)
 		;
+	if (c2 <= s)
+		return false;
 	for (c1 = c2 - 1; c1 > s && *c1 != ':'; c1--)
 		;
 	if (c1 <= s || *c1 != ':' || *c2 != ':')
@@ -382,8 +384,11 @@ static void torch_line(const char *s, struct nccl_event *ev)
 			if (ev->prefix_rank < 0 && num(&p, &ev->rank))
 				ev->prefix_rank = ev->rank;
 		}
-		/* the message without PyTorch's "[E1126 19:49:21.96 file:line] " */
-		if (s[0] == '[' && (p = strchr(s, ']')) && p[1] == ' ')
+		/* the error itself: PyTorch repeats it inside other messages
+		 * ("watchdog thread terminated with exception: ...") */
+		if ((p = strstr(s, "Watchdog caught collective operation timeout")) || (p = strstr(s, "NCCL error in:")))
+			s = p;
+		else if (s[0] == '[' && (p = strchr(s, ']')) && p[1] == ' ')
 			s = p + 2;
 		set_text(ev, s);
 	}

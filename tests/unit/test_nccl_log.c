@@ -213,6 +213,33 @@ static void launch_prefix_and_many_comms(void **state)
 	gf_nccl_log_free(l);
 }
 
+/* torchrun --tee's "[default1]:", NCCL_DEBUG_TIMESTAMP_FORMAT's stamp, and
+ * a WARN with its "file.cc:line" in front. */
+static void prefixes_are_read(void **state)
+{
+	static const char *const lines[] = {
+		"[default0]:n1:10:10 [0] NCCL INFO NCCL version 2.21.5+cuda12.4",
+		"[default1]:n1:11:11 [1] NCCL INFO NCCL version 2.21.5+cuda12.4",
+		"[default0]:[2026-01-02 03:04:05] n1:10:10 [0] NCCL INFO comm 0xa rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0",
+		"[default1]:[2026-01-02 03:04:05] n1:11:11 [1] NCCL INFO comm 0xb rank 1 nRanks 2 nNodes 1 localRanks 2 localRank 1 MNNVL 0",
+		"[default0]:n1:10:20 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read",
+		"[default1]:n1:11:21 [1] transport/net.cc:123 NCCL WARN Call to connect returned Connection refused",
+	};
+	struct gf_nccl_log *l = NULL;
+	const struct gf_nccl_finding *f;
+
+	(void)state;
+	assert_int_equal(gf_nccl_log_new(NULL, &l), 0);
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		assert_int_equal(gf_nccl_log_feed_line(l, "x", lines[i], strlen(lines[i])), 0);
+	assert_int_equal(gf_nccl_log_analyse(l, NULL), 0);
+	assert_null(find(l, "nccl.version-mismatch", NULL, NULL));
+	assert_non_null(find(l, "nccl.transport", "ranks 0-1 use P2P/IPC/read on 1 channel", NULL));
+	assert_non_null(f = find(l, "nccl.warn", "Call to connect returned Connection refused", NULL));
+	assert_string_equal(f->ranks, "1");
+	gf_nccl_log_free(l);
+}
+
 static void no_nccl_output_is_said(void **state)
 {
 	struct gf_nccl_log *l = NULL;
@@ -383,6 +410,7 @@ int main(void)
 		cmocka_unit_test(straggler_names_rank_1),
 		cmocka_unit_test(single_process_two_ranks),
 		cmocka_unit_test(launch_prefix_and_many_comms),
+		cmocka_unit_test(prefixes_are_read),
 		cmocka_unit_test(no_nccl_output_is_said),
 		cmocka_unit_test(affinity_off_the_gpus_node),
 		cmocka_unit_test(escapes_never_reach_the_output),
