@@ -386,7 +386,14 @@ static int pairs(struct gf_nccl_log *l, const struct gf_topo *t)
 						  "ranks %d-%d use %s between hosts%s", a, b, c->transport,
 						  no_ib ? ": NCCL found no InfiniBand device (NET/IB : No device found)"
 							: ": TCP, where an RDMA network would be faster");
-			} else
+			} else if (!strncmp(c->transport, "NET/IB", 6) && !strstr(c->transport, "GDRDMA"))
+				/* NCCL appends /GDRDMA when the NIC reads and writes GPU memory */
+				ret = add(l, GF_SEV_INFO, "nccl.gdr", pair, false, env_link("NCCL_NET_GDR_LEVEL"),
+					  "check nvidia-peermem or DMA-BUF support and NCCL_NET_GDR_LEVEL",
+					  "ranks %d-%d use %s between hosts without GPUDirect RDMA: data is staged "
+					  "through host memory",
+					  a, b, c->transport);
+			else
 				ret = add(l, GF_SEV_INFO, "nccl.transport", pair, false, TROUBLE_PAGE, "",
 					  "ranks %d-%d use %s between hosts", a, b, c->transport);
 		}

@@ -240,6 +240,31 @@ static void prefixes_are_read(void **state)
 	gf_nccl_log_free(l);
 }
 
+/* Two hosts over InfiniBand, one direction with GPUDirect RDMA and one
+ * without; a Socket pair between hosts where NCCL found no IB device. */
+static void between_hosts(void **state)
+{
+	static const char *const lines[] = {
+		"a:1:1 [0] NCCL INFO comm 0xa rank 0 nRanks 4 nNodes 2 localRanks 2 localRank 0 MNNVL 0",
+		"b:2:2 [0] NCCL INFO comm 0xb rank 2 nRanks 4 nNodes 2 localRanks 2 localRank 0 MNNVL 0",
+		"a:1:1 [0] NCCL INFO Channel 00/0 : 2[0] -> 0[0] [receive] via NET/IB/0",
+		"b:2:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 2[0] [receive] via NET/IB/0/GDRDMA",
+		"a:1:1 [0] NCCL INFO NET/IB : No device found.",
+		"a:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 3[1] [send] via NET/Socket/0",
+	};
+	struct gf_nccl_log *l = NULL;
+
+	(void)state;
+	assert_int_equal(gf_nccl_log_new(NULL, &l), 0);
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		assert_int_equal(gf_nccl_log_feed_line(l, "x", lines[i], strlen(lines[i])), 0);
+	assert_int_equal(gf_nccl_log_analyse(l, NULL), 0);
+	assert_non_null(find(l, "nccl.gdr", "ranks 0-2 use NET/IB/0 between hosts without GPUDirect RDMA", NULL));
+	assert_non_null(find(l, "nccl.transport", "ranks 0-3 use NET/Socket/0 between hosts", "No device found"));
+	assert_true(gf_nccl_log_clean(l));
+	gf_nccl_log_free(l);
+}
+
 static void no_nccl_output_is_said(void **state)
 {
 	struct gf_nccl_log *l = NULL;
@@ -411,6 +436,7 @@ int main(void)
 		cmocka_unit_test(single_process_two_ranks),
 		cmocka_unit_test(launch_prefix_and_many_comms),
 		cmocka_unit_test(prefixes_are_read),
+		cmocka_unit_test(between_hosts),
 		cmocka_unit_test(no_nccl_output_is_said),
 		cmocka_unit_test(affinity_off_the_gpus_node),
 		cmocka_unit_test(escapes_never_reach_the_output),
