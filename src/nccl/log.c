@@ -43,6 +43,7 @@ int gf_nccl_log_new(const struct gf_nccl_log_options *opts, struct gf_nccl_log *
 	if (!(l = calloc(1, sizeof(*l))))
 		return gf_error(-ENOMEM, "nccl log: out of memory");
 	l->o = o;
+	l->last_proc = -1;
 	*out = l;
 	return 0;
 }
@@ -71,6 +72,10 @@ static int proc_new(struct gf_nccl_log *l, const char *source, const struct nccl
 {
 	struct nccl_proc *p;
 
+	if (l->nprocs >= NCCL_MAX_PROCS) {
+		l->dropped++;
+		return -ENOSPC;
+	}
 	if (grow((void **)&l->procs, l->nprocs, &l->cprocs, sizeof(*l->procs)))
 		return -ENOMEM;
 	p = &l->procs[l->nprocs];
@@ -87,10 +92,14 @@ static int proc_new(struct gf_nccl_log *l, const char *source, const struct nccl
 /* The process of an NCCL line: its host:pid. */
 static int proc_of(struct gf_nccl_log *l, const char *source, const struct nccl_event *ev)
 {
+	int last = l->last_proc;
+
+	if (last >= 0 && last < l->nprocs && l->procs[last].pid == ev->pid && !strcmp(l->procs[last].host, ev->host))
+		return last;
 	for (int i = 0; i < l->nprocs; i++)
 		if (l->procs[i].pid == ev->pid && !strcmp(l->procs[i].host, ev->host))
-			return i;
-	return proc_new(l, source, ev);
+			return l->last_proc = i;
+	return l->last_proc = proc_new(l, source, ev);
 }
 
 static int conn_add(struct gf_nccl_log *l, const struct nccl_event *ev)
@@ -102,6 +111,10 @@ static int conn_add(struct gf_nccl_log *l, const struct nccl_event *ev)
 		    !strcmp(l->conns[i].transport, ev->a))
 			c = &l->conns[i];
 	if (!c) {
+		if (l->nconns >= NCCL_MAX_CONNS) {
+			l->dropped++;
+			return 0;
+		}
 		if (grow((void **)&l->conns, l->nconns, &l->cconns, sizeof(*l->conns)))
 			return -ENOMEM;
 		c = &l->conns[l->nconns++];
@@ -124,6 +137,10 @@ static int rank_add(struct gf_nccl_log *l, int proc, const struct nccl_event *ev
 	for (int i = 0; i < l->nranks; i++)
 		if (l->ranks[i].rank == ev->rank && l->ranks[i].proc == proc)
 			return 0;
+	if (l->nranks >= NCCL_MAX_CONNS) {
+		l->dropped++;
+		return 0;
+	}
 	if (grow((void **)&l->ranks, l->nranks, &l->cranks, sizeof(*l->ranks)))
 		return -ENOMEM;
 	r = &l->ranks[l->nranks++];
@@ -150,6 +167,10 @@ static int msg_add(struct gf_nccl_log *l, int proc, const struct nccl_event *ev)
 				m->repeats++;
 			return 0;
 		}
+	}
+	if (l->nmsgs >= NCCL_MAX_MSGS) {
+		l->dropped++;
+		return 0;
 	}
 	if (grow((void **)&l->msgs, l->nmsgs, &l->cmsgs, sizeof(*l->msgs)))
 		return -ENOMEM;
@@ -220,7 +241,7 @@ static int apply(struct gf_nccl_log *l, const char *source, const struct nccl_ev
 	if (ev->pid < 0)
 		return ev->kind == EV_TORCH_ERROR || ev->kind == EV_ENQUEUED ? msg_add(l, -1, ev) : 0;
 	if ((pi = proc_of(l, source, ev)) < 0)
-		return pi;
+		return pi == -ENOSPC ? 0 : pi;
 	p = &l->procs[pi];
 	if (ev->prefix_rank >= 0 && p->prefix_rank < 0)
 		p->prefix_rank = ev->prefix_rank;

@@ -11,6 +11,12 @@
 #define NCCL_MAX_ENV 48
 #define NCCL_MAX_ALGOS 24
 #define NCCL_MAX_COMMS 64
+/* Bounds on what one log can make the reader keep (a hostile or runaway
+ * log costs linear time and bounded memory); past them, events are counted
+ * as dropped. */
+#define NCCL_MAX_PROCS 4096
+#define NCCL_MAX_CONNS 16384
+#define NCCL_MAX_MSGS 512
 
 /* What one rank-to-peer connection went over, and on how many channels. */
 struct nccl_conn {
@@ -69,8 +75,10 @@ struct nccl_msg {
 struct gf_nccl_log {
 	struct gf_nccl_log_options o;
 	long lines;
+	long dropped;			/* events past the bounds above */
 	struct nccl_proc *procs;
 	int nprocs, cprocs;
+	int last_proc;			/* the process of the last NCCL line: most lines are its neighbours' */
 	struct nccl_conn *conns;
 	int nconns, cconns;
 	struct nccl_rank *ranks;

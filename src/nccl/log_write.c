@@ -81,6 +81,8 @@ int gf_nccl_log_write_text(const struct gf_nccl_log *l, FILE *f)
 	if (!l->analysed)
 		return gf_error(-EINVAL, "gf_nccl_log_write_text: the log was not analysed");
 	fprintf(f, "NCCL log: %ld lines, %d processes; %s\n", l->lines, l->nprocs, l->topo_note);
+	if (l->dropped)
+		fprintf(f, "(%ld events past the reader's bounds were left out)\n", l->dropped);
 	for (int i = 0; i < l->nprocs; i++)
 		write_proc(l, i, f);
 	fprintf(f, "\nfindings:%s\n", l->nfindings ? "" : " none");
@@ -174,6 +176,7 @@ int gf_nccl_log_write_json(const struct gf_nccl_log *l, FILE *f)
 			goto out;
 	}
 	json_object_set_new(root, "lines", json_integer(l->lines));
+	json_object_set_new(root, "dropped_events", json_integer(l->dropped));
 	json_object_set_new(root, "topology_compared", json_boolean(l->topo_compared));
 	json_object_set_new(root, "topology", json_string(l->topo_note));
 	json_object_set_new(root, "processes", procs);

@@ -265,6 +265,36 @@ static void between_hosts(void **state)
 	gf_nccl_log_free(l);
 }
 
+/* A log of distinct warnings past the reader's bound: kept bounded, the
+ * rest counted and said. */
+static void bounded(void **state)
+{
+	struct gf_nccl_log *l = NULL;
+	const struct gf_nccl_finding *fs;
+	char line[128], *buf = NULL;
+	size_t len = 0;
+	int n, warns = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(gf_nccl_log_new(NULL, &l), 0);
+	for (int i = 0; i < 600; i++) {
+		snprintf(line, sizeof(line), "h:1:1 [0] x.cc:1 NCCL WARN failure %d", i);
+		assert_int_equal(gf_nccl_log_feed_line(l, "x", line, strlen(line)), 0);
+	}
+	assert_int_equal(gf_nccl_log_analyse(l, NULL), 0);
+	n = gf_nccl_log_findings(l, &fs);
+	for (int i = 0; i < n; i++)
+		warns += !strcmp(fs[i].id, "nccl.warn");
+	assert_int_equal(warns, 512);
+	assert_non_null(f = open_memstream(&buf, &len));
+	assert_int_equal(gf_nccl_log_write_text(l, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "(88 events past the reader's bounds were left out)"));
+	free(buf);
+	gf_nccl_log_free(l);
+}
+
 static void no_nccl_output_is_said(void **state)
 {
 	struct gf_nccl_log *l = NULL;
@@ -437,6 +467,7 @@ int main(void)
 		cmocka_unit_test(launch_prefix_and_many_comms),
 		cmocka_unit_test(prefixes_are_read),
 		cmocka_unit_test(between_hosts),
+		cmocka_unit_test(bounded),
 		cmocka_unit_test(no_nccl_output_is_said),
 		cmocka_unit_test(affinity_off_the_gpus_node),
 		cmocka_unit_test(escapes_never_reach_the_output),
