@@ -209,6 +209,17 @@ static void algo_add(struct nccl_proc *p, const struct nccl_event *ev)
 		gf_strlcpy(p->algos[p->nalgos++], s, sizeof(p->algos[0]));
 }
 
+static void net_if(struct nccl_proc *p, const struct nccl_event *ev)
+{
+	char s[sizeof(p->net_ifs)];
+	size_t n = strlen(p->net_ifs);
+
+	snprintf(s, sizeof(s), "%s: %s", ev->a, ev->text);
+	if (strstr(p->net_ifs, s))
+		return;
+	snprintf(p->net_ifs + n, sizeof(p->net_ifs) - n, "%s%s", n ? "; " : "", s);
+}
+
 static void init_seen(struct nccl_proc *p, const struct nccl_event *ev)
 {
 	int i;
@@ -298,6 +309,9 @@ static int apply(struct gf_nccl_log *l, const char *source, const struct nccl_ev
 		return 0;
 	case EV_NO_IB:
 		p->no_ib = true;
+		return 0;
+	case EV_NET_IF:
+		net_if(p, ev);
 		return 0;
 	case EV_WARN:
 	case EV_TORCH_ERROR:

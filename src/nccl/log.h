@@ -55,6 +55,7 @@ struct nccl_proc {
 	bool affinity_gpu_empty;
 	char net[64];
 	bool no_ib;
+	char net_ifs[192];		/* "Socket: [0]eth0:192.0.2.2<0>; IB: ..." */
 };
 
 /* A rank's GPU as its communicator init named it. */

@@ -357,8 +357,16 @@ static void nccl_message(const char *m, bool warn, struct nccl_event *ev)
 		ev->text[0] = '\0';
 		return;
 	}
-	if (strstr(m, "NET/IB") && strstr(m, "No device found"))
+	if (strstr(m, "NET/IB") && strstr(m, "No device found")) {
 		ev->kind = EV_NO_IB;
+		return;
+	}
+	/* "NET/Socket : Using [0]eth0:192.0.2.2<0>", "NET/IB : Using [0]mlx5_0:1/IB ..." */
+	if (!strncmp(m, "NET/", 4) && (p = strstr(m, " : Using ")) && p - m < 40) {
+		ev->kind = EV_NET_IF;
+		gf_nccl_clean_copy(ev->a, sizeof(ev->a), m + 4, (size_t)(p - m - 4));
+		set_text(ev, p + strlen(" : Using "));
+	}
 }
 
 /* PyTorch's lines about NCCL: its watchdog timeouts, NCCL errors it

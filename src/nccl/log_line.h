@@ -26,6 +26,7 @@ enum nccl_ev_kind {
 	EV_AFFINITY,		/* text: CPU list or mask NCCL took; flag 1 when GPU affinity empty */
 	EV_NET,			/* a: "Socket", "IB", a plugin's name */
 	EV_NO_IB,		/* "NET/IB : No device found." */
+	EV_NET_IF,		/* a: "IB" or "Socket", text: "[0]eth0:192.0.2.2<0>" (NET/x : Using ...) */
 	EV_WARN,		/* text: an NCCL WARN line's message */
 	EV_TORCH_ERROR,		/* text: PyTorch's NCCL error or watchdog timeout */
 	EV_ENQUEUED,		/* count: PyTorch's "last enqueued (NCCL) work: N" */

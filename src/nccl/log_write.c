@@ -68,6 +68,8 @@ static void write_proc(const struct gf_nccl_log *l, int pi, FILE *f)
 		fprintf(f, "  network: %s%s  GPUDirect RDMA: %s%s%s\n", p->net[0] ? p->net : "?",
 			p->no_ib ? " (no InfiniBand device)" : "", p->gdr < 0 ? "?" : p->gdr ? "on" : "off",
 			p->gdr_nic[0] ? " on " : "", p->gdr_nic);
+	if (p->net_ifs[0])
+		fprintf(f, "  interfaces: %s\n", p->net_ifs);
 	if (p->affinity[0])
 		fprintf(f, "  CPU affinity: %s%s\n", p->affinity, p->affinity_gpu_empty ? " (GPU affinity empty)" : "");
 	if (p->ncomms)
@@ -137,6 +139,7 @@ static json_t *proc_json(const struct gf_nccl_log *l, int pi)
 	json_object_set_new(o, "algorithms", algos);
 	json_object_set_new(o, "environment", env);
 	json_object_set_new(o, "network", p->net[0] ? json_string(p->net) : json_null());
+	json_object_set_new(o, "interfaces", p->net_ifs[0] ? json_string(p->net_ifs) : json_null());
 	json_object_set_new(o, "gdr", p->gdr < 0 ? json_null() : json_boolean(p->gdr));
 	json_object_set_new(o, "cpu_affinity", p->affinity[0] ? json_string(p->affinity) : json_null());
 	json_object_set_new(o, "communicators", json_integer(p->ncomms));

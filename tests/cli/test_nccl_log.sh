@@ -9,6 +9,7 @@ H200=$FIX/h200x2-vm/root
 
 expect_rc 0 "plain.log: P2P over NVLink, nothing planted" "$GPUFEED" nccl log "$LOGS/plain.log"
 expect_grep "$out" "P2P/CUMEM" "the transport is named"
+expect_grep "$out" "interfaces: .*Socket: \[0\]eth0:192.0.2.2" "the network interfaces NCCL took"
 expect_grep "$out" "could not compare with the topology" "without GPUs in the model it says so"
 expect_rc 0 "plain.log against the H200 recording" "$GPUFEED" nccl log --root "$H200" "$LOGS/plain.log"
 expect_grep "$out" "the best path, the GPUs are NV18" "P2P held against NV18"
