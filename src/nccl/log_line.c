@@ -302,16 +302,11 @@ static void nccl_message(const char *m, bool warn, struct nccl_event *ev)
 		set_text(ev, m + 6);
 		return;
 	}
-	if ((p = strstr(m, " coll channels, ")) && (p = m, num(&p, &ev->count))) {
+	/* "4 coll channels, 4 collnet channels, 0 nvls channels, 4 p2p channels, ..." */
+	if (strstr(m, " coll channels, ") && (p = m, num(&p, &ev->count))) {
 		ev->kind = EV_CHANNELS;
-		if (!num_after(m, "collnet channels, ", &ev->peer) || !strstr(m, " nvls channels"))
+		if (!strstr(m, " nvls channels") || !num_after(m, "collnet channels, ", &ev->peer))
 			ev->peer = -1;
-		else {
-			const char *q = strstr(m, "collnet channels, ") + strlen("collnet channels, ");
-
-			if (!num(&q, &ev->peer))
-				ev->peer = -1;
-		}
 		return;
 	}
 	if ((p = strstr(m, "GPU Direct RDMA ")) && (strstr(p, "Enabled") || strstr(p, "Disabled"))) {
@@ -321,7 +316,9 @@ static void nccl_message(const char *m, bool warn, struct nccl_event *ev)
 			gf_nccl_clean_copy(ev->a, sizeof(ev->a), p + 1, strcspn(p + 1, "'"));
 		return;
 	}
-	if (strstr(m, "NVLS") && !strstr(m, "set by environment") && !strstr(m, "nvls channels")) {
+	/* "NVLS multicast support is not available on dev 0", "NVLS comm 0x.. headRank ..."
+	 * (not the TUNING table, whose header names NVLS too) */
+	if (!strncmp(m, "NVLS ", 5) || strstr(m, "NVLS multicast")) {
 		ev->kind = EV_NVLS;
 		set_text(ev, m);
 		return;

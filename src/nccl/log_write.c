@@ -51,9 +51,19 @@ static void write_proc(const struct gf_nccl_log *l, int pi, FILE *f)
 		if (hosts(l, pi, c->rank))
 			fprintf(f, "  %d -> %d via %s (%d channels)\n", c->rank, c->peer, c->transport, channels_of(c));
 	}
-	if (p->ring_channels > 0 || p->coll_channels >= 0)
-		fprintf(f, "  channels: %d ring, %d coll, %d nvls\n", p->ring_channels, p->coll_channels,
-			p->nvls_channels);
+	if (p->ring_channels > 0 || p->coll_channels >= 0) {
+		const char *sep = "  channels: ";
+
+		if (p->ring_channels > 0)
+			fprintf(f, "%s%d ring", sep, p->ring_channels), sep = ", ";
+		if (p->coll_channels >= 0)
+			fprintf(f, "%s%d coll", sep, p->coll_channels), sep = ", ";
+		if (p->nvls_channels >= 0)
+			fprintf(f, "%s%d nvls", sep, p->nvls_channels);
+		fputc('\n', f);
+	}
+	if (p->nvls[0])
+		fprintf(f, "  NVLS: %s\n", p->nvls);
 	if (p->trees[0])
 		fprintf(f, "  trees: %s\n", p->trees);
 	for (int i = 0; i < p->nalgos; i++)
@@ -135,6 +145,7 @@ static json_t *proc_json(const struct gf_nccl_log *l, int pi)
 	json_object_set_new(o, "ring_channels", json_integer(p->ring_channels));
 	json_object_set_new(o, "coll_channels", json_integer(p->coll_channels));
 	json_object_set_new(o, "nvls_channels", json_integer(p->nvls_channels));
+	json_object_set_new(o, "nvls", p->nvls[0] ? json_string(p->nvls) : json_null());
 	json_object_set_new(o, "trees", p->trees[0] ? json_string(p->trees) : json_null());
 	json_object_set_new(o, "algorithms", algos);
 	json_object_set_new(o, "environment", env);

@@ -224,7 +224,13 @@ static void prefixes_are_read(void **state)
 		"[default1]:[2026-01-02 03:04:05] n1:11:11 [1] NCCL INFO comm 0xb rank 1 nRanks 2 nNodes 1 localRanks 2 localRank 1 MNNVL 0",
 		"[default0]:n1:10:20 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read",
 		"[default1]:n1:11:21 [1] transport/net.cc:123 NCCL WARN Call to connect returned Connection refused",
+		"[default0]:n1:10:10 [0] NCCL INFO NVLS multicast support is not available on dev 0 (NVLS_NCHANNELS 16)",
+		"[default0]:n1:10:10 [0] NCCL INFO   Algorithm   |   CollNetChain   |   NVLS   |   NVLSTree   |",
+		"[default0]:n1:10:10 [0] NCCL INFO 2 coll channels, 2 collnet channels, 0 nvls channels, 2 p2p channels, 2 p2p channels per peer",
 	};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
 	struct gf_nccl_log *l = NULL;
 	const struct gf_nccl_finding *f;
 
@@ -237,6 +243,12 @@ static void prefixes_are_read(void **state)
 	assert_non_null(find(l, "nccl.transport", "ranks 0-1 use P2P/IPC/read on 1 channel", NULL));
 	assert_non_null(f = find(l, "nccl.warn", "Call to connect returned Connection refused", NULL));
 	assert_string_equal(f->ranks, "1");
+	assert_non_null(out = open_memstream(&buf, &len));
+	assert_int_equal(gf_nccl_log_write_text(l, out), 0);
+	fclose(out);
+	assert_non_null(strstr(buf, "  NVLS: NVLS multicast support is not available on dev 0 (NVLS_NCHANNELS 16)\n"));
+	assert_non_null(strstr(buf, "  channels: 2 coll, 0 nvls\n"));
+	free(buf);
 	gf_nccl_log_free(l);
 }
 
