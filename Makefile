@@ -110,6 +110,7 @@ MAN_PAGES += man/gpufeed-verify.1
 MAN_PAGES += man/gpufeed-plan.1
 MAN_PAGES += man/gpufeed-config-kubelet.1 man/gpufeed-config-slurm.1 man/gpufeed-config-nccl-topo.1 man/gpufeed-config-labels.1
 MAN_PAGES += man/gpufeed-launch.1
+MAN_PAGES += man/gpufeed-nccl-log.1
 MAN_PAGES += man/gpufeed-bench-mem.1
 MAN_PAGES += man/gpufeed-bench-h2d.1
 MAN_PAGES += man/gpufeed-bench-p2p.1
@@ -119,7 +120,7 @@ MAN_PAGES += man/gpufeed-bench-coll.1
 MAN_PAGES += man/gpufeed-bench-overlap.1
 MAN_PAGES += man/gpufeed-pack.1 man/gpufeed-inspect.1
 
-.PHONY: all lib cli tests examples check sanitize clang install uninstall clean man ptx api-doc python
+.PHONY: all lib cli tests examples check sanitize clang install uninstall clean man ptx api-doc python fuzz-nccl-log
 all: lib cli tests
 
 lib: $(STATIC_LIB) $(SHARED_REAL)
@@ -289,3 +290,15 @@ clean:
 	rm -f python/gpufeed/_gpufeed.abi3.so
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+# libFuzzer over the NCCL log reader (clang with libFuzzer; not part of
+# check): the library built for it in build-fuzz/, the recorded logs copied
+# there as the seed corpus.  FUZZ_RUNS=-1 runs until stopped.
+FUZZ_RUNS ?= 200000
+fuzz-nccl-log:
+	$(MAKE) CC=clang BUILD=build-fuzz OPT='-O1 -g' \
+		SANITIZE='-fsanitize=address,undefined,fuzzer-no-link -fno-omit-frame-pointer' build-fuzz/libgpufeed.a
+	clang -O1 -g -fsanitize=address,undefined,fuzzer -Iinclude -o build-fuzz/nccl_log_fuzz \
+		tests/fuzz/nccl_log_fuzz.c build-fuzz/libgpufeed.a $(JANSSON_LIBS) $(URING_LIBS) $(ZLIB_LIBS) $(SYS_LIBS)
+	mkdir -p build-fuzz/corpus && cp tests/fixtures/nccl/h200x2/*.log build-fuzz/corpus/
+	build-fuzz/nccl_log_fuzz -runs=$(FUZZ_RUNS) -max_len=16384 build-fuzz/corpus

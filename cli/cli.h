@@ -79,6 +79,7 @@ int gf_cmd_config(int argc, char **argv);
 int gf_cmd_launch(int argc, char **argv);
 int gf_cmd_pack(int argc, char **argv);
 int gf_cmd_inspect(int argc, char **argv);
+int gf_cmd_nccl(int argc, char **argv);
 /* Prints a tune or revert report and gives the exit code (cmd_tune.c). */
 int gf_cli_tune_finish(struct gf_cli *cli, struct gf_tune_report *rep, int ret);
 

@@ -44,6 +44,7 @@
 #include <gpufeed/emit.h>
 #include <gpufeed/dataset.h>
 #include <gpufeed/loader.h>
+#include <gpufeed/nccl.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/nccl_env.h"
 #include "core/strutil.h"
 #include "audit/audit_internal.h"
 
@@ -114,30 +115,6 @@ static const char *nccl_get(struct gf_audit_ctx *c, const char *name, char *buf,
 	return ret;
 }
 
-/* The "Debugging" section of NCCL's env.rst: "should not be used in
- * production nor retained in scripts ... may result in sub-optimal
- * behavior, crashes, or hangs". */
-static bool debug_var(const char *name)
-{
-	static const char *const names[] = {
-		"NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL", "NCCL_P2P_DIRECT_DISABLE", "NCCL_SHM_DISABLE",
-		"NCCL_BUFFSIZE", "NCCL_NTHREADS", "NCCL_MAX_NCHANNELS", "NCCL_MIN_NCHANNELS",
-		"NCCL_MAX_CTAS", "NCCL_MIN_CTAS", "NCCL_CHECKS_DISABLE", "NCCL_CHECK_POINTERS",
-		"NCCL_LAUNCH_MODE", "NCCL_IB_DISABLE", "NCCL_IB_AR_THRESHOLD", "NCCL_IB_QPS_PER_CONNECTION",
-		"NCCL_IB_SPLIT_DATA_ON_QPS", "NCCL_IB_PCI_RELAXED_ORDERING", "NCCL_IB_ADAPTIVE_ROUTING",
-		"NCCL_IB_ECE_ENABLE", "NCCL_MEM_SYNC_DOMAIN", "NCCL_CUMEM_ENABLE", "NCCL_CUMEM_HOST_ENABLE",
-		"NCCL_NET_GDR_LEVEL", "NCCL_NET_GDR_READ", "NCCL_NET_GDR_C2C", "NCCL_NET_SHARED_BUFFERS",
-		"NCCL_NET_SHARED_COMMS", "NCCL_ALGO", "NCCL_PROTO", "NCCL_NVLS_ENABLE",
-	};
-
-	if (gf_starts_with(name, "NCCL_GDRCOPY_"))
-		return true;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(name, names[i]))
-			return true;
-	return false;
-}
-
 static int count_dir(struct gf_audit_ctx *c, const char *path)
 {
 	char **names = NULL;
@@ -177,7 +154,7 @@ static void run_debug_vars(struct gf_audit_ctx *c)
 		struct nccl_var *v = &e->v[i];
 		struct gf_check_result *r;
 
-		if (!debug_var(v->name) || !(r = audit_result(c, v->name)))
+		if (!gf_nccl_debug_var(v->name) || !(r = audit_result(c, v->name)))
 			continue;
 		found++;
 		audit_source(r, "%s", v->origin);

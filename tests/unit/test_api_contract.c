@@ -2242,6 +2242,98 @@ static void row_gf_loader_shuffle_quality(void)
 	gf_loader_close(l);
 }
 
+/* ---- nccl.h ---- */
+
+static struct gf_nccl_log *contract_nccl_log(void)
+{
+	struct gf_nccl_log *l = NULL;
+
+	assert_int_equal(gf_nccl_log_new(NULL, &l), 0);
+	return l;
+}
+
+static void row_gf_nccl_log_new(void)
+{
+	struct gf_nccl_log_options o = GF_NCCL_LOG_OPTS_INIT;
+	struct gf_nccl_log *l;
+
+	NULL_ARG(gf_nccl_log_new(NULL, NULL), "out");
+	o.struct_size = 0;
+	UNINIT(gf_nccl_log_new(&o, &l), "GF_NCCL_LOG_OPTS_INIT");
+	o = (struct gf_nccl_log_options)GF_NCCL_LOG_OPTS_INIT;
+	o.many_inits = -1;
+	BAD_ARG(gf_nccl_log_new(&o, &l), "many_inits");
+}
+
+static void row_gf_nccl_log_feed_line(void)
+{
+	struct gf_nccl_log *l = contract_nccl_log();
+
+	NULL_ARG(gf_nccl_log_feed_line(NULL, "s", "x", 1), "l");
+	NULL_ARG(gf_nccl_log_feed_line(l, NULL, "x", 1), "source");
+	NULL_ARG(gf_nccl_log_feed_line(l, "s", NULL, 1), "line");
+	gf_nccl_log_free(l);
+}
+
+static void row_gf_nccl_log_feed_file(void)
+{
+	struct gf_nccl_log *l = contract_nccl_log();
+
+	NULL_ARG(gf_nccl_log_feed_file(NULL, "s", stdin), "l");
+	NULL_ARG(gf_nccl_log_feed_file(l, NULL, stdin), "source");
+	NULL_ARG(gf_nccl_log_feed_file(l, "s", NULL), "f");
+	gf_nccl_log_free(l);
+}
+
+static void row_gf_nccl_log_analyse(void)
+{
+	NULL_ARG(gf_nccl_log_analyse(NULL, NULL), "l");
+}
+
+static void row_gf_nccl_log_findings(void)
+{
+	struct gf_nccl_log *l = contract_nccl_log();
+	const struct gf_nccl_finding *f;
+
+	NULL_ARG(gf_nccl_log_findings(NULL, &f), "l");
+	NULL_ARG(gf_nccl_log_findings(l, NULL), "out");
+	gf_nccl_log_free(l);
+}
+
+static void row_gf_nccl_log_clean(void)
+{
+	struct gf_nccl_log *l = contract_nccl_log();
+
+	assert_false(gf_nccl_log_clean(NULL));
+	assert_false(gf_nccl_log_clean(l));	/* not analysed */
+	gf_nccl_log_free(l);
+}
+
+static void row_gf_nccl_log_write_text(void)
+{
+	struct gf_nccl_log *l = contract_nccl_log();
+
+	NULL_ARG(gf_nccl_log_write_text(NULL, stdout), "l");
+	NULL_ARG(gf_nccl_log_write_text(l, NULL), "f");
+	BAD_ARG(gf_nccl_log_write_text(l, stdout), "not analysed");
+	gf_nccl_log_free(l);
+}
+
+static void row_gf_nccl_log_write_json(void)
+{
+	struct gf_nccl_log *l = contract_nccl_log();
+
+	NULL_ARG(gf_nccl_log_write_json(NULL, stdout), "l");
+	NULL_ARG(gf_nccl_log_write_json(l, NULL), "f");
+	BAD_ARG(gf_nccl_log_write_json(l, stdout), "not analysed");
+	gf_nccl_log_free(l);
+}
+
+static void row_gf_nccl_log_free(void)
+{
+	gf_nccl_log_free(NULL);
+}
+
 /* ---- the table ---- */
 
 struct row {
@@ -2333,6 +2425,10 @@ static const struct row rows[] = {
 	ROW(gf_loader_release), ROW(gf_batch_wait_stream), ROW(gf_batch_dlpack), ROW(gf_loader_set_epoch),
 	ROW(gf_loader_batches), ROW(gf_loader_samples), ROW(gf_loader_state), ROW(gf_loader_load_state),
 	ROW(gf_loader_counters), ROW(gf_loader_shuffle_quality),
+	/* nccl.h */
+	ROW(gf_nccl_log_new), ROW(gf_nccl_log_feed_line), ROW(gf_nccl_log_feed_file), ROW(gf_nccl_log_analyse),
+	ROW(gf_nccl_log_findings), ROW(gf_nccl_log_clean), ROW(gf_nccl_log_write_text), ROW(gf_nccl_log_write_json),
+	ROW(gf_nccl_log_free),
 };
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
