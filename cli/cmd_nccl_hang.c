@@ -11,15 +11,15 @@
 
 #define HANG_EXITS(findings, input) { "", findings, "", input, NULL }
 
-static const struct gf_opt hang_opts[] = {
-	GF_OPT_COMMON("json", "print the verdict as JSON: findings (kind, ranks,\n"
-		      "message) and verdict (agree, missing_ranks)"),
-	GF_OPT_COMMON("output", NULL),
-	GF_OPT_COMMON("color", "accepted for uniformity; this output has no colour"),
-	GF_OPT_COMMON("quiet", "print nothing; the exit code says whether the ranks\nagree"),
-	GF_OPTS_STANDARD,
-	GF_OPT_END(),
-};
+#define HANG_OUTPUT_OPTS                                                                         \
+	GF_OPT_COMMON("json", "print the verdict as JSON: findings (kind, ranks,\n"                \
+		      "message) and verdict (agree, missing_ranks)"),                          \
+	GF_OPT_COMMON("output", NULL),                                                         \
+	GF_OPT_COMMON("color", "accepted for uniformity; this output has no colour"),          \
+	GF_OPT_COMMON("quiet", "print nothing; the exit code says whether the ranks\nagree"), \
+	GF_OPTS_STANDARD, GF_OPT_END()
+
+static const struct gf_opt fr_opts[] = { HANG_OUTPUT_OPTS };
 
 /* fr ------------------------------------------------------------------------ */
 
@@ -39,7 +39,7 @@ const struct gf_cmd gf_cmd_nccl_fr_def = {
 		"different collectives, sizes or dtypes at one sequence number, different\n"
 		"NCCL versions and members of a group that wrote no dump.  Dumps are read as\n"
 		"data: a pickle that would run code is refused.\n",
-	.opts = hang_opts,
+	.opts = fr_opts,
 	.exits = HANG_EXITS("a rank did not enter a collective the others entered, or the\n"
 			    "ranks disagree (collective, size, dtype, NCCL version; a member\n"
 			    "without a dump)",
@@ -77,9 +77,21 @@ static int cmd_fr(int argc, char **argv)
 
 static int cmd_ras(int argc, char **argv);
 
+struct ras_args {
+	const char *query;		/* --query ADDR */
+};
+
+static const struct gf_opt ras_opts[] = {
+	GF_OPT_STRING(0, "query", "ADDR", struct ras_args, query,
+		      "ask the RAS service of the running job at ADDR\n"
+		      "(HOST:PORT; NCCL's default is localhost:28028) as\n"
+		      "'ncclras -v' does, instead of reading FILE"),
+	HANG_OUTPUT_OPTS,
+};
+
 const struct gf_cmd gf_cmd_nccl_ras_def = {
 	.name = "nccl ras",
-	.args = "[OPTIONS] [FILE|-]",
+	.args = "[OPTIONS] [FILE|-] | --query ADDR",
 	.summary = "which rank hangs, from NCCL RAS (ncclras) output",
 	.description =
 		"Reads what NCCL's RAS client printed (ncclras, ncclras -v, or the JSON of\n"
@@ -88,28 +100,34 @@ const struct gf_cmd gf_cmd_nccl_ras_def = {
 		"(MISMATCH: it did not enter the next one), which ranks did not answer\n"
 		"(INCOMPLETE), which processes RAS considers dead and which ranks report\n"
 		"errors.  RAS numbers ranks within each communicator.  RAS needs NCCL 2.24\n"
-		"or later; 'ncclras -v' lists the ranks of a large communicator.\n",
-	.opts = hang_opts,
+		"or later; 'ncclras -v' lists the ranks of a large communicator.  With\n"
+		"--query it asks the job itself over RAS's client protocol.\n",
+	.opts = ras_opts,
 	.exits = HANG_EXITS("a rank launched fewer operations than the others; ranks that did\n"
 			    "not answer, dead processes, ranks with errors",
-			    "FILE missing, or not ncclras output (the line or offset named)"),
+			    "FILE missing, or not ncclras output (the line or offset named);\n"
+			    "--query: no RAS service at ADDR, or no answer in time"),
 	.footer = "RAS and ncclras: docs/nccl-hangs.md.  See also gpufeed-nccl-fr(1).\n",
 	.run = cmd_ras,
 };
 
 static int cmd_ras(int argc, char **argv)
 {
+	struct ras_args a = { 0 };
 	struct gf_nccl_ras *r;
 	struct gf_cli cli;
 	const char *path = "-";
 	int ret;
 
 	gf_cli_init(&cli, gf_cmd_nccl_ras_def.name);
-	if ((ret = gf_cli_parse(&cli, &gf_cmd_nccl_ras_def, argc, argv, NULL)) >= 0)
+	if ((ret = gf_cli_parse(&cli, &gf_cmd_nccl_ras_def, argc, argv, &a)) >= 0)
 		return ret;
+	if (a.query && optind < argc)
+		return gf_cli_usage(&cli, "--query and FILE: one or the other");
 	if (optind < argc && (ret = gf_cli_one_operand(&cli, argc, argv, "FILE", &path)) >= 0)
 		return ret;
-	if ((ret = gf_nccl_ras_read(path, &r)))
+	/* 5 s: what ncclras gives NCCL's processes by default */
+	if ((ret = a.query ? gf_nccl_ras_query(a.query, 5, &r) : gf_nccl_ras_read(path, &r)))
 		return gf_cli_fail(&cli, ret);
 	ret = cli.json ? gf_nccl_ras_write_json(r, stdout) : cli.quiet ? 0 : gf_nccl_ras_print(r, stdout);
 	int findings = gf_nccl_ras_finding_count(r);

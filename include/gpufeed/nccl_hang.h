@@ -50,6 +50,13 @@ struct gf_nccl_ras;
 GF_API int gf_nccl_ras_parse(const char *text, size_t len, const char *name, struct gf_nccl_ras **out);
 /* The same from a file, or standard input for "-". */
 GF_API int gf_nccl_ras_read(const char *path, struct gf_nccl_ras **out);
+/* Asks the RAS service of a running job, as `ncclras -v` does: addr is
+ * "host:port" ("[v6]:port"; NULL or "" for localhost:28028, NCCL's default
+ * NCCL_RAS_ADDR), timeout_s how long NCCL may wait for its processes
+ * (1 to 3600; ncclras says 5).  -ECONNREFUSED and the like when no job
+ * listens there, -ETIMEDOUT when it does not answer, -EPROTO when what
+ * answers is not RAS. */
+GF_API int gf_nccl_ras_query(const char *addr, int timeout_s, struct gf_nccl_ras **out);
 GF_API void gf_nccl_ras_free(struct gf_nccl_ras *r);
 /* MISMATCH (a rank launched fewer operations: named as missing from the
  * next), INCOMPLETE (ranks that did not answer), DEAD, ERROR: 0 when

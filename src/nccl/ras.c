@@ -14,7 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netdb.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <gpufeed/nccl_hang.h>
@@ -25,6 +28,11 @@
 #define RAS_MAX_INPUT (64u << 20)
 #define RAS_MAX_RANKS 1024
 #define RAS_WHERE 128
+/* NCCL's src/ras/ras_internal.h: the client port and protocol version, and
+ * the longest a status collection takes (a leg timeout plus as much again). */
+#define RAS_DEFAULT_PORT "28028"
+#define RAS_PROTOCOL 2
+#define RAS_COLLECT_EXTRA_S 10
 
 struct gf_nccl_ras {
 	char nccl[64];			/* "2.28.9", or "" */
@@ -408,10 +416,43 @@ out:
 	return ret;
 }
 
+/* Everything fd gives until EOF, bounded. */
+static int read_all(int fd, const char *name, char **buf, size_t *len)
+{
+	size_t cap = 0;
+
+	*buf = NULL;
+	*len = 0;
+	for (;;) {
+		ssize_t n;
+
+		if (*len == cap) {
+			char *nb;
+
+			if (cap >= RAS_MAX_INPUT)
+				return gf_error(-EFBIG, "%s: more than %u MiB: not ncclras output", name, RAS_MAX_INPUT >> 20);
+			cap = cap ? cap * 2 : 65536;
+			if (!(nb = realloc(*buf, cap)))
+				return gf_error(-ENOMEM, "%s: out of memory", name);
+			*buf = nb;
+		}
+		if ((n = read(fd, *buf + *len, cap - *len)) == 0)
+			return 0;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return gf_error(-ETIMEDOUT, "%s: no answer in time", name);
+			return gf_error(-errno, "%s: %s", name, strerror(errno));
+		}
+		*len += (size_t)n;
+	}
+}
+
 int gf_nccl_ras_read(const char *path, struct gf_nccl_ras **out)
 {
 	char *buf = NULL;
-	size_t len = 0, cap = 0;
+	size_t len = 0;
 	int fd, ret;
 
 	if (!out)
@@ -433,37 +474,138 @@ int gf_nccl_ras_read(const char *path, struct gf_nccl_ras **out)
 			return gf_error(-EINVAL, "%s: not a regular file", path);
 		}
 	}
-	for (;;) {
-		ssize_t n;
-
-		if (len == cap) {
-			char *nb;
-
-			if (cap >= RAS_MAX_INPUT) {
-				ret = gf_error(-EFBIG, "%s: more than %u MiB: not ncclras output", name, RAS_MAX_INPUT >> 20);
-				goto out;
-			}
-			cap = cap ? cap * 2 : 65536;
-			if (!(nb = realloc(buf, cap))) {
-				ret = gf_error(-ENOMEM, "%s: out of memory", name);
-				goto out;
-			}
-			buf = nb;
-		}
-		if ((n = read(fd, buf + len, cap - len)) == 0)
-			break;
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = gf_error(-errno, "%s: %s", name, strerror(errno));
-			goto out;
-		}
-		len += (size_t)n;
-	}
-	ret = gf_nccl_ras_parse(buf ? buf : "", len, name, out);
-out:
+	if (!(ret = read_all(fd, name, &buf, &len)))
+		ret = gf_nccl_ras_parse(buf ? buf : "", len, name, out);
 	if (!in)
 		close(fd);
+	free(buf);
+	return ret;
+}
+
+/* The RAS client protocol (NCCL's src/ras/client.cc and client_support.cc):
+ * lines over TCP.  "CLIENT PROTOCOL 2" -> "SERVER PROTOCOL <n>";
+ * "TIMEOUT <s>" -> "OK"; "[VERBOSE ]STATUS" -> the report, then the server
+ * closes the connection. */
+static int say(int fd, const char *addr, const char *line)
+{
+	size_t done = 0, n = strlen(line);
+
+	while (done < n) {
+		ssize_t w = send(fd, line + done, n - done, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return gf_error(errno == EAGAIN ? -ETIMEDOUT : -errno, "RAS at %s: %s", addr,
+					errno == EAGAIN ? "no answer in time" : strerror(errno));
+		done += (size_t)w;
+	}
+	return 0;
+}
+
+static int hear(int fd, const char *addr, char *buf, size_t size)
+{
+	size_t got = 0;
+
+	while (got + 1 < size) {
+		ssize_t n = recv(fd, buf + got, 1, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return gf_error(errno == EAGAIN ? -ETIMEDOUT : -errno, "RAS at %s: %s", addr,
+					errno == EAGAIN ? "no answer in time" : strerror(errno));
+		if (n == 0)
+			return gf_error(-ECONNRESET, "RAS at %s: the connection was closed", addr);
+		if (buf[got++] == '\n')
+			break;
+	}
+	buf[got] = 0;
+	return 0;
+}
+
+static int ras_connect(const char *addr, int timeout_s, int *fdp)
+{
+	char host[256], line[64];
+	const char *port = RAS_DEFAULT_PORT, *colon = strrchr(addr, ':');
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *ai, *a;
+	struct timeval tv = { .tv_sec = 5 };
+	int fd = -1, err = 0, ret;
+
+	if (addr[0] == '[' && strchr(addr, ']')) {
+		const char *close_br = strchr(addr, ']');
+
+		snprintf(host, sizeof(host), "%.*s", (int)(close_br - addr - 1), addr + 1);
+		if (close_br[1] == ':')
+			port = close_br + 2;
+	} else if (colon && !strchr(colon + 1, ':') && strchr(addr, ':') == colon) {
+		snprintf(host, sizeof(host), "%.*s", (int)(colon - addr), addr);
+		port = colon + 1;
+	} else {
+		gf_strlcpy(host, addr, sizeof(host));
+	}
+	if ((ret = getaddrinfo(host, port, &hints, &ai)))
+		return gf_error(-EHOSTUNREACH, "RAS at %s: %s", addr, gai_strerror(ret));
+	for (a = ai; a; a = a->ai_next) {
+		if ((fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol)) < 0) {
+			err = errno;
+			continue;
+		}
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		if (!connect(fd, a->ai_addr, a->ai_addrlen))
+			break;
+		err = errno;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(ai);
+	if (fd < 0)
+		return gf_error(-(err ? err : ECONNREFUSED), "RAS at %s: %s (is the job running NCCL >= 2.24 with "
+				"RAS on, and NCCL_RAS_ADDR this address?)", addr, strerror(err ? err : ECONNREFUSED));
+	snprintf(line, sizeof(line), "CLIENT PROTOCOL %d\n", RAS_PROTOCOL);
+	if ((ret = say(fd, addr, line)) || (ret = hear(fd, addr, line, sizeof(line))))
+		goto fail;
+	if (strncasecmp(line, "SERVER PROTOCOL ", 16)) {
+		ret = gf_error(-EPROTO, "RAS at %s: answered '%.40s', not SERVER PROTOCOL", addr, gf_rstrip(line));
+		goto fail;
+	}
+	snprintf(line, sizeof(line), "TIMEOUT %d\n", timeout_s);
+	if ((ret = say(fd, addr, line)) || (ret = hear(fd, addr, line, sizeof(line))))
+		goto fail;
+	if (strcasecmp(gf_rstrip(line), "OK")) {
+		ret = gf_error(-EPROTO, "RAS at %s: TIMEOUT answered '%.40s'", addr, line);
+		goto fail;
+	}
+	/* the collection across the job takes up to the timeout and as much again */
+	tv.tv_sec += timeout_s + RAS_COLLECT_EXTRA_S;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	*fdp = fd;
+	return 0;
+fail:
+	close(fd);
+	return ret;
+}
+
+int gf_nccl_ras_query(const char *addr, int timeout_s, struct gf_nccl_ras **out)
+{
+	char *buf = NULL, name[300];
+	size_t len = 0;
+	int fd = -1, ret;
+
+	if (!out)
+		return GF_NULL_ARG("out");
+	*out = NULL;
+	if (timeout_s < 1 || timeout_s > 3600)
+		return gf_arg_error(__func__, "timeout_s %d is not 1 to 3600 seconds", timeout_s);
+	if (!addr || !*addr)
+		addr = "localhost:" RAS_DEFAULT_PORT;
+	if ((ret = ras_connect(addr, timeout_s, &fd)))
+		return ret;
+	snprintf(name, sizeof(name), "RAS at %s", addr);
+	if (!(ret = say(fd, addr, "VERBOSE STATUS\n")) && !(ret = read_all(fd, name, &buf, &len)))
+		ret = gf_nccl_ras_parse(buf ? buf : "", len, name, out);
+	close(fd);
 	free(buf);
 	return ret;
 }

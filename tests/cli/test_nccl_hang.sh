@@ -35,5 +35,8 @@ echo hello >"$TMP/notras.txt"
 expect_rc 3 "not ncclras output" "$GPUFEED" nccl ras "$TMP/notras.txt"
 expect_grep "$err" "notras.txt: line 1: not ncclras output" "the file named"
 expect_rc 2 "two FILEs" "$GPUFEED" nccl ras a b
+expect_rc 2 "--query and a FILE" "$GPUFEED" nccl ras --query localhost:28028 "$H/ras.txt"
+expect_rc 3 "--query where no RAS service listens" "$GPUFEED" nccl ras --query 127.0.0.1:1
+expect_grep "$err" "RAS at 127.0.0.1:1: " "the address named"
 
 finish

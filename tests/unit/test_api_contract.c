@@ -2330,6 +2330,15 @@ static void row_gf_nccl_ras_read(void)
 	NULL_ARG(gf_nccl_ras_read(NULL, &r), "path");
 }
 
+static void row_gf_nccl_ras_query(void)
+{
+	struct gf_nccl_ras *r;
+
+	NULL_ARG(gf_nccl_ras_query("localhost:1", 5, NULL), "out");
+	BAD_ARG(gf_nccl_ras_query("localhost:1", 0, &r), "timeout_s");
+	BAD_ARG(gf_nccl_ras_query("localhost:1", 3601, &r), "timeout_s");
+}
+
 static void row_gf_nccl_ras_free(void)
 {
 	gf_nccl_ras_free(NULL);
@@ -2462,7 +2471,7 @@ static const struct row rows[] = {
 	ROW(gf_loader_counters), ROW(gf_loader_shuffle_quality),
 	/* nccl_hang.h */
 	ROW(gf_nccl_fr_load), ROW(gf_nccl_fr_free), ROW(gf_nccl_fr_finding_count), ROW(gf_nccl_fr_missing_ranks),
-	ROW(gf_nccl_fr_print), ROW(gf_nccl_fr_write_json), ROW(gf_nccl_ras_parse), ROW(gf_nccl_ras_read),
+	ROW(gf_nccl_fr_print), ROW(gf_nccl_fr_write_json), ROW(gf_nccl_ras_parse), ROW(gf_nccl_ras_read), ROW(gf_nccl_ras_query),
 	ROW(gf_nccl_ras_free), ROW(gf_nccl_ras_finding_count), ROW(gf_nccl_ras_missing_ranks), ROW(gf_nccl_ras_print),
 	ROW(gf_nccl_ras_write_json),
 };

@@ -3,10 +3,16 @@
  * src/ras/client_support.cc writes for INCOMPLETE, DEAD, ERROR and large
  * communicators; the JSON of `ncclras -f json`; bad input refused. */
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "helpers.h"
 #include <gpufeed/error.h>
@@ -253,6 +259,83 @@ static void hostile_variants_of_the_capture(void **state)
 	free(orig);
 }
 
+/* A stand-in RAS service on 127.0.0.1: answers the handshake as NCCL's
+ * client_support.cc does (or, with `greeting`, something else), then sends
+ * `report` for STATUS and closes. */
+static pid_t fake_ras(const char *greeting, const char *report, int *port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(sa);
+	int ls = socket(AF_INET, SOCK_STREAM, 0);
+	pid_t pid;
+
+	assert_true(ls >= 0);
+	assert_int_equal(bind(ls, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(ls, 1), 0);
+	assert_int_equal(getsockname(ls, (struct sockaddr *)&sa, &sl), 0);
+	*port = ntohs(sa.sin_port);
+	assert_true((pid = fork()) >= 0);
+	if (pid) {
+		close(ls);
+		return pid;
+	}
+	int c = accept(ls, NULL, NULL);
+	char line[256];
+	size_t n = 0;
+	while (c >= 0 && read(c, line + n, 1) == 1) {
+		if (line[n] != '\n' && n < sizeof(line) - 2) {
+			n++;
+			continue;
+		}
+		line[n] = 0;
+		n = 0;
+		const char *ans = !strncmp(line, "CLIENT PROTOCOL ", 16) ? (greeting ? greeting : "SERVER PROTOCOL 2\n") :
+				  !strncmp(line, "TIMEOUT ", 8) ? "OK\n" : NULL;
+		if (ans) {
+			if (write(c, ans, strlen(ans)) < 0)
+				break;
+			continue;
+		}
+		if (!strcmp(line, "VERBOSE STATUS") && write(c, report, strlen(report)) < 0)
+			break;
+		break;
+	}
+	_exit(0);
+}
+
+static void a_live_ras_service(void **state)
+{
+	char *cap = t_read(t_src_path("tests/fixtures/nccl/h200x2/ras.txt")), addr[64];
+	struct gf_nccl_ras *r;
+	int port, ranks[2], st;
+	pid_t pid;
+
+	(void)state;
+	assert_non_null(cap);
+	pid = fake_ras(NULL, cap, &port);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
+	assert_int_equal(gf_nccl_ras_query(addr, 5, &r), 0);
+	assert_int_equal(gf_nccl_ras_missing_ranks(r, ranks, 2), 1);
+	assert_int_equal(ranks[0], 1);
+	gf_nccl_ras_free(r);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	/* something else listening there */
+	pid = fake_ras("HTTP/1.1 400 Bad Request\r\n", "", &port);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
+	assert_int_equal(gf_nccl_ras_query(addr, 5, &r), -EPROTO);
+	contains(gf_last_error(), "RAS at 127.0.0.1:");
+	contains(gf_last_error(), "not SERVER PROTOCOL");
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	/* nothing listening: the port of a listener already gone */
+	pid = fake_ras(NULL, "", &port);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
+	assert_int_equal(gf_nccl_ras_query(addr, 5, &r), -ECONNREFUSED);
+	contains(gf_last_error(), "NCCL_RAS_ADDR");
+	free(cap);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -263,6 +346,7 @@ int main(void)
 		cmocka_unit_test(the_json_of_ncclras_f_json),
 		cmocka_unit_test(bad_input_is_refused),
 		cmocka_unit_test(hostile_variants_of_the_capture),
+		cmocka_unit_test(a_live_ras_service),
 	};
 	return cmocka_run_group_tests_name("nccl_ras", tests, NULL, NULL);
 }
