@@ -263,6 +263,9 @@ static int expand(const char *arg, char ***list, int *n)
 			continue;
 		if (*prefix && (!*rest || strspn(rest, "0123456789") != strlen(rest)))
 			continue;
+		/* in a directory, only names that end in a rank: a log beside the dumps is not one */
+		if (!*prefix && !isdigit((unsigned char)de->d_name[strlen(de->d_name) - 1]))
+			continue;
 		snprintf(full, sizeof(full), "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", de->d_name);
 		if (stat(full, &st) || !S_ISREG(st.st_mode))
 			continue;

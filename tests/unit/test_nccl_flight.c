@@ -203,6 +203,17 @@ static void bad_input_names_the_file(void **state)
 	t_write(dir, "empty/README", "x");
 	snprintf(path, sizeof(path), "%s/empty/README", dir);
 	expect_error(path, -EINVAL, "README: the name does not end in the rank");
+	/* a directory skips what is not a dump by name, and says when nothing is left */
+	snprintf(path, sizeof(path), "%s/empty", dir);
+	expect_error(path, -ENOENT, "empty: no dump in this directory");
+	t_write(dir, "mixed/rank_0", "{\"entries\": []}");
+	t_write(dir, "mixed/job.log", "not a dump");
+	snprintf(path, sizeof(path), "%s/mixed", dir);
+	const char *one[1] = { path };
+	struct gf_nccl_fr *m;
+	assert_int_equal(gf_nccl_fr_load(one, 1, &m), 0);
+	assert_int_equal(gf_nccl_fr_finding_count(m), 0);
+	gf_nccl_fr_free(m);
 	t_write_bytes(dir, "evil/rank_0", "\x80\x02" "cos\nsystem\n.", 14);
 	snprintf(path, sizeof(path), "%s/evil", dir);
 	expect_error(path, -EPROTO, "evil/rank_0: offset 2: opcode 0x63 'c' (GLOBAL) would run code");
