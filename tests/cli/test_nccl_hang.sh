@@ -4,6 +4,9 @@
 # the ranks agree, 1 when a rank is named, 3 for input that is not a dump.
 . "$(dirname "$0")/lib.sh"
 
+# The two subcommands are wired under 'gpufeed nccl' by cmd_nccl.c.
+"$GPUFEED" nccl fr --help >/dev/null 2>&1 || { echo "skip: this gpufeed has no 'nccl fr' subcommand yet"; exit 77; }
+
 H=$SRC/tests/fixtures/nccl/h200x2
 S=$SRC/tests/fixtures/nccl/synthetic
 
