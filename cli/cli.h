@@ -80,6 +80,8 @@ int gf_cmd_launch(int argc, char **argv);
 int gf_cmd_pack(int argc, char **argv);
 int gf_cmd_inspect(int argc, char **argv);
 int gf_cmd_nccl(int argc, char **argv);
+/* gpufeed nccl fr / nccl ras (cmd_nccl_hang.c): subcommands of 'gpufeed nccl'. */
+extern const struct gf_cmd gf_cmd_nccl_fr_def, gf_cmd_nccl_ras_def;
 /* Prints a tune or revert report and gives the exit code (cmd_tune.c). */
 int gf_cli_tune_finish(struct gf_cli *cli, struct gf_tune_report *rep, int ret);
 

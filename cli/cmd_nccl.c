@@ -98,11 +98,12 @@ out:
 
 /* nccl --------------------------------------------------------------------- */
 
-/* More subcommands join here as they come: check (a short all-reduce on
- * this machine, then the analysis above), fr (Flight Recorder dumps) and
- * ras (NCCL RAS status): declare each extern in opt.h and list it. */
+/* log reads NCCL's own output; fr and ras (cmd_nccl_hang.c) name the rank
+ * that did not enter a collective. */
 static const struct gf_cmd *const nccl_subs[] = {
 	&gf_cmd_nccl_log_def,
+	&gf_cmd_nccl_fr_def,
+	&gf_cmd_nccl_ras_def,
 	NULL,
 };
 
@@ -114,9 +115,9 @@ static const struct gf_opt nccl_opts[] = {
 const struct gf_cmd gf_cmd_nccl_def = {
 	.name = "nccl",
 	.args = "WHAT [OPTIONS]",
-	.summary = "NCCL diagnosis: its log held against the machine model",
+	.summary = "NCCL diagnosis: its log held against the machine model, which rank hangs",
 	.description = "What NCCL says about a run, held against the machine model; 'gpufeed nccl WHAT\n"
-		       "--help' for each of: log.\n",
+		       "--help' for each of: log, fr (Flight Recorder dumps), ras (NCCL RAS status).\n",
 	.opts = nccl_opts,
 	.exits = { "", NULL, "", "", "" },
 	.run = gf_cmd_nccl,

@@ -53,7 +53,8 @@ for cmd in "${commands[@]}"; do
 	# shellcheck disable=SC2086
 	run "$GPUFEED" $cmd --help
 	cp "$out" "$TMP/help"
-	[ "$(wc -l <"$TMP/opts")" -ge 8 ] && ok "$cmd: its table has options" || not_ok "$cmd: help --options is short"
+	# A reader of files (nccl fr) has only the output options and the standard ones.
+	[ "$(wc -l <"$TMP/opts")" -ge 6 ] && ok "$cmd: its table has options" || not_ok "$cmd: help --options is short"
 	# getopt takes the first of two entries with one name: a table must not have two.
 	dup="$(sort "$TMP/opts" | uniq -d) $(grep -o '^  -[A-Za-z],' "$TMP/help" | sort | uniq -d)"
 	[ -z "${dup// /}" ] && ok "$cmd: no option named twice" || not_ok "$cmd: named twice: $dup"

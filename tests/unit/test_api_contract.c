@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <gpufeed/gpufeed.h>
+#include <gpufeed/nccl_hang.h>
 #include "core/error.h"
 
 /* ---- what the rows check ---- */
@@ -2334,6 +2335,141 @@ static void row_gf_nccl_log_free(void)
 	gf_nccl_log_free(NULL);
 }
 
+/* nccl_hang.h */
+
+static struct gf_nccl_fr *contract_fr(void)
+{
+	char dir[PATH_MAX];
+	const char *p[1] = { dir };
+	struct gf_nccl_fr *fr = NULL;
+
+	snprintf(dir, sizeof(dir), "%s", t_src_path("tests/fixtures/nccl/h200x2/flight-recorder"));
+	assert_int_equal(gf_nccl_fr_load(p, 1, &fr), 0);
+	return fr;
+}
+
+static void row_gf_nccl_fr_load(void)
+{
+	const char *p[2] = { "x", NULL };
+	struct gf_nccl_fr *fr;
+
+	NULL_ARG(gf_nccl_fr_load(p, 1, NULL), "out");
+	NULL_ARG(gf_nccl_fr_load(NULL, 1, &fr), "paths");
+	BAD_ARG(gf_nccl_fr_load(p, 0, &fr), "npaths");
+	BAD_ARG(gf_nccl_fr_load(p, 2, &fr), "paths[1]");
+}
+
+static void row_gf_nccl_fr_free(void)
+{
+	gf_nccl_fr_free(NULL);
+}
+
+static void row_gf_nccl_fr_finding_count(void)
+{
+	NULL_ARG(gf_nccl_fr_finding_count(NULL), "fr");
+}
+
+static void row_gf_nccl_fr_missing_ranks(void)
+{
+	struct gf_nccl_fr *fr = contract_fr();
+	int r;
+
+	NULL_ARG(gf_nccl_fr_missing_ranks(NULL, &r, 1), "fr");
+	BAD_ARG(gf_nccl_fr_missing_ranks(fr, NULL, 1), "ranks");
+	BAD_ARG(gf_nccl_fr_missing_ranks(fr, &r, -1), "max");
+	gf_nccl_fr_free(fr);
+}
+
+static void row_gf_nccl_fr_print(void)
+{
+	struct gf_nccl_fr *fr = contract_fr();
+
+	NULL_ARG(gf_nccl_fr_print(NULL, w.out), "fr");
+	NULL_ARG(gf_nccl_fr_print(fr, NULL), "f");
+	gf_nccl_fr_free(fr);
+}
+
+static void row_gf_nccl_fr_write_json(void)
+{
+	struct gf_nccl_fr *fr = contract_fr();
+
+	NULL_ARG(gf_nccl_fr_write_json(NULL, w.out), "fr");
+	NULL_ARG(gf_nccl_fr_write_json(fr, NULL), "f");
+	gf_nccl_fr_free(fr);
+}
+
+static struct gf_nccl_ras *contract_ras(void)
+{
+	struct gf_nccl_ras *r = NULL;
+
+	assert_int_equal(gf_nccl_ras_parse("NCCL version 2.28.9\n", 20, "t", &r), 0);
+	return r;
+}
+
+static void row_gf_nccl_ras_parse(void)
+{
+	struct gf_nccl_ras *r;
+
+	NULL_ARG(gf_nccl_ras_parse("", 0, "t", NULL), "out");
+	NULL_ARG(gf_nccl_ras_parse(NULL, 0, "t", &r), "text");
+}
+
+static void row_gf_nccl_ras_read(void)
+{
+	struct gf_nccl_ras *r;
+
+	NULL_ARG(gf_nccl_ras_read("x", NULL), "out");
+	NULL_ARG(gf_nccl_ras_read(NULL, &r), "path");
+}
+
+static void row_gf_nccl_ras_query(void)
+{
+	struct gf_nccl_ras *r;
+
+	NULL_ARG(gf_nccl_ras_query("localhost:1", 5, NULL), "out");
+	BAD_ARG(gf_nccl_ras_query("localhost:1", 0, &r), "timeout_s");
+	BAD_ARG(gf_nccl_ras_query("localhost:1", 3601, &r), "timeout_s");
+}
+
+static void row_gf_nccl_ras_free(void)
+{
+	gf_nccl_ras_free(NULL);
+}
+
+static void row_gf_nccl_ras_finding_count(void)
+{
+	NULL_ARG(gf_nccl_ras_finding_count(NULL), "r");
+}
+
+static void row_gf_nccl_ras_missing_ranks(void)
+{
+	struct gf_nccl_ras *r = contract_ras();
+	int x;
+
+	NULL_ARG(gf_nccl_ras_missing_ranks(NULL, &x, 1), "r");
+	BAD_ARG(gf_nccl_ras_missing_ranks(r, NULL, 1), "ranks");
+	BAD_ARG(gf_nccl_ras_missing_ranks(r, &x, -1), "max");
+	gf_nccl_ras_free(r);
+}
+
+static void row_gf_nccl_ras_print(void)
+{
+	struct gf_nccl_ras *r = contract_ras();
+
+	NULL_ARG(gf_nccl_ras_print(NULL, w.out), "r");
+	NULL_ARG(gf_nccl_ras_print(r, NULL), "f");
+	gf_nccl_ras_free(r);
+}
+
+static void row_gf_nccl_ras_write_json(void)
+{
+	struct gf_nccl_ras *r = contract_ras();
+
+	NULL_ARG(gf_nccl_ras_write_json(NULL, w.out), "r");
+	NULL_ARG(gf_nccl_ras_write_json(r, NULL), "f");
+	gf_nccl_ras_free(r);
+}
+
 /* ---- the table ---- */
 
 struct row {
@@ -2429,6 +2565,11 @@ static const struct row rows[] = {
 	ROW(gf_nccl_log_new), ROW(gf_nccl_log_feed_line), ROW(gf_nccl_log_feed_file), ROW(gf_nccl_log_analyse),
 	ROW(gf_nccl_log_findings), ROW(gf_nccl_log_clean), ROW(gf_nccl_log_write_text), ROW(gf_nccl_log_write_json),
 	ROW(gf_nccl_log_free),
+	/* nccl_hang.h */
+	ROW(gf_nccl_fr_load), ROW(gf_nccl_fr_free), ROW(gf_nccl_fr_finding_count), ROW(gf_nccl_fr_missing_ranks),
+	ROW(gf_nccl_fr_print), ROW(gf_nccl_fr_write_json), ROW(gf_nccl_ras_parse), ROW(gf_nccl_ras_read), ROW(gf_nccl_ras_query),
+	ROW(gf_nccl_ras_free), ROW(gf_nccl_ras_finding_count), ROW(gf_nccl_ras_missing_ranks), ROW(gf_nccl_ras_print),
+	ROW(gf_nccl_ras_write_json),
 };
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
