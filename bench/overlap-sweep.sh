@@ -100,5 +100,6 @@ for k in sorted(rows):
     print("\t".join([k[0], str(k[1]), k[3], str(k[4]), str(len(v))] + ["%.3f" % x for x in figs] +
                     ["%.3f" % med(fr), "%.3f" % (min(fr) if fr else float("nan")), "%.3f" % (max(fr) if fr else float("nan"))]))
 PY
-column -t -s $'\t' "$out/summary.tsv" >&2
+# column(1) is not on every GPU machine (bsdextrautils): the TSV as is there.
+if command -v column >/dev/null; then column -t -s $'\t' "$out/summary.tsv" >&2; else cat "$out/summary.tsv" >&2; fi
 echo "$0: runs, machine.txt, commands.txt and summary.tsv in $out" >&2

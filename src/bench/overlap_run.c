@@ -340,6 +340,19 @@ int gf_overlap_open(struct gf_bench_overlap *b)
 		co.npcis = n;
 		snprintf(b->launcher, sizeof(b->launcher), "single process");
 	} else {
+		/* One rank, one GPU: the LOCAL_RANK'th of --gpu (every GPU when
+		 * not given), or the only one CUDA shows where the launcher gave
+		 * each rank its own. */
+		if ((rc = pcis_of(b->o.gpus, &pcis, &n)))
+			goto out;
+		if (n < 1 || (n > 1 && world.local_rank >= n)) {
+			rc = gf_error(-ENODEV, "rank %d: local rank %d has no GPU (%d given)", world.rank,
+				      world.local_rank, n);
+			goto out;
+		}
+		pci_list[0] = pcis[n == 1 ? 0 : world.local_rank];
+		co.pcis = pci_list;
+		co.npcis = 1;
 		co.world = &world;
 		snprintf(b->launcher, sizeof(b->launcher), "%s", world.launcher);
 	}

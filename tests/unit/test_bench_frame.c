@@ -13,13 +13,13 @@
 
 static void test_targets(void **state)
 {
-	static const char *const names[] = { "io", "io-gpu", "mem", "h2d", "p2p", "loader", "overlap" };
+	static const char *const names[] = { "io", "io-gpu", "mem", "h2d", "p2p", "loader", "coll", "overlap" };
 	const struct gf_bench_target *t;
 	unsigned i;
 
 	(void)state;
 	for (i = 0; (t = gf_bench_target_at(i)); i++) {
-		assert_true(i < 7);
+		assert_true(i < 8);
 		assert_string_equal(t->name, names[i]);
 		assert_non_null(t->summary);
 		assert_non_null(t->description);
@@ -29,7 +29,7 @@ static void test_targets(void **state)
 		assert_ptr_equal(gf_bench_target_find(names[i]), t);
 		assert_non_null(gf_bench_option_at(t, 0));
 	}
-	assert_int_equal(i, 7);
+	assert_int_equal(i, 8);
 	assert_null(gf_bench_target_find("coll"));
 	assert_non_null(strstr(gf_last_error(), "no target 'coll' (one of: io, io-gpu, mem, h2d, p2p, loader, overlap)"));
 	assert_null(gf_bench_target_find(NULL));
