@@ -30,8 +30,8 @@ static void test_targets(void **state)
 		assert_non_null(gf_bench_option_at(t, 0));
 	}
 	assert_int_equal(i, 8);
-	assert_null(gf_bench_target_find("coll"));
-	assert_non_null(strstr(gf_last_error(), "no target 'coll' (one of: io, io-gpu, mem, h2d, p2p, loader, overlap)"));
+	assert_null(gf_bench_target_find("kv"));
+	assert_non_null(strstr(gf_last_error(), "no target 'kv' (one of: io, io-gpu, mem, h2d, p2p, loader, coll, overlap)"));
 	assert_null(gf_bench_target_find(NULL));
 	assert_null(gf_bench_option_at(NULL, 0));
 	/* Operands: bench io's PATH, bench io-gpu's FILE, bench loader's DATASET,
