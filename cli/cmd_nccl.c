@@ -98,10 +98,11 @@ out:
 
 /* nccl --------------------------------------------------------------------- */
 
-/* log reads NCCL's own output; fr and ras (cmd_nccl_hang.c) name the rank
+/* log reads NCCL's own output, check makes some (cmd_nccl_check.c); fr and ras (cmd_nccl_hang.c) name the rank
  * that did not enter a collective. */
 static const struct gf_cmd *const nccl_subs[] = {
 	&gf_cmd_nccl_log_def,
+	&gf_cmd_nccl_check_def,
 	&gf_cmd_nccl_fr_def,
 	&gf_cmd_nccl_ras_def,
 	NULL,
@@ -117,7 +118,7 @@ const struct gf_cmd gf_cmd_nccl_def = {
 	.args = "WHAT [OPTIONS]",
 	.summary = "NCCL diagnosis: its log held against the machine model, which rank hangs",
 	.description = "What NCCL says about a run, held against the machine model; 'gpufeed nccl WHAT\n"
-		       "--help' for each of: log, fr (Flight Recorder dumps), ras (NCCL RAS status).\n",
+		       "--help' for each of: log, check, fr (Flight Recorder dumps), ras (NCCL RAS status).\n",
 	.opts = nccl_opts,
 	.exits = { "", NULL, "", "", "" },
 	.run = gf_cmd_nccl,
