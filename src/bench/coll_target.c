@@ -110,23 +110,10 @@ static void ring_limit(struct gf_bench_coll *p, char (*pcis)[16], int n)
  * (CUDA_VISIBLE_DEVICES, as gpufeed launch and torchrun users do). */
 static int launched_gpu(struct gf_bench_coll *p)
 {
-	const struct gf_cuda_ops *cu;
-	int ndev, ord, rc;
-	gf_cu_device d;
+	int ord, rc;
 
-	if ((rc = gf_cuda_init(&cu, &ndev)))
+	if ((rc = gf_gpu_bench_launched(p->world.rank, p->world.local_rank, p->pcis[0], &ord)))
 		return rc;
-	ord = ndev == 1 ? 0 : p->world.local_rank;
-	if (ord >= ndev)
-		return gf_error(-ENODEV, "rank %d: local rank %d has no GPU (CUDA shows %d)", p->world.rank,
-				p->world.local_rank, ndev);
-	if ((rc = gf_cuda_check(cu, cu->device_get(&d, ord), "cuDeviceGet")) ||
-	    (rc = gf_cuda_check(cu, cu->device_pci_bus_id(p->pcis[0], sizeof(p->pcis[0]), d), "cuDeviceGetPCIBusId")))
-		return rc;
-	/* CUDA writes "0000:18:00.0" in capitals */
-	for (char *c = p->pcis[0]; *c; c++)
-		if (*c >= 'A' && *c <= 'F')
-			*c = (char)(*c - 'A' + 'a');
 	p->indexes[0] = (unsigned)ord;
 	return 0;
 }

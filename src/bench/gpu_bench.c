@@ -154,3 +154,25 @@ int gf_gpu_pattern_check(const void *p, size_t n, uint64_t seed, const char *whi
 					which ? which : "", which ? ": " : "", i * 8);
 	return 0;
 }
+
+int gf_gpu_bench_launched(int rank, int local_rank, char pci[16], int *ordinal)
+{
+	const struct gf_cuda_ops *cu;
+	int ndev, ord, rc;
+	gf_cu_device d;
+
+	if ((rc = gf_cuda_init(&cu, &ndev)))
+		return rc;
+	ord = ndev == 1 ? 0 : local_rank;
+	if (ord >= ndev)
+		return gf_error(-ENODEV, "rank %d: local rank %d has no GPU (CUDA shows %d)", rank, local_rank, ndev);
+	if ((rc = gf_cuda_check(cu, cu->device_get(&d, ord), "cuDeviceGet")) ||
+	    (rc = gf_cuda_check(cu, cu->device_pci_bus_id(pci, 16, d), "cuDeviceGetPCIBusId")))
+		return rc;
+	/* CUDA writes "0000:18:00.0" in capitals */
+	for (char *c = pci; *c; c++)
+		if (*c >= 'A' && *c <= 'F')
+			*c = (char)(*c - 'A' + 'a');
+	*ordinal = ord;
+	return 0;
+}

@@ -23,6 +23,10 @@ int gf_gpu_bench_check_gpus(const char *gpus);
 int gf_gpu_bench_wanted(const char *gpus, struct gf_cpuset *want);
 /* Opens NVML's GPU index; the error names it ("GPU 9: ..."). */
 int gf_gpu_bench_open(unsigned index, struct gf_cuda_dev *dev);
+/* A launched rank's GPU: the LOCAL_RANK'th GPU CUDA shows, or the only one
+ * where the launcher gave each rank its own (CUDA_VISIBLE_DEVICES, as
+ * gpufeed launch does): its PCI address in lower case and CUDA ordinal. */
+int gf_gpu_bench_launched(int rank, int local_rank, char pci[16], int *ordinal);
 
 /* The model's GPU-GPU path between the GPUs at PCI addresses a and b
  * (either order; the model keeps one per pair), NULL when the model lacks

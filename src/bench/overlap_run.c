@@ -315,6 +315,16 @@ static int pcis_of(const char *gpus, char (**pcis)[16], int *n)
 	return 0;
 }
 
+/* A launched rank's one GPU (gf_gpu_bench_launched, as bench coll). */
+static int launched_gpu(const struct gf_coll_world *w, char (**pcis)[16])
+{
+	int ord;
+
+	if (!(*pcis = calloc(1, sizeof(**pcis))))
+		return gf_error(-ENOMEM, "bench overlap: out of memory");
+	return gf_gpu_bench_launched(w->rank, w->local_rank, (*pcis)[0], &ord);
+}
+
 int gf_overlap_open(struct gf_bench_overlap *b)
 {
 	struct gf_coll_world world;
@@ -340,17 +350,12 @@ int gf_overlap_open(struct gf_bench_overlap *b)
 		co.npcis = n;
 		snprintf(b->launcher, sizeof(b->launcher), "single process");
 	} else {
-		/* One rank, one GPU: the LOCAL_RANK'th of --gpu (every GPU when
-		 * not given), or the only one CUDA shows where the launcher gave
-		 * each rank its own. */
-		if ((rc = pcis_of(b->o.gpus, &pcis, &n)))
+		/* One rank, one GPU: the LOCAL_RANK'th GPU CUDA shows, or the only
+		 * one where the launcher gave each rank its own
+		 * (CUDA_VISIBLE_DEVICES, as gpufeed launch does), as bench coll. */
+		if ((rc = launched_gpu(&world, &pcis)))
 			goto out;
-		if (n < 1 || (n > 1 && world.local_rank >= n)) {
-			rc = gf_error(-ENODEV, "rank %d: local rank %d has no GPU (%d given)", world.rank,
-				      world.local_rank, n);
-			goto out;
-		}
-		pci_list[0] = pcis[n == 1 ? 0 : world.local_rank];
+		pci_list[0] = pcis[0];
 		co.pcis = pci_list;
 		co.npcis = 1;
 		co.world = &world;
