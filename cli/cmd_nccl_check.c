@@ -57,15 +57,6 @@ const struct gf_cmd gf_cmd_nccl_check_def = {
 	.run = cmd_nccl_check,
 };
 
-/* NCCL reads these at its first call, which is after this. */
-static int log_to(const char *dir)
-{
-	char file[PATH_MAX];
-
-	snprintf(file, sizeof(file), "%s/nccl.%%h.%%p.log", dir);
-	return setenv("NCCL_DEBUG", "INFO", 1) || setenv("NCCL_DEBUG_SUBSYS", "INIT,GRAPH,ENV,NET,P2P,SHM", 1) ||
-	       setenv("NCCL_DEBUG_FILE", file, 1);
-}
 
 /* Every file NCCL wrote into dir, fed and removed; the count in *n. */
 static int feed_dir(struct gf_cli *cli, struct gf_nccl_log *l, const char *dir, int *n)
@@ -157,8 +148,8 @@ static int cmd_nccl_check(int argc, char **argv)
 		fprintf(stderr, "gpufeed nccl check: %s: %s\n", dir, strerror(errno));
 		return GF_EXIT_INPUT;
 	}
-	if (log_to(dir)) {
-		fprintf(stderr, "gpufeed nccl check: setting NCCL_DEBUG: %s\n", strerror(errno));
+	if (gf_nccl_log_capture(dir)) {
+		fprintf(stderr, "gpufeed nccl check: %s\n", gf_last_error());
 		rmdir(dir);
 		return GF_EXIT_INPUT;
 	}

@@ -88,6 +88,14 @@ GF_API int gf_nccl_log_write_json(const struct gf_nccl_log *l, FILE *f);
 /* Frees the reader and everything it handed out; NULL does nothing. */
 GF_API void gf_nccl_log_free(struct gf_nccl_log *l);
 
+/* Makes NCCL, when this process first initialises it, write its INFO log
+ * (subsystems INIT,GRAPH,ENV,NET,P2P,SHM: what the analysis reads) to
+ * DIR/nccl.<host>.<pid>.log, by setting NCCL_DEBUG, NCCL_DEBUG_SUBSYS and
+ * NCCL_DEBUG_FILE in this process's environment (gpufeed nccl check).  0;
+ * -EINVAL for dir NULL or empty, -ENAMETOOLONG for a dir too long for a
+ * path, else -errno from setenv, named. */
+GF_API int gf_nccl_log_capture(const char *dir);
+
 /* ---- end of the NCCL_DEBUG log reader ---------------------------------- */
 /* Flight Recorder and RAS readers follow here. */
 

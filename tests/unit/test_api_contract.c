@@ -2335,6 +2335,17 @@ static void row_gf_nccl_log_free(void)
 	gf_nccl_log_free(NULL);
 }
 
+static void row_gf_nccl_log_capture(void)
+{
+	char longdir[5000];
+
+	NULL_ARG(gf_nccl_log_capture(NULL), "dir");
+	BAD_ARG(gf_nccl_log_capture(""), "dir");
+	memset(longdir, 'a', sizeof(longdir) - 1);
+	longdir[sizeof(longdir) - 1] = 0;
+	assert_int_equal(gf_nccl_log_capture(longdir), -ENAMETOOLONG);
+}
+
 /* nccl_hang.h */
 
 static struct gf_nccl_fr *contract_fr(void)
@@ -2564,7 +2575,7 @@ static const struct row rows[] = {
 	/* nccl.h */
 	ROW(gf_nccl_log_new), ROW(gf_nccl_log_feed_line), ROW(gf_nccl_log_feed_file), ROW(gf_nccl_log_analyse),
 	ROW(gf_nccl_log_findings), ROW(gf_nccl_log_clean), ROW(gf_nccl_log_write_text), ROW(gf_nccl_log_write_json),
-	ROW(gf_nccl_log_free),
+	ROW(gf_nccl_log_free), ROW(gf_nccl_log_capture),
 	/* nccl_hang.h */
 	ROW(gf_nccl_fr_load), ROW(gf_nccl_fr_free), ROW(gf_nccl_fr_finding_count), ROW(gf_nccl_fr_missing_ranks),
 	ROW(gf_nccl_fr_print), ROW(gf_nccl_fr_write_json), ROW(gf_nccl_ras_parse), ROW(gf_nccl_ras_read), ROW(gf_nccl_ras_query),
