@@ -82,6 +82,8 @@ int gf_cmd_inspect(int argc, char **argv);
 int gf_cmd_nccl(int argc, char **argv);
 /* gpufeed nccl fr / nccl ras (cmd_nccl_hang.c): subcommands of 'gpufeed nccl'. */
 extern const struct gf_cmd gf_cmd_nccl_fr_def, gf_cmd_nccl_ras_def;
+/* nccl log's analysis, output and exit code, also nccl check's (cmd_nccl.c). */
+int gf_cli_nccl_report(struct gf_cli *cli, struct gf_nccl_log *l, struct gf_topo *t);
 /* Prints a tune or revert report and gives the exit code (cmd_tune.c). */
 int gf_cli_tune_finish(struct gf_cli *cli, struct gf_tune_report *rep, int ret);
 

@@ -59,6 +59,24 @@ static int feed(struct gf_cli *cli, struct gf_nccl_log *l, const char *path)
 	return ret ? gf_cli_fail(cli, ret) : -1;
 }
 
+/* The analysis against the model, written, and its exit code: 1 when it is
+ * not clean.  Takes t (freed by the model's bookkeeping); for log and
+ * check. */
+int gf_cli_nccl_report(struct gf_cli *cli, struct gf_nccl_log *l, struct gf_topo *t)
+{
+	int ret;
+
+	if ((ret = gf_nccl_log_analyse(l, t))) {
+		gf_topo_free(t);
+		return gf_cli_fail(cli, ret);
+	}
+	ret = cli->json ? gf_nccl_log_write_json(l, stdout) : gf_nccl_log_write_text(l, stdout);
+	ret = gf_cli_model_done(cli, t, ret, false);
+	if (ret == GF_EXIT_OK && !gf_nccl_log_clean(l))
+		ret = GF_EXIT_FINDINGS;
+	return ret;
+}
+
 static int cmd_nccl_log(int argc, char **argv)
 {
 	struct gf_nccl_log *l = NULL;
@@ -81,15 +99,8 @@ static int cmd_nccl_log(int argc, char **argv)
 			goto out;
 	if ((ret = gf_cli_discover(&cli, &t)))
 		goto out;
-	if ((ret = gf_nccl_log_analyse(l, t))) {
-		ret = gf_cli_fail(&cli, ret);
-		goto out;
-	}
-	ret = cli.json ? gf_nccl_log_write_json(l, stdout) : gf_nccl_log_write_text(l, stdout);
-	ret = gf_cli_model_done(&cli, t, ret, false);
+	ret = gf_cli_nccl_report(&cli, l, t);
 	t = NULL;
-	if (ret == GF_EXIT_OK && !gf_nccl_log_clean(l))
-		ret = GF_EXIT_FINDINGS;
 out:
 	gf_topo_free(t);
 	gf_nccl_log_free(l);

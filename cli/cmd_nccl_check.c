@@ -173,14 +173,9 @@ static int cmd_nccl_check(int argc, char **argv)
 		ret = GF_EXIT_INPUT;
 		goto out;
 	}
-	if ((ret = gf_nccl_log_analyse(l, t))) {
-		ret = gf_cli_fail(&cli, ret);
-		goto out;
-	}
-	ret = cli.json ? gf_nccl_log_write_json(l, stdout) : gf_nccl_log_write_text(l, stdout);
-	ret = gf_cli_model_done(&cli, t, ret, false);
+	ret = gf_cli_nccl_report(&cli, l, t);
 	t = NULL;
-	if (ret == GF_EXIT_OK && (!gf_nccl_log_clean(l) || bench_ret == GF_EXIT_FINDINGS))
+	if (ret == GF_EXIT_OK && bench_ret == GF_EXIT_FINDINGS)
 		ret = GF_EXIT_FINDINGS;
 out:
 	gf_topo_free(t);
