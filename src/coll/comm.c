@@ -325,7 +325,6 @@ static int init_comms(struct gf_coll_comm *c, const struct gf_nccl_unique_id *id
 		init_job_free(j);
 		return gf_error(-rc, "coll: cannot start the NCCL init thread: %s", strerror(rc));
 	}
-	pthread_detach(t);
 	clock_gettime(CLOCK_REALTIME, &dl);
 	dl.tv_sec += (time_t)c->timeout_s;
 	dl.tv_nsec += (long)((c->timeout_s - (double)(time_t)c->timeout_s) * 1e9);
@@ -340,8 +339,15 @@ static int init_comms(struct gf_coll_comm *c, const struct gf_nccl_unique_id *id
 	done = j->done;
 	j->abandoned = !done;
 	pthread_mutex_unlock(&j->lock);
-	if (!done)
+	if (!done) {
+		/* NCCL may never return: the thread frees the job if it does */
+		pthread_detach(t);
 		return timed_out(c, &c->gpu[0], "NCCL communicator init");
+	}
+	/* Joined, not detached, when it finished: a detached thread still
+	 * exiting when the process ends races LeakSanitizer's stop-the-world
+	 * (its tracer crashed in one run of five under the sanitizer build). */
+	pthread_join(t, NULL);
 	for (int i = 0; i < c->ngpus; i++)
 		c->gpu[i].comm = j->comms[i];
 	if (j->rc)
