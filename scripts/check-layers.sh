@@ -40,6 +40,9 @@ launch: core topo bind
 verify: core topo
 place: core topo
 emit: core topo
+monitor: core vendor topo
+exporter: core topo monitor audit
+diagnose: core vendor topo monitor audit nccl coll
 '
 # What a subsystem offers the others ("*": every header), by its path inside
 # the subsystem.  A header not listed is private to its subsystem.
@@ -65,6 +68,9 @@ launch:
 verify:
 place:
 emit:
+monitor:
+exporter:
+diagnose:
 '
 
 fail=0

@@ -45,6 +45,8 @@
 #include <gpufeed/dataset.h>
 #include <gpufeed/loader.h>
 #include <gpufeed/nccl.h>
+#include <gpufeed/nccl_hang.h>
+#include <gpufeed/monitor.h>
 
 #ifdef __cplusplus
 extern "C" {
