@@ -171,6 +171,10 @@ int gf_cmd_exporter(int argc, char **argv)
 	if (a.no_checks)
 		a.o.checks_interval_s = -1;
 	a.o.machine = &cli.topo;
+	/* A long-running service: what goes wrong after start (a text file
+	 * that cannot be written, a failed sample) is said on stderr (the
+	 * journal), as it happens. */
+	gf_log_set_callback(gf_log_stderr, NULL);
 	if ((ret = gf_exporter_open(&a.o, &e)))
 		return gf_cli_fail(&cli, ret);
 	if (a.o.listen && !cli.quiet && !gf_exporter_address(e, addr, sizeof(addr)))

@@ -137,6 +137,20 @@ n=$(printf '%s\n' "${stamps[@]}" | sort -u | wc -l)
 [ "$n" -ge 3 ] && ok "rewritten every interval ($n samples seen)" || not_ok "only $n samples seen"
 [ "$lrc" = 0 ] && ok "textfile mode: SIGTERM, exit 0" || not_ok "textfile mode: exit $lrc"
 
+# The path turns into a directory while it runs: never replaced, said on
+# stderr, and written again once it is a path it may write.
+"$GPUFEED" exporter --textfile "$TMP/turn.prom" --interval 0.1 --no-checks 2>"$TMP/turn.log" &
+tpid=$!; pids+=("$tpid")
+for _ in $(seq 100); do [ -s "$TMP/turn.prom" ] && break; sleep 0.05; done
+rm -f "$TMP/turn.prom" && mkdir "$TMP/turn.prom"
+for _ in $(seq 60); do grep -q "turn.prom" "$TMP/turn.log" && break; sleep 0.05; done
+[ -d "$TMP/turn.prom" ] && ok "a directory put at the path is left alone" || not_ok "the directory was replaced"
+expect_grep "$TMP/turn.log" "turn.prom" "the failed write is said on stderr, naming the path"
+rmdir "$TMP/turn.prom"
+for _ in $(seq 60); do [ -f "$TMP/turn.prom" ] && break; sleep 0.05; done
+[ -f "$TMP/turn.prom" ] && ok "written again at a later interval" || not_ok "not written again"
+kill -TERM "$tpid"; wait "$tpid"
+
 # ---- the HTTP server ----
 if ! start_exporter "$TMP/ex1.log" --model "$MODEL" --listen 127.0.0.1:0 --interval 1; then
 	not_ok "the exporter did not start: $(head -3 "$TMP/ex1.log")"; finish
