@@ -108,6 +108,13 @@ expect_grep "$TMP/once.prom" 'DCGM_FI_DEV_FB_USED{gpu="0",UUID="GPU-[^"]*",pci_b
 expect_rc 0 "--once without a GPU" "$GPUFEED" exporter --once --interval 0.1 --textfile "$TMP/nogpu.prom"
 expect_grep "$TMP/nogpu.prom" '^gpufeed_gpu_unavailable{reason="[^"]' "no GPU: gpufeed_gpu_unavailable with the reason"
 expect_no_grep "$TMP/nogpu.prom" '^DCGM_' "no GPU: no DCGM metric"
+expect_rc 0 "--once without NVML" env GPUFEED_NVML_LIBRARY="$TMP/none.so" \
+	"$GPUFEED" exporter --model "$MODEL" --once --interval 0.1 --no-checks --textfile "$TMP/nonvml.prom"
+expect_grep "$TMP/nonvml.prom" '^gpufeed_gpu_unavailable{reason="NVML not available: [^"]*none.so' \
+	"without NVML: the reason, naming the library"
+expect_rc 4 "--nvml=require without NVML" env GPUFEED_NVML_LIBRARY="$TMP/none.so" \
+	"$GPUFEED" exporter --nvml=require --once --interval 0.1 --textfile "$TMP/nonvml2.prom"
+[ ! -e "$TMP/nonvml2.prom" ] && ok "nothing written" || not_ok "a file was written"
 [ -z "$(ls "$TMP" | grep 'once.prom.tmp')" ] && ok "no temporary file left" || not_ok "a temporary file is left"
 ln -s once.prom "$TMP/link.prom"
 expect_rc 0 "--textfile through a symbolic link" "$GPUFEED" exporter --once --interval 0.1 --no-checks --textfile "$TMP/link.prom"
@@ -142,7 +149,9 @@ n=$(printf '%s\n' "${stamps[@]}" | sort -u | wc -l)
 "$GPUFEED" exporter --textfile "$TMP/turn.prom" --interval 0.1 --no-checks 2>"$TMP/turn.log" &
 tpid=$!; pids+=("$tpid")
 for _ in $(seq 100); do [ -s "$TMP/turn.prom" ] && break; sleep 0.05; done
-rm -f "$TMP/turn.prom" && mkdir "$TMP/turn.prom"
+# The exporter may write the file again between rm and mkdir: until the
+# directory stands.
+for _ in $(seq 50); do rm -f "$TMP/turn.prom"; mkdir "$TMP/turn.prom" 2>/dev/null && break; done
 for _ in $(seq 60); do grep -q "turn.prom" "$TMP/turn.log" && break; sleep 0.05; done
 [ -d "$TMP/turn.prom" ] && ok "a directory put at the path is left alone" || not_ok "the directory was replaced"
 expect_grep "$TMP/turn.log" "turn.prom" "the failed write is said on stderr, naming the path"
