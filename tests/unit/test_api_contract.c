@@ -2557,7 +2557,7 @@ static void row_gf_exporter_open(void)
 	bad.profile = (enum gf_profile)7;
 	BAD_ARG(gf_exporter_open(&bad, &e), "profile");
 	bad = o;
-	bad.machine = &w.machine;	/* a recording, and not once */
+	bad.sample_root = w.machine.root;	/* a recording's figures, and not once */
 	BAD_ARG(gf_exporter_open(&bad, &e), "recording");
 	assert_null(e);
 }
