@@ -216,6 +216,13 @@ if python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1", 0
 		[ "$(code -g "http://$addr/metrics")" = 200 ] && ok "IPv6 [::1]: 200" || not_ok "IPv6: not 200"
 		kill -TERM "$pid"; wait "$pid"
 	else not_ok "no IPv6 listener: $(head -2 "$TMP/ex6.log")"; fi
+	# Every address: one socket for IPv6 and IPv4.
+	if start_exporter "$TMP/exall.log" --listen :0 --no-checks; then
+		port=${addr##*:}
+		[ "$(code -g "http://[::1]:$port/metrics") $(code "http://127.0.0.1:$port/metrics")" = "200 200" ] &&
+			ok ":PORT ($addr): 200 over IPv6 and IPv4" || not_ok ":PORT: not both IPv6 and IPv4"
+		kill -TERM "$pid"; wait "$pid"
+	else not_ok "no listener on every address: $(head -2 "$TMP/exall.log")"; fi
 else ok "# SKIP no IPv6 on this host"; fi
 
 # ---- a real Prometheus scrapes it ----
