@@ -120,6 +120,11 @@ ln -s once.prom "$TMP/link.prom"
 expect_rc 0 "--textfile through a symbolic link" "$GPUFEED" exporter --once --interval 0.1 --no-checks --textfile "$TMP/link.prom"
 [ -L "$TMP/link.prom" ] && ok "the link is kept, its target written" || not_ok "the link was replaced"
 
+expect_rc 0 "--profile inference" "$GPUFEED" exporter --once --interval 0.1 --profile inference --textfile "$TMP/inf.prom"
+expect_grep "$TMP/inf.prom" '^gpufeed_check_result{.*profile="inference"} 1' "the checks ran with the inference profile"
+expect_rc 0 "--no-checks" "$GPUFEED" exporter --once --interval 0.1 --no-checks --textfile "$TMP/nochk.prom"
+expect_no_grep "$TMP/nochk.prom" '^gpufeed_check' "--no-checks: no check result"
+
 # A recording: levels, no rates.
 expect_rc 0 "--root with --once" "$GPUFEED" exporter --root "$FIX/h200x4-vm/root" --once --textfile "$TMP/rec.prom"
 lint "$TMP/rec.prom" && ok "promtool accepts a recording's file" || not_ok "promtool: $(head -3 "$TMP/lint" | tr '\n' ' ')"
@@ -208,6 +213,11 @@ c=$(code -m 3 "$url/metrics")
 t1=$(date +%s.%N)
 [ "$c" = 200 ] && ok "with 80 idle and a slow client open, a scrape: 200 in $(echo "$t1 - $t0" | bc 2>/dev/null || echo '?') s" ||
 	not_ok "with idle and slow clients open, a scrape got '$c'"
+# ... and the sampler goes on meanwhile: a later scrape has a later sample.
+ts() { curl -s -m 3 "$url/metrics" | sed -n 's/^gpufeed_exporter_sample_timestamp_seconds //p'; }
+a1=$(ts); sleep 2.2; a2=$(ts)
+[ -n "$a1" ] && [ -n "$a2" ] && [ "$a1" != "$a2" ] && ok "the sampler went on while they were connected" ||
+	not_ok "no new sample while clients were connected ('$a1', '$a2')"
 kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
 
 # IPv6, where the host has it.
