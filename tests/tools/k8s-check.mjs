@@ -1,11 +1,12 @@
 // Checks Kubernetes objects with real clients of their APIs, offline:
 //   node k8s-check.mjs NPM_TOOLS DOCS.json
 // DOCS.json is an array of objects (the YAML gpufeed wrote, as JSON).  Each
-// Pod, ResourceClaim, DaemonSet, Service and Namespace is validated against the Kubernetes API's schema
-// (kubernetes-models, generated from the Kubernetes OpenAPI spec: types,
-// required fields, enums, quantities), and each claim's CEL selectors are
-// compiled and run (cel-js) against the devices in the object's
-// "x-devices" member, which names the devices each request must match:
+// Pod, ResourceClaim, DaemonSet, Service and Namespace is validated against
+// the Kubernetes API's schema (kubernetes-models, generated from the
+// Kubernetes OpenAPI spec: types, required fields, enums, quantities), and
+// each claim's CEL selectors are compiled and run (cel-js) against the
+// devices in the object's "x-devices" member, which names the devices each
+// request must match:
 //   "x-devices": { "all": [ {attributes}, ... ], "match": { "gpu0": [i, ...] } }
 // Prints one line per problem; exit 1 when there is one, 0 otherwise.
 import { readFileSync } from "node:fs";
