@@ -1,11 +1,12 @@
 // Checks Kubernetes objects with real clients of their APIs, offline:
 //   node k8s-check.mjs NPM_TOOLS DOCS.json
 // DOCS.json is an array of objects (the YAML gpufeed wrote, as JSON).  Each
-// Pod and ResourceClaim is validated against the Kubernetes API's schema
-// (kubernetes-models, generated from the Kubernetes OpenAPI spec: types,
-// required fields, enums, quantities), and each claim's CEL selectors are
-// compiled and run (cel-js) against the devices in the object's
-// "x-devices" member, which names the devices each request must match:
+// Pod, ResourceClaim, DaemonSet, Service and Namespace is validated against
+// the Kubernetes API's schema (kubernetes-models, generated from the
+// Kubernetes OpenAPI spec: types, required fields, enums, quantities), and
+// each claim's CEL selectors are compiled and run (cel-js) against the
+// devices in the object's "x-devices" member, which names the devices each
+// request must match:
 //   "x-devices": { "all": [ {attributes}, ... ], "match": { "gpu0": [i, ...] } }
 // Prints one line per problem; exit 1 when there is one, 0 otherwise.
 import { readFileSync } from "node:fs";
@@ -17,6 +18,9 @@ const load = (rel) => import(pathToFileURL(join(dir, "node_modules", rel)).href)
 const models = {
   "v1/Pod": (await load("kubernetes-models/v1/Pod.js")).Pod,
   "resource.k8s.io/v1/ResourceClaim": (await load("kubernetes-models/resource.k8s.io/v1/ResourceClaim.js")).ResourceClaim,
+  "apps/v1/DaemonSet": (await load("kubernetes-models/apps/v1/DaemonSet.js")).DaemonSet,
+  "v1/Service": (await load("kubernetes-models/v1/Service.js")).Service,
+  "v1/Namespace": (await load("kubernetes-models/v1/Namespace.js")).Namespace,
 };
 const { evaluate } = await load("@marcbachmann/cel-js/lib/index.js");
 let problems = 0;

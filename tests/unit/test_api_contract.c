@@ -2529,6 +2529,69 @@ static void row_gf_monitor_close(void)
 	gf_monitor_close(NULL);
 }
 
+/* ---- exporter.h ---- */
+
+static void row_gf_exporter_check_listen(void)
+{
+	NULL_ARG(gf_exporter_check_listen(NULL), "spec");
+	REFUSED(gf_exporter_check_listen("no-port"), -EINVAL, "no-port", false);
+}
+
+static void row_gf_exporter_open(void)
+{
+	struct gf_exporter_opts o = GF_EXPORTER_OPTS_INIT, bad = GF_EXPORTER_OPTS_INIT;
+	struct gf_exporter *e = NULL;
+
+	o.textfile = w.path;
+	NULL_ARG(gf_exporter_open(NULL, &e), "opts");
+	NULL_ARG(gf_exporter_open(&o, NULL), "out");
+	bad.struct_size = 0;
+	UNINIT(gf_exporter_open(&bad, &e), "GF_EXPORTER_OPTS_INIT");
+	bad = o;
+	bad.interval_s = 0;
+	BAD_ARG(gf_exporter_open(&bad, &e), "interval_s");
+	bad = o;
+	bad.textfile = NULL;
+	BAD_ARG(gf_exporter_open(&bad, &e), "nothing to serve");
+	bad = o;
+	bad.profile = (enum gf_profile)7;
+	BAD_ARG(gf_exporter_open(&bad, &e), "profile");
+	bad = o;
+	bad.sample_root = w.machine.root;	/* a recording's figures, and not once */
+	BAD_ARG(gf_exporter_open(&bad, &e), "recording");
+	assert_null(e);
+}
+
+static void row_gf_exporter_address(void)
+{
+	char buf[64];
+
+	NULL_ARG(gf_exporter_address(NULL, buf, sizeof(buf)), "e");
+}
+
+static void row_gf_exporter_run(void)
+{
+	NULL_ARG(gf_exporter_run(NULL), "e");
+}
+
+static void row_gf_exporter_stop(void)
+{
+	gf_exporter_stop(NULL);
+}
+
+static void row_gf_exporter_close(void)
+{
+	gf_exporter_close(NULL);
+}
+
+static void row_gf_exporter_write_prom(void)
+{
+	struct gf_mon_sample s = { .hostname = "h" };
+
+	NULL_ARG(gf_exporter_write_prom(NULL, NULL, NULL, w.out), "s");
+	NULL_ARG(gf_exporter_write_prom(&s, NULL, NULL, NULL), "f");
+}
+
 /* ---- the table ---- */
 
 struct row {
@@ -2631,6 +2694,9 @@ static const struct row rows[] = {
 	ROW(gf_nccl_ras_write_json),
 	/* monitor.h */
 	ROW(gf_monitor_open), ROW(gf_monitor_sample), ROW(gf_monitor_topo), ROW(gf_monitor_close),
+	/* exporter.h */
+	ROW(gf_exporter_check_listen), ROW(gf_exporter_open), ROW(gf_exporter_address), ROW(gf_exporter_run),
+	ROW(gf_exporter_stop), ROW(gf_exporter_close), ROW(gf_exporter_write_prom),
 };
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
