@@ -2481,6 +2481,26 @@ static void row_gf_nccl_ras_write_json(void)
 	gf_nccl_ras_free(r);
 }
 
+/* ---- nccl.h: what NCCL chose (bench coll's algorithm column) ---- */
+
+static void row_gf_nccl_choice_parse(void)
+{
+	struct gf_nccl_choice c;
+
+	NULL_ARG(gf_nccl_choice_parse(NULL, 0, &c), "line");
+	NULL_ARG(gf_nccl_choice_parse("x", 1, NULL), "out");
+}
+
+static void row_gf_nccl_tuning_begin(void)
+{
+	NULL_ARG(gf_nccl_tuning_begin(NULL, NULL), "out");
+}
+
+static void row_gf_nccl_tuning_end(void)
+{
+	assert_int_equal(gf_nccl_tuning_end(NULL, NULL, 0), 0);
+}
+
 /* ---- the table ---- */
 
 struct row {
@@ -2581,6 +2601,8 @@ static const struct row rows[] = {
 	ROW(gf_nccl_fr_print), ROW(gf_nccl_fr_write_json), ROW(gf_nccl_ras_parse), ROW(gf_nccl_ras_read), ROW(gf_nccl_ras_query),
 	ROW(gf_nccl_ras_free), ROW(gf_nccl_ras_finding_count), ROW(gf_nccl_ras_missing_ranks), ROW(gf_nccl_ras_print),
 	ROW(gf_nccl_ras_write_json),
+	/* nccl.h: what NCCL chose */
+	ROW(gf_nccl_choice_parse), ROW(gf_nccl_tuning_begin), ROW(gf_nccl_tuning_end),
 };
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
