@@ -96,6 +96,50 @@ GF_API void gf_nccl_log_free(struct gf_nccl_log *l);
  * path, else -errno from setenv, named. */
 GF_API int gf_nccl_log_capture(const char *dir);
 
+/* ---- what NCCL chose for a collective ---------------------------------- */
+
+/* The algorithm, protocol and channels NCCL chose for one collective, as
+ * its rank 0 logs them under NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=TUNING
+ * (src/enqueue.cc, NCCL 2.24 and later):
+ *     AllReduce: 8388608 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..23}
+ * Point-to-point operations (ncclSend/ncclRecv: alltoall, sendrecv) log
+ * none. */
+struct gf_nccl_choice {
+	char func[24];			/* "AllReduce", "AllGather", "ReduceScatter", ... */
+	unsigned long long bytes;	/* the count times the type's size */
+	char algo[24];			/* "RING", "TREE", "NVLS", "NVLS_TREE", "PAT", "COLLNET_DIRECT", ... */
+	char proto[16];			/* "LL", "LL128", "SIMPLE" */
+	int channel_lo, channel_hi;	/* -1 where NCCL did not say (2.23) */
+	int nchannels;			/* channel_hi - channel_lo + 1; 0 unknown */
+};
+
+/* One log line (len bytes, any byte, with the prefixes the log reader
+ * takes): 1 with *out filled when it is NCCL's choice line (the 2.24+
+ * form, or 2.23's "Algo 1 proto 2 time 40.5" with the numbers named and
+ * channels unknown), 0 with *out zeroed when not (a field missing or out
+ * of range included), -EINVAL for NULL. */
+GF_API int gf_nccl_choice_parse(const char *line, size_t len, struct gf_nccl_choice *out);
+
+struct gf_nccl_tuning;
+
+/* Starts catching NCCL's choice lines of this process, for a call the
+ * caller then makes outside any timing: sets NCCL_DEBUG=INFO,
+ * NCCL_DEBUG_SUBSYS=TUNING and NCCL_DEBUG_FILE (a new file in dir; NULL:
+ * $TMPDIR, else /tmp) and has the loaded NCCL read them again
+ * (ncclResetDebugInit).  0 with *out set; -ENOSYS when NCCL cannot be
+ * loaded; -ENOTSUP when it lacks ncclResetDebugInit (before 2.24: NCCL
+ * reads its log settings only once); -EBUSY when NCCL_DEBUG_FILE is
+ * already set (NCCL would reopen the user's log and truncate it) or a
+ * capture is under way; else -errno naming the file.  Each error says
+ * why, for the caller to show where the choice is absent. */
+GF_API int gf_nccl_tuning_begin(const char *dir, struct gf_nccl_tuning **out);
+/* Stops: the three variables as they were (unset where they were), NCCL
+ * told again, then the choice lines caught, up to max into out, and the
+ * file removed.  The number of lines caught (>= 0, may exceed max), or
+ * -errno (the capture is freed either way); NULL does nothing, returning
+ * 0. */
+GF_API int gf_nccl_tuning_end(struct gf_nccl_tuning *t, struct gf_nccl_choice *out, int max);
+
 /* ---- end of the NCCL_DEBUG log reader ---------------------------------- */
 /* Flight Recorder and RAS readers follow here. */
 

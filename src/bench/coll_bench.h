@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <gpufeed/nccl.h>
 #include "bench/frame.h"
 #include "bench/runner.h"
 #include "coll/run.h"
@@ -63,6 +64,10 @@ struct gf_bench_coll {
 	uint64_t *sizes;
 	unsigned nsizes;
 	struct gf_coll_result *res;	/* [nsizes] */
+	/* What NCCL chose for each size (rank 0), from its log of one untimed
+	 * call after the timed ones: nchannels 0 where it said nothing. */
+	struct gf_nccl_choice *choice;	/* [nsizes] */
+	char choice_why[320];		/* why no row shows it; "" when they may */
 	/* while running */
 	struct gf_coll_comm *comm;
 	struct gf_coll_run *run;

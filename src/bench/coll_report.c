@@ -46,8 +46,15 @@ static json_t *jnum_or_null(double v)
 	return isnan(v) ? json_null() : gf_bench_jnum(v);
 }
 
-static json_t *row_json(const struct gf_bench_coll *p, const struct gf_coll_result *r)
+static const struct gf_nccl_choice *choice_at(const struct gf_bench_coll *p, unsigned i)
 {
+	return p->choice && p->choice[i].algo[0] ? &p->choice[i] : NULL;
+}
+
+static json_t *row_json(const struct gf_bench_coll *p, unsigned i)
+{
+	const struct gf_coll_result *r = &p->res[i];
+	const struct gf_nccl_choice *c = choice_at(p, i);
 	json_t *o = json_object(), *nt = json_object(), *samples = json_array(), *ranks = json_array();
 	bool reduces = gf_coll_op_reduces(p->op), rooted = gf_coll_op_rooted(p->op);
 
@@ -80,6 +87,9 @@ static json_t *row_json(const struct gf_bench_coll *p, const struct gf_coll_resu
 	json_object_set_new(o, "rank_time_us", r->rank_s ? ranks : (json_decref(ranks), json_null()));
 	json_object_set_new(o, "percent_of_limit", jnum_or_null(gf_bench_coll_percent(p, r)));
 	json_object_set_new(o, "above_limit", json_boolean(above_limit(p, r)));
+	json_object_set_new(o, "nccl_algorithm", c ? json_string(c->algo) : json_null());
+	json_object_set_new(o, "nccl_protocol", c ? json_string(c->proto) : json_null());
+	json_object_set_new(o, "nccl_channels", c && c->nchannels > 0 ? json_integer(c->nchannels) : json_null());
 	return o;
 }
 
@@ -110,6 +120,10 @@ int gf_bench_coll_write_json(const struct gf_bench_coll *p, FILE *f)
 	json_object_set_new(nccl, "version", json_string(ver));
 	json_object_set_new(nccl, "version_code", json_integer(p->nccl_version));
 	json_object_set_new(nccl, "library", json_string(p->nccl_library));
+	json_object_set_new(nccl, "choice_source",
+			    json_string("NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=TUNING for one untimed call per size "
+					"after the timed ones: rank 0's \"Bytes -> Algo\" line"));
+	json_object_set_new(nccl, "choice_absent", p->choice_why[0] ? json_string(p->choice_why) : json_null());
 	json_object_set_new(root, "nccl", nccl);
 	cfg = json_object();
 	json_object_set_new(cfg, "op", json_string(gf_coll_op_name(p->op)));
@@ -152,7 +166,7 @@ int gf_bench_coll_write_json(const struct gf_bench_coll *p, FILE *f)
 					"iteration_us: each iteration between CUDA events, the slowest rank's"));
 	rows = json_array();
 	for (unsigned i = 0; i < p->nsizes; i++)
-		json_array_append_new(rows, row_json(p, &p->res[i]));
+		json_array_append_new(rows, row_json(p, i));
 	json_object_set_new(root, "results", rows);
 	json_object_set_new(root, "average_bus_bandwidth", json_pack("{s:o}", "bandwidth",
 								     gf_bench_jnum(average_busbw(p))));
@@ -180,25 +194,35 @@ int gf_bench_coll_print(const struct gf_bench_coll *p, FILE *f)
 	if (p->limit.gb_per_s > 0)
 		fprintf(f, " (%.1f GB/s)\n", p->limit.gb_per_s);
 	fprintf(f, "%s, %u iterations after %u warm-up; time: nccl-tests' average; p50/p99: per iteration "
-		"(CUDA events)\n\n", p->o.in_place ? "in place" : "out of place", p->o.iters, p->o.warmup_iters);
-	fprintf(f, "%12s %12s %8s %6s %5s %10s %8s %8s %7s %10s %10s %7s %7s\n", "size", "count", "type", "redop",
-		"root", "time", "algbw", "busbw", "#wrong", "p50", "p99", "slowest", "%limit");
-	fprintf(f, "%12s %12s %8s %6s %5s %10s %8s %8s %7s %10s %10s %7s %7s\n", "(B)", "(elements)", "", "", "",
-		"(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)", "rank", "");
+		"(CUDA events)\n", p->o.in_place ? "in place" : "out of place", p->o.iters, p->o.warmup_iters);
+	if (p->choice_why[0])
+		fprintf(f, "NCCL's choice: not shown: %s\n\n", p->choice_why);
+	else
+		fprintf(f, "NCCL's choice: algorithm/protocol/channels from its log of one more, untimed call per "
+			"size\n\n");
+	fprintf(f, "%12s %12s %8s %6s %5s %10s %8s %8s %7s %10s %10s %7s %7s  %s\n", "size", "count", "type",
+		"redop", "root", "time", "algbw", "busbw", "#wrong", "p50", "p99", "slowest", "%limit", "NCCL chose");
+	fprintf(f, "%12s %12s %8s %6s %5s %10s %8s %8s %7s %10s %10s %7s %7s  %s\n", "(B)", "(elements)", "", "", "",
+		"(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)", "rank", "", "(algo/proto/ch)");
 	for (unsigned i = 0; i < p->nsizes; i++) {
 		const struct gf_coll_result *r = &p->res[i];
+		const struct gf_nccl_choice *c = choice_at(p, i);
 		double pct = gf_bench_coll_percent(p, r);
-		char wrong[24], pcts[16];
+		char wrong[24], pcts[16], chose[80] = "-";
 
 		snprintf(wrong, sizeof(wrong), p->o.check ? "%lld" : "N/A", r->wrong);
 		if (isnan(pct))
 			snprintf(pcts, sizeof(pcts), "-");
 		else
 			snprintf(pcts, sizeof(pcts), "%.1f", pct);
-		fprintf(f, "%12llu %12zu %8s %6s %5d %10.2f %8.2f %8.2f %7s %10.2f %10.2f %7d %7s\n",
+		if (c && c->nchannels > 0)
+			snprintf(chose, sizeof(chose), "%s/%s/%d", c->algo, c->proto, c->nchannels);
+		else if (c)
+			snprintf(chose, sizeof(chose), "%s/%s/?", c->algo, c->proto);
+		fprintf(f, "%12llu %12zu %8s %6s %5d %10.2f %8.2f %8.2f %7s %10.2f %10.2f %7d %7s  %s\n",
 			(unsigned long long)r->bytes, r->count, gf_coll_dtype_name(p->dtype),
 			reduces ? gf_coll_redop_name(p->redop) : "none", rooted ? (int)p->o.root : -1, r->time_s * 1e6,
-			r->algbw, r->busbw, wrong, r->p50_s * 1e6, r->p99_s * 1e6, r->slowest_rank, pcts);
+			r->algbw, r->busbw, wrong, r->p50_s * 1e6, r->p99_s * 1e6, r->slowest_rank, pcts, chose);
 	}
 	fprintf(f, "# Avg bus bandwidth    : %g\n", average_busbw(p));
 	for (unsigned i = 0; i < p->nsizes; i++) {

@@ -185,6 +185,34 @@ static int ring_of(struct gf_bench_coll *p)
 	return 0;
 }
 
+/* What NCCL chose for size i: its choice line caught around one more call
+ * of that size, after the timed passes, so that the log costs them
+ * nothing.  Every rank makes the call (it is a collective); rank 0's
+ * process is the one NCCL logs it in.  The first capture that cannot
+ * start says why for every row, and no other is tried. */
+static int choice_of(struct gf_bench_coll *p, unsigned i)
+{
+	struct gf_nccl_choice got[8];
+	struct gf_nccl_tuning *t = NULL;
+	unsigned long long bytes = (unsigned long long)p->res[i].count * gf_coll_dtype_size(p->dtype);
+	int rc, n;
+
+	if (p->op == GF_COLL_ALLTOALL || p->op == GF_COLL_SENDRECV)
+		return 0;	/* ncclSend/ncclRecv: NCCL logs no choice */
+	if (p->rank == 0 && !p->choice_why[0] && gf_nccl_tuning_begin(NULL, &t))
+		snprintf(p->choice_why, sizeof(p->choice_why), "%s", gf_last_error());
+	rc = gf_coll_run_once(p->run, p->sizes[i]);
+	n = gf_nccl_tuning_end(t, got, (int)(sizeof(got) / sizeof(got[0])));
+	if (rc)
+		return rc;
+	if (n < 0)
+		snprintf(p->choice_why, sizeof(p->choice_why), "%s", gf_last_error());
+	for (int k = 0; k < n && k < (int)(sizeof(got) / sizeof(got[0])); k++)
+		if (got[k].bytes == bytes)
+			p->choice[i] = got[k];
+	return 0;
+}
+
 static int op_sample(void *ctx, unsigned i, double *value)
 {
 	struct gf_bench_coll *p = ctx;
@@ -193,6 +221,8 @@ static int op_sample(void *ctx, unsigned i, double *value)
 	if (p->failed)		/* the communicators went with the first failure */
 		return gf_error(p->failed, "not run: an earlier size failed");
 	rc = gf_coll_run_point(p->run, p->sizes[i], &p->res[i]);
+	if (!rc)
+		rc = choice_of(p, i);
 	if (rc) {
 		p->failed = rc;
 		return rc;
@@ -293,11 +323,15 @@ int gf_bench_coll_run(const struct gf_bench_coll_opts *opts, const struct gf_ben
 	gf_coll_dtype_parse(opts->dtype ? opts->dtype : "float", &p->dtype);
 	gf_coll_redop_parse(opts->redop ? opts->redop : "sum", &p->redop);
 	p->nsizes = sweep(opts, NULL, 0);
-	if (!(p->sizes = calloc(p->nsizes, sizeof(*p->sizes))) || !(p->res = calloc(p->nsizes, sizeof(*p->res)))) {
+	if (!(p->sizes = calloc(p->nsizes, sizeof(*p->sizes))) || !(p->res = calloc(p->nsizes, sizeof(*p->res))) ||
+	    !(p->choice = calloc(p->nsizes, sizeof(*p->choice)))) {
 		rc = gf_error(-ENOMEM, "bench coll: out of memory");
 		goto fail;
 	}
 	sweep(opts, p->sizes, p->nsizes);
+	if (p->op == GF_COLL_ALLTOALL || p->op == GF_COLL_SENDRECV)
+		snprintf(p->choice_why, sizeof(p->choice_why),
+			 "NCCL logs no algorithm for point-to-point operations (ncclSend/ncclRecv)");
 	rc = gf_coll_world_from_env(&p->world);
 	if (rc && rc != -ENOENT)
 		goto fail;
@@ -318,6 +352,7 @@ void gf_bench_coll_free(struct gf_bench_coll *p)
 	for (unsigned i = 0; p->res && i < p->nsizes; i++)
 		gf_coll_result_free(&p->res[i]);
 	free(p->res);
+	free(p->choice);
 	free(p->sizes);
 	free(p->pcis);
 	free(p->ring);
@@ -396,7 +431,9 @@ const struct gf_bench_def gf_bench_coll_def = {
 			"ranks; its algbw and busbw formulas), with each iteration's time from\n"
 			"CUDA events (p50, p99), the slowest rank, an optional data check, and\n"
 			"busbw as a percentage of the ring's narrowest link in the machine\n"
-			"model (NVLink, else the PCIe path).  One process drives every chosen\n"
+			"model (NVLink, else the PCIe path), and the algorithm, protocol and\n"
+			"channels NCCL chose (its TUNING log of one more, untimed call per size;\n"
+			"NCCL 2.24 and later, collectives only).  One process drives every chosen\n"
 			"GPU, one rank each; under a launcher (gpufeed launch, torchrun, srun,\n"
 			"mpirun: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT...) each process is\n"
 			"one rank on its LOCAL_RANK'th GPU, the NCCL unique id exchanged over\n"

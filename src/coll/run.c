@@ -384,22 +384,43 @@ out:
 	return rc;
 }
 
+/* The point's counts and name; -EINVAL when it does not fit the buffers. */
+static int set_point(struct gf_coll_run *r, uint64_t size, size_t *total)
+{
+	char sz[32];
+
+	gf_coll_counts_of(r->o.op, size, r->elt, r->c->nranks, &r->k);
+	*total = (size_t)gf_coll_row_bytes(&r->k, r->elt);
+	size_text(size, sz, sizeof(sz));
+	snprintf(r->what, sizeof(r->what), "%s %s", gf_coll_op_name(r->o.op), sz);
+	if (*total > r->buf_bytes)
+		return gf_error(-EINVAL, "%s: %zu bytes do not fit the %zu-byte buffers", r->what, *total, r->buf_bytes);
+	return 0;
+}
+
+int gf_coll_run_once(struct gf_coll_run *r, uint64_t size)
+{
+	size_t total;
+	int rc;
+
+	if (!r)
+		return gf_error(-EINVAL, "gf_coll_run_once: no run");
+	if ((rc = set_point(r, size, &total)) || (rc = launch(r, 0)))
+		return rc;
+	return gf_coll_comm_wait(r->c, r->what);
+}
+
 int gf_coll_run_point(struct gf_coll_run *r, uint64_t size, struct gf_coll_result *res)
 {
 	struct gf_coll_comm *c = r->c;
 	struct rank_figures mine, *all = NULL;
 	double *all_iters = NULL, t0, t;
-	char sz[32];
 	size_t steps, total;
 	int rank0 = c->gpu[0].rank, rc;
 
 	memset(res, 0, sizeof(*res));
-	gf_coll_counts_of(r->o.op, size, r->elt, c->nranks, &r->k);
-	total = (size_t)gf_coll_row_bytes(&r->k, r->elt);
-	size_text(size, sz, sizeof(sz));
-	snprintf(r->what, sizeof(r->what), "%s %s", gf_coll_op_name(r->o.op), sz);
-	if (total > r->buf_bytes)
-		return gf_error(-EINVAL, "%s: %zu bytes do not fit the %zu-byte buffers", r->what, total, r->buf_bytes);
+	if ((rc = set_point(r, size, &total)))
+		return rc;
 	res->bytes = total;
 	res->count = r->k.param;
 	res->iters = r->o.iters;

@@ -111,6 +111,12 @@ int gf_coll_run_open(struct gf_coll_comm *c, const struct gf_coll_run_opts *o, s
  * the same sizes; rank 0's *res holds everyone's figures.  0 or -errno
  * (-ETIMEDOUT naming the GPU and rank). */
 int gf_coll_run_point(struct gf_coll_run *r, uint64_t size, struct gf_coll_result *res);
+/* One launch of size bytes on every GPU of this process and the wait for
+ * it, timed by nothing: a call of its own for whoever wants to watch what
+ * NCCL does with that size (bench coll logs NCCL's choice around it) while
+ * the timed passes stay as nccl-tests runs them.  Every rank of a job
+ * calls it for the same sizes.  0 or -errno as gf_coll_run_point. */
+int gf_coll_run_once(struct gf_coll_run *r, uint64_t size);
 void gf_coll_result_free(struct gf_coll_result *res);
 void gf_coll_run_close(struct gf_coll_run *r);
 

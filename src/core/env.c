@@ -149,11 +149,20 @@ static const struct gf_env_info registry[] = {
 	[GF_ENV_MPI_LOCALNRANKS] = {
 		"MPI_LOCALNRANKS", GF_ENV_INT, "none", "coll",
 		"Number of ranks on this host under MPICH's Hydra", 1, 1000000LL },
+	[GF_ENV_NCCL_DEBUG] = {
+		"NCCL_DEBUG", GF_ENV_STRING, "NCCL logs nothing", "nccl",
+		"NCCL's log level; bench coll sets it for one untimed call per size and puts it back", 0, 0 },
+	[GF_ENV_NCCL_DEBUG_SUBSYS] = {
+		"NCCL_DEBUG_SUBSYS", GF_ENV_STRING, "INIT,BOOTSTRAP,ENV", "nccl",
+		"NCCL's logged subsystems; set and put back with NCCL_DEBUG", 0, 0 },
+	[GF_ENV_NCCL_DEBUG_FILE] = {
+		"NCCL_DEBUG_FILE", GF_ENV_PATH, "NCCL logs to stdout", "nccl",
+		"NCCL's log file; when set, bench coll leaves NCCL's log alone (no algorithm column)", 0, 0 },
 };
 
 #define NVARS ((int)(sizeof(registry) / sizeof(registry[0])))
 /* The last id has a row: ids and rows cannot drift apart. */
-_Static_assert(NVARS == GF_ENV_MPI_LOCALNRANKS + 1, "every gf_env_var needs a registry row");
+_Static_assert(NVARS == GF_ENV_NCCL_DEBUG_FILE + 1, "every gf_env_var needs a registry row");
 
 int gf_env_count(void)
 {
@@ -222,10 +231,11 @@ GF_API bool gf_env_flag(enum gf_env_var var)
 
 /* The one place that changes the environment: what a caller asked to
  * export (gf_bind_setenv: CUDA_VISIBLE_DEVICES and the rest, for the
- * command gpufeed run executes next). */
+ * command gpufeed run executes next), or put back as it was (value NULL:
+ * unset). */
 int gf_env_export(const char *name, const char *value)
 {
-	if (setenv(name, value, 1))
+	if (value ? setenv(name, value, 1) : unsetenv(name))
 		return gf_error_errno(-errno, name);
 	return 0;
 }

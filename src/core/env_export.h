@@ -3,7 +3,8 @@
 #ifndef GF_CORE_ENV_EXPORT_H
 #define GF_CORE_ENV_EXPORT_H
 
-/* Sets (overwrites) name=value: 0 or -errno with a message naming it. */
+/* Sets (overwrites) name=value, or unsets name for value NULL: 0 or
+ * -errno with a message naming it. */
 int gf_env_export(const char *name, const char *value);
 
 #endif

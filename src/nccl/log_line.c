@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/strutil.h"
+#include "nccl/choice.h"
 #include "nccl/log_line.h"
 
 void gf_nccl_clean_copy(char *dst, size_t size, const char *src, size_t len)
@@ -323,16 +324,10 @@ static void nccl_message(const char *m, bool warn, struct nccl_event *ev)
 		set_text(ev, m);
 		return;
 	}
-	if ((p = strstr(m, "Bytes -> Algo "))) {
-		char algo[32] = "", proto[32] = "";
-
-		(void)word_after(p, "Algo ", algo, sizeof(algo));
-		(void)word_after(p, " proto ", proto, sizeof(proto));
-		if (!algo[0] || !proto[0] || !strchr(m, ':'))
-			return;
+	if (gf_nccl_choice_of(m, &ev->choice)) {
 		ev->kind = EV_ALGO;
-		gf_nccl_clean_copy(ev->a, sizeof(ev->a), m, strcspn(m, ":"));
-		snprintf(ev->b, sizeof(ev->b), "%s/%s", algo, proto);
+		snprintf(ev->a, sizeof(ev->a), "%s", ev->choice.func);
+		snprintf(ev->b, sizeof(ev->b), "%s/%s", ev->choice.algo, ev->choice.proto);
 		return;
 	}
 	if ((p = strstr(m, "Setting affinity for GPU ")) && (p = strstr(p, " to "))) {

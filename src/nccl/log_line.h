@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <gpufeed/nccl.h>
+
 /* Lines longer than this are read up to it (NCCL's own lines are far
  * shorter; anything past it is not what the reader looks for). */
 #define NCCL_LINE_MAX 2048
@@ -19,7 +21,7 @@ enum nccl_ev_kind {
 	EV_RING,		/* "Channel 00/04 : 0 1": channel, count = channels, text = order */
 	EV_TREE,		/* "Trees [0] ...": text */
 	EV_CHANNELS,		/* "N coll channels, ... K nvls channels": count = coll, peer = nvls */
-	EV_ALGO,		/* a: "AllReduce", b: "RING/SIMPLE" */
+	EV_ALGO,		/* a: "AllReduce", b: "RING/SIMPLE", choice: all of it */
 	EV_ENV,			/* a: NCCL_xxx, b: value */
 	EV_GDR,			/* flag 1 enabled; a: the NIC */
 	EV_NVLS,		/* text: what NCCL said about NVLS */
@@ -46,6 +48,7 @@ struct nccl_event {
 	char busid[20];		/* "0000:00:06.0" from NCCL's busId */
 	char a[64], b[64];
 	char text[256];
+	struct gf_nccl_choice choice;	/* EV_ALGO */
 };
 
 /* Parses line (len bytes, any byte) into *ev.  Always fills *ev (kind

@@ -85,6 +85,42 @@ expect_grep "$TMP/text" "size  *count  *type  *redop  *root  *time  *algbw  *bus
 expect_grep "$TMP/text" "^ *4096  *1024  *float  *sum  *-1  *[0-9.]*  *[0-9.]*  *[0-9.]*  *N/A " "a row as nccl-tests prints it"
 expect_grep "$TMP/text" "ring's narrowest link: " "the link is named"
 
+# What NCCL chose: its choice line ("AllReduce: 4096 Bytes -> Algo RING proto
+# LL channel{Lo..Hi}={0..0}") caught around one more, untimed call per size.
+expect_grep "$TMP/text" "%limit  NCCL chose$" "the table's last column"
+expect_grep "$TMP/text" "^ *4096  *1024 .* RING/LL/1$" "a row's algorithm/protocol/channels"
+expect_grep "$TMP/text" "^NCCL's choice: algorithm/protocol/channels from its log of one more, untimed call per size" \
+	"where it comes from"
+mkdir -p "$TMP/tmpd"
+expect_rc 0 "NCCL's choice forced, as NCCL_ALGO and NCCL_PROTO force it" env TMPDIR="$TMP/tmpd" NCCL_ALGO=Tree \
+	NCCL_PROTO=Simple NCCL_MAX_NCHANNELS=3 "$GPUFEED" bench coll "${small[@]}" --json --quiet
+expect_jq "$out" '.nccl.choice_absent == null and all(.results[]; .nccl_algorithm == "TREE" and .nccl_protocol == "SIMPLE" and .nccl_channels == 3)' \
+	"every row reports the forced TREE/SIMPLE on 3 channels"
+if [ -z "$(ls -A "$TMP/tmpd")" ]; then ok "no capture file left in TMPDIR"; else not_ok "left: $(ls "$TMP/tmpd")"; fi
+expect_rc 0 "unforced: the stand-in's choice by size" gf bench coll "${small[@]}" --json --quiet
+expect_jq "$out" '[.results[].nccl_protocol] == ["LL", "LL", "LL128"] and all(.results[]; .nccl_algorithm == "RING" and .nccl_channels == 1)' \
+	"LL, LL, LL128 as the sizes grow"
+expect_rc 0 "alltoall: point-to-point" gf bench coll --op alltoall "${small[@]}" --json --quiet
+expect_jq "$out" '(.nccl.choice_absent | test("no algorithm for point-to-point")) and all(.results[]; .nccl_algorithm == null and .nccl_protocol == null and .nccl_channels == null)' \
+	"no choice, and why"
+expect_rc 0 "an NCCL before 2.24" env FAKE_NCCL_NO_RESET_DEBUG=1 "$GPUFEED" bench coll "${small[@]}" --quiet
+expect_grep "$out" "^NCCL's choice: not shown: NCCL 2.28.9 has no ncclResetDebugInit (2.24 and later)" "says why"
+expect_grep "$out" "^ *4096  *1024 .* -$" "and the column shows -"
+expect_rc 0 "the user's NCCL_DEBUG_FILE" env NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING NCCL_DEBUG_FILE="$TMP/users.log" \
+	"$GPUFEED" bench coll "${small[@]}" --json --quiet
+expect_jq "$out" '(.nccl.choice_absent | test("NCCL_DEBUG_FILE is set")) and all(.results[]; .nccl_algorithm == null)' \
+	"is left alone, and the choice says why it is absent"
+expect_grep "$TMP/users.log" "NCCL INFO AllReduce: 4096 Bytes -> Algo RING" "the user's log has NCCL's lines"
+# The user's own NCCL_DEBUG to stdout is put back after each capture: every
+# timed call still logs there (3 sizes x (1 warm-up + 1 sync + 3 timed + 3
+# with events)), the captured call does not, and the table has the choice.
+expect_rc 0 "the user's NCCL_DEBUG=INFO on stdout" env NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING \
+	"$GPUFEED" bench coll "${small[@]}" --quiet
+n=$(grep -c "NCCL INFO AllReduce: .* Bytes -> Algo" "$out")
+if [ "$n" = 24 ]; then ok "24 lines of the user's log on stdout, none of the captured calls"; else
+	not_ok "$n lines of NCCL's log on stdout, not 24"; fi
+expect_grep "$out" "^ *65536  *16384 .* RING/LL128/1$" "and the captured choice in the table"
+
 # A corrupting NCCL: the check counts wrong elements, exit 1.
 expect_rc 1 "FAKE_NCCL_CORRUPT: wrong elements, exit 1" env FAKE_NCCL_CORRUPT=1 \
 	"$GPUFEED" bench coll "${small[@]}" --check 1 --json --quiet
@@ -118,6 +154,8 @@ for n in 2 4; do
 		not_ok "$n ranks: exits $codes"; sed 's/^/#   /' "$TMP"/rank.*.err | head -10; fi
 	expect_jq "$TMP/rank.0.out" ".config.mode == \"multi-process\" and .config.nranks == $n and all(.results[]; .wrong == 0 and (.rank_time_us | length) == $n)" \
 		"$n ranks: rank 0 writes the job's figures, each rank's time, no wrong element"
+	expect_jq "$TMP/rank.0.out" 'all(.results[]; .nccl_algorithm == "RING" and .nccl_channels == 1)' \
+		"$n ranks: rank 0 caught NCCL's choice"
 	if [ ! -s "$TMP/rank.1.out" ]; then ok "$n ranks: rank 1 prints nothing"; else not_ok "$n ranks: rank 1 printed"; fi
 done
 

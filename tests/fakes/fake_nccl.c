@@ -43,7 +43,20 @@
  *                        than 2.14 (dlsym finds nothing: an IFUNC whose
  *                        resolver reads the variable)
  *   FAKE_NCCL_DIR        where the rendezvous files go
+ *   FAKE_NCCL_NO_RESET_DEBUG  set: no ncclResetDebugInit, as an NCCL older
+ *                        than 2.24 (an IFUNC, as FAKE_NCCL_NO_CONFIG)
  *
+ * NCCL's own log, as NCCL keeps it (src/debug.cc): NCCL_DEBUG,
+ * NCCL_DEBUG_SUBSYS and NCCL_DEBUG_FILE (%h, %p, %%) read at the first log
+ * call and again after ncclResetDebugInit.  With INFO and the TUNING
+ * subsystem (or ALL), rank 0 logs each collective's choice in NCCL 2.28's
+ * words (src/enqueue.cc):
+ *     host:pid:tid [dev] NCCL INFO AllReduce: 8388608 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..1}
+ * The choice is the stand-in's: the first name of NCCL_ALGO and NCCL_PROTO
+ * where set (as NCCL's forced choice), else RING, and LL below 64 KiB,
+ * LL128 below 2 MiB, SIMPLE above; NCCL_MAX_NCHANNELS channels where set,
+ * else 1 below 1 MiB and 2 above.  Sends and receives log nothing, as in
+ * NCCL.
  * ncclCommAbort marks the world aborted: the other ranks' pending and
  * later operations fail with ncclRemoteError, as a dead peer's do.
  *
@@ -52,10 +65,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -677,6 +692,132 @@ static gf_nccl_result enqueue(gf_nccl_comm c, struct op o)
 	return GF_NCCL_SUCCESS;
 }
 
+/* ---- NCCL's log ---- */
+
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static int log_level = -1;		/* -1: read the environment at the next call */
+static int log_tuning;
+static FILE *log_file;
+static char log_path[4096];		/* NCCL_DEBUG_FILE expanded; "" for stdout */
+
+static void log_init(void)
+{
+	const char *lvl = env("NCCL_DEBUG"), *sub = getenv("NCCL_DEBUG_SUBSYS"), *fn = env("NCCL_DEBUG_FILE");
+	char path[4096], host[256] = "?";
+	size_t n = 0;
+
+	log_level = !strcasecmp(lvl, "INFO") || !strcasecmp(lvl, "TRACE");
+	log_tuning = 0;
+	if (sub) {
+		int invert = *sub == '^';
+		char list[512];
+
+		snprintf(list, sizeof(list), "%s", sub + invert);
+		for (char *save = NULL, *w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save))
+			if (!strcasecmp(w, "TUNING") || !strcasecmp(w, "ALL"))
+				log_tuning = 1;
+		log_tuning ^= invert;
+	}
+	log_file = stdout;
+	log_path[0] = '\0';
+	if (log_level <= 0 || !*fn)
+		return;
+	gethostname(host, sizeof(host) - 1);
+	host[strcspn(host, ".")] = '\0';
+	for (const char *p = fn; *p && n + 64 < sizeof(path); p++) {
+		if (*p != '%' || !p[1]) {
+			path[n++] = *p;
+			continue;
+		}
+		p++;
+		if (*p == 'h')
+			n += (size_t)snprintf(path + n, sizeof(path) - n, "%.40s", host);
+		else if (*p == 'p')
+			n += (size_t)snprintf(path + n, sizeof(path) - n, "%d", (int)getpid());
+		else if (*p == '%')
+			path[n++] = '%';
+		else {
+			path[n++] = '%';
+			path[n++] = *p;
+		}
+	}
+	path[n] = '\0';
+	snprintf(log_path, sizeof(log_path), "%s", path);
+}
+
+/* NCCL opens its file at its first log call; the stand-in at its first
+ * line, so a run that logs nothing leaves no file (nccl check's "NCCL wrote
+ * no log" case). */
+static FILE *log_out(void)
+{
+	FILE *f;
+
+	if (log_file == stdout && log_path[0] && (f = fopen(log_path, "w"))) {
+		setlinebuf(f);
+		log_file = f;
+	}
+	return log_file;
+}
+
+/* ncclResetDebugInit: NCCL_DEBUG* read again at the next log call. */
+static void reset_debug_init(void)
+{
+	pthread_mutex_lock(&log_lock);
+	if (log_file && log_file != stdout)
+		fclose(log_file);
+	log_file = NULL;
+	log_level = -1;
+	pthread_mutex_unlock(&log_lock);
+}
+
+typedef void (*reset_debug_fn)(void);
+void ncclResetDebugInit(void) __attribute__((ifunc("resolve_reset_debug")));
+__attribute__((used)) static reset_debug_fn resolve_reset_debug(void);
+__attribute__((used)) static reset_debug_fn resolve_reset_debug(void)
+{
+	return getenv("FAKE_NCCL_NO_RESET_DEBUG") ? NULL : reset_debug_init;
+}
+
+/* The first name of a list NCCL takes ("Ring,Tree", not "^Ring"),
+ * upper-cased, or def. */
+static void forced(const char *var, const char *def, char *buf, size_t size)
+{
+	const char *v = env(var);
+	size_t i;
+
+	if (!*v || *v == '^')
+		v = def;
+	for (i = 0; v[i] && v[i] != ',' && i + 1 < size; i++)
+		buf[i] = (char)(v[i] >= 'a' && v[i] <= 'z' ? v[i] - 'a' + 'A' : v[i]);
+	buf[i] = '\0';
+}
+
+static void log_choice(gf_nccl_comm c, enum coll coll, size_t count, gf_nccl_datatype t)
+{
+	static const char *const func[] = { "AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Reduce" };
+	unsigned long long bytes = (unsigned long long)count * type_size(t);
+	char algo[32], proto[32], host[256] = "?";
+	int ch = rank_knob("NCCL_MAX_NCHANNELS");
+
+	if (c->rank != 0)
+		return;
+	pthread_mutex_lock(&log_lock);
+	if (log_level < 0)
+		log_init();
+	if (log_level > 0 && log_tuning) {
+		forced("NCCL_ALGO", "RING", algo, sizeof(algo));
+		forced("NCCL_PROTO", bytes < 65536 ? "LL" : bytes < (2u << 20) ? "LL128" : "SIMPLE", proto,
+		       sizeof(proto));
+		if (ch <= 0)
+			ch = bytes < (1u << 20) ? 1 : 2;
+		gethostname(host, sizeof(host) - 1);
+		host[strcspn(host, ".")] = '\0';
+		fprintf(log_out(), "%s:%d:%d [%d] NCCL INFO %s: %llu Bytes -> Algo %s proto %s channel{Lo..Hi}={0..%d}\n",
+			host, (int)getpid(), (int)syscall(SYS_gettid), c->dev, func[coll], bytes, algo, proto, ch - 1);
+	}
+	pthread_mutex_unlock(&log_lock);
+}
+
 static gf_nccl_result collective(const char *sym, enum coll coll, const void *send, void *recv, size_t count,
 				 gf_nccl_datatype t, gf_nccl_redop op, int root, gf_nccl_comm c)
 {
@@ -695,6 +836,7 @@ static gf_nccl_result collective(const char *sym, enum coll coll, const void *se
 	if (c->error)
 		return c->error;
 	o.seq = c->seq++;
+	log_choice(c, coll, count, t);
 	if (!c->hung) {
 		n = contributed(c, &o, c->rank);
 		in = bytes_of(send, n);

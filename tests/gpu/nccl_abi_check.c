@@ -74,6 +74,17 @@ NCCL_FUNCTIONS(OURS, gf_nccl_result, gf_nccl_comm, gf_nccl_datatype, gf_nccl_red
 	       struct gf_nccl_unique_id, struct gf_nccl_config)
 NCCL_FUNCTIONS(THEIRS, ncclResult_t, ncclComm_t, ncclDataType_t, ncclRedOp_t, cudaStream_t, ncclUniqueId, ncclConfig_t)
 
+/* ncclResetDebugInit (2.24): deprecated in 2.28's nccl.h, still exported;
+ * "()" and "(void)" are the same type in C. */
+_Static_assert(SAME_TYPE(__typeof__(((struct gf_nccl_ops *)0)->reset_debug_init), void (*)(void)),
+	       "gf_nccl_ops.reset_debug_init is not void (*)(void)");
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+_Static_assert(SAME_TYPE(__typeof__(&ncclResetDebugInit), void (*)(void)), "ncclResetDebugInit differs from nccl.h");
+#pragma GCC diagnostic pop
+#endif
+
 SAME_VAL(GF_NCCL_UNIQUE_ID_BYTES, NCCL_UNIQUE_ID_BYTES);
 
 SAME_VAL(GF_NCCL_SUCCESS, ncclSuccess);

@@ -40,6 +40,10 @@ else
 fi
 bash tests/gpu/nccl-abi-check.sh
 case $? in 0|77) ;; *) rc=1 ;; esac
+# bench coll's "NCCL chose" column against NCCL_ALGO/NCCL_PROTO forced runs
+# and NCCL's own log (2 GPUs or more; skips below that).
+GPUFEED="$gf" OUT="$tmp/coll-choice" COLL_MAX_BYTES=64M bash tests/gpu/coll-choice-evidence.sh
+case $? in 0|77) ;; *) rc=1 ;; esac
 # The CUDA layer on the real driver: every byte of a 256 MiB round trip, the
 # embedded PTX's kernels (built by make with the rest; carry build/gpu/).
 smoke=${GPUFEED_CUDA_SMOKE:-$(dirname "$gf")/gpu/cuda_smoke}

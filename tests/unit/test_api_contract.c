@@ -2592,6 +2592,26 @@ static void row_gf_exporter_write_prom(void)
 	NULL_ARG(gf_exporter_write_prom(&s, NULL, NULL, NULL), "f");
 }
 
+/* ---- nccl.h: what NCCL chose (bench coll's algorithm column) ---- */
+
+static void row_gf_nccl_choice_parse(void)
+{
+	struct gf_nccl_choice c;
+
+	NULL_ARG(gf_nccl_choice_parse(NULL, 0, &c), "line");
+	NULL_ARG(gf_nccl_choice_parse("x", 1, NULL), "out");
+}
+
+static void row_gf_nccl_tuning_begin(void)
+{
+	NULL_ARG(gf_nccl_tuning_begin(NULL, NULL), "out");
+}
+
+static void row_gf_nccl_tuning_end(void)
+{
+	assert_int_equal(gf_nccl_tuning_end(NULL, NULL, 0), 0);
+}
+
 /* ---- the table ---- */
 
 struct row {
@@ -2697,6 +2717,8 @@ static const struct row rows[] = {
 	/* exporter.h */
 	ROW(gf_exporter_check_listen), ROW(gf_exporter_open), ROW(gf_exporter_address), ROW(gf_exporter_run),
 	ROW(gf_exporter_stop), ROW(gf_exporter_close), ROW(gf_exporter_write_prom),
+	/* nccl.h: what NCCL chose */
+	ROW(gf_nccl_choice_parse), ROW(gf_nccl_tuning_begin), ROW(gf_nccl_tuning_end),
 };
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))

@@ -42,6 +42,7 @@ static const struct gf_dl_sym nccl_syms[] = {
 	GF_DL_OPTIONAL(struct gf_nccl_ops, comm_init_rank_config, "ncclCommInitRankConfig"),
 	GF_DL_OPTIONAL(struct gf_nccl_ops, comm_finalize, "ncclCommFinalize"),
 	GF_DL_OPTIONAL(struct gf_nccl_ops, get_last_error, "ncclGetLastError"),
+	GF_DL_OPTIONAL(struct gf_nccl_ops, reset_debug_init, "ncclResetDebugInit"),
 };
 
 /* Where pip puts NCCL inside one site-packages directory: its own wheel

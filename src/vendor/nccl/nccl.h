@@ -49,6 +49,10 @@ struct gf_nccl_ops {
 						struct gf_nccl_config *config);	/* 2.14 */
 	gf_nccl_result (*comm_finalize)(gf_nccl_comm comm);			/* 2.14 */
 	const char *(*get_last_error)(gf_nccl_comm comm);			/* 2.13 */
+	/* NCCL reads NCCL_DEBUG, NCCL_DEBUG_SUBSYS and NCCL_DEBUG_FILE again at
+	 * its next log call (nccl.h: "Reload environment variables that
+	 * determine logging"; 2.24, deprecated in 2.28 but still exported). */
+	void (*reset_debug_init)(void);
 };
 
 /* Loads libnccl once per process (thread-safe) and points *ops at the
