@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -266,6 +267,10 @@ static pid_t spin(void)
 	if (pid == 0) {
 		volatile unsigned long x = 0;
 
+		/* a failed assertion in the parent must not leave it spinning */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(0);
 		for (;;)
 			x++;
 	}
