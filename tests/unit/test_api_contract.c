@@ -2481,6 +2481,34 @@ static void row_gf_nccl_ras_write_json(void)
 	gf_nccl_ras_free(r);
 }
 
+/* ---- monitor_output.h ---- */
+
+static void row_gf_mon_sample_print(void)
+{
+	struct gf_mon_sample s = { .interval_s = 0 };
+
+	NULL_ARG(gf_mon_sample_print(NULL, w.out, 0), "s");
+	NULL_ARG(gf_mon_sample_print(&s, NULL, 0), "f");
+	BAD_ARG(gf_mon_sample_print(&s, w.out, 0x80000000u), "flags");
+}
+
+static void row_gf_mon_sample_write_json(void)
+{
+	struct gf_mon_sample s = { .interval_s = 0 };
+
+	NULL_ARG(gf_mon_sample_write_json(NULL, w.out), "s");
+	NULL_ARG(gf_mon_sample_write_json(&s, NULL), "f");
+}
+
+static void row_gf_mon_sample_write_csv(void)
+{
+	struct gf_mon_sample s = { .interval_s = 0 };
+
+	NULL_ARG(gf_mon_sample_write_csv(NULL, w.out, 0), "s");
+	NULL_ARG(gf_mon_sample_write_csv(&s, NULL, 0), "f");
+	BAD_ARG(gf_mon_sample_write_csv(&s, w.out, 0x80000000u), "flags");
+}
+
 /* ---- the table ---- */
 
 struct row {
@@ -2581,6 +2609,8 @@ static const struct row rows[] = {
 	ROW(gf_nccl_fr_print), ROW(gf_nccl_fr_write_json), ROW(gf_nccl_ras_parse), ROW(gf_nccl_ras_read), ROW(gf_nccl_ras_query),
 	ROW(gf_nccl_ras_free), ROW(gf_nccl_ras_finding_count), ROW(gf_nccl_ras_missing_ranks), ROW(gf_nccl_ras_print),
 	ROW(gf_nccl_ras_write_json),
+	/* monitor_output.h */
+	ROW(gf_mon_sample_print), ROW(gf_mon_sample_write_json), ROW(gf_mon_sample_write_csv),
 };
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
