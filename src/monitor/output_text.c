@@ -270,9 +270,12 @@ static void gpu_header(struct out *o)
 	cells(o, v);
 }
 
-/* "a/b", each "-" when unknown; "a" alone when both do not fit. */
+/* "a/b", each "-" when unknown, "-" when both are; "a" alone when both do
+ * not fit. */
 static const char *pair(fig b, const char *x, const char *y, int width)
 {
+	if (!strcmp(x, "-") && !strcmp(y, "-"))
+		return "-";
 	if (snprintf(b, sizeof(fig), "%s/%s", x, y) > width)
 		snprintf(b, sizeof(fig), "%s", x);
 	return b;
