@@ -14,6 +14,7 @@ const struct gf_cmd *const gf_commands[] = {
 	&gf_cmd_pack_def,
 	&gf_cmd_inspect_def,
 	&gf_cmd_nccl_def,
+	&gf_cmd_watch_def,
 	NULL,
 };
 
