@@ -155,7 +155,7 @@ const struct gf_cmd gf_cmd_watch_def = {
 		   "machine",
 		   "the process --pid names does not exist; the model or a counter could\n"
 		   "not be read; writing the output failed",
-		   "--nvml=require without NVML" },
+		   "--nvml=require without NVML; --gpus on a machine without a GPU" },
 	.footer = "Columns and units: docs/watch.md.  JSON and CSV: docs/json-monitor.md\n"
 		  "(\"schema\": \"" GF_MON_SCHEMA "\").\n",
 	.run = gf_cmd_watch,
@@ -181,20 +181,33 @@ static void catch_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-/* Sleeps until start + n * interval on the monotonic clock, so the samples
- * keep their pace however long printing took; false when interrupted. */
-static bool sleep_until(const struct timespec *start, double interval, uint64_t n)
+static double now_mono(void)
 {
-	double at = (double)start->tv_sec + (double)start->tv_nsec / 1e9 + interval * (double)n;
-	struct timespec when = { .tv_sec = (time_t)at, .tv_nsec = (long)((at - floor(at)) * 1e9) };
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Sleeps until *next on the monotonic clock and moves it one interval on,
+ * so the samples keep their pace however long printing took; after a
+ * stall (a stopped terminal, a slow counter) the pace starts again from
+ * now rather than catching up in a burst.  False when interrupted. */
+static bool sleep_until(double *next, double interval)
+{
+	struct timespec when = { .tv_sec = (time_t)*next, .tv_nsec = (long)((*next - floor(*next)) * 1e9) };
 
 	while (!interrupted) {
 		int ret = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &when, NULL);
 
-		if (!ret)
-			return true;
-		if (ret != EINTR)
+		if (ret == EINTR)
+			continue;
+		if (ret)
 			return false;
+		*next += interval;
+		if (*next < now_mono())
+			*next = now_mono() + interval;
+		return true;
 	}
 	return false;
 }
@@ -235,6 +248,11 @@ static int resolve_gpus(struct gf_cli *cli, const struct gf_mon_sample *s, struc
 		for (unsigned i = 0; i < s->ngpus; i++)
 			if (names_gpu(tok, &s->gpus[i]))
 				found++, at = (int)i;
+		if (!s->ngpus) {
+			fprintf(stderr, "gpufeed watch: --gpus %s: no GPU on this machine%s%s\n", g->list,
+				s->gpu_why ? ": " : "", s->gpu_why ? s->gpu_why : "");
+			return GF_EXIT_UNAVAILABLE;
+		}
 		if (found != 1)
 			return gf_cli_usage(cli, "--gpus: '%s' names %s GPU of this machine (it has %u)", tok,
 					    found ? "more than one" : "no", s->ngpus);
@@ -293,6 +311,8 @@ static int check_args(struct gf_cli *cli, const struct watch_args *a)
 {
 	if (cli->json && a->csv)
 		return gf_cli_usage(cli, "--json and --csv: give one");
+	if (a->gpus && ((a->parts && !(a->parts & GF_MON_GPU)) || cli->topo.nvml == GF_NVML_OFF))
+		return gf_cli_usage(cli, "--gpus with no GPU part (--parts without gpu, or --nvml=off)");
 	if (a->children && !a->pid)
 		return gf_cli_usage(cli, "--children goes with --pid");
 	if (cli->topo.root && a->count != 1)
@@ -309,11 +329,10 @@ static int watch(struct gf_cli *cli, const struct watch_args *a, struct gf_monit
 	const struct gf_mon_sample *s;
 	struct gf_mon_sample copy;
 	struct gf_mon_gpu *keep = NULL;
-	struct timespec start;
-	uint64_t n = 0;
+	double next;
 	int ret;
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
+	next = now_mono() + a->interval;
 	if ((ret = gf_monitor_sample(m, &s)))
 		return gf_cli_fail(cli, ret);
 	if (s->gpu_why && !cli->topo.root && cli->topo.nvml == GF_NVML_REQUIRE) {
@@ -335,7 +354,7 @@ static int watch(struct gf_cli *cli, const struct watch_args *a, struct gf_monit
 		goto out;
 	}
 	while (!interrupted && (!a->count || p.printed < a->count)) {
-		if (!sleep_until(&start, a->interval, ++n))
+		if (!sleep_until(&next, a->interval))
 			break;
 		if ((ret = gf_monitor_sample(m, &s)))
 			break;

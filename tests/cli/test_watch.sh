@@ -42,6 +42,9 @@ expect_rc 2 "--parts with an unknown part" gf watch --parts gpu,cpus -c 1
 expect_grep "$err" "'cpus' is not gpu, numa, disk, nic or pagecache" "the part is named with the choices"
 expect_rc 2 "--pid abc" gf watch --pid abc
 expect_rc 2 "--pid 0" gf watch --pid 0
+expect_rc 2 "--gpus with --parts numa" gf watch --gpus 0 --parts numa -c 1
+expect_grep "$err" "--gpus with no GPU part" "says why"
+expect_rc 2 "--gpus with --nvml=off" gf watch --gpus 0 --nvml=off -c 1
 expect_rc 2 "an operand" gf watch extra
 expect_rc 0 "--help" gf watch --help
 expect_grep "$out" "^Usage: gpufeed watch" "shows the usage"
@@ -77,6 +80,8 @@ if [ "$ngpus" = 0 ]; then
 	[ "$(grep -c 'no GPU figures' "$TMP/table.err")" = 1 ] && ok "and stderr says it once" ||
 		not_ok "stderr: $(head -3 "$TMP/table.err")"
 	expect_no_grep "$TMP/table.txt" "^#gpu" "no GPU header without GPU rows"
+	expect_rc 4 "--gpus on a machine without a GPU" gf watch --gpus 0 -c 1 -i 0.1
+	expect_grep "$err" "--gpus 0: no GPU on this machine" "says so"
 fi
 
 expect_rc 0 "--json -c 2" gf watch --json -c 2 -i 0.1
