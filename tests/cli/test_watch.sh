@@ -69,7 +69,8 @@ w=$(widest "$TMP/table.txt")
 [ "$w" -le 100 ] && ok "every line fits 100 columns (widest $w)" || not_ok "a line of $w columns"
 rows=$(grep -cE '^ +[0-9]+ ' "$TMP/table.txt")
 [ "$rows" = $((3 * ngpus)) ] && ok "a row per GPU of the model ($ngpus) per sample" || not_ok "$rows GPU rows for $ngpus GPUs"
-[ "$(grep -c '^# .* over 0\.1. s' "$TMP/table.txt")" = 3 ] && ok "three samples, each over one interval" ||
+# (How long each interval really was depends on the machine's load.)
+[ "$(grep -cE '^# .* over [0-9.]+ s$' "$TMP/table.txt")" = 3 ] && ok "three samples, each over an interval" ||
 	not_ok "the time lines: $(grep '^# ' "$TMP/table.txt" | head -2)"
 expect_no_grep "$TMP/table.txt" "levels only" "the priming sample is not printed"
 expect_grep "$TMP/table.txt" "^ node0 .* cpu .* iowait .* mem free .* GiB" "a row per NUMA node"
