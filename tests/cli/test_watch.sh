@@ -136,9 +136,15 @@ kill "$victim"
 wait "$victim" 2>/dev/null
 
 # --- Ctrl-C -----------------------------------------------------------------
+# SIGINT once two samples are in the temporary file beside FILE (polled, so
+# a loaded machine only makes it wait longer): exit 0, FILE renamed into
+# place with whole lines.
 env GPUFEED_NVML_LIBRARY="$fake_nvml" "$GPUFEED" watch -i 0.1 --json -o "$TMP/int.jsonl" 2>"$TMP/int.err" &
 watcher=$!
-sleep 1
+for _ in $(seq 200); do
+	[ "$(cat "$TMP"/int.jsonl.tmp-* 2>/dev/null | wc -l)" -ge 2 ] && break
+	sleep 0.1
+done
 kill -INT "$watcher"
 wait "$watcher"
 rc=$?
