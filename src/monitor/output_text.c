@@ -379,7 +379,10 @@ static void proc_gpus(struct out *o, const struct gf_mon_sample *s, const char *
 		char item[64];
 		fig a, b;
 
-		if (!known(g->proc_sm_share) && !count_known(g->proc_mem_used))
+		/* The GPUs it uses: a GPU where it has no memory and ran nothing
+		 * (both measured as 0, or unknown) is left out. */
+		if (!(known(g->proc_sm_share) && g->proc_sm_share > 0) &&
+		    !(count_known(g->proc_mem_used) && g->proc_mem_used > 0))
 			continue;
 		snprintf(item, sizeof(item), "  gpu%d sm %s mem %s GiB", g->index, pct_sign(a, g->proc_sm_share),
 			 gib(b, g->proc_mem_used));

@@ -127,13 +127,19 @@ expect_grep "$TMP/pipe.err" "Broken pipe" "the message says EPIPE"
 # --- a process --------------------------------------------------------------
 sleep 30 & victim=$!
 expect_rc 0 "--pid: a sleeping process" gf watch --pid "$victim" --children --json -c 1 -i 0.1
-expect_jq "$out" ".proc.pid == $victim and .proc.alive" "its share is in the sample"
+expect_jq "$out" ".proc.pid == $victim and .proc.alive and .proc.nprocs == 1 and .proc.rss > 0 and
+	(.proc.threads | length) == 1" "its share is in the sample: one process, its RSS, its thread"
 expect_rc 0 "--pid as text" gf watch --pid "$victim" -c 1 -i 0.1
 expect_grep "$out" "^ pid $victim " "its rows are labelled with the PID"
 w=$(widest "$out")
 [ "$w" -le 100 ] && ok "and fit 100 columns" || not_ok "a line of $w columns"
 kill "$victim"
 wait "$victim" 2>/dev/null
+sleep 1 & short=$!
+expect_rc 0 "--pid without --count ends when the process exits" gf watch --pid "$short" -i 0.2
+expect_grep "$err" "process $short has exited" "and says so on stderr"
+expect_grep "$out" "^ pid $short  *has exited; its last figures:" "the last sample says so"
+wait "$short" 2>/dev/null
 
 # --- Ctrl-C -----------------------------------------------------------------
 # SIGINT once two samples are in the temporary file beside FILE (polled, so

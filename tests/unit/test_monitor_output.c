@@ -13,6 +13,8 @@
 
 #include <gpufeed/gpufeed.h>
 #include <gpufeed/monitor_output.h>
+#include "monitor/monitor_internal.h"
+#include "vendor/nvml/nvml.h"
 
 /* ---- samples ---- */
 
@@ -538,6 +540,83 @@ static void csv_header_matches_rows(void **state)
 	free(x);
 }
 
+/* ---- the sampler's samples: the stand-in NVML's four H200s ---- */
+
+static double now_s;
+
+static void tick(void *arg, double *mono, double *real)
+{
+	(void)arg;
+	*mono = now_s;
+	*real = 1800000000 + now_s;
+}
+
+/* The sampler on the h200x4-vm recording read as a live machine, NVML the
+ * stand-in's with every figure set: what `gpufeed watch` prints on the lent
+ * 4 x H200 machines, within 100 columns. */
+static void stand_in_h200s(void **state)
+{
+	static const char *const knobs[] = { "FAKE_NVML_GPM", "FAKE_NVML_THROTTLE", "FAKE_NVML_XID", "FAKE_NVML_PROCS" };
+	struct gf_monitor_opts o = GF_MONITOR_OPTS_INIT;
+	struct gf_mon_hooks h = { .root_is_live = true, .clock = tick };
+	const struct gf_mon_sample *s;
+	struct gf_monitor *m = NULL;
+	struct capture c;
+	char *vm = t_mkdtemp(), *text, buf[256];
+	json_t *j;
+	int lines;
+
+	(void)state;
+	t_use_fakes();
+	gf_nvml_unload();
+	t_copytree(t_fixture_root("h200x4-vm"), vm);
+	t_write(vm, "proc/857/stat", "857 (python3) S 1 857 857 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 1 0 0\n");
+	setenv("FAKE_NVML_GPM", "97.5,41.2,62,55,12000,430,200000,199000", 1);
+	setenv("FAKE_NVML_THROTTLE", "0xc5", 1);
+	setenv("FAKE_NVML_XID", "1:79", 1);
+	setenv("FAKE_NVML_PROCS", "857:0:30:1000000000", 1);
+	o.root = vm;
+	o.parts = GF_MON_GPU | GF_MON_PROC;
+	o.pid = 857;
+	now_s = 100;
+	if (gf_monitor_open_hooked(&o, &h, &m))
+		fail_msg("gf_monitor_open: %s", gf_last_error());
+	assert_int_equal(gf_monitor_sample(m, &s), 0);
+	now_s += 1;
+	assert_int_equal(gf_monitor_sample(m, &s), 0);
+	assert_int_equal(s->ngpus, 4);
+	lines = gf_mon_sample_print(s, cap_open(&c), GF_MON_OUT_HEADER);
+	text = cap_close(&c);
+	if (getenv("SHOW"))
+		fputs(text, stderr);
+	/* The header, the time, 4 GPUs, the process's two rows and its one
+	 * GPU (the three it does not use are left out). */
+	assert_int_equal(lines, 2 + 1 + 4 + 2 + 1);
+	if (widest_line(text) > GF_MON_PRINT_WIDTH)
+		fail_msg("a line of %d columns:\n%s", widest_line(text), text);
+	/* GPM's MiB/s as GB/s beside the model's limits (PCIe Gen5 x16, NV18). */
+	assert_string_equal(line_starting(text, "   1", buf, sizeof(buf)),
+			    "   1  98  41  62  0.00  12.6  0.45   20   210   209   47   350/700 1980/3201 pwr,hwth+2   79     0/0");
+	assert_non_null(strstr(line_starting(text, "   3", buf, sizeof(buf)), "none     5/0"));
+	/* Its SM share was delivered once, with the first sample: 0 since. */
+	assert_string_equal(line_starting(text, " pid 857        gpus", buf, sizeof(buf)),
+			    " pid 857        gpus  gpu0 sm 0% mem 0.93 GiB");
+	free(text);
+	j = json_of(s);
+	assert_int_equal(json_array_size(json_object_get(j, "gpus")), 4);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(j, "gpus"), 0), "proc_mem_used")),
+			 1000000000);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(j, "gpus"), 2), "throttle")),
+			    s->gpus[2].throttle);
+	json_decref(j);
+	gf_monitor_close(m);
+	for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++)
+		unsetenv(knobs[i]);
+	gf_nvml_unload();
+	t_rmtree(vm);
+	free(vm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -550,6 +629,7 @@ int main(void)
 		cmocka_unit_test(json_line),
 		cmocka_unit_test(json_nulls),
 		cmocka_unit_test(csv_header_matches_rows),
+		cmocka_unit_test(stand_in_h200s),
 	};
 
 	return cmocka_run_group_tests_name("monitor_output", tests, NULL, NULL);
