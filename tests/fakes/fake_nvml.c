@@ -558,7 +558,7 @@ gf_nvml_return nvmlEventSetWait_v2(gf_nvml_event_set set, struct gf_nvml_event_d
 		if (i == set->delivered) {
 			set->delivered++;
 			if (!(set->registered & (1u << gpu)))
-				continue;
+				goto next;	/* not asked for: dropped */
 			memset(data, 0, sizeof(*data));
 			data->device = (gf_nvml_device)&gpus[gpu];
 			data->event_type = GF_NVML_EVENT_TYPE_XID_CRITICAL_ERROR;
@@ -566,6 +566,7 @@ gf_nvml_return nvmlEventSetWait_v2(gf_nvml_event_set set, struct gf_nvml_event_d
 			data->gpu_instance_id = data->compute_instance_id = 0xFFFFFFFFu;
 			return GF_NVML_SUCCESS;
 		}
+next:
 		s = strchr(s, ',');
 		s = s ? s + 1 : NULL;
 	}

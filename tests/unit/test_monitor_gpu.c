@@ -30,7 +30,7 @@ static void tick(void *arg, double *mono, double *real)
 
 static const char *const knobs[] = {
 	"FAKE_NVML_SCENARIO", "FAKE_NVML_GPM", "FAKE_NVML_UTIL", "FAKE_NVML_COUNTERS", "FAKE_NVML_PCIE_KBS",
-	"FAKE_NVML_THROTTLE", "FAKE_NVML_XID", "FAKE_NVML_PROCS",
+	"FAKE_NVML_THROTTLE", "FAKE_NVML_XID", "FAKE_NVML_PROCS", "FAKE_NVML_PCI",
 };
 
 static int reset(void **state)
@@ -308,6 +308,33 @@ static void lost_gpu_keeps_the_others(void **state)
 	gf_monitor_close(m);
 }
 
+/* NVML's GPUs matched to the model's by PCI address, not by index. */
+static void matched_by_pci_address(void **state)
+{
+	struct gf_monitor *m;
+	const struct gf_mon_sample *s;
+
+	(void)state;
+	setenv("FAKE_NVML_PCI", "0000:00:07.0,0000:00:06.0,0000:00:08.0,0000:55:00.0", 1);
+	setenv("FAKE_NVML_XID", "0:31", 1);
+	m = open_gpus(0);
+	s = sample(m, 0);
+	assert_null(s->gpu_why);
+	/* NVML's GPU 0 sits at the model's GPU1's address. */
+	assert_int_equal(s->gpus[1].xid_events, 1);
+	assert_int_equal(s->gpus[0].xid_events, 0);
+	assert_true(s->gpus[2].power_w == 350);
+	assert_true(isnan(s->gpus[3].power_w));
+	gf_monitor_close(m);
+
+	setenv("FAKE_NVML_PCI", "0000:77:00.0,0000:78:00.0,0000:79:00.0,0000:7a:00.0", 1);
+	m = open_gpus(0);
+	s = sample(m, 0);
+	assert_non_null(s->gpu_why);
+	assert_string_equal(s->gpu_why, "NVML lists 4 GPU(s), none of them a GPU of the model's (no PCI address matches)");
+	gf_monitor_close(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -319,6 +346,7 @@ int main(void)
 		cmocka_unit_test_setup(process_share, reset),
 		cmocka_unit_test_setup(nvml_missing_or_failing, reset),
 		cmocka_unit_test_setup(lost_gpu_keeps_the_others, reset),
+		cmocka_unit_test_setup(matched_by_pci_address, reset),
 	};
 
 	return cmocka_run_group_tests_name("monitor_gpu", tests, setup, teardown);
