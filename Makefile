@@ -120,6 +120,7 @@ MAN_PAGES += man/gpufeed-bench-coll.1
 MAN_PAGES += man/gpufeed-bench-overlap.1
 MAN_PAGES += man/gpufeed-pack.1 man/gpufeed-inspect.1
 MAN_PAGES += man/gpufeed-exporter.1
+MAN_PAGES += man/gpufeed-watch.1
 
 .PHONY: all lib cli tests examples check sanitize clang install uninstall clean man ptx api-doc python fuzz-nccl-log
 all: lib cli tests

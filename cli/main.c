@@ -15,6 +15,7 @@ const struct gf_cmd *const gf_commands[] = {
 	&gf_cmd_inspect_def,
 	&gf_cmd_nccl_def,
 	&gf_cmd_exporter_def,
+	&gf_cmd_watch_def,
 	NULL,
 };
 

@@ -99,6 +99,7 @@ extern const struct gf_cmd gf_cmd_launch_def;
 extern const struct gf_cmd gf_cmd_pack_def, gf_cmd_inspect_def;
 extern const struct gf_cmd gf_cmd_nccl_def, gf_cmd_nccl_log_def, gf_cmd_nccl_check_def;
 extern const struct gf_cmd gf_cmd_exporter_def;
+extern const struct gf_cmd gf_cmd_watch_def;
 
 /* The common options (opt_common.c) and the meaning of each exit code. */
 const struct gf_opt *gf_opt_common(const char *long_name);

@@ -48,6 +48,7 @@
 #include <gpufeed/nccl_hang.h>
 #include <gpufeed/monitor.h>
 #include <gpufeed/exporter.h>
+#include <gpufeed/monitor_output.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -2612,6 +2612,34 @@ static void row_gf_nccl_tuning_end(void)
 	assert_int_equal(gf_nccl_tuning_end(NULL, NULL, 0), 0);
 }
 
+/* ---- monitor_output.h ---- */
+
+static void row_gf_mon_sample_print(void)
+{
+	struct gf_mon_sample s = { .interval_s = 0 };
+
+	NULL_ARG(gf_mon_sample_print(NULL, w.out, 0), "s");
+	NULL_ARG(gf_mon_sample_print(&s, NULL, 0), "f");
+	BAD_ARG(gf_mon_sample_print(&s, w.out, 0x80000000u), "flags");
+}
+
+static void row_gf_mon_sample_write_json(void)
+{
+	struct gf_mon_sample s = { .interval_s = 0 };
+
+	NULL_ARG(gf_mon_sample_write_json(NULL, w.out), "s");
+	NULL_ARG(gf_mon_sample_write_json(&s, NULL), "f");
+}
+
+static void row_gf_mon_sample_write_csv(void)
+{
+	struct gf_mon_sample s = { .interval_s = 0 };
+
+	NULL_ARG(gf_mon_sample_write_csv(NULL, w.out, 0), "s");
+	NULL_ARG(gf_mon_sample_write_csv(&s, NULL, 0), "f");
+	BAD_ARG(gf_mon_sample_write_csv(&s, w.out, 0x80000000u), "flags");
+}
+
 /* ---- the table ---- */
 
 struct row {
@@ -2719,6 +2747,8 @@ static const struct row rows[] = {
 	ROW(gf_exporter_stop), ROW(gf_exporter_close), ROW(gf_exporter_write_prom),
 	/* nccl.h: what NCCL chose */
 	ROW(gf_nccl_choice_parse), ROW(gf_nccl_tuning_begin), ROW(gf_nccl_tuning_end),
+	/* monitor_output.h */
+	ROW(gf_mon_sample_print), ROW(gf_mon_sample_write_json), ROW(gf_mon_sample_write_csv),
 };
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
