@@ -2481,6 +2481,20 @@ static void row_gf_nccl_ras_write_json(void)
 	gf_nccl_ras_free(r);
 }
 
+/* ---- topo.h, report.h: the picture and the page ---- */
+
+static void row_gf_topo_write_svg(void)
+{
+	NULL_ARG(gf_topo_write_svg(NULL, w.out), "t");
+	NULL_ARG(gf_topo_write_svg(w.t, NULL), "f");
+}
+
+static void row_gf_topo_write_dot(void)
+{
+	NULL_ARG(gf_topo_write_dot(NULL, w.out), "t");
+	NULL_ARG(gf_topo_write_dot(w.t, NULL), "f");
+}
+
 /* ---- the table ---- */
 
 struct row {
@@ -2581,6 +2595,8 @@ static const struct row rows[] = {
 	ROW(gf_nccl_fr_print), ROW(gf_nccl_fr_write_json), ROW(gf_nccl_ras_parse), ROW(gf_nccl_ras_read), ROW(gf_nccl_ras_query),
 	ROW(gf_nccl_ras_free), ROW(gf_nccl_ras_finding_count), ROW(gf_nccl_ras_missing_ranks), ROW(gf_nccl_ras_print),
 	ROW(gf_nccl_ras_write_json),
+	/* topo.h, report.h: the picture and the page */
+	ROW(gf_topo_write_svg), ROW(gf_topo_write_dot),
 };
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
