@@ -2495,6 +2495,17 @@ static void row_gf_topo_write_dot(void)
 	NULL_ARG(gf_topo_write_dot(w.t, NULL), "f");
 }
 
+static void row_gf_report_write_html(void)
+{
+	const char *missing[] = { "/nonexistent/bench.json" };
+
+	NULL_ARG(gf_report_write_html(NULL, w.a, NULL, 0, w.out), "t");
+	NULL_ARG(gf_report_write_html(w.t, w.a, NULL, 0, NULL), "f");
+	BAD_ARG(gf_report_write_html(w.t, w.a, NULL, 1, w.out), "bench");
+	BAD_ARG(gf_report_write_html(w.t, w.a, missing, -1, w.out), "nbench");
+	REFUSED(gf_report_write_html(w.t, w.a, missing, 1, w.out), -ENOENT, "/nonexistent/bench.json", false);
+}
+
 /* ---- the table ---- */
 
 struct row {
@@ -2596,7 +2607,7 @@ static const struct row rows[] = {
 	ROW(gf_nccl_ras_free), ROW(gf_nccl_ras_finding_count), ROW(gf_nccl_ras_missing_ranks), ROW(gf_nccl_ras_print),
 	ROW(gf_nccl_ras_write_json),
 	/* topo.h, report.h: the picture and the page */
-	ROW(gf_topo_write_svg), ROW(gf_topo_write_dot),
+	ROW(gf_topo_write_svg), ROW(gf_topo_write_dot), ROW(gf_report_write_html),
 };
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
