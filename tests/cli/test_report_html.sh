@@ -10,88 +10,14 @@ export SOURCE_DATE_EPOCH=0
 
 DUAL=$FIX/dual-8gpu-pcie-switch/root
 
-# Bench documents in the shapes the bench targets write (docs/json-bench-*.md):
-# h2d and p2p (a summary per point, a limit per point, what limits it per
-# GPU or pair), mem (summaries nested in each pair), coll (bus bandwidth per
-# row, the document's limit), io (a summary under "summary"), and a failed
-# point.
-cat >"$TMP/h2d.json" <<'EOF'
-{"schema": "gpufeed-bench-h2d/1", "machine": {"hostname": "dual8-pcie-01"},
- "gpus": [{"gpu": 0, "limited_by": "PCIe Gen4 x16 at 0000:18:00.0"}],
- "points": [
-  {"gpu": 0, "direction": "host_to_device", "memory": "pinned", "host_node": 0, "bytes": 536870912,
-   "limit_gb_per_s": 31.508, "status": "ok", "unit": "GB/s", "n": 5, "median": 26.118, "samples": [26.1]},
-  {"gpu": 0, "direction": "device_to_host", "memory": "pinned", "host_node": 0, "bytes": 536870912,
-   "limit_gb_per_s": 31.508, "status": "ok", "unit": "GB/s", "n": 5, "median": 33.25},
-  {"gpu": 5, "direction": "host_to_device", "memory": "pinned", "host_node": 1, "bytes": 536870912,
-   "limit_gb_per_s": 15.754, "status": "error", "error": "cuMemcpyHtoDAsync: CUDA_ERROR_LAUNCH_FAILED"}]}
-EOF
-cat >"$TMP/p2p.json" <<'EOF'
-{"schema": "gpufeed-bench-p2p/1",
- "pairs": [{"gpus": [0, 1], "peer_access": true, "link": "PIX", "limit_gb_per_s": 31.508,
-            "limited_by": "PCIe Gen4 x16 at 0000:19:00.0"}],
- "points": [{"test": "read", "copy": "ce", "src_gpu": 1, "dst_gpu": 0, "issued_by": 0, "bytes": 67108864,
-             "limit_gb_per_s": 31.508, "status": "ok", "unit": "GB/s", "median": 24.0625},
-            {"test": "latency", "copy": null, "gpu": 0, "memory_gpu": 1, "unit": "ns", "status": "ok",
-             "median": 1843.5}]}
-EOF
-cat >"$TMP/mem.json" <<'EOF'
-{"schema": "gpufeed-bench-mem/1",
- "pairs": [{"cpu_node": 0, "mem_node": 1, "threads": 32,
-            "latency": {"status": "ok", "unit": "ns", "median": 142.7},
-            "read": {"status": "ok", "unit": "GB/s", "median": 88.125},
-            "write": {"status": "ok", "unit": "GB/s", "median": 61.5}}]}
-EOF
-cat >"$TMP/coll.json" <<'EOF'
-{"schema": "gpufeed-bench-coll/1", "limit": {"gb_per_s": 31.508, "link": "PIX: PCIe Gen4 x16"},
- "results": [{"size": 1048576, "time_us": 81.2, "algbw_gb_per_s": 12.9, "busbw_gb_per_s": 12.91},
-             {"size": 67108864, "time_us": 3010.5, "algbw_gb_per_s": 22.3, "busbw_gb_per_s": 22.29}]}
-EOF
-cat >"$TMP/io.json" <<'EOF'
-{"schema": "gpufeed-bench-io/3",
- "points": [{"mode": "seqread", "bs": 1048576, "qd": 32, "threads": 1, "engine": "uring", "status": "ok",
-             "gb_per_s": 6.9, "summary": {"unit": "GB/s", "n": 3, "median": 6.874}}]}
-EOF
-# The figures each document must show, in order: "value limit" (limit "-": none).
-cat >"$TMP/want" <<'EOF'
-0 26.118 31.508
-0 33.25 31.508
-1 24.0625 31.508
-1 1843.5 -
-2 142.7 -
-2 88.125 -
-2 61.5 -
-3 12.91 31.508
-3 22.29 31.508
-4 6.874 -
-EOF
-BENCH=(--bench "$TMP/h2d.json" --bench "$TMP/p2p.json" --bench "$TMP/mem.json" --bench "$TMP/coll.json"
-       --bench "$TMP/io.json")
+# Bench documents in the shapes the bench targets write, and the figures the
+# page must show: tests/fixtures/bench/README.md.
+BD=$SRC/tests/fixtures/bench
+BENCH=(--bench "$BD/h2d.json" --bench "$BD/p2p.json" --bench "$BD/mem.json" --bench "$BD/coll.json"
+       --bench "$BD/io.json")
 
-# The page's figures as "document value limit" lines, and its failed rows.
-figures() {
-	python3 - "$1" <<'EOF'
-import html.parser, sys
-class P(html.parser.HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.doc, self.rows, self.failed = None, [], 0
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if tag == "div" and a.get("class") == "bench":
-            self.doc = a["data-file"]
-        elif tag == "tr" and a.get("class") == "figure":
-            self.rows.append([self.doc, None, "-"])
-        elif tag == "td" and "data-value" in a:
-            self.rows[-1][1] = a["data-value"]
-        elif tag == "td" and "data-limit" in a:
-            self.rows[-1][2] = a["data-limit"]
-p = P()
-p.feed(open(sys.argv[1], encoding="utf-8").read())
-for doc, value, limit in p.rows:
-    print(doc, value if value is not None else "failed", limit)
-EOF
-}
+# The page's figures as "document value limit" lines ("failed" for a failed one).
+figures() { python3 "$SRC/tests/tools/html_figures.py" "$1"; }
 
 for dir in "$FIX"/*/root; do
 	name=$(basename "$(dirname "$dir")")
@@ -125,7 +51,7 @@ expect_grep "$page" '<td class="mono">topo.nic-pcie-capped</td>' "dual: the mode
 run "$GPUFEED" report --root "$DUAL" --html "$TMP/bench.html" "${BENCH[@]}"
 [ "$rc" = 0 ] && ok "--bench: five documents (exit 0)" || not_ok "--bench: exit $rc: $(head -c 300 "$err")"
 figures "$TMP/bench.html" | grep -v failed >"$TMP/got"
-diff -u "$TMP/want" "$TMP/got" >"$TMP/diff" && ok "--bench: every figure and limit equal the documents'" ||
+diff -u "$BD/figures.txt" "$TMP/got" >"$TMP/diff" && ok "--bench: every figure and limit equal the documents'" ||
 	{ not_ok "--bench: figures differ"; sed 's/^/#   /' "$TMP/diff" | head -20; }
 [ "$(figures "$TMP/bench.html" | grep -c failed)" = 1 ] && ok "--bench: the failed point shown as failed" ||
 	not_ok "--bench: failed points"
@@ -169,7 +95,7 @@ expect_rc 3 "--bench a directory" "$GPUFEED" report --root "$DUAL" --html - --be
 ls "$TMP"/keep.html.tmp-* >/dev/null 2>&1 && not_ok "a temporary file is left behind" || ok "no temporary file left"
 mkdir "$TMP/adir"
 expect_rc 3 "--html DIR is refused" "$GPUFEED" report --root "$DUAL" --html "$TMP/adir"
-expect_rc 2 "--bench without --html" "$GPUFEED" report --root "$DUAL" --bench "$TMP/h2d.json"
+expect_rc 2 "--bench without --html" "$GPUFEED" report --root "$DUAL" --bench "$BD/h2d.json"
 expect_rc 2 "--html with --json" "$GPUFEED" report --root "$DUAL" --html - --json
 expect_rc 2 "-o FILE and --html FILE" "$GPUFEED" report --root "$DUAL" -o "$TMP/a" --html "$TMP/b"
 expect_rc 2 "--html FILE then -o FILE" "$GPUFEED" report --root "$DUAL" --html "$TMP/b" -o "$TMP/a"
