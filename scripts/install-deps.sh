@@ -11,7 +11,8 @@
 #                                      of tests/tools/), Python's numpy, torch
 #                                      (CPU), pytest, setuptools, pip and headers
 #                                      (the binding, tests/python/), libxml2-utils
-#                                      (xmllint reads topo --svg) and chromium
+#                                      (xmllint reads topo --svg), graphviz (dot
+#                                      reads topo --dot) and chromium
 #                                      (renders the picture and report --html
 #                                      headless), and the numa group
 #   scripts/install-deps.sh numa     the two-node QEMU guest (tests/numa/):
@@ -26,7 +27,7 @@ set -euo pipefail
 build=(build-essential pkg-config libjansson-dev liburing-dev zlib1g-dev libxxhash-dev)
 test=(clang libcmocka-dev jq python3-yaml numactl slurmd prometheus nodejs
       python3-numpy python3-torch python3-pytest python3-setuptools python3-dev python3-pip
-      libxml2-utils chromium)
+      libxml2-utils chromium graphviz)
 bench=(fio)
 numa=(qemu-system-x86 busybox-static cpio xz-utils)
 

@@ -421,8 +421,9 @@ static void draw_frames(const struct gf_picture *p, const struct layout *L, FILE
 	}
 }
 
-/* The legend in one row; returns the y below it. */
-static int draw_legend(const struct layout *L, FILE *f, int y)
+/* The legend in one row; returns the y below it, and widens *width to
+ * hold it. */
+static int draw_legend(FILE *f, int y, int *width)
 {
 	static const struct {
 		const char *colour, *dash, *what;
@@ -437,7 +438,6 @@ static int draw_legend(const struct layout *L, FILE *f, int y)
 	};
 	int x = MARGIN;
 
-	(void)L;
 	text(f, x, y + 4, "font-weight=\"bold\"", "Links:");
 	x += text_w("Links:") + PAD;
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
@@ -449,6 +449,9 @@ static int draw_legend(const struct layout *L, FILE *f, int y)
 	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"24\" height=\"12\" fill=\"none\" stroke=\"%s\" stroke-dasharray=\"5 3\"/>\n",
 		x, y - 6, GF_PIC_RED);
 	text(f, x + 28, y + 4, "fill=\"#424a53\"", "NUMA node unknown");
+	x += 28 + text_w("NUMA node unknown") + MARGIN;
+	if (x > *width)
+		*width = x;
 	return y + LINE + PAD;
 }
 
@@ -534,9 +537,7 @@ int gf_picture_write_svg(const struct gf_picture *p, FILE *f)
 		draw_box(p, &L, k, g);
 	draw_pins(p, &L, g);
 	width = L.width + MARGIN;
-	y = draw_legend(&L, g, L.below + LINE);
-	if (width < 920)
-		width = 920;	/* the legend's row */
+	y = draw_legend(g, L.below + LINE, &width);
 	y = draw_findings(p, g, y + LINE, &width);
 	height = y + MARGIN;
 	if (fclose(g)) {
