@@ -63,6 +63,19 @@ n=$(xmllint --xpath 'count(//*[local-name()="circle"])' "$svg")
 [ "$n" = 6 ] && ok "dual: three findings pinned and listed" || not_ok "dual: $n pins"
 expect_grep "$svg" 'warning topo.pcie-width-degraded' "dual: the findings listed by id"
 
+# GPUs whose locality is unknown: red dashed boxes in the unknown group.
+dashed='count(//*[local-name()="rect"][@stroke="#cf222e" and @stroke-dasharray="5 3"])'
+n=$(xmllint --xpath "$dashed" "$svg")
+[ "$n" = 2 ] && ok "dual: two red dashed frames (the unknown group, the legend)" || not_ok "dual: $n red dashed frames"
+cp -a "$DUAL" "$TMP/lost"
+for f in $(find "$TMP/lost/sys/devices/pci0000:98" -name numa_node); do rm "$f"; echo -1 >"$f"; done
+run "$GPUFEED" topo --root "$TMP/lost" --svg "$TMP/lost.svg"
+n=$(xmllint --xpath "$dashed" "$TMP/lost.svg" 2>/dev/null)
+[ "$rc" = 0 ] && [ "$n" = 4 ] && ok "GPUs of unknown locality: their boxes red and dashed too" ||
+	not_ok "GPUs of unknown locality: exit $rc, $n red dashed frames"
+expect_grep "$TMP/lost.svg" '>0000:9b:00.0, NUMA unknown<' "and they say so"
+expect_grep "$TMP/lost.svg" 'warning topo.gpu-numa-unknown' "the model's finding listed"
+
 # A recording's strings are text, never markup.
 cp -a "$DUAL" "$TMP/evil"
 printf '<script>alert(1)</script>&x"\047\n' >"$TMP/evil/proc/sys/kernel/hostname"
