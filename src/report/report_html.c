@@ -29,7 +29,8 @@ static const char style[] =
 	"pre{background:#f6f8fa;padding:10px;overflow:auto;border-radius:6px}\n"
 	"table{border-collapse:collapse;margin:6px 0}th,td{border:1px solid #d0d7de;padding:3px 7px;"
 	"text-align:left;vertical-align:top}th{background:#f6f8fa}td.num{text-align:right}\n"
-	".picture{overflow:auto;border:1px solid #d0d7de;border-radius:6px;max-height:80vh}\n"
+	".picture{overflow:auto;border:1px solid #d0d7de;border-radius:6px;max-height:80vh}"
+	"#fit:checked~.picture svg{width:100%;height:auto}\n"
 	".NV{background:#e8dcfb}.PIX,.PXB{background:#dafbe1}.PHB,.NODE{background:#fff8c5}"
 	".SYS{background:#ffebe9}.X{color:#8c959f}\n"
 	".pass{color:#1a7f37}.na{color:#8c959f}.needs-root{color:#9a6700}.warn,.warning{color:#9a6700;"
@@ -113,7 +114,9 @@ static int write_picture(const struct gf_topo *t, FILE *f)
 
 	section(f, "picture", "The machine");
 	fputs("<p class=\"meta\">Links coloured by their narrowest rate, red where a finding limits them; "
-	      "hover over a box for its text.</p>\n<div class=\"picture\">\n",
+	      "hover over a box for its text.</p>\n"
+	      "<input type=\"checkbox\" id=\"fit\"><label for=\"fit\"> fit to the page's width</label>\n"
+	      "<div class=\"picture\">\n",
 	      f);
 	ret = gf_topo_write_svg(t, f);
 	fputs("</div></section>\n", f);

@@ -208,8 +208,9 @@ static void layout(const struct gf_picture *p, struct layout *L)
 				bottom = L->node[end].y + L->node[end].h;
 			end++;
 		}
-		x = nx - COL_GAP + (pkg >= 0 ? PAD : 0) + COL_GAP;
-		right = x - COL_GAP;
+		/* The next group starts past this one's frame. */
+		right = nx - COL_GAP + (pkg >= 0 ? PAD : 0);
+		x = right + COL_GAP;
 		k = end;
 	}
 	bottom += PAD;
