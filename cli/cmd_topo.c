@@ -1,22 +1,24 @@
 /* gpufeed topo: the machine model. */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 
-enum { WHAT_ALL, WHAT_MATRIX, WHAT_GPU, WHAT_NEAREST_NIC };
+enum { WHAT_ALL, WHAT_MATRIX, WHAT_GPU, WHAT_NEAREST_NIC, WHAT_SVG, WHAT_DOT };
 
 /* What to show: everything, or one thing. */
 struct topo_what {
 	int what;			/* WHAT_* */
 	const char *gpu;		/* G of --gpu / --nearest-nic */
+	const char *picture;		/* FILE of --svg / --dot */
 	bool strict;			/* --strict: findings are exit 1 */
 };
 
 static int set_what(struct gf_cli *cli, struct topo_what *w, int what, const char *gpu)
 {
 	if (w->what != WHAT_ALL && w->what != what)
-		return gf_cli_usage(cli, "--matrix, --gpu and --nearest-nic ask one thing each: give one");
+		return gf_cli_usage(cli, "--matrix, --gpu, --nearest-nic, --svg and --dot ask one thing each: give one");
 	w->what = what;
 	w->gpu = gpu;
 	return 0;
@@ -38,6 +40,34 @@ static int opt_nearest_nic(struct gf_cli *cli, void *ctx, const char *arg)
 	return set_what(cli, ctx, WHAT_NEAREST_NIC, arg);
 }
 
+/* --svg FILE and --dot FILE write FILE as -o FILE does (atomically, never
+ * over what is not a regular file); "-" is standard output. */
+static int set_picture(struct gf_cli *cli, struct topo_what *w, int what, const char *file)
+{
+	int ret = set_what(cli, w, what, NULL);
+
+	if (ret)
+		return ret;
+	if (strcmp(file, "-")) {
+		if (cli->output)
+			return gf_cli_usage(cli, "-o %s and --%s %s name two outputs: give one", cli->output,
+					    what == WHAT_SVG ? "svg" : "dot", file);
+		cli->output = file;
+	}
+	w->picture = file;
+	return 0;
+}
+
+static int opt_svg(struct gf_cli *cli, void *ctx, const char *arg)
+{
+	return set_picture(cli, ctx, WHAT_SVG, arg);
+}
+
+static int opt_dot(struct gf_cli *cli, void *ctx, const char *arg)
+{
+	return set_picture(cli, ctx, WHAT_DOT, arg);
+}
+
 static const struct gf_opt topo_opts[] = {
 	GF_OPT_CALLBACK(0, "matrix", NULL, opt_matrix, "the matrix alone, as 'nvidia-smi topo -m' prints it"),
 	GF_OPT_CALLBACK(0, "gpu", "G", opt_gpu,
@@ -47,6 +77,14 @@ static const struct gf_opt topo_opts[] = {
 	GF_OPT_CALLBACK(0, "nearest-nic", "G", opt_nearest_nic,
 			"the RDMA device nearest to GPU G, e.g. mlx5_0, for\n"
 			"NCCL_IB_HCA; exit 4 when the machine has none up"),
+	GF_OPT_CALLBACK(0, "svg", "FILE", opt_svg,
+			"the machine as a picture, in SVG, to FILE ('-':\n"
+			"standard output): packages, NUMA nodes, the PCIe tree,\n"
+			"GPUs, NICs, drives, NVLink; links coloured by rate,\n"
+			"findings pinned (docs/picture.md)"),
+	GF_OPT_CALLBACK(0, "dot", "FILE", opt_dot,
+			"the same picture as a graphviz graph (DOT) to FILE\n"
+			"('-': standard output), for 'dot -Tsvg'"),
 	GF_OPT_BOOL(0, "strict", struct topo_what, strict,
 		    "exit 1 when findings of severity warning or error\n"
 		    "are made"),
@@ -85,6 +123,10 @@ static int show(const struct gf_cli *cli, const struct gf_topo *t, const struct 
 		return cli->json ? gf_topo_write_matrix_json(t, stdout) : gf_topo_print_matrix(t, stdout);
 	case WHAT_GPU:
 		return cli->json ? gf_topo_write_gpu_json(t, gpu, stdout) : gf_topo_print_gpu(t, gpu, stdout);
+	case WHAT_SVG:
+		return gf_topo_write_svg(t, stdout);
+	case WHAT_DOT:
+		return gf_topo_write_dot(t, stdout);
 	case WHAT_NEAREST_NIC:
 		return cli->json ? gf_topo_write_nearest_nic_json(t, gpu, stdout) :
 				   gf_topo_print_nearest_nic(t, gpu, stdout);
@@ -96,7 +138,7 @@ static int show(const struct gf_cli *cli, const struct gf_topo *t, const struct 
 
 int gf_cmd_topo(int argc, char **argv)
 {
-	struct topo_what what = { WHAT_ALL, NULL, false };
+	struct topo_what what = { WHAT_ALL, NULL, NULL, false };
 	struct gf_topo *t = NULL;
 	struct gf_cli cli;
 	int ret, gpu = -1;
@@ -105,6 +147,13 @@ int gf_cmd_topo(int argc, char **argv)
 	if ((ret = gf_cli_parse(&cli, &gf_cmd_topo_def, argc, argv, &what)) >= 0 ||
 	    (ret = gf_cli_no_operands(&cli, argc, argv)) >= 0)
 		return ret;
+	/* -o after --svg FILE replaced FILE: two outputs named. */
+	if (what.picture && strcmp(what.picture, "-") && cli.output != what.picture)
+		return gf_cli_usage(&cli, "-o %s and --%s %s name two outputs: give one", cli.output,
+				    what.what == WHAT_SVG ? "svg" : "dot", what.picture);
+	if (what.picture && cli.json)
+		return gf_cli_usage(&cli, "--%s draws the model and --json writes it: give one",
+				    what.what == WHAT_SVG ? "svg" : "dot");
 	if ((ret = gf_cli_discover(&cli, &t)))
 		return ret;
 	if (what.gpu && !t->ngpus) {

@@ -14,7 +14,11 @@
 #                                      pinned Kubernetes schema and CEL checkers
 #                                      of tests/tools/), Python's numpy, torch
 #                                      (CPU), pytest, setuptools, pip and headers
-#                                      (the binding, tests/python/), and the numa group
+#                                      (the binding, tests/python/), libxml2-utils
+#                                      (xmllint reads topo --svg), graphviz (dot
+#                                      reads topo --dot) and chromium
+#                                      (renders the picture and report --html
+#                                      headless), and the numa group
 #   scripts/install-deps.sh numa     the two-node QEMU guest (tests/numa/):
 #                                      qemu-system-x86, busybox-static, cpio, and
 #                                      a Debian cloud kernel extracted (dpkg-deb -x,
@@ -26,7 +30,8 @@ set -euo pipefail
 
 build=(build-essential pkg-config libjansson-dev liburing-dev zlib1g-dev libxxhash-dev)
 test=(clang libcmocka-dev jq python3-yaml numactl slurmd prometheus curl systemd nodejs
-      python3-numpy python3-torch python3-pytest python3-setuptools python3-dev python3-pip)
+      python3-numpy python3-torch python3-pytest python3-setuptools python3-dev python3-pip
+      libxml2-utils chromium graphviz)
 bench=(fio)
 numa=(qemu-system-x86 busybox-static cpio xz-utils)
 

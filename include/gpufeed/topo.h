@@ -431,6 +431,18 @@ GF_API int gf_topo_nearest_nic(const struct gf_topo *t, int gpu);
 GF_API int gf_topo_print_nearest_nic(const struct gf_topo *t, int gpu, FILE *f);
 GF_API int gf_topo_write_nearest_nic_json(const struct gf_topo *t, int gpu, FILE *f);
 
+/* The machine as a picture, drawn as lstopo draws it (packages, NUMA nodes,
+ * each host bridge's PCIe tree, GPUs, NICs, NVMe, the NVLink fabric), every
+ * link coloured and labelled by its narrowest rate and by a finding that
+ * limits it, every finding pinned to the device it names (docs/picture.md).
+ * An SVG document laid out by gpufeed itself, the same bytes for the same
+ * model (no XML declaration: a page can inline it as it is); or the same
+ * graph in graphviz's DOT language, for `dot -Tsvg`.  Strings from the
+ * machine are escaped.  0, -EIO when writing failed, -ENOMEM, or -EINVAL
+ * for t or f NULL. */
+GF_API int gf_topo_write_svg(const struct gf_topo *t, FILE *f);
+GF_API int gf_topo_write_dot(const struct gf_topo *t, FILE *f);
+
 #ifdef __cplusplus
 }
 #endif

@@ -137,8 +137,7 @@ static void pcie_between(const struct gf_topo *t, int a, int b, struct gf_path *
 	set_pcie_limit(t, p, &nw);
 }
 
-/* The package (socket) of a NUMA node's CPUs, -1 unknown. */
-static int node_package(const struct gf_topo *t, int node)
+int gf_node_package(const struct gf_topo *t, int node)
 {
 	int ni = gf_numa_index(t, node), cpu;
 
@@ -154,7 +153,7 @@ static int node_package(const struct gf_topo *t, int node)
  * cross UPI/xGMI: sub-NUMA clusters (SNC, NPS) of one socket do not. */
 static bool crosses_sockets(const struct gf_topo *t, int node_a, int node_b)
 {
-	int pa = node_package(t, node_a), pb = node_package(t, node_b);
+	int pa = gf_node_package(t, node_a), pb = gf_node_package(t, node_b);
 
 	return pa < 0 || pb < 0 || pa != pb;
 }

@@ -122,6 +122,8 @@ void gf_locality_of(struct gf_ctx *c, int pci, const struct gf_nvml_gpu *nvml,
 void gf_locality_all(struct gf_ctx *c);
 /* Index into t->numa.node of node id, -1 if absent. */
 int gf_numa_index(const struct gf_topo *t, int node);
+/* The package (socket) of a NUMA node's CPUs, -1 unknown. */
+int gf_node_package(const struct gf_topo *t, int node);
 
 /* The matrix entry of GPU position `gpu` in t->gpus, -1 when none. */
 int gf_matrix_gpu(const struct gf_topo *t, int gpu);

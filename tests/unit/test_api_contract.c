@@ -2640,6 +2640,31 @@ static void row_gf_mon_sample_write_csv(void)
 	BAD_ARG(gf_mon_sample_write_csv(&s, w.out, 0x80000000u), "flags");
 }
 
+/* ---- topo.h, report.h: the picture and the page ---- */
+
+static void row_gf_topo_write_svg(void)
+{
+	NULL_ARG(gf_topo_write_svg(NULL, w.out), "t");
+	NULL_ARG(gf_topo_write_svg(w.t, NULL), "f");
+}
+
+static void row_gf_topo_write_dot(void)
+{
+	NULL_ARG(gf_topo_write_dot(NULL, w.out), "t");
+	NULL_ARG(gf_topo_write_dot(w.t, NULL), "f");
+}
+
+static void row_gf_report_write_html(void)
+{
+	const char *missing[] = { "/nonexistent/bench.json" };
+
+	NULL_ARG(gf_report_write_html(NULL, w.a, NULL, 0, w.out), "t");
+	NULL_ARG(gf_report_write_html(w.t, w.a, NULL, 0, NULL), "f");
+	BAD_ARG(gf_report_write_html(w.t, w.a, NULL, 1, w.out), "bench");
+	BAD_ARG(gf_report_write_html(w.t, w.a, missing, -1, w.out), "nbench");
+	REFUSED(gf_report_write_html(w.t, w.a, missing, 1, w.out), -ENOENT, "/nonexistent/bench.json", false);
+}
+
 /* ---- the table ---- */
 
 struct row {
@@ -2749,6 +2774,8 @@ static const struct row rows[] = {
 	ROW(gf_nccl_choice_parse), ROW(gf_nccl_tuning_begin), ROW(gf_nccl_tuning_end),
 	/* monitor_output.h */
 	ROW(gf_mon_sample_print), ROW(gf_mon_sample_write_json), ROW(gf_mon_sample_write_csv),
+	/* topo.h, report.h: the picture and the page */
+	ROW(gf_topo_write_svg), ROW(gf_topo_write_dot), ROW(gf_report_write_html),
 };
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
