@@ -61,6 +61,7 @@ const struct gf_cmd gf_cmd_record_def = {
 		"Given a name ending in .tar.gz (or .tgz), or --format tar.gz, the\n"
 		"recording is one gzip'd tar file instead, written atomically; --root\n"
 		"FILE.tar.gz reads it as it reads the directory.\n"
+		"A recording also holds what hwloc reads: lstopo -i DIR opens it.\n"
 		"A recording may hold host names, kernel command line and IRQ counters:\n"
 		"look before you share it.\n",
 	.opts = record_opts,

@@ -6,7 +6,9 @@
 #                                      the real clients of gpufeed's outputs:
 #                                      slurmd (slurmd -G reads config slurm's
 #                                      gres.conf), prometheus (promtool checks
-#                                      check --prom), nodejs (with npm, it runs the
+#                                      check --prom), hwloc-nox (lstopo reads
+#                                      every recording, tests/cli/test_hwloc.sh),
+#                                      nodejs (with npm, it runs the
 #                                      pinned Kubernetes schema and CEL checkers
 #                                      of tests/tools/), Python's numpy, torch
 #                                      (CPU), pytest, setuptools, pip and headers
@@ -21,7 +23,7 @@
 set -euo pipefail
 
 build=(build-essential pkg-config libjansson-dev liburing-dev zlib1g-dev libxxhash-dev)
-test=(clang libcmocka-dev jq python3-yaml numactl slurmd prometheus nodejs
+test=(clang libcmocka-dev jq python3-yaml numactl slurmd prometheus nodejs hwloc-nox
       python3-numpy python3-torch python3-pytest python3-setuptools python3-dev python3-pip)
 bench=(fio)
 numa=(qemu-system-x86 busybox-static cpio xz-utils)

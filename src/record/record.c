@@ -29,6 +29,7 @@
 #include "core/strutil.h"
 #include "core/tar.h"
 #include "record/record_hook.h"
+#include "record/record_hwloc.h"
 #include "record/record_place.h"
 #include "record/record_policy.h"
 #include "topo/discover.h"
@@ -410,6 +411,8 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 		st.nwarnings = t->nwarnings;
 		if (!cancelled(opts))
 			ret = record_checks(&fs, t, facts, st.nvml_note);
+		if (!ret && !cancelled(opts))
+			gf_record_hwloc(&fs);
 	}
 	fs.rec = NULL;
 	if (ret)
