@@ -310,6 +310,37 @@ static const char *base_of(const char *path)
 	return s ? s + 1 : path;
 }
 
+/* A PCI device's config space: the Device Serial Number capability's 8
+ * bytes (PCIe base spec 7.9.3; a NIC's is often its MAC as an EUI-64), or
+ * 0 when it has none.  Extended capabilities start at 0x100 (only root
+ * reads past 64 bytes). */
+static size_t dsn_offset(const char *path, const unsigned char *b, size_t len)
+{
+	size_t at = 0x100;
+
+	if (strcmp(base_of(path), "config") || !gf_starts_with(path, "sys/devices/pci"))
+		return 0;
+	for (int hops = 0; at >= 0x100 && at + 12 <= len && hops < 512; hops++) {
+		uint32_t hdr = (uint32_t)b[at] | (uint32_t)b[at + 1] << 8 | (uint32_t)b[at + 2] << 16 |
+			       (uint32_t)b[at + 3] << 24;
+
+		if (hdr == 0 || hdr == 0xffffffffu)
+			return 0;
+		if ((hdr & 0xffff) == 0x0003)
+			return at + 4;
+		at = (hdr >> 20) & 0xffc;
+	}
+	return 0;
+}
+
+static bool all_zero(const unsigned char *b, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (b[i])
+			return false;
+	return true;
+}
+
 static bool name_in(const char *name, const char *const *list)
 {
 	for (; *list; list++)
@@ -391,11 +422,12 @@ static int collect_file(struct walk *w, int dirfd, const char *name)
 {
 	int kind = file_kind(w->path), fd, ret;
 	bool nvml = !strcmp(w->path, "nvml.json");
+	bool config = !strcmp(name, "config") && gf_starts_with(w->path, "sys/devices/pci");
 	bool info = gf_starts_with(w->path, "proc/driver/nvidia/gpus/") && !strcmp(name, "information");
 	char *data = NULL;
 	size_t len;
 
-	if (kind < 0 && !nvml && !info)
+	if (kind < 0 && !nvml && !info && !config)
 		return 0;
 	if ((fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return gf_error_errno(-errno, w->path);
@@ -403,7 +435,12 @@ static int collect_file(struct walk *w, int dirfd, const char *name)
 	close(fd);
 	if (ret)
 		return ret;
-	if (nvml) {
+	if (config) {
+		size_t at = dsn_offset(w->path, (unsigned char *)data, len);
+
+		if (at && !all_zero((unsigned char *)data + at, 8))
+			w->r->counts[GF_REDACT_SERIAL]++;	/* replaced where it is */
+	} else if (nvml) {
 		json_t *j = json_loadb(data, len, 0, NULL);
 
 		ret = add_json_ids(w->r, j);	/* a malformed one was refused before */
@@ -471,6 +508,20 @@ static bool replace_in(const struct gf_redact *r, char *buf, size_t len, bool na
 	return changed;
 }
 
+/* The serial number in config space: 8 bytes from the key and the
+ * original, so one serial gets one pseudonym. */
+static bool replace_dsn(const struct gf_redact *r, const char *path, char *data, size_t len)
+{
+	size_t at = dsn_offset(path, (unsigned char *)data, len);
+	uint64_t v;
+
+	if (!at || all_zero((unsigned char *)data + at, 8))
+		return false;
+	v = XXH3_64bits_withSeed(data + at, 8, r->key);
+	memcpy(data + at, &v, 8);
+	return true;
+}
+
 static int apply_file(struct walk *w, int dirfd, const char *name)
 {
 	int fd = openat(dirfd, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC), ret;
@@ -480,7 +531,8 @@ static int apply_file(struct walk *w, int dirfd, const char *name)
 	if (fd < 0)
 		return gf_error_errno(-errno, w->path);
 	ret = slurp(w, fd, &data, &len);
-	if (!ret && replace_in(w->r, data, len, false) && pwrite(fd, data, len, 0) != (ssize_t)len)
+	if (!ret && (replace_in(w->r, data, len, false) | replace_dsn(w->r, w->path, data, len)) &&
+	    pwrite(fd, data, len, 0) != (ssize_t)len)
 		ret = gf_error_errno(-errno ? -errno : -EIO, w->path);
 	free(data);
 	close(fd);
@@ -525,8 +577,6 @@ int gf_redact_apply(struct gf_redact *r, const char *dir)
 {
 	struct walk w = { .r = r, .file = apply_reg, .link = apply_link, .dir = rename_entry };
 
-	if (!r->n)
-		return 0;
 	/* Longest first: an identity inside a longer one goes with it. */
 	for (int i = 1; i < r->n; i++)
 		for (int j = i; j > 0 && r->ids[j - 1].len < r->ids[j].len; j--) {

@@ -45,7 +45,9 @@ int gf_redact_add(struct gf_redact *r, enum gf_redact_kind kind, const char *val
 /* Finds the identities in the recording at `dir` by where they live:
  * proc/sys/kernel/hostname, etc/hostname, a netdev's address, DMI, NVMe,
  * block-device and InfiniBand serials, GUIDs and GIDs, the UUIDs in
- * nvml.json and /proc/driver/nvidia.  0 or -errno with a message. */
+ * nvml.json and /proc/driver/nvidia, and the Device Serial Number in a
+ * PCI device's config space (replaced where it is, by 8 keyed bytes).
+ * 0 or -errno with a message. */
 int gf_redact_collect(struct gf_redact *r, const char *dir);
 
 /* Replaces every one of them, wherever it stands as a whole word (no

@@ -144,6 +144,46 @@ static void redacts_everywhere(void **state)
 
 /* Two recordings get unrelated pseudonyms (a random key each): one cannot
  * be matched against another, nor a guessed serial hashed to its name. */
+/* The Device Serial Number capability in config space: its 8 bytes change,
+ * the bytes around them do not; a device without one is left as it is. */
+static void config_space_serial(void **state)
+{
+	static const unsigned char dsn[8] = { 0x5f, 0x3e, 0x9b, 0xff, 0xfe, 0xa1, 0x42, 0x0c };
+	unsigned char cfg[0x120], plain[0x120], back[0x120];
+	char *dir = t_mkdtemp();
+	struct gf_redact r;
+	FILE *f;
+
+	(void)state;
+	memset(cfg, 0xab, sizeof(cfg));
+	cfg[0x100] = 0x01; cfg[0x101] = 0x00; cfg[0x102] = 0x01; cfg[0x103] = 0x14;	/* AER -> 0x140 */
+	memcpy(plain, cfg, sizeof(plain));
+	cfg[0x103] = 0x11;	/* AER, next at 0x110 */
+	cfg[0x110] = 0x03; cfg[0x111] = 0x00; cfg[0x112] = 0x01; cfg[0x113] = 0x00;	/* DSN, last */
+	memcpy(cfg + 0x114, dsn, sizeof(dsn));
+	t_write_bytes(dir, "sys/devices/pci0000:00/0000:00:02.0/config", cfg, sizeof(cfg));
+	t_write_bytes(dir, "sys/devices/pci0000:00/0000:00:03.0/config", plain, sizeof(plain));
+	assert_int_equal(gf_redact_init(&r), 0);
+	assert_int_equal(gf_redact_collect(&r, dir), 0);
+	assert_int_equal(r.counts[GF_REDACT_SERIAL], 1);
+	assert_int_equal(gf_redact_apply(&r, dir), 0);
+	f = fopen(at(dir, "sys/devices/pci0000:00/0000:00:02.0/config"), "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(back, 1, sizeof(back), f), sizeof(back));
+	fclose(f);
+	assert_memory_not_equal(back + 0x114, dsn, sizeof(dsn));
+	assert_memory_equal(back, cfg, 0x114);
+	assert_memory_equal(back + 0x11c, cfg + 0x11c, sizeof(cfg) - 0x11c);
+	f = fopen(at(dir, "sys/devices/pci0000:00/0000:00:03.0/config"), "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(back, 1, sizeof(back), f), sizeof(back));
+	fclose(f);
+	assert_memory_equal(back, plain, sizeof(plain));
+	gf_redact_fini(&r);
+	t_rmtree(dir);
+	free(dir);
+}
+
 static void keyed_per_recording(void **state)
 {
 	struct gf_redact a, b;
@@ -167,6 +207,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(redacts_everywhere),
+		cmocka_unit_test(config_space_serial),
 		cmocka_unit_test(keyed_per_recording),
 	};
 
