@@ -531,9 +531,13 @@ static int apply_file(struct walk *w, int dirfd, const char *name)
 	if (fd < 0)
 		return gf_error_errno(-errno, w->path);
 	ret = slurp(w, fd, &data, &len);
-	if (!ret && (replace_in(w->r, data, len, false) | replace_dsn(w->r, w->path, data, len)) &&
-	    pwrite(fd, data, len, 0) != (ssize_t)len)
-		ret = gf_error_errno(-errno ? -errno : -EIO, w->path);
+	if (!ret) {
+		bool words = replace_in(w->r, data, len, false);
+		bool dsn = replace_dsn(w->r, w->path, data, len);
+
+		if ((words || dsn) && pwrite(fd, data, len, 0) != (ssize_t)len)
+			ret = gf_error_errno(-errno ? -errno : -EIO, w->path);
+	}
 	free(data);
 	close(fd);
 	return ret;
