@@ -200,6 +200,15 @@ struct walk {
 	int (*dir)(struct walk *w, int dirfd, const char *name);	/* after its entries */
 };
 
+/* A failure on the entry being walked, named as top/path. */
+static int walk_error(const struct walk *w, int err)
+{
+	char what[PATH_MAX + 256];
+
+	snprintf(what, sizeof(what), "%s/%s", w->top, w->path);
+	return gf_error_errno(err, what);
+}
+
 static int walk_dir(struct walk *w, int fd, int depth)
 {
 	DIR *d = fdopendir(fd);
@@ -208,7 +217,7 @@ static int walk_dir(struct walk *w, int fd, int depth)
 	int ret = 0;
 
 	if (!d) {
-		ret = gf_error_errno(-errno, w->top);
+		ret = walk_error(w, -errno);
 		close(fd);
 		return ret;
 	}
@@ -240,14 +249,14 @@ static int walk_dir(struct walk *w, int fd, int depth)
 
 		snprintf(w->path + plen, sizeof(w->path) - plen, "%s%s", plen ? "/" : "", names[i]);
 		if (fstatat(dirfd(d), names[i], &st, AT_SYMLINK_NOFOLLOW)) {
-			ret = gf_error_errno(-errno, w->path);
+			ret = walk_error(w, -errno);
 		} else if (S_ISDIR(st.st_mode)) {
 			int sub = openat(dirfd(d), names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 			if (depth >= MAX_DEPTH)
 				ret = gf_error(-ELOOP, "%s/%s: deeper than %d levels", w->top, w->path, MAX_DEPTH);
 			else if (sub < 0)
-				ret = gf_error_errno(-errno, w->path);
+				ret = walk_error(w, -errno);
 			else
 				ret = walk_dir(w, sub, depth + 1);
 			if (!ret && w->dir)
@@ -285,7 +294,7 @@ static int slurp(struct walk *w, int fd, char **data, size_t *len)
 	ssize_t got;
 
 	if (fstat(fd, &st))
-		return gf_error_errno(-errno, w->path);
+		return walk_error(w, -errno);
 	if ((unsigned long long)st.st_size > MAX_FILE)
 		return gf_error(-EFBIG, "%s/%s: larger than a recording holds", w->top, w->path);
 	if (!(*data = malloc((size_t)st.st_size + 1)))
@@ -294,7 +303,7 @@ static int slurp(struct walk *w, int fd, char **data, size_t *len)
 	if (got != st.st_size) {
 		free(*data);
 		*data = NULL;
-		return gf_error_errno(got < 0 ? -errno : -EIO, w->path);
+		return walk_error(w, got < 0 ? -errno : -EIO);
 	}
 	(*data)[got] = '\0';
 	*len = (size_t)got;
@@ -430,7 +439,7 @@ static int collect_file(struct walk *w, int dirfd, const char *name)
 	if (kind < 0 && !nvml && !info && !config)
 		return 0;
 	if ((fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-		return gf_error_errno(-errno, w->path);
+		return walk_error(w, -errno);
 	ret = slurp(w, fd, &data, &len);
 	close(fd);
 	if (ret)
@@ -529,14 +538,16 @@ static int apply_file(struct walk *w, int dirfd, const char *name)
 	size_t len;
 
 	if (fd < 0)
-		return gf_error_errno(-errno, w->path);
+		return walk_error(w, -errno);
 	ret = slurp(w, fd, &data, &len);
 	if (!ret) {
 		bool words = replace_in(w->r, data, len, false);
 		bool dsn = replace_dsn(w->r, w->path, data, len);
 
-		if ((words || dsn) && pwrite(fd, data, len, 0) != (ssize_t)len)
-			ret = gf_error_errno(-errno ? -errno : -EIO, w->path);
+		ssize_t put = words || dsn ? pwrite(fd, data, len, 0) : (ssize_t)len;
+
+		if (put != (ssize_t)len)
+			ret = walk_error(w, put < 0 ? -errno : -EIO);
 	}
 	free(data);
 	close(fd);
@@ -552,7 +563,7 @@ static int rename_entry(struct walk *w, int dirfd, const char *name)
 	if (!replace_in(w->r, to, len, true))
 		return 0;
 	if (renameat(dirfd, name, dirfd, to))
-		return gf_error_errno(-errno, w->path);
+		return walk_error(w, -errno);
 	return 0;
 }
 
@@ -562,11 +573,11 @@ static int apply_link(struct walk *w, int dirfd, const char *name)
 	ssize_t n = readlinkat(dirfd, name, target, sizeof(target) - 1);
 
 	if (n < 0)
-		return gf_error_errno(-errno, w->path);
+		return walk_error(w, -errno);
 	target[n] = '\0';
 	if (replace_in(w->r, target, (size_t)n, true) &&
 	    (unlinkat(dirfd, name, 0) || symlinkat(target, dirfd, name)))
-		return gf_error_errno(-errno, w->path);
+		return walk_error(w, -errno);
 	return rename_entry(w, dirfd, name);
 }
 
