@@ -33,6 +33,10 @@ static const struct gf_opt record_opts[] = {
 	GF_OPT_CALLBACK(0, "format", "FMT", opt_format,
 			"dir or tar.gz (default: tar.gz when the name ends\n"
 			"in .tar.gz or .tgz, else dir)"),
+	GF_OPT_BOOL(0, "redact", struct gf_record_options, redact,
+		    "replace the host name, MAC addresses, serial numbers,\n"
+		    "UUIDs and GUIDs by pseudonyms of the same shape (one per\n"
+		    "value) everywhere in the recording, to send it out"),
 	GF_OPT_COMMON("root", "re-record from a recording (directory or .tar.gz)\n"
 		      "instead of this machine"),
 	GF_OPT_COMMON("nvml", NULL),
@@ -61,8 +65,9 @@ const struct gf_cmd gf_cmd_record_def = {
 		"Given a name ending in .tar.gz (or .tgz), or --format tar.gz, the\n"
 		"recording is one gzip'd tar file instead, written atomically; --root\n"
 		"FILE.tar.gz reads it as it reads the directory.\n"
+		"A recording also holds what hwloc reads: lstopo -i DIR opens it.\n"
 		"A recording may hold host names, kernel command line and IRQ counters:\n"
-		"look before you share it.\n",
+		"look before you share it; --redact replaces the identities in it.\n",
 	.opts = record_opts,
 	.exits = { "", NULL, "", "DIR holds a recording and no --force was given, DIR is not a\n"
 		   "recording, or the recording was stopped by a signal",

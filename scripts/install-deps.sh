@@ -9,8 +9,12 @@
 #                                      check --prom and the exporter's metrics; a
 #                                      real Prometheus server scrapes the exporter),
 #                                      curl (the exporter's HTTP tests), systemd
-#                                      (systemd-analyze verify on the exporter's
-#                                      unit), nodejs (with npm, it runs the
+#                                      (systemd-analyze verify on the units),
+#                                      hwloc-nox (lstopo reads every recording,
+#                                      tests/cli/test_hwloc.sh), libxml2-utils,
+#                                      chromium and graphviz (the picture and the
+#                                      HTML report are parsed and rendered),
+#                                      nodejs (with npm, it runs the
 #                                      pinned Kubernetes schema and CEL checkers
 #                                      of tests/tools/), Python's numpy, torch
 #                                      (CPU), pytest, setuptools, pip and headers
@@ -29,7 +33,7 @@
 set -euo pipefail
 
 build=(build-essential pkg-config libjansson-dev liburing-dev zlib1g-dev libxxhash-dev)
-test=(clang libcmocka-dev jq python3-yaml numactl slurmd prometheus curl systemd nodejs
+test=(clang libcmocka-dev jq python3-yaml numactl slurmd prometheus curl systemd nodejs hwloc-nox
       python3-numpy python3-torch python3-pytest python3-setuptools python3-dev python3-pip
       libxml2-utils chromium graphviz)
 bench=(fio)

@@ -41,12 +41,16 @@ struct gf_record_options {
 	 * stops, removes what it wrote and returns -EINTR. */
 	volatile sig_atomic_t *cancel;
 	enum gf_record_format format;	/* AUTO: by the target's name */
+	/* Host name, MAC addresses, serial numbers, UUIDs and GUIDs replaced
+	 * by pseudonyms of the same shape, one per value, everywhere in the
+	 * recording (its manifest says "redacted"; docs/recordings.md). */
+	bool redact;
 };
 
 #define GF_RECORD_OPTS_INIT { \
 	.struct_size = sizeof(struct gf_record_options), \
 	.machine = NULL, .force = false, .warn = NULL, .warn_arg = NULL, \
-	.cancel = NULL, .format = GF_RECORD_AUTO }
+	.cancel = NULL, .format = GF_RECORD_AUTO, .redact = false }
 
 struct gf_record_stats {
 	unsigned files, links, dirs;

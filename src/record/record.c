@@ -29,7 +29,9 @@
 #include "core/strutil.h"
 #include "core/tar.h"
 #include "record/record_hook.h"
+#include "record/record_hwloc.h"
 #include "record/record_place.h"
+#include "record/record_redact.h"
 #include "record/record_policy.h"
 #include "topo/discover.h"
 #include "vendor/nvml/nvml_facts.h"
@@ -176,7 +178,7 @@ static int dump_cb(FILE *f, void *arg)
 }
 
 static int write_manifest(const char *tmp, const struct gf_fs *src, const struct gf_topo *t,
-			  const struct gf_recorder *rec, const struct gf_record_stats *st)
+			  const struct gf_recorder *rec, const struct gf_record_stats *st, json_t *redacted)
 {
 	char path[PATH_MAX];
 	json_t *m = json_object();
@@ -195,6 +197,8 @@ static int write_manifest(const char *tmp, const struct gf_fs *src, const struct
 	json_object_set_new(m, "files", json_integer(rec->files));
 	json_object_set_new(m, "links", json_integer(rec->links));
 	json_object_set_new(m, "bytes", json_integer((json_int_t)rec->bytes));
+	if (redacted)
+		json_object_set(m, "redacted", redacted);
 	if (gf_fs_live(src)) {
 		struct statvfs sv;
 
@@ -209,6 +213,32 @@ static int write_manifest(const char *tmp, const struct gf_fs *src, const struct
 	snprintf(path, sizeof(path), "%s/" GF_RECORD_MANIFEST, tmp);
 	ret = gf_atomic_write(path, dump_cb, m);
 	json_decref(m);
+	return ret;
+}
+
+/* The manifest, and with redact the identities replaced in everything
+ * written (the manifest's host name among them); the manifest says which
+ * kinds and how many, never the values. */
+static int write_manifest_redacted(const char *tmp, const struct gf_fs *src, const struct gf_topo *t,
+				   const struct gf_recorder *rec, const struct gf_record_stats *st, bool redact)
+{
+	struct gf_redact r;
+	json_t *summary = NULL;
+	int ret;
+
+	if (!redact)
+		return write_manifest(tmp, src, t, rec, st, NULL);
+	if ((ret = gf_redact_init(&r)))
+		return ret;
+	if (!(ret = gf_redact_add(&r, GF_REDACT_HOSTNAME, t->machine.hostname)) &&
+	    !(ret = gf_redact_collect(&r, tmp))) {
+		if (!(summary = gf_redact_summary(&r)))
+			ret = gf_error(-ENOMEM, "out of memory");
+		else if (!(ret = write_manifest(tmp, src, t, rec, st, summary)))
+			ret = gf_redact_apply(&r, tmp);
+	}
+	json_decref(summary);
+	gf_redact_fini(&r);
 	return ret;
 }
 
@@ -410,6 +440,8 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 		st.nwarnings = t->nwarnings;
 		if (!cancelled(opts))
 			ret = record_checks(&fs, t, facts, st.nvml_note);
+		if (!ret && !cancelled(opts))
+			gf_record_hwloc(&fs);
 	}
 	fs.rec = NULL;
 	if (ret)
@@ -429,7 +461,7 @@ GF_API int gf_record(const char *dir_arg, const struct gf_record_options *opts,
 		if ((ret = save_facts(facts, &raw_facts, path)))
 			goto out;
 	}
-	if ((ret = write_manifest(tmp, &fs, t, rec, &st)))
+	if ((ret = write_manifest_redacted(tmp, &fs, t, rec, &st, opts->redact)))
 		goto out;
 	if (cancelled(opts)) {
 		ret = gf_error(-EINTR, "%s: recording interrupted, nothing kept", dir);
