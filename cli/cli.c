@@ -8,6 +8,7 @@
 
 #include <gpufeed/env.h>
 #include "cli.h"
+#include "suggest.h"
 
 void gf_cli_init(struct gf_cli *cli, const char *cmd)
 {
@@ -144,8 +145,14 @@ int gf_cli_dispatch(const struct gf_cmd *cmd, int argc, char **argv)
 	if (optind >= argc)
 		return gf_cli_usage(&cli, "what to run? (one of: %s)", names);
 	sub = find_sub(cmd, argv[optind]);
-	if (!sub)
+	if (!sub) {
+		const char *near = gf_suggest_sub(cmd, argv[optind]);
+
+		if (near)
+			return gf_cli_usage(&cli, "unknown '%s'; did you mean '%s %s'? (one of: %s)", argv[optind],
+					    cmd->name, near, names);
 		return gf_cli_usage(&cli, "unknown '%s' (one of: %s)", argv[optind], names);
+	}
 	return sub->run(argc - optind, argv + optind);
 }
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "suggest.h"
 
 const struct gf_cmd *const gf_commands[] = {
 	&gf_cmd_report_def, &gf_cmd_topo_def, &gf_cmd_check_def, &gf_cmd_tune_def, &gf_cmd_revert_def, &gf_cmd_record_def, &gf_cmd_bench_def,
@@ -16,6 +17,18 @@ const struct gf_cmd *const gf_commands[] = {
 	&gf_cmd_nccl_def,
 	NULL,
 };
+
+/* "gpufeed tpo": the command it looks like, when one does. */
+static int unknown_command(const char *word)
+{
+	const char *near = gf_suggest_command(word);
+
+	fprintf(stderr, "gpufeed: unknown command '%s'\n", word);
+	if (near)
+		fprintf(stderr, "Did you mean 'gpufeed %s'?\n", near);
+	fprintf(stderr, "Try 'gpufeed --help'.\n");
+	return GF_EXIT_USAGE;
+}
 
 /* gpufeed help [COMMAND [SUB]], and the hidden forms the build and the
  * doc-vs-help test use: --man [COMMAND [SUB]] (roff, 'make man'),
@@ -48,9 +61,15 @@ static int help(int argc, char **argv)
 		return GF_EXIT_USAGE;
 	}
 	cmd = gf_cli_find(words, nwords, &used);
-	if (!cmd || used != nwords) {
-		fprintf(stderr, "gpufeed: unknown command '%s%s%s'\nTry 'gpufeed --help'.\n", words[0],
-			nwords > 1 ? " " : "", nwords > 1 ? words[1] : "");
+	if (!cmd && !(cmd = gf_cli_find(words, 1, &used)))
+		return unknown_command(words[0]);
+	if (used != nwords) {
+		const char *near = cmd->subs && nwords == 2 ? gf_suggest_sub(cmd, words[1]) : NULL;
+
+		fprintf(stderr, "gpufeed: unknown command '%s %s'\n", words[0], words[1]);
+		if (near)
+			fprintf(stderr, "Did you mean 'gpufeed %s %s'?\n", cmd->name, near);
+		fprintf(stderr, "Try 'gpufeed --help'.\n");
 		return GF_EXIT_USAGE;
 	}
 	if (!form)
@@ -85,8 +104,7 @@ static int run(int argc, char **argv)
 	const struct gf_cmd *c = gf_cli_find((const char *const *)argv + 1, 1, &used);
 	if (c)
 		return c->run(argc - 1, argv + 1);
-	fprintf(stderr, "gpufeed: unknown command '%s'\nTry 'gpufeed --help'.\n", cmd);
-	return GF_EXIT_USAGE;
+	return unknown_command(cmd);
 }
 
 int main(int argc, char **argv)

@@ -23,6 +23,23 @@ for cmd in topo report record; do
 	expect_rc 2 "$cmd with an unknown option" "$GPUFEED" "$cmd" --bogus
 	expect_grep "$err" "unknown option '--bogus'" "$cmd names the unknown option"
 done
+# "Did you mean": the nearest command, subcommand or option, never a far guess.
+expect_rc 2 "a mistyped command" "$GPUFEED" tpo
+expect_grep "$err" "Did you mean 'gpufeed topo'?" "  suggests the command it looks like"
+expect_rc 2 "two letters swapped" "$GPUFEED" cehck
+expect_grep "$err" "Did you mean 'gpufeed check'?" "  suggests check"
+run "$GPUFEED" frobnicate
+expect_no_grep "$err" "Did you mean" "a word near no command gets no guess"
+expect_rc 2 "a mistyped option" "$GPUFEED" check --jsn
+expect_grep "$err" "unknown option '--jsn'; did you mean '--json'?" "  suggests --json"
+expect_rc 2 "a mistyped option with a value" "$GPUFEED" topo --gpuu=1
+expect_grep "$err" "did you mean '--gpu'?" "  suggests --gpu"
+expect_rc 2 "a mistyped subcommand" "$GPUFEED" bench oi
+expect_grep "$err" "did you mean 'bench io'?" "  suggests bench io"
+expect_rc 2 "help for a mistyped command" "$GPUFEED" help tpo
+expect_grep "$err" "Did you mean 'gpufeed topo'?" "  suggests topo"
+expect_rc 2 "help for a mistyped subcommand" "$GPUFEED" help nccl lgo
+expect_grep "$err" "Did you mean 'gpufeed nccl log'?" "  suggests nccl log"
 expect_rc 2 "--root without a value" "$GPUFEED" topo --root
 expect_grep "$err" "needs a value" "missing value is explained"
 expect_rc 2 "--nvml with a bad mode" "$GPUFEED" topo --nvml=sometimes
