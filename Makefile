@@ -4,7 +4,8 @@
 #   make check           build and run every test (tests/run.sh)
 #   make CC=clang BUILD=build-clang check
 #   make sanitize        ASan+UBSan build in build-asan/ running the whole test suite
-#   make install PREFIX=/usr DESTDIR=/tmp/stage
+#   make install PREFIX=/usr DESTDIR=/tmp/stage   (CLI, libraries, headers, man
+#                        pages, docs in DOCDIR, shell completion)
 #   make man             regenerate man/*.1 from the CLI's option tables
 #   make api-doc         regenerate docs/api.md from the public headers' comments
 #
@@ -19,6 +20,7 @@ LIBDIR      ?= $(PREFIX)/lib
 INCLUDEDIR  ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 MANDIR      ?= $(PREFIX)/share/man
+DOCDIR      ?= $(PREFIX)/share/doc/gpufeed
 DESTDIR     ?=
 
 BUILD       ?= build
@@ -84,6 +86,11 @@ PTX_FILES := $(sort $(wildcard gpu/kernels/*.ptx))
 PTX_OBJ   := $(BUILD)/obj/gen/ptx_images.o
 LIB_OBJS  += $(PTX_OBJ)
 CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
+# README and docs/*.md, built into the CLI ('gpufeed help TOPIC',
+# cli/help_topic.h) and installed into DOCDIR.
+DOC_PAGES := README.md $(sort $(wildcard docs/*.md))
+DOCS_OBJ  := $(BUILD)/obj/gen/docs.o
+CLI_OBJS  += $(DOCS_OBJ)
 TESTLIB_OBJS := $(TESTLIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 # The CUDA layer against a real GPU: built everywhere (so every compiler
@@ -160,6 +167,14 @@ ptx:
 	    $(NVCC) -ptx -arch=compute_80 -o $$ptx.tmp $$cu; \
 	    echo "// gpufeed-source-sha256: $$(sha256sum $$cu | cut -d' ' -f1)" >>$$ptx.tmp; \
 	    mv $$ptx.tmp $$ptx; echo "  PTX $$ptx"; done
+
+$(BUILD)/gen/docs.c: $(DOC_PAGES) scripts/embed-docs.sh
+	@mkdir -p $(dir $@)
+	scripts/embed-docs.sh $@ $(DOC_PAGES)
+
+$(DOCS_OBJ): $(BUILD)/gen/docs.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CLI_CFLAGS) -Icli -c $< -o $@
 
 $(STATIC_LIB): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -278,12 +293,16 @@ install: lib cli $(PC_FILE)
 	install -m 644 $(PC_FILE) $(DESTDIR)$(PKGCONFIGDIR)/gpufeed.pc
 	install -d $(DESTDIR)$(MANDIR)/man1
 	install -m 644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/
+	install -d $(DESTDIR)$(DOCDIR)
+	install -m 644 $(DOC_PAGES) $(DESTDIR)$(DOCDIR)/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/gpufeed $(DESTDIR)$(LIBDIR)/libgpufeed.a \
 	      $(DESTDIR)$(LIBDIR)/libgpufeed.so* $(DESTDIR)$(PKGCONFIGDIR)/gpufeed.pc
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/gpufeed
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN_PAGES)))
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOC_PAGES)))
+	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 clean:
 	rm -rf build build-clang build-asan

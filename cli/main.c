@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "help_topic.h"
 #include "suggest.h"
 
 const struct gf_cmd *const gf_commands[] = {
@@ -30,7 +31,21 @@ static int unknown_command(const char *word)
 	return GF_EXIT_USAGE;
 }
 
-/* gpufeed help [COMMAND [SUB]], and the hidden forms the build and the
+/* "gpufeed help loadr": neither a command nor a page of the docs. */
+static int unknown_topic(const char *word)
+{
+	const char *cmd = gf_suggest_command(word), *topic = gf_doc_suggest(word);
+
+	fprintf(stderr, "gpufeed help: no command or topic '%s'\n", word);
+	if (cmd)
+		fprintf(stderr, "Did you mean 'gpufeed %s'?\n", cmd);
+	else if (topic)
+		fprintf(stderr, "Did you mean 'gpufeed help %s'?\n", topic);
+	fprintf(stderr, "Try 'gpufeed help' for the commands and topics.\n");
+	return GF_EXIT_USAGE;
+}
+
+/* gpufeed help [COMMAND [SUB] | TOPIC], and the hidden forms the build and the
  * doc-vs-help test use: --man [COMMAND [SUB]] (roff, 'make man'),
  * --options COMMAND [SUB] (the documented long options), --exit-table
  * (docs/exit-codes.md's per-command table). */
@@ -50,10 +65,13 @@ static int help(int argc, char **argv)
 		return GF_EXIT_OK;
 	}
 	if (!nwords && (!form || !strcmp(form, "--man"))) {
-		if (form)
+		if (form) {
 			gf_print_main_man(stdout);
-		else
+		} else {
 			gf_print_main_help(stdout);
+			fputc('\n', stdout);
+			gf_doc_list_topics(stdout, 78);
+		}
 		return GF_EXIT_OK;
 	}
 	if (!nwords) {
@@ -61,8 +79,15 @@ static int help(int argc, char **argv)
 		return GF_EXIT_USAGE;
 	}
 	cmd = gf_cli_find(words, nwords, &used);
+	/* A command first ("help plan": plan's options); a page of the docs
+	 * otherwise, or by its file's name ("help docs/plan.md", as the
+	 * --help footers cite it). */
+	if (!cmd && !form && nwords == 1 && gf_doc_find(words[0])) {
+		fputs(gf_doc_find(words[0])->text, stdout);
+		return GF_EXIT_OK;
+	}
 	if (!cmd && !(cmd = gf_cli_find(words, 1, &used)))
-		return unknown_command(words[0]);
+		return form ? unknown_command(words[0]) : unknown_topic(words[0]);
 	if (used != nwords) {
 		const char *near = cmd->subs && nwords == 2 ? gf_suggest_sub(cmd, words[1]) : NULL;
 
