@@ -21,6 +21,9 @@ INCLUDEDIR  ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 MANDIR      ?= $(PREFIX)/share/man
 DOCDIR      ?= $(PREFIX)/share/doc/gpufeed
+# Where bash-completion (its XDG_DATA_DIRS lookup) and zsh's fpath find them.
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 DESTDIR     ?=
 
 BUILD       ?= build
@@ -126,6 +129,7 @@ MAN_PAGES += man/gpufeed-bench-loader.1
 MAN_PAGES += man/gpufeed-bench-coll.1
 MAN_PAGES += man/gpufeed-bench-overlap.1
 MAN_PAGES += man/gpufeed-pack.1 man/gpufeed-inspect.1
+MAN_PAGES += man/gpufeed-completion.1
 
 .PHONY: all lib cli tests examples check sanitize clang install uninstall clean man ptx api-doc python fuzz-nccl-log
 all: lib cli tests
@@ -282,7 +286,16 @@ sanitize:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
 	    SANITIZE="-fsanitize=address,undefined -fno-sanitize-recover=all" check
 
-install: lib cli $(PC_FILE)
+# The completion scripts, written by the CLI from its command tables.
+COMPLETIONS := $(BUILD)/completion/gpufeed $(BUILD)/completion/_gpufeed
+$(BUILD)/completion/gpufeed: $(CLI)
+	@mkdir -p $(dir $@)
+	$(CLI) completion bash >$@.tmp && mv $@.tmp $@
+$(BUILD)/completion/_gpufeed: $(CLI)
+	@mkdir -p $(dir $@)
+	$(CLI) completion zsh >$@.tmp && mv $@.tmp $@
+
+install: lib cli $(PC_FILE) $(COMPLETIONS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/gpufeed $(DESTDIR)$(PKGCONFIGDIR)
 	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/gpufeed
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/libgpufeed.a
@@ -295,6 +308,9 @@ install: lib cli $(PC_FILE)
 	install -m 644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/
 	install -d $(DESTDIR)$(DOCDIR)
 	install -m 644 $(DOC_PAGES) $(DESTDIR)$(DOCDIR)/
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	install -m 644 $(BUILD)/completion/gpufeed $(DESTDIR)$(BASHCOMPDIR)/gpufeed
+	install -m 644 $(BUILD)/completion/_gpufeed $(DESTDIR)$(ZSHCOMPDIR)/_gpufeed
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/gpufeed $(DESTDIR)$(LIBDIR)/libgpufeed.a \
@@ -303,6 +319,7 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN_PAGES)))
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOC_PAGES)))
 	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/gpufeed $(DESTDIR)$(ZSHCOMPDIR)/_gpufeed
 
 clean:
 	rm -rf build build-clang build-asan

@@ -80,6 +80,7 @@ int gf_cmd_launch(int argc, char **argv);
 int gf_cmd_pack(int argc, char **argv);
 int gf_cmd_inspect(int argc, char **argv);
 int gf_cmd_nccl(int argc, char **argv);
+int gf_cmd_completion(int argc, char **argv);
 /* gpufeed nccl fr / nccl ras (cmd_nccl_hang.c): subcommands of 'gpufeed nccl'. */
 extern const struct gf_cmd gf_cmd_nccl_fr_def, gf_cmd_nccl_ras_def;
 /* nccl log's analysis, output and exit code, also nccl check's (cmd_nccl.c). */

@@ -62,10 +62,10 @@ static int check_only(struct gf_cli *cli, const char *only)
 }
 
 static const struct gf_opt check_opts[] = {
-	GF_OPT_CALLBACK(0, "profile", "NAME", opt_profile,
+	GF_OPT_CALLBACK_CHOICE(0, "profile", "NAME", opt_profile, "training|inference",
 			"training (default) or inference: the values\n"
 			"expected where the two differ (docs/checks.md)"),
-	GF_OPT_CALLBACK(0, "fail-on", "LEVEL", opt_fail_on,
+	GF_OPT_CALLBACK_CHOICE(0, "fail-on", "LEVEL", opt_fail_on, "warn|fail|never",
 			"exit 1 when a result is at LEVEL or worse: warn\n"
 			"(warn, error, fail), fail (default) or never"),
 	GF_OPT_STRING(0, "only", "LIST", struct check_args, only,

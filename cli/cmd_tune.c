@@ -19,7 +19,7 @@ static int opt_profile(struct gf_cli *cli, void *ctx, const char *arg)
 }
 
 static const struct gf_opt tune_opts[] = {
-	GF_OPT_CALLBACK(0, "profile", "NAME", opt_profile,
+	GF_OPT_CALLBACK_CHOICE(0, "profile", "NAME", opt_profile, "training|inference",
 			"training (default) or inference: the values to set\n"
 			"where the two differ (docs/checks.md)"),
 	GF_OPT_STRING(0, "only", "LIST", struct tune_args, o.only,

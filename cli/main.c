@@ -16,6 +16,7 @@ const struct gf_cmd *const gf_commands[] = {
 	&gf_cmd_pack_def,
 	&gf_cmd_inspect_def,
 	&gf_cmd_nccl_def,
+	&gf_cmd_completion_def,
 	NULL,
 };
 

@@ -10,7 +10,9 @@
 #                                      pinned Kubernetes schema and CEL checkers
 #                                      of tests/tools/), Python's numpy, torch
 #                                      (CPU), pytest, setuptools, pip and headers
-#                                      (the binding, tests/python/), and the numa group
+#                                      (the binding, tests/python/), zsh (its
+#                                      completion, tests/cli/test_completion.sh)
+#                                      and the numa group
 #   scripts/install-deps.sh numa     the two-node QEMU guest (tests/numa/):
 #                                      qemu-system-x86, busybox-static, cpio, and
 #                                      a Debian cloud kernel extracted (dpkg-deb -x,
@@ -22,7 +24,8 @@ set -euo pipefail
 
 build=(build-essential pkg-config libjansson-dev liburing-dev zlib1g-dev libxxhash-dev)
 test=(clang libcmocka-dev jq python3-yaml numactl slurmd prometheus nodejs
-      python3-numpy python3-torch python3-pytest python3-setuptools python3-dev python3-pip)
+      python3-numpy python3-torch python3-pytest python3-setuptools python3-dev python3-pip
+      zsh)
 bench=(fio)
 numa=(qemu-system-x86 busybox-static cpio xz-utils)
 
