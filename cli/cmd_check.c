@@ -147,7 +147,7 @@ int gf_cmd_check(int argc, char **argv)
 	}
 	ret = cli.json ? gf_audit_write_json(au, stdout)
 		       : gf_audit_print(au, stdout, (cli.color ? GF_AUDIT_PRINT_COLOR : 0) |
-							    (a.all ? GF_AUDIT_PRINT_ALL : 0));
+							    (a.all ? GF_AUDIT_PRINT_ALL : 0) | gf_cli_text_width(&cli));
 	ret = ret ? ret : fflush(stdout) ? -EIO : 0;
 	if (ret) {
 		gf_audit_free(au);

@@ -149,11 +149,15 @@ static const struct gf_env_info registry[] = {
 	[GF_ENV_MPI_LOCALNRANKS] = {
 		"MPI_LOCALNRANKS", GF_ENV_INT, "none", "coll",
 		"Number of ranks on this host under MPICH's Hydra", 1, 1000000LL },
+	[GF_ENV_COLUMNS] = {
+		"COLUMNS", GF_ENV_INT, "the terminal's width (TIOCGWINSZ), 100 when not a terminal", "cli",
+		"Width of text output (check, tune, topo) on a terminal; output elsewhere is 100 columns wide",
+		20, 10000 },
 };
 
 #define NVARS ((int)(sizeof(registry) / sizeof(registry[0])))
 /* The last id has a row: ids and rows cannot drift apart. */
-_Static_assert(NVARS == GF_ENV_MPI_LOCALNRANKS + 1, "every gf_env_var needs a registry row");
+_Static_assert(NVARS == GF_ENV_COLUMNS + 1, "every gf_env_var needs a registry row");
 
 int gf_env_count(void)
 {

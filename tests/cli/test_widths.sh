@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Text that fits: check, tune --dry-run and topo of every fixture recording
+# fit 100 columns (what a pipe or -o FILE gets), and the terminal's width on
+# a terminal (a pseudo-terminal from script(1), its size set by stty, or
+# $COLUMNS), details wrapped under their line.
+. "$(dirname "$0")/lib.sh"
+command -v script >/dev/null || { echo "skip: script(1) is needed (util-linux)"; exit 77; }
+
+# The widest line of a file, in characters (a terminal's \r dropped).
+widest() { tr -d '\r' <"$1" | expand | LC_ALL=C.UTF-8 awk '{ if (length($0) > w) w = length($0) } END { print w + 0 }'; }
+
+# A short --root for every recording (the header line names it, as it
+# was given): each archive, copied.
+mkdir -p "$TMP/m"
+for a in "$SRC"/tests/fixtures/machines/*/root.tar.gz; do
+	cp "$a" "$TMP/m/$(basename "$(dirname "$a")").tar.gz"
+done
+report=
+for m in "$TMP"/m/*.tar.gz; do
+	name=$(basename "$m" .tar.gz)
+	for cmd in "check --all --fail-on never"; do
+		# shellcheck disable=SC2086
+		"$GPUFEED" $cmd --root "$m" --color never >"$TMP/o" 2>/dev/null
+		rc=$?
+		w=$(widest "$TMP/o")
+		report="$report $name:${cmd%% *}=$w"
+		if [ "$rc" -gt 1 ] || [ ! -s "$TMP/o" ]; then not_ok "$name: $cmd: exit $rc, $(wc -l <"$TMP/o") lines"
+		elif [ "$w" -le 100 ]; then ok "$name: $cmd fits 100 columns ($w)"
+		else not_ok "$name: $cmd is $w columns wide"; awk 'length($0) > 100' "$TMP/o" | head -3 | sed 's/^/#   /'; fi
+	done
+done
+echo "# widest lines:$report"
+
+# On a terminal: its width, from the pseudo-terminal's size or $COLUMNS.
+U=$TMP/m/untuned-hgx.tar.gz
+on_tty() { script -qec "$1" /dev/null >"$TMP/tty" 2>&1; }
+on_tty "stty cols 72; '$GPUFEED' check --root '$U' --color never"
+w=$(widest "$TMP/tty")
+if [ "$w" -le 72 ] && [ "$w" -ge 60 ]; then ok "check on a 72-column terminal fits it ($w)"; else not_ok "check on a 72-column terminal: $w"; fi
+grep -q "^                  feed" "$TMP/tty" || grep -q "^                  [a-z]" "$TMP/tty" &&
+	ok "  why: wrapped under its text" || not_ok "  why: not wrapped under its text"
+on_tty "stty cols 200; COLUMNS=64 '$GPUFEED' check --root '$U' --color never"
+w=$(widest "$TMP/tty")
+if [ "$w" -le 64 ]; then ok "\$COLUMNS=64 on a terminal wins over its size ($w)"; else not_ok "COLUMNS=64 on a terminal: $w"; fi
+on_tty "stty cols 160; '$GPUFEED' check --root '$U' --color never"
+w=$(widest "$TMP/tty")
+if [ "$w" -gt 100 ] && [ "$w" -le 160 ]; then ok "a 160-column terminal gets its width ($w)"; else not_ok "160-column terminal: $w"; fi
+COLUMNS=64 "$GPUFEED" check --root "$U" --color never >"$TMP/o"
+w=$(widest "$TMP/o")
+if [ "$w" -gt 64 ] && [ "$w" -le 100 ]; then ok "\$COLUMNS is for terminals: a pipe gets 100 ($w)"; else not_ok "COLUMNS=64 to a pipe: $w"; fi
+on_tty "stty cols 72; '$GPUFEED' check --root '$U' --color never -o '$TMP/file'"
+w=$(widest "$TMP/file")
+if [ "$w" -gt 72 ] && [ "$w" -le 100 ]; then ok "-o FILE from a terminal gets 100 ($w)"; else not_ok "-o FILE from a terminal: $w"; fi
+
+finish
