@@ -69,7 +69,7 @@ int gf_cli_tune_finish(struct gf_cli *cli, struct gf_tune_report *rep, int ret)
 {
 	int code = GF_EXIT_OK;
 
-	if (rep && gf_tune_print(rep, stdout, cli->quiet) && !ret)
+	if (rep && gf_tune_print_width(rep, stdout, cli->quiet, GF_PRINT_WIDTH_OF(gf_cli_text_width(cli))) && !ret)
 		ret = -EIO;
 	if (fflush(stdout) && !ret)
 		ret = -EIO;

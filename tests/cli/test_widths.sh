@@ -18,9 +18,12 @@ done
 report=
 for m in "$TMP"/m/*.tar.gz; do
 	name=$(basename "$m" .tar.gz)
-	for cmd in "check --all --fail-on never"; do
+	for cmd in "check --all --fail-on never" "tune --dry-run"; do
+		# tune reads a recording directory only (it would write into one)
+		r=$m
+		[[ $cmd != tune* ]] || r=$FIX/$name/root
 		# shellcheck disable=SC2086
-		"$GPUFEED" $cmd --root "$m" --color never >"$TMP/o" 2>/dev/null
+		"$GPUFEED" $cmd --root "$r" --color never >"$TMP/o" 2>/dev/null
 		rc=$?
 		w=$(widest "$TMP/o")
 		report="$report $name:${cmd%% *}=$w"
@@ -45,6 +48,9 @@ if [ "$w" -le 64 ]; then ok "\$COLUMNS=64 on a terminal wins over its size ($w)"
 on_tty "stty cols 160; '$GPUFEED' check --root '$U' --color never"
 w=$(widest "$TMP/tty")
 if [ "$w" -gt 100 ] && [ "$w" -le 160 ]; then ok "a 160-column terminal gets its width ($w)"; else not_ok "160-column terminal: $w"; fi
+on_tty "stty cols 72; '$GPUFEED' tune --dry-run --root '$FIX/untuned-hgx/root'"
+w=$(widest "$TMP/tty")
+if [ "$w" -le 72 ] && [ "$w" -ge 60 ]; then ok "tune --dry-run on a 72-column terminal fits it ($w)"; else not_ok "tune on 72 columns: $w"; fi
 COLUMNS=64 "$GPUFEED" check --root "$U" --color never >"$TMP/o"
 w=$(widest "$TMP/o")
 if [ "$w" -gt 64 ] && [ "$w" -le 100 ]; then ok "\$COLUMNS is for terminals: a pipe gets 100 ($w)"; else not_ok "COLUMNS=64 to a pipe: $w"; fi

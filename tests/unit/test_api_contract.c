@@ -2481,6 +2481,14 @@ static void row_gf_nccl_ras_write_json(void)
 	gf_nccl_ras_free(r);
 }
 
+/* ---- tune.h, text width ---- */
+static void row_gf_tune_print_width(void)
+{
+	NULL_ARG(gf_tune_print_width(NULL, w.out, false, 80), "r");
+	NULL_ARG(gf_tune_print_width(w.tune, NULL, false, 80), "f");
+	BAD_ARG(gf_tune_print_width(w.tune, w.out, false, -1), "width -1 is negative");
+}
+
 /* ---- the table ---- */
 
 struct row {
@@ -2581,6 +2589,8 @@ static const struct row rows[] = {
 	ROW(gf_nccl_fr_print), ROW(gf_nccl_fr_write_json), ROW(gf_nccl_ras_parse), ROW(gf_nccl_ras_read), ROW(gf_nccl_ras_query),
 	ROW(gf_nccl_ras_free), ROW(gf_nccl_ras_finding_count), ROW(gf_nccl_ras_missing_ranks), ROW(gf_nccl_ras_print),
 	ROW(gf_nccl_ras_write_json),
+	/* tune.h, text width */
+	ROW(gf_tune_print_width),
 };
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
