@@ -18,7 +18,7 @@ done
 report=
 for m in "$TMP"/m/*.tar.gz; do
 	name=$(basename "$m" .tar.gz)
-	for cmd in "check --all --fail-on never" "tune --dry-run"; do
+	for cmd in "check --all --fail-on never" "tune --dry-run" "topo"; do
 		# tune reads a recording directory only (it would write into one)
 		r=$m
 		[[ $cmd != tune* ]] || r=$FIX/$name/root
@@ -51,6 +51,16 @@ if [ "$w" -gt 100 ] && [ "$w" -le 160 ]; then ok "a 160-column terminal gets its
 on_tty "stty cols 72; '$GPUFEED' tune --dry-run --root '$FIX/untuned-hgx/root'"
 w=$(widest "$TMP/tty")
 if [ "$w" -le 72 ] && [ "$w" -ge 60 ]; then ok "tune --dry-run on a 72-column terminal fits it ($w)"; else not_ok "tune on 72 columns: $w"; fi
+on_tty "stty cols 80; '$GPUFEED' topo --root '$TMP/m/dual-16gpu-pcie-tree.tar.gz' --color never"
+w=$(widest "$TMP/tty")
+if [ "$w" -le 80 ] && [ "$w" -ge 60 ]; then ok "topo on an 80-column terminal fits it ($w)"; else not_ok "topo on 80 columns: $w"; fi
+# topo lists each path once: GPU0 <-> GPU1 under GPU0, not again under GPU1.
+"$GPUFEED" topo --root "$TMP/m/hgx-h100-8gpu.tar.gz" >"$TMP/o"
+dups=$(grep -o '^  [A-Z]*[0-9]* <-> [A-Z]*[0-9]*' "$TMP/o" | awk '{ a = $1; b = $3; if (b < a) { t = a; a = b; b = t } print a, b }' | sort | uniq -d | wc -l)
+pairs=$(grep -c '^  GPU[0-9] <-> GPU[0-9]' "$TMP/o")
+if [ "$dups" = 0 ] && [ "$pairs" = 28 ]; then ok "topo: the 28 GPU pairs of the HGX once each"; else not_ok "topo: $pairs GPU pair rows, $dups listed twice"; fi
+"$GPUFEED" topo --root "$TMP/m/hgx-h100-8gpu.tar.gz" --gpu 3 >"$TMP/o"
+[ "$(grep -c '^  GPU[0-9] <-> GPU[0-9]' "$TMP/o")" = 7 ] && ok "topo --gpu 3: its 7 GPU pairs" || not_ok "topo --gpu 3: $(grep -c '<-> GPU' "$TMP/o") GPU pair rows"
 COLUMNS=64 "$GPUFEED" check --root "$U" --color never >"$TMP/o"
 w=$(widest "$TMP/o")
 if [ "$w" -gt 64 ] && [ "$w" -le 100 ]; then ok "\$COLUMNS is for terminals: a pipe gets 100 ($w)"; else not_ok "COLUMNS=64 to a pipe: $w"; fi
