@@ -135,6 +135,43 @@ Z
 	zcomplete ben | grep -qx bench && ok "zsh: commands" || not_ok "zsh: commands"
 	zcomplete bench "" | grep -qx io-gpu && ok "zsh: subcommands" || not_ok "zsh: subcommands"
 	zcomplete record "" | grep -qx '<files>' && ok "zsh: record's operand is a file" || not_ok "zsh: record operand"
+	# And in a real interactive zsh (zsh/zpty) with compinit: TAB after
+	# each typed line, waiting up to 5 s for what it should become.
+	mkdir -p "$TMP/zfp" "$TMP/bin"
+	cp "$TMP/_gpufeed" "$TMP/zfp/_gpufeed"
+	ln -s "$(realpath "$GPUFEED")" "$TMP/bin/gpufeed"
+	cat >"$TMP/zpty.zsh" <<'Z'
+zmodload zsh/zpty
+fdir=$1 bdir=$2; shift 2
+zpty z "zsh -f -i"
+zpty -w z "PS1='> '; PATH=$bdir:\$PATH; fpath=($fdir \$fpath); autoload -Uz compinit; compinit -u -D; setopt nobeep; print READY"
+for ((i = 0; i < 100; i++)); do zpty -r -t z line && [[ $line == READY* ]] && break; sleep 0.1; done
+while (($# >= 2)); do
+	typed=$1 want=$2; shift 2
+	zpty -w -n z "$typed"$'\t'
+	out=
+	for ((i = 0; i < 50; i++)); do
+		while zpty -r -t z line; do out+=${line//$'\r'/}; done
+		# zle redraws with escape sequences between the characters
+		out=$(print -r -- "$out" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g')
+		[[ $out == *"$want"* ]] && break
+		sleep 0.1
+	done
+	[[ $out == *"$want"* ]] && print -r -- "got: $want" || print -r -- "missed: $typed -> $want"
+	zpty -w z $'\x03'
+	sleep 0.2
+	while zpty -r -t z line; do :; done
+done
+zpty -d z
+Z
+	timeout 60 zsh -f "$TMP/zpty.zsh" "$TMP/zfp" "$TMP/bin" \
+		"gpufeed topo --nv" "gpufeed topo --nvml " \
+		"gpufeed topo --nvml r" "--nvml require " \
+		"gpufeed topo --root $HGX --gpu GPU-1a" "GPU-1a5ced5f-2df0-b80f-bfda-f644732e51f9 " \
+		"gpufeed bench io-" "gpufeed bench io-gpu " \
+		"gpufeed help loa" "gpufeed help loader " >"$TMP/zpty.out" 2>&1
+	if [ "$(grep -c '^got: ' "$TMP/zpty.out")" = 5 ]; then ok "zsh (interactive, compinit): options, values, GPUs, subcommands, topics complete on TAB"
+	else not_ok "zsh interactive: $(grep -v '^got: ' "$TMP/zpty.out" | head -3 | tr '\n' ' ')"; fi
 else
 	echo "# zsh not installed: its script untested (apt-get install zsh)"
 fi
