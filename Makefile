@@ -4,7 +4,8 @@
 #   make check           build and run every test (tests/run.sh)
 #   make CC=clang BUILD=build-clang check
 #   make sanitize        ASan+UBSan build in build-asan/ running the whole test suite
-#   make install PREFIX=/usr DESTDIR=/tmp/stage
+#   make install PREFIX=/usr DESTDIR=/tmp/stage   (CLI, libraries, headers, man
+#                        pages, docs in DOCDIR, shell completion)
 #   make man             regenerate man/*.1 from the CLI's option tables
 #   make api-doc         regenerate docs/api.md from the public headers' comments
 #
@@ -19,6 +20,10 @@ LIBDIR      ?= $(PREFIX)/lib
 INCLUDEDIR  ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 MANDIR      ?= $(PREFIX)/share/man
+DOCDIR      ?= $(PREFIX)/share/doc/gpufeed
+# Where bash-completion (its XDG_DATA_DIRS lookup) and zsh's fpath find them.
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 DESTDIR     ?=
 
 BUILD       ?= build
@@ -84,6 +89,11 @@ PTX_FILES := $(sort $(wildcard gpu/kernels/*.ptx))
 PTX_OBJ   := $(BUILD)/obj/gen/ptx_images.o
 LIB_OBJS  += $(PTX_OBJ)
 CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
+# README and docs/*.md, built into the CLI ('gpufeed help TOPIC',
+# cli/help_topic.h) and installed into DOCDIR.
+DOC_PAGES := README.md $(sort $(wildcard docs/*.md))
+DOCS_OBJ  := $(BUILD)/obj/gen/docs.o
+CLI_OBJS  += $(DOCS_OBJ)
 TESTLIB_OBJS := $(TESTLIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 # The CUDA layer against a real GPU: built everywhere (so every compiler
@@ -121,6 +131,7 @@ MAN_PAGES += man/gpufeed-bench-overlap.1
 MAN_PAGES += man/gpufeed-pack.1 man/gpufeed-inspect.1
 MAN_PAGES += man/gpufeed-exporter.1
 MAN_PAGES += man/gpufeed-watch.1
+MAN_PAGES += man/gpufeed-completion.1
 
 .PHONY: all lib cli tests examples check sanitize clang install uninstall clean man ptx api-doc python fuzz-nccl-log
 all: lib cli tests
@@ -162,6 +173,14 @@ ptx:
 	    $(NVCC) -ptx -arch=compute_80 -o $$ptx.tmp $$cu; \
 	    echo "// gpufeed-source-sha256: $$(sha256sum $$cu | cut -d' ' -f1)" >>$$ptx.tmp; \
 	    mv $$ptx.tmp $$ptx; echo "  PTX $$ptx"; done
+
+$(BUILD)/gen/docs.c: $(DOC_PAGES) scripts/embed-docs.sh
+	@mkdir -p $(dir $@)
+	scripts/embed-docs.sh $@ $(DOC_PAGES)
+
+$(DOCS_OBJ): $(BUILD)/gen/docs.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CLI_CFLAGS) -Icli -c $< -o $@
 
 $(STATIC_LIB): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -269,7 +288,16 @@ sanitize:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
 	    SANITIZE="-fsanitize=address,undefined -fno-sanitize-recover=all" check
 
-install: lib cli $(PC_FILE)
+# The completion scripts, written by the CLI from its command tables.
+COMPLETIONS := $(BUILD)/completion/gpufeed $(BUILD)/completion/_gpufeed
+$(BUILD)/completion/gpufeed: $(CLI)
+	@mkdir -p $(dir $@)
+	$(CLI) completion bash >$@.tmp && mv $@.tmp $@
+$(BUILD)/completion/_gpufeed: $(CLI)
+	@mkdir -p $(dir $@)
+	$(CLI) completion zsh >$@.tmp && mv $@.tmp $@
+
+install: lib cli $(PC_FILE) $(COMPLETIONS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/gpufeed $(DESTDIR)$(PKGCONFIGDIR)
 	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/gpufeed
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/libgpufeed.a
@@ -280,12 +308,20 @@ install: lib cli $(PC_FILE)
 	install -m 644 $(PC_FILE) $(DESTDIR)$(PKGCONFIGDIR)/gpufeed.pc
 	install -d $(DESTDIR)$(MANDIR)/man1
 	install -m 644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man1/
+	install -d $(DESTDIR)$(DOCDIR)
+	install -m 644 $(DOC_PAGES) $(DESTDIR)$(DOCDIR)/
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	install -m 644 $(BUILD)/completion/gpufeed $(DESTDIR)$(BASHCOMPDIR)/gpufeed
+	install -m 644 $(BUILD)/completion/_gpufeed $(DESTDIR)$(ZSHCOMPDIR)/_gpufeed
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/gpufeed $(DESTDIR)$(LIBDIR)/libgpufeed.a \
 	      $(DESTDIR)$(LIBDIR)/libgpufeed.so* $(DESTDIR)$(PKGCONFIGDIR)/gpufeed.pc
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/gpufeed
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN_PAGES)))
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOC_PAGES)))
+	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/gpufeed $(DESTDIR)$(ZSHCOMPDIR)/_gpufeed
 
 clean:
 	rm -rf build build-clang build-asan

@@ -4,10 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <gpufeed/env.h>
 #include "cli.h"
+#include "suggest.h"
 
 void gf_cli_init(struct gf_cli *cli, const char *cmd)
 {
@@ -18,6 +20,21 @@ void gf_cli_init(struct gf_cli *cli, const char *cmd)
 	cli->color = isatty(STDOUT_FILENO) && !gf_env_flag(GF_ENV_NO_COLOR);
 	optind = 1;
 	opterr = 0;
+}
+
+unsigned gf_cli_text_width(const struct gf_cli *cli)
+{
+	struct winsize ws;
+	long long cols;
+
+	/* -o FILE, a pipe: a fixed width, so the output is the same everywhere */
+	if (cli->output || !isatty(STDOUT_FILENO))
+		return GF_PRINT_WIDTH(GF_PRINT_WIDTH_DEFAULT);
+	if (gf_env_int(GF_ENV_COLUMNS, &cols) == 1)
+		return GF_PRINT_WIDTH(cols);
+	if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col)
+		return GF_PRINT_WIDTH(ws.ws_col);
+	return GF_PRINT_WIDTH(GF_PRINT_WIDTH_DEFAULT);
 }
 
 int gf_cli_usage(const struct gf_cli *cli, const char *fmt, ...)
@@ -144,8 +161,14 @@ int gf_cli_dispatch(const struct gf_cmd *cmd, int argc, char **argv)
 	if (optind >= argc)
 		return gf_cli_usage(&cli, "what to run? (one of: %s)", names);
 	sub = find_sub(cmd, argv[optind]);
-	if (!sub)
+	if (!sub) {
+		const char *near = gf_suggest_sub(cmd, argv[optind]);
+
+		if (near)
+			return gf_cli_usage(&cli, "unknown '%s'; did you mean '%s %s'? (one of: %s)", argv[optind],
+					    cmd->name, near, names);
 		return gf_cli_usage(&cli, "unknown '%s' (one of: %s)", argv[optind], names);
+	}
 	return sub->run(argc - optind, argv + optind);
 }
 

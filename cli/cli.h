@@ -56,6 +56,9 @@ const struct gf_cmd *gf_cli_find(const char *const *words, int nwords, int *used
  * writing the output failed, the message says so with the write's errno
  * (not a stale gf_last_error()). */
 int gf_cli_fail(const struct gf_cli *cli, int err);
+/* The width text output fits (GF_PRINT_WIDTH flags): the terminal's
+ * ($COLUMNS, else TIOCGWINSZ) when standard output is one, else 100. */
+unsigned gf_cli_text_width(const struct gf_cli *cli);
 int gf_cli_usage(const struct gf_cli *cli, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void gf_cli_print_warnings(const struct gf_cli *cli, const struct gf_topo *t);
 /* Discovery with the CLI's options and error reporting. */
@@ -82,6 +85,7 @@ int gf_cmd_inspect(int argc, char **argv);
 int gf_cmd_nccl(int argc, char **argv);
 int gf_cmd_exporter(int argc, char **argv);
 int gf_cmd_watch(int argc, char **argv);
+int gf_cmd_completion(int argc, char **argv);
 /* gpufeed nccl fr / nccl ras (cmd_nccl_hang.c): subcommands of 'gpufeed nccl'. */
 extern const struct gf_cmd gf_cmd_nccl_fr_def, gf_cmd_nccl_ras_def;
 /* nccl log's analysis, output and exit code, also nccl check's (cmd_nccl.c). */

@@ -79,7 +79,7 @@ void gf_cli_bench_register(void)
 		struct gf_opt *opts = target_opts[i];
 
 		for (n = 0; n < TARGET_OPTS_MAX - 12 && (bo = gf_bench_option_at(t, n)); n++)
-			opts[n] = (struct gf_opt){ GF_OPT_FORWARD, 0, bo->name, bo->argh, bo->help, 0, 0, NULL };
+			opts[n] = (struct gf_opt){ GF_OPT_FORWARD, 0, bo->name, bo->argh, bo->help, 0, 0, NULL, NULL };
 		snprintf(target_json[i], sizeof(target_json[i]), "every sample, median and spread\n(schema %s)",
 			 t->schema);
 		for (k = 0; frame_opts[k].type != GF_OPT_END; k++) {

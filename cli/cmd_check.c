@@ -62,10 +62,10 @@ static int check_only(struct gf_cli *cli, const char *only)
 }
 
 static const struct gf_opt check_opts[] = {
-	GF_OPT_CALLBACK(0, "profile", "NAME", opt_profile,
+	GF_OPT_CALLBACK_CHOICE(0, "profile", "NAME", opt_profile, "training|inference",
 			"training (default) or inference: the values\n"
 			"expected where the two differ (docs/checks.md)"),
-	GF_OPT_CALLBACK(0, "fail-on", "LEVEL", opt_fail_on,
+	GF_OPT_CALLBACK_CHOICE(0, "fail-on", "LEVEL", opt_fail_on, "warn|fail|never",
 			"exit 1 when a result is at LEVEL or worse: warn\n"
 			"(warn, error, fail), fail (default) or never"),
 	GF_OPT_STRING(0, "only", "LIST", struct check_args, only,
@@ -147,7 +147,7 @@ int gf_cmd_check(int argc, char **argv)
 	}
 	ret = cli.json ? gf_audit_write_json(au, stdout)
 		       : gf_audit_print(au, stdout, (cli.color ? GF_AUDIT_PRINT_COLOR : 0) |
-							    (a.all ? GF_AUDIT_PRINT_ALL : 0));
+							    (a.all ? GF_AUDIT_PRINT_ALL : 0) | gf_cli_text_width(&cli));
 	ret = ret ? ret : fflush(stdout) ? -EIO : 0;
 	if (ret) {
 		gf_audit_free(au);

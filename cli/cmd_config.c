@@ -77,10 +77,10 @@ static int run_config(const struct gf_cmd *def, writer_fn *write, int argc, char
 static int cmd_kubelet(int argc, char **argv);
 
 static const struct gf_opt kubelet_opts[] = {
-	GF_OPT_STRING(0, "policy", "P", struct args, o.tm_policy,
+	GF_OPT_STRING_CHOICE(0, "policy", "P", struct args, o.tm_policy, "none|best-effort|restricted|single-numa-node",
 		      "topologyManagerPolicy: none, best-effort, restricted,\n"
 		      "single-numa-node (default: chosen, the reason in a\ncomment)"),
-	GF_OPT_STRING(0, "scope", "S", struct args, o.tm_scope, "topologyManagerScope: container (default) or pod"),
+	GF_OPT_STRING_CHOICE(0, "scope", "S", struct args, o.tm_scope, "container|pod", "topologyManagerScope: container (default) or pod"),
 	GF_OPT_CALLBACK(0, "reserve", "N", opt_reserve,
 			"whole cores for reservedSystemCPUs (default 2, at\n"
 			"least 1: the static CPU manager needs one)"),
@@ -120,7 +120,7 @@ static int cmd_kubelet(int argc, char **argv)
 static int cmd_slurm(int argc, char **argv);
 
 static const struct gf_opt slurm_opts[] = {
-	GF_OPT_STRING(0, "autodetect", "MODE", struct args, o.autodetect,
+	GF_OPT_STRING_CHOICE(0, "autodetect", "MODE", struct args, o.autodetect, "off|nvml|nvidia",
 		      "the AutoDetect= line: off (default: these lines are the\n"
 		      "configuration), nvml or nvidia (they are its sanity\ncheck)"),
 	GF_OPT_STRING(0, "type", "NAME", struct args, o.gpu_type,
@@ -184,7 +184,7 @@ static int cmd_nccl_topo(int argc, char **argv)
 static int cmd_labels(int argc, char **argv);
 
 static const struct gf_opt labels_opts[] = {
-	GF_OPT_CALLBACK(0, "format", "F", opt_format,
+	GF_OPT_CALLBACK_CHOICE(0, "format", "F", opt_format, "text|yaml",
 			"text: key=value lines (default); yaml: an NFD\nNodeFeature object"),
 	GF_OPT_STRING(0, "node", "NAME", struct args, o.node_name,
 		      "the node's name in the NodeFeature, an RFC 1123\n"

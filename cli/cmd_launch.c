@@ -162,16 +162,16 @@ static const struct gf_opt launch_opts[] = {
 		      "run 'python3 -u -m MODULE ARG...' in each rank, as\n"
 		      "torchrun -m: the words after MODULE are its own\n"
 		      "(no '--' needed)"),
-	GF_OPT_STRING('g', "gpus", "LIST", struct launch_args, gpus,
+	GF_OPT_STRING_CHOICE('g', "gpus", "LIST", struct launch_args, gpus, GF_VALUES_GPUS,
 		      "the GPUs, local rank i taking the i-th: NVML\n"
 		      "indices, UUIDs (or unique prefixes), PCI\n"
 		      "addresses, MIG UUIDs or G:GI:CI MIG triples\n"
 		      "(default: every GPU of the model, in order)"),
-	GF_OPT_CALLBACK(0, "cpu", "MODE", opt_cpu,
+	GF_OPT_CALLBACK_CHOICE(0, "cpu", "MODE", opt_cpu, "exclusive|node|socket|l3|none",
 			"exclusive (default): each rank its GPU's share of\n"
 			"the node's physical cores; node, socket, l3 or\n"
 			"none, as for 'gpufeed run'"),
-	GF_OPT_CALLBACK(0, "mem", "POLICY", opt_mem,
+	GF_OPT_CALLBACK_CHOICE(0, "mem", "POLICY", opt_mem, "bind|preferred|interleave|none",
 			"bind (default), preferred, interleave or none:\n"
 			"the memory policy over each rank's GPU's node"),
 	GF_OPT_CALLBACK(0, "reserve", "CPULIST", opt_reserve,

@@ -20,7 +20,7 @@ struct check_args {
 };
 
 static const struct gf_opt nccl_check_opts[] = {
-	GF_OPT_STRING(0, "gpus", "LIST", struct check_args, gpus,
+	GF_OPT_STRING_CHOICE(0, "gpus", "LIST", struct check_args, gpus, GF_VALUES_GPUS,
 		      "NVML indexes of the GPUs: 0,1 or 0-3 (default all)"),
 	GF_OPT_STRING(0, "bytes", "SIZE", struct check_args, bytes,
 		      "the all-reduce's size (default 64M)"),

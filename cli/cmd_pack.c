@@ -73,7 +73,7 @@ static int opt_align(struct gf_cli *cli, void *ctx, const char *arg)
 }
 
 static const struct gf_opt pack_opts[] = {
-	GF_OPT_CALLBACK(0, "input", "KIND", opt_input,
+	GF_OPT_CALLBACK_CHOICE(0, "input", "KIND", opt_input, "auto|files|lines|tar|records",
 			"what the inputs are: auto (default: a directory is\n"
 			"files, NAME.tar tar, NAME.jsonl/.txt/.json lines, else\n"
 			"records with --record-size), files, lines, tar, records"),
@@ -86,7 +86,7 @@ static const struct gf_opt pack_opts[] = {
 	GF_OPT_CALLBACK(0, "align", "SIZE", opt_align,
 			"records start at multiples of SIZE, a power of two up to\n"
 			"1M (default 4096: O_DIRECT reads)"),
-	GF_OPT_CALLBACK(0, "checksum", "KIND", opt_checksum, "xxh3 (default) or crc32c, one per record"),
+	GF_OPT_CALLBACK_CHOICE(0, "checksum", "KIND", opt_checksum, "xxh3|crc32c", "xxh3 (default) or crc32c, one per record"),
 	GF_OPT_STRING(0, "name", "NAME", struct pack_args, name, "the dataset's name (default: OUTDIR's)"),
 	GF_OPT_BOOL(0, "verify", struct pack_args, verify,
 		    "check the dataset in DIR instead: every record against\n"

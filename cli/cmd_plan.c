@@ -41,11 +41,11 @@ static int opt_format(struct gf_cli *cli, void *ctx, const char *arg)
 
 static const struct gf_opt plan_opts[] = {
 	GF_OPT_CALLBACK('n', "gpus", "N", opt_gpus, "how many GPUs the job needs (required)"),
-	GF_OPT_STRING(0, "free", "LIST", struct plan_args, free,
+	GF_OPT_STRING_CHOICE(0, "free", "LIST", struct plan_args, free, GF_VALUES_GPUS,
 		      "the GPUs free to choose from, comma-separated\n"
 		      "(NVML index, UUID or its prefix, PCI address),\n"
 		      "as run's --gpu; default: every GPU"),
-	GF_OPT_CALLBACK(0, "format", "FMT", opt_format,
+	GF_OPT_CALLBACK_CHOICE(0, "format", "FMT", opt_format, "text|json|docker|env|k8s|k8s-plugin",
 			"text (default), json, docker (a docker run line),\n"
 			"env (shell exports), k8s (a DRA ResourceClaim and\n"
 			"a Pod using it) or k8s-plugin (a Pod asking the\n"

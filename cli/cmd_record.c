@@ -30,7 +30,7 @@ static const struct gf_opt record_opts[] = {
 	GF_OPT_BOOL(0, "force", struct gf_record_options, force,
 		    "replace the recording already in DIR (never a directory\n"
 		    "that is not a recording)"),
-	GF_OPT_CALLBACK(0, "format", "FMT", opt_format,
+	GF_OPT_CALLBACK_CHOICE(0, "format", "FMT", opt_format, "dir|tar.gz",
 			"dir or tar.gz (default: tar.gz when the name ends\n"
 			"in .tar.gz or .tgz, else dir)"),
 	GF_OPT_BOOL(0, "redact", struct gf_record_options, redact,

@@ -44,16 +44,16 @@ static int opt_reserve(struct gf_cli *cli, void *ctx, const char *arg)
 }
 
 static const struct gf_opt run_opts[] = {
-	GF_OPT_STRING('g', "gpu", "LIST", struct run_args, gpus,
+	GF_OPT_STRING_CHOICE('g', "gpu", "LIST", struct run_args, gpus, GF_VALUES_GPUS,
 		      "the GPUs to bind to, comma-separated: NVML\n"
 		      "indices, UUIDs (or unique prefixes), PCI\n"
 		      "addresses, MIG UUIDs or G:GI:CI MIG triples"),
-	GF_OPT_CALLBACK(0, "cpu", "MODE", opt_cpu,
+	GF_OPT_CALLBACK_CHOICE(0, "cpu", "MODE", opt_cpu, "node|socket|exclusive|l3|none",
 			"node (default): every CPU of the GPUs' NUMA nodes;\n"
 			"socket: of their packages; exclusive: this GPU's\n"
 			"share of its node's physical cores; l3: one L3\n"
 			"group of its node; none: leave the affinity"),
-	GF_OPT_CALLBACK(0, "mem", "POLICY", opt_mem,
+	GF_OPT_CALLBACK_CHOICE(0, "mem", "POLICY", opt_mem, "bind|preferred|interleave|none",
 			"bind (default), preferred, interleave (over the\n"
 			"GPUs' nodes) or none: leave the memory policy"),
 	GF_OPT_CALLBACK(0, "reserve", "CPULIST", opt_reserve,

@@ -132,7 +132,7 @@ static int show(const struct gf_cli *cli, const struct gf_topo *t, const struct 
 				   gf_topo_print_nearest_nic(t, gpu, stdout);
 	default:
 		return cli->json ? gf_topo_write_json(t, stdout) :
-				   gf_topo_print(t, stdout, cli->color ? GF_PRINT_COLOR : 0);
+				   gf_topo_print(t, stdout, (cli->color ? GF_PRINT_COLOR : 0) | gf_cli_text_width(cli));
 	}
 }
 

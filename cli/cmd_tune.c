@@ -19,7 +19,7 @@ static int opt_profile(struct gf_cli *cli, void *ctx, const char *arg)
 }
 
 static const struct gf_opt tune_opts[] = {
-	GF_OPT_CALLBACK(0, "profile", "NAME", opt_profile,
+	GF_OPT_CALLBACK_CHOICE(0, "profile", "NAME", opt_profile, "training|inference",
 			"training (default) or inference: the values to set\n"
 			"where the two differ (docs/checks.md)"),
 	GF_OPT_STRING(0, "only", "LIST", struct tune_args, o.only,
@@ -69,7 +69,7 @@ int gf_cli_tune_finish(struct gf_cli *cli, struct gf_tune_report *rep, int ret)
 {
 	int code = GF_EXIT_OK;
 
-	if (rep && gf_tune_print(rep, stdout, cli->quiet) && !ret)
+	if (rep && gf_tune_print_width(rep, stdout, cli->quiet, GF_PRINT_WIDTH_OF(gf_cli_text_width(cli))) && !ret)
 		ret = -EIO;
 	if (fflush(stdout) && !ret)
 		ret = -EIO;

@@ -30,7 +30,7 @@ static const struct gf_opt verify_opts[] = {
 		    "verify this process (gpufeed itself): run it under\n"
 		    "the binding to check, e.g. 'gpufeed run --gpu 0 --\n"
 		    "gpufeed verify --self'"),
-	GF_OPT_STRING(0, "gpu", "LIST", struct verify_args, gpu,
+	GF_OPT_STRING_CHOICE(0, "gpu", "LIST", struct verify_args, gpu, GF_VALUES_GPUS,
 		      "compare with these GPUs (NVML index, UUID or\n"
 		      "prefix, PCI address, MIG UUID; comma-separated)\n"
 		      "instead of the ones the process has open or its\n"

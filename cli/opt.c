@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "suggest.h"
 
 /* More than any command needs; a table that outgrows it fails its test. */
 enum { GF_OPT_MAX = 64 };
@@ -35,9 +36,13 @@ static int bad_option(struct gf_cli *cli, int opt, char **argv)
 	if (opt == ':')
 		return gf_cli_usage(cli, "option '%s' needs a value", word);
 	if (!strncmp(word, "--", 2)) {
+		const char *near = gf_suggest_option(cli->def, word + 2);
+
 		if (strchr(word, '='))
-			return gf_cli_usage(cli, "unknown option or unexpected value '%s'", word);
-		return gf_cli_usage(cli, "unknown option '%s'", word);
+			return gf_cli_usage(cli, "unknown option or unexpected value '%s'%s%s%s", word,
+					    near ? "; did you mean '--" : "", near ? near : "", near ? "'?" : "");
+		return gf_cli_usage(cli, "unknown option '%s'%s%s%s", word, near ? "; did you mean '--" : "",
+				    near ? near : "", near ? "'?" : "");
 	}
 	return gf_cli_usage(cli, "unknown option '-%c'", optopt);
 }

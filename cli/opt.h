@@ -39,19 +39,34 @@ struct gf_opt {
 	unsigned flags;
 	size_t off;		/* BOOL, STRING */
 	gf_opt_cb *cb;		/* CALLBACK: arg is NULL when argh is */
+	/* What the argument completes to in the shells (completion.c): the
+	 * words it takes, '|' between ("auto|off|require"), or NULL: found
+	 * from argh (FILE, DIR, ... a file; G, a GPU). */
+	const char *values;
 };
 
 #define GF_OPT_BOOL(s, l, type, field, h) \
-	{ GF_OPT_BOOL, s, l, NULL, h, 0, offsetof(type, field), NULL }
+	{ GF_OPT_BOOL, s, l, NULL, h, 0, offsetof(type, field), NULL, NULL }
 #define GF_OPT_STRING(s, l, a, type, field, h) \
-	{ GF_OPT_STRING, s, l, a, h, 0, offsetof(type, field), NULL }
+	{ GF_OPT_STRING, s, l, a, h, 0, offsetof(type, field), NULL, NULL }
 #define GF_OPT_CALLBACK(s, l, a, fn, h) \
-	{ GF_OPT_CALLBACK, s, l, a, h, 0, 0, fn }
+	{ GF_OPT_CALLBACK, s, l, a, h, 0, 0, fn, NULL }
+/* Options whose argument is one of a few words ("auto|off|require"): the
+ * shells complete them (tests/cli/test_completion.sh passes each to the
+ * parser, so the list cannot name a word it refuses). */
+#define GF_OPT_STRING_CHOICE(s, l, a, type, field, v, h) \
+	{ GF_OPT_STRING, s, l, a, h, 0, offsetof(type, field), NULL, v }
+#define GF_OPT_CALLBACK_CHOICE(s, l, a, fn, v, h) \
+	{ GF_OPT_CALLBACK, s, l, a, h, 0, 0, fn, v }
+/* Values that are not fixed words: GPUs of the machine (or of --root's
+ * recording), one or a comma-separated list. */
+#define GF_VALUES_GPU	"<gpu>"
+#define GF_VALUES_GPUS	"<gpus>"
 #define GF_OPT_HIDDEN_CALLBACK(l, a, fn) \
-	{ GF_OPT_CALLBACK, 0, l, a, NULL, GF_OPT_HIDDEN, 0, fn }
+	{ GF_OPT_CALLBACK, 0, l, a, NULL, GF_OPT_HIDDEN, 0, fn, NULL }
 /* A common option; h overrides its help for this command (NULL: as is). */
-#define GF_OPT_COMMON(l, h) { GF_OPT_COMMON, 0, l, NULL, h, 0, 0, NULL }
-#define GF_OPT_END() { GF_OPT_END, 0, NULL, NULL, NULL, 0, 0, NULL }
+#define GF_OPT_COMMON(l, h) { GF_OPT_COMMON, 0, l, NULL, h, 0, 0, NULL, NULL }
+#define GF_OPT_END() { GF_OPT_END, 0, NULL, NULL, NULL, 0, 0, NULL, NULL }
 
 /* The groups of common options, in the order help lists them. */
 #define GF_OPTS_MODEL \
@@ -100,6 +115,7 @@ extern const struct gf_cmd gf_cmd_pack_def, gf_cmd_inspect_def;
 extern const struct gf_cmd gf_cmd_nccl_def, gf_cmd_nccl_log_def, gf_cmd_nccl_check_def;
 extern const struct gf_cmd gf_cmd_exporter_def;
 extern const struct gf_cmd gf_cmd_watch_def;
+extern const struct gf_cmd gf_cmd_completion_def;
 
 /* The common options (opt_common.c) and the meaning of each exit code. */
 const struct gf_opt *gf_opt_common(const char *long_name);

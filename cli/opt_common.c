@@ -68,13 +68,13 @@ static int opt_color(struct gf_cli *cli, void *ctx, const char *arg)
 	return 0;
 }
 
-#define IN_CLI(type, s, l, a, field, h) { type, s, l, a, h, GF_OPT_IN_CLI, offsetof(struct gf_cli, field), NULL }
+#define IN_CLI(type, s, l, a, field, h) { type, s, l, a, h, GF_OPT_IN_CLI, offsetof(struct gf_cli, field), NULL, NULL }
 
 static const struct gf_opt common[] = {
 	IN_CLI(GF_OPT_STRING, 'r', "root", "DIR", topo.root,
 	       "read a recording made by 'gpufeed record' instead\n"
 	       "of this machine"),
-	GF_OPT_CALLBACK(0, "nvml", "MODE", opt_nvml,
+	GF_OPT_CALLBACK_CHOICE(0, "nvml", "MODE", opt_nvml, "auto|off|require",
 			"auto (default): use NVML when present; off: sysfs\n"
 			"only; require: exit 4 when NVML (or DIR/nvml.json)\n"
 			"is absent"),
@@ -89,7 +89,7 @@ static const struct gf_opt common[] = {
 	       "command succeeds; FILE is left as it was when it fails.\n"
 	       "A character device or FIFO is written in place, a\n"
 	       "symlink followed; nothing else is ever replaced"),
-	GF_OPT_CALLBACK(0, "color", "WHEN", opt_color, "auto (default: only on a terminal), always, never"),
+	GF_OPT_CALLBACK_CHOICE(0, "color", "WHEN", opt_color, "auto|always|never", "auto (default: only on a terminal), always, never"),
 	IN_CLI(GF_OPT_BOOL, 'q', "quiet", NULL, quiet, "do not print input warnings on stderr"),
 	GF_OPT_CALLBACK('h', "help", NULL, opt_help, "this help"),
 	GF_OPT_CALLBACK('V', "version", NULL, opt_version, "print the version"),

@@ -160,7 +160,9 @@ void gf_print_main_help(FILE *f)
 	fprintf(f, "Usage: gpufeed COMMAND [OPTIONS]\n\n%s\nCommands:\n", main_description);
 	each_leaf(list_command, f);
 	fprintf(f, "\n'gpufeed help COMMAND' (or 'gpufeed COMMAND --help') shows a command's\n"
-		   "options and the exit codes it returns; 'man gpufeed-COMMAND' the same.\n\n"
+		   "options and the exit codes it returns; 'man gpufeed-COMMAND' the same.\n"
+		   "'gpufeed help TOPIC' prints a page of the documentation (docs/TOPIC.md,\n"
+		   "built in); 'gpufeed help' lists the topics.\n\n"
 		   "Exit codes:\n");
 	for (int c = 0; c < GF_NEXIT; c++) {
 		const char *who = returned_by(c, &w);
@@ -365,7 +367,10 @@ void gf_print_main_man(FILE *f)
 	roff_exit_codes(all, f, true);
 	fputs(".PP\nEach command's page lists the codes it returns.\n.SH SEE ALSO\n", f);
 	each_leaf(see_also, f);
-	fputs("and docs/exit\\-codes.md in the source tree.\n", f);
+	fputs("and docs/exit\\-codes.md.\n"
+	      ".PP\nThe documentation is built in:\n.B gpufeed help\nlists its pages and\n"
+	      ".BI \"gpufeed help \" TOPIC\nprints docs/\\fITOPIC\\fP.md; "
+	      "\\fBmake install\\fP also puts them in /usr/share/doc/gpufeed (under its PREFIX).\n", f);
 }
 
 void gf_cmd_print_option_names(const struct gf_cmd *cmd, FILE *f)

@@ -11,18 +11,16 @@
 #                                      curl (the exporter's HTTP tests), systemd
 #                                      (systemd-analyze verify on the units),
 #                                      hwloc-nox (lstopo reads every recording,
-#                                      tests/cli/test_hwloc.sh), libxml2-utils,
-#                                      chromium and graphviz (the picture and the
-#                                      HTML report are parsed and rendered),
-#                                      nodejs (with npm, it runs the
+#                                      tests/cli/test_hwloc.sh), nodejs (with npm, it runs the
 #                                      pinned Kubernetes schema and CEL checkers
 #                                      of tests/tools/), Python's numpy, torch
 #                                      (CPU), pytest, setuptools, pip and headers
 #                                      (the binding, tests/python/), libxml2-utils
 #                                      (xmllint reads topo --svg), graphviz (dot
-#                                      reads topo --dot) and chromium
-#                                      (renders the picture and report --html
-#                                      headless), and the numa group
+#                                      reads topo --dot), chromium (renders the
+#                                      picture and report --html headless), zsh
+#                                      (its completion, tests/cli/test_completion.sh)
+#                                      and the numa group
 #   scripts/install-deps.sh numa     the two-node QEMU guest (tests/numa/):
 #                                      qemu-system-x86, busybox-static, cpio, and
 #                                      a Debian cloud kernel extracted (dpkg-deb -x,
@@ -35,7 +33,7 @@ set -euo pipefail
 build=(build-essential pkg-config libjansson-dev liburing-dev zlib1g-dev libxxhash-dev)
 test=(clang libcmocka-dev jq python3-yaml numactl slurmd prometheus curl systemd nodejs hwloc-nox
       python3-numpy python3-torch python3-pytest python3-setuptools python3-dev python3-pip
-      libxml2-utils chromium graphviz)
+      libxml2-utils chromium graphviz zsh)
 bench=(fio)
 numa=(qemu-system-x86 busybox-static cpio xz-utils)
 

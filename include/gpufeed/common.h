@@ -27,4 +27,14 @@
 #define GF_OPTS_HAS(opts, type, field) \
 	((opts)->struct_size >= offsetof(type, field) + sizeof(((type *)0)->field))
 
+/* The text writers that take flags (gf_topo_print, gf_audit_print) fit
+ * their lines to a width given in the flags' upper 16 bits, details wrapped
+ * under their line: flags | GF_PRINT_WIDTH(80).  None given (0) is
+ * GF_PRINT_WIDTH_DEFAULT columns; fewer than GF_PRINT_WIDTH_MIN count as
+ * that many. */
+#define GF_PRINT_WIDTH(cols)		(((unsigned)(cols) & 0xffffu) << 16)
+#define GF_PRINT_WIDTH_OF(flags)	((int)(((unsigned)(flags) >> 16) & 0xffffu))
+#define GF_PRINT_WIDTH_DEFAULT		100
+#define GF_PRINT_WIDTH_MIN		40
+
 #endif

@@ -110,6 +110,10 @@ GF_API int gf_tune_undone(const struct gf_tune_report *r);
 /* Human text: one line per item (only_undone: only those left undone),
  * then a summary.  0, -EIO when writing failed, -EINVAL for r or f NULL. */
 GF_API int gf_tune_print(const struct gf_tune_report *r, FILE *f, bool only_undone);
+/* The same fitted to width columns (0: GF_PRINT_WIDTH_DEFAULT, 100), each
+ * item's text wrapped under its start; gf_tune_print is width 0.  -EINVAL
+ * also for a negative width. */
+GF_API int gf_tune_print_width(const struct gf_tune_report *r, FILE *f, bool only_undone, int width);
 
 #ifdef __cplusplus
 }

@@ -642,7 +642,7 @@ JOB_GPU_CHECK(mems_gpu)
 JOB_GPU_CHECK(memory_limit)
 
 const struct gf_check_def gf_checks_container[] = {
-	{ { "ctr.memlock", "container", "RLIMIT_MEMLOCK is unlimited",
+	{ { "ctr.memlock", "container", "RLIMIT_MEMLOCK should be unlimited",
 	    "pinned host buffers and RDMA registrations count against the memlock limit; "
 	    "docs/checks.md#ctr.memlock; "
 	    "\"NCCL Troubleshooting: Runtime and MPI issues\", https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/runtime_and_mpi_issues.html; "
@@ -651,7 +651,7 @@ const struct gf_check_def gf_checks_container[] = {
 	    "unlimited (fail otherwise)", "unlimited (warn otherwise)",
 	    "ulimit -l unlimited; docker --ulimit memlock=-1; limits.d / LimitMEMLOCK=infinity", GF_CHECK_NEEDS_GPU },
 	  run_memlock },
-	{ { "ctr.cpuset-gpu", "container", "the job's CPUs include its GPUs' local CPUs",
+	{ { "ctr.cpuset-gpu", "container", "the job's CPUs should include its GPUs' local CPUs",
 	    "feeding threads off the GPU's node cross the socket link; docs/checks.md#ctr.cpuset-gpu; "
 	    "\"Kubernetes: Control Topology Management Policies on a node\", https://kubernetes.io/docs/tasks/administer-cluster/topology-manager/; "
 	    "\"Control Group v2\", https://docs.kernel.org/admin-guide/cgroup-v2.html",
@@ -660,7 +660,7 @@ const struct gf_check_def gf_checks_container[] = {
 	    "--cpuset-cpus with the GPUs' node CPUs; topology manager single-numa-node",
 	    GF_CHECK_NEEDS_GPU | GF_CHECK_CROSS_LAYER },
 	  run_cpuset_gpu },
-	{ { "ctr.mems-gpu", "container", "the job may allocate on its GPUs' NUMA nodes",
+	{ { "ctr.mems-gpu", "container", "the job should be allowed to allocate on its GPUs' NUMA nodes",
 	    "pinned buffers allocated off the GPU's node cross the socket link on every copy; "
 	    "docs/checks.md#ctr.mems-gpu; "
 	    "\"Kubernetes: Control Topology Management Policies on a node\", https://kubernetes.io/docs/tasks/administer-cluster/topology-manager/; "
@@ -669,7 +669,7 @@ const struct gf_check_def gf_checks_container[] = {
 	    "every used GPU's node allowed", "every used GPU's node allowed", "--cpuset-mems with the GPUs' nodes",
 	    GF_CHECK_NEEDS_GPU | GF_CHECK_CROSS_LAYER },
 	  run_mems_gpu },
-	{ { "ctr.memory-limit", "container", "the cgroup memory limit leaves room for pinned staging",
+	{ { "ctr.memory-limit", "container", "the cgroup memory limit should leave room for pinned staging",
 	    "pinned staging and page cache count against the cgroup's memory; "
 	    "too low a limit ends in OOM kills; docs/checks.md#ctr.memory-limit; "
 	    "\"Control Group v2\", https://docs.kernel.org/admin-guide/cgroup-v2.html",
@@ -678,14 +678,14 @@ const struct gf_check_def gf_checks_container[] = {
 	    "no limit or >= 1x the used GPUs' memory (capped at RAM)", "docker --memory / Kubernetes limits.memory",
 	    GF_CHECK_NEEDS_GPU | GF_CHECK_CROSS_LAYER },
 	  run_memory_limit },
-	{ { "ctr.pids-limit", "container", "the cgroup pids limit leaves room for loader workers",
+	{ { "ctr.pids-limit", "container", "the cgroup pids limit should leave room for loader workers",
 	    "DataLoader workers and their threads count against the cgroup's pids limit; "
 	    "docs/checks.md#ctr.pids-limit; "
 	    "\"Control Group v2\", https://docs.kernel.org/admin-guide/cgroup-v2.html",
 	    "cgroup v2 pids.max, v1 pids/pids.max, up to the root", "no limit or >= 4096", "no limit or >= 4096",
 	    "docker --pids-limit=-1; kubelet podPidsLimit", 0 },
 	  run_pids_limit },
-	{ { "ctr.proc-sys", "container", "sysctls can be tuned from here",
+	{ { "ctr.proc-sys", "container", "sysctls should be tunable from here",
 	    "a container's /proc/sys is read-only: host settings are tuned on the host; "
 	    "docs/checks.md#ctr.proc-sys; "
 	    "\"Kubernetes: Using sysctls in a Kubernetes Cluster\", https://kubernetes.io/docs/tasks/administer-cluster/sysctl-cluster/",
@@ -693,7 +693,7 @@ const struct gf_check_def gf_checks_container[] = {
 	    "host: /proc/sys writable; container: na (tune on the host)",
 	    "host: /proc/sys writable; container: na (tune on the host)", "run gpufeed tune on the host", 0 },
 	  run_proc_sys },
-	{ { "ctr.rdma-devices", "container", "every RDMA device has its uverbs device node",
+	{ { "ctr.rdma-devices", "container", "every RDMA device should have its uverbs device node",
 	    "RDMA needs the /dev/infiniband uverbs nodes inside the container; "
 	    "docs/checks.md#ctr.rdma-devices; "
 	    "\"NVIDIA GPU Operator: GPUDirect RDMA and GPUDirect Storage\", https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-rdma.html; "

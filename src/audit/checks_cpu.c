@@ -438,28 +438,28 @@ static void run_nmi_watchdog(struct gf_audit_ctx *c)
 }
 
 const struct gf_check_def gf_checks_cpu[] = {
-	{ { "cpu.governor", "cpu", "CPUs run the performance governor",
+	{ { "cpu.governor", "cpu", "CPUs should run the performance governor",
 	    "a power-saving governor slows the cores that feed the GPUs; docs/checks.md#cpu.governor; "
 	    "\"CPU Performance Scaling\", https://docs.kernel.org/admin-guide/pm/cpufreq.html; "
 	    "\"TuneD accelerator-performance profile\", https://github.com/redhat-performance/tuned/blob/master/profiles/accelerator-performance/tuned.conf",
 	    CPU_DIR "/cpu*/cpufreq/scaling_governor", "performance (na without cpufreq)",
 	    "performance (na without cpufreq)", "cpupower frequency-set -g performance", 0 },
 	  run_governor },
-	{ { "cpu.epp", "cpu", "the energy preference is performance",
+	{ { "cpu.epp", "cpu", "the energy preference should be performance",
 	    "an energy-saving preference lets the hardware lower the cores' frequency; docs/checks.md#cpu.epp; "
 	    "\"intel_pstate CPU Performance Scaling Driver\", https://docs.kernel.org/admin-guide/pm/intel_pstate.html; "
 	    "\"TuneD throughput-performance profile\", https://github.com/redhat-performance/tuned/blob/master/profiles/throughput-performance/tuned.conf",
 	    CPU_DIR "/cpu*/cpufreq/energy_performance_preference", "performance", "performance",
 	    "echo performance > cpu*/cpufreq/energy_performance_preference", 0 },
 	  run_epp },
-	{ { "cpu.max-freq", "cpu", "no CPU frequency cap below the hardware's",
+	{ { "cpu.max-freq", "cpu", "no CPU frequency cap should sit below the hardware's",
 	    "a frequency cap below the hardware's slows the cores that feed the GPUs; "
 	    "docs/checks.md#cpu.max-freq; "
 	    "\"CPU Performance Scaling\", https://docs.kernel.org/admin-guide/pm/cpufreq.html",
 	    CPU_DIR "/cpu*/cpufreq/{scaling_max_freq,cpuinfo_max_freq}", "scaling_max_freq = cpuinfo_max_freq",
 	    "scaling_max_freq = cpuinfo_max_freq", "cpupower frequency-set -u <cpuinfo_max_freq>", 0 },
 	  run_max_freq },
-	{ { "cpu.boost", "cpu", "turbo is on",
+	{ { "cpu.boost", "cpu", "turbo should be on",
 	    "turbo gives the feeding threads their highest frequency (absent in many VMs: na); "
 	    "docs/checks.md#cpu.boost; "
 	    "\"CPU Performance Scaling\", https://docs.kernel.org/admin-guide/pm/cpufreq.html; "
@@ -467,14 +467,14 @@ const struct gf_check_def gf_checks_cpu[] = {
 	    CPU_DIR "/intel_pstate/no_turbo or " CPU_DIR "/cpufreq/boost", "on (na when absent)",
 	    "on (na when absent)", "echo 0 > intel_pstate/no_turbo or echo 1 > cpufreq/boost (safe)", 0 },
 	  run_boost },
-	{ { "cpu.min-perf", "cpu", "intel_pstate's floor is 100%",
+	{ { "cpu.min-perf", "cpu", "intel_pstate's floor should be 100%",
 	    "a floor below 100% lets idle cores wake slowly; docs/checks.md#cpu.min-perf; "
 	    "\"intel_pstate CPU Performance Scaling Driver\", https://docs.kernel.org/admin-guide/pm/intel_pstate.html; "
 	    "\"TuneD accelerator-performance profile\", https://github.com/redhat-performance/tuned/blob/master/profiles/accelerator-performance/tuned.conf",
 	    CPU_DIR "/intel_pstate/min_perf_pct",
 	    "100", "100", "echo 100 > " CPU_DIR "/intel_pstate/min_perf_pct (safe)", 0 },
 	  run_min_perf },
-	{ { "cpu.cstate", "cpu", "deep C-states do not delay the GPU's feeders",
+	{ { "cpu.cstate", "cpu", "deep C-states should not delay the GPU's feeders",
 	    "waking from a deep C-state adds latency to every launch and completion; "
 	    "docs/checks.md#cpu.cstate; "
 	    "\"CPU Idle Time Management\", https://docs.kernel.org/admin-guide/pm/cpuidle.html; "
@@ -483,7 +483,7 @@ const struct gf_check_def gf_checks_cpu[] = {
 	    "no enabled state above 99 us", "C1 only (no state above state1's latency)",
 	    "cpupower idle-set -D 100; persist with TuneD or the BIOS", 0 },
 	  run_cstate },
-	{ { "cpu.nmi-watchdog", "cpu", "the NMI watchdog is off on latency-bound hosts",
+	{ { "cpu.nmi-watchdog", "cpu", "the NMI watchdog should be off on latency-bound hosts",
 	    "the NMI watchdog's periodic interrupts add jitter on latency-bound hosts; "
 	    "docs/checks.md#cpu.nmi-watchdog; "
 	    "\"Softlockup detector and hardlockup detector (aka nmi_watchdog)\", https://docs.kernel.org/admin-guide/lockup-watchdogs.html; "

@@ -834,19 +834,19 @@ static void run_env(struct gf_audit_ctx *c)
 }
 
 const struct gf_check_def gf_checks_gpu[] = {
-	{ { "gpu.nouveau", "gpu", "nouveau is not loaded",
+	{ { "gpu.nouveau", "gpu", "nouveau should not be loaded",
 	    "nouveau conflicts with the NVIDIA driver; docs/checks.md#gpu.nouveau; "
 	    "\"DCGM Software Deployment Checks\", https://docs.nvidia.com/datacenter/dcgm/latest/reference/diagnostics/plugins/software.html",
 	    "/sys/module/nouveau; the driver link of every NVIDIA PCI device", "not loaded", "not loaded",
 	    "blacklist nouveau (modprobe.d), rebuild the initramfs, reboot", 0 },
 	  run_nouveau },
-	{ { "gpu.devnodes", "gpu", "every GPU's device node exists",
+	{ { "gpu.devnodes", "gpu", "every GPU's device node should exist",
 	    "a GPU without its /dev/nvidiaN node cannot be opened; docs/checks.md#gpu.devnodes; "
 	    "\"DCGM Software Deployment Checks\", https://docs.nvidia.com/datacenter/dcgm/latest/reference/diagnostics/plugins/software.html",
 	    "/dev/nvidia<minor>, /dev/nvidiactl, /dev/nvidia-uvm (recordings: manifest dev_nodes)", "all present",
 	    "all present", "nvidia-modprobe -u -c=0; pass the devices to the container", GF_CHECK_NEEDS_GPU },
 	  run_devnodes },
-	{ { "gpu.persistence", "gpu", "persistence mode is on",
+	{ { "gpu.persistence", "gpu", "persistence mode should be on",
 	    "without persistence the driver tears down idle GPUs and re-initialises them (seconds each); "
 	    "docs/checks.md#gpu.persistence; "
 	    "\"NVIDIA Driver Persistence\", https://docs.nvidia.com/deploy/driver-persistence/index.html; "
@@ -854,7 +854,7 @@ const struct gf_check_def gf_checks_gpu[] = {
 	    "NVML nvmlDeviceGetPersistenceMode (nvml.json persistence_mode)", "enabled (nvidia-persistenced)",
 	    "enabled (nvidia-persistenced)", "systemctl enable --now nvidia-persistenced", GF_CHECK_NEEDS_GPU },
 	  run_persistence },
-	{ { "gpu.ecc", "gpu", "ECC is on and no change is pending",
+	{ { "gpu.ecc", "gpu", "ECC should be on with no change pending",
 	    "without ECC memory errors go undetected; a pending change takes effect at the next reset; "
 	    "docs/checks.md#gpu.ecc; "
 	    "\"nvidia-smi documentation\", https://docs.nvidia.com/deploy/nvidia-smi/index.html; "
@@ -862,7 +862,7 @@ const struct gf_check_def gf_checks_gpu[] = {
 	    "NVML nvmlDeviceGetEccMode current/pending (nvml.json ecc)", "on, pending = current",
 	    "on, pending = current", "nvidia-smi -e 1 and a GPU reset (stored in the InfoROM)", GF_CHECK_NEEDS_GPU },
 	  run_ecc },
-	{ { "gpu.row-remap", "gpu", "no row remap is pending or failed",
+	{ { "gpu.row-remap", "gpu", "no row remap should be pending or failed",
 	    "a pending remap needs a GPU reset; a failed one means the GPU should be replaced; "
 	    "docs/checks.md#gpu.row-remap; "
 	    "\"NVIDIA GPU Memory Error Management\", https://docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt/index.html; "
@@ -870,14 +870,14 @@ const struct gf_check_def gf_checks_gpu[] = {
 	    "NVML nvmlDeviceGetRemappedRows (nvml.json remapped_rows)", "none pending, no failure, <= 512 unc.",
 	    "none pending, no failure, <= 512 unc.", "drain and reset the GPU; RMA on failure", GF_CHECK_NEEDS_GPU },
 	  run_row_remap },
-	{ { "gpu.retired-pages", "gpu", "no page retirement is pending",
+	{ { "gpu.retired-pages", "gpu", "no page retirement should be pending",
 	    "a pending retirement takes effect only after a GPU reset; docs/checks.md#gpu.retired-pages; "
 	    "\"NVIDIA Dynamic Page Retirement\", https://docs.nvidia.com/deploy/dynamic-page-retirement/index.html; "
 	    "\"DCGM Software Deployment Checks\", https://docs.nvidia.com/datacenter/dcgm/latest/reference/diagnostics/plugins/software.html",
 	    "NVML nvmlDeviceGetRetiredPagesPendingStatus (nvml.json retired_pages_pending)", "none pending",
 	    "none pending", "drain the GPU, reset it or reload the driver", GF_CHECK_NEEDS_GPU },
 	  run_retired_pages },
-	{ { "gpu.clock-events", "gpu", "no hardware or thermal slowdown is active",
+	{ { "gpu.clock-events", "gpu", "no hardware or thermal slowdown should be active",
 	    "hardware, thermal or power-brake slowdowns cut the GPU's clocks; docs/checks.md#gpu.clock-events; "
 	    "\"NVML API Reference: NvmlClocksEventReasons\", https://docs.nvidia.com/deploy/nvml-api/group__nvmlClocksEventReasons.html",
 	    "NVML nvmlDeviceGetCurrentClocksEventReasons (nvml.json clocks_event_reasons)",
@@ -885,34 +885,34 @@ const struct gf_check_def gf_checks_gpu[] = {
 	    "no HW slowdown 0x8, SW thermal 0x20, HW thermal 0x40, power brake 0x80",
 	    "check cooling, power supplies and the BMC log", GF_CHECK_NEEDS_GPU },
 	  run_clock_events },
-	{ { "gpu.power-limit", "gpu", "the power limit is not below the default",
+	{ { "gpu.power-limit", "gpu", "the power limit should not be below the default",
 	    "a power limit below the default lowers the GPU's clocks; docs/checks.md#gpu.power-limit; "
 	    "\"nvidia-smi documentation\", https://docs.nvidia.com/deploy/nvidia-smi/index.html",
 	    "NVML nvmlDeviceGetEnforcedPowerLimit vs GetPowerManagementDefaultLimit (nvml.json power_limit_mw)",
 	    ">= default", ">= default unless a site power policy", "nvidia-smi -i N -pl <default W>",
 	    GF_CHECK_NEEDS_GPU },
 	  run_power_limit },
-	{ { "gpu.mig", "gpu", "MIG mode matches the profile and nothing is pending",
+	{ { "gpu.mig", "gpu", "MIG mode should match the profile with nothing pending",
 	    "MIG splits the GPU; a pending mode takes effect at the next reset; docs/checks.md#gpu.mig; "
 	    "\"NVIDIA Multi-Instance GPU User Guide\", https://docs.nvidia.com/datacenter/tesla/mig-user-guide/index.html",
 	    "NVML nvmlDeviceGetMigMode current/pending and instances (nvml.json mig)",
 	    "disabled, pending = current", "as declared, pending = current",
 	    "nvidia-smi -i N -mig 0|1 and a GPU reset; mig-parted for the layout", GF_CHECK_NEEDS_GPU },
 	  run_mig },
-	{ { "gpu.compute-mode", "gpu", "the compute mode lets the job use the GPU",
+	{ { "gpu.compute-mode", "gpu", "the compute mode should let the job use the GPU",
 	    "a prohibited or exclusive compute mode keeps the job's processes off the GPU; "
 	    "docs/checks.md#gpu.compute-mode; "
 	    "\"CUDA C++ Programming Guide: Compute Modes\", https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#compute-modes",
 	    "NVML nvmlDeviceGetComputeMode (nvml.json compute_mode)", "default",
 	    "default or exclusive_process (MPS)", "nvidia-smi -i N -c DEFAULT", GF_CHECK_NEEDS_GPU },
 	  run_compute_mode },
-	{ { "gpu.mps", "gpu", "no MPS daemon runs on a training node",
+	{ { "gpu.mps", "gpu", "no MPS daemon should run on a training node",
 	    "MPS shares a GPU between processes, which a training job does not want; docs/checks.md#gpu.mps; "
 	    "\"NVIDIA Multi-Process Service\", https://docs.nvidia.com/deploy/mps/index.html",
 	    "/proc/*/comm (nvidia-cuda-mps-control / -server)", "not running", "as the node's role declares",
 	    "echo quit | nvidia-cuda-mps-control", GF_CHECK_NEEDS_GPU | GF_CHECK_HOST_ONLY },
 	  run_mps },
-	{ { "gpu.driver-cuda", "gpu", "the driver meets the CUDA runtime's minimum",
+	{ { "gpu.driver-cuda", "gpu", "the driver should meet the CUDA runtime's minimum",
 	    "a driver older than the CUDA runtime's minimum cannot run it; docs/checks.md#gpu.driver-cuda; "
 	    "\"CUDA Compatibility\", https://docs.nvidia.com/deploy/cuda-compatibility/index.html",
 	    "driver: NVML / /proc/driver/nvidia/version; runtime: NVIDIA_REQUIRE_CUDA, CUDA_VERSION, "
@@ -920,7 +920,7 @@ const struct gf_check_def gf_checks_gpu[] = {
 	    "driver >= minimum for the runtime's major", "driver >= minimum for the runtime's major",
 	    "upgrade the driver or install cuda-compat", GF_CHECK_NEEDS_GPU },
 	  run_driver_cuda },
-	{ { "gpu.fabric-manager", "gpu", "Fabric Manager runs and every GPU joined the NVLink fabric",
+	{ { "gpu.fabric-manager", "gpu", "Fabric Manager should run and every GPU join the NVLink fabric",
 	    "on NVSwitch systems, GPUs have no NVLink peer access until Fabric Manager has joined them; "
 	    "docs/checks.md#gpu.fabric-manager; "
 	    "\"NVIDIA Fabric Manager User Guide\", https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/index.html; "
@@ -929,14 +929,14 @@ const struct gf_check_def gf_checks_gpu[] = {
 	    "running, state completed", "running, state completed",
 	    "systemctl enable --now nvidia-fabricmanager (version = driver)", GF_CHECK_NEEDS_GPU | GF_CHECK_CROSS_LAYER },
 	  run_fabric_manager },
-	{ { "gpu.nvlink", "gpu", "no NVLink is down where its peers are up",
+	{ { "gpu.nvlink", "gpu", "no NVLink should be down where its peers are up",
 	    "a link that is down halves or cuts the GPU's NVLink bandwidth; docs/checks.md#gpu.nvlink; "
 	    "\"nvidia-smi documentation\", https://docs.nvidia.com/deploy/nvidia-smi/index.html; "
 	    "\"DCGM Diagnostics\", https://docs.nvidia.com/datacenter/dcgm/latest/user-guide/dcgm-diagnostics.html",
 	    "NVML nvmlDeviceGetNvLinkState (nvml.json nvlinks[].active)", "as many active as the same GPUs",
 	    "as many active as the same GPUs", "reset the GPU or reboot; RMA if it stays down", GF_CHECK_NEEDS_GPU },
 	  run_nvlink },
-	{ { "gpu.env", "gpu", "no performance-limiting CUDA variable is set",
+	{ { "gpu.env", "gpu", "no performance-limiting CUDA variable should be set",
 	    "some CUDA variables limit or slow every kernel launch; docs/checks.md#gpu.env; "
 	    "\"DCGM Software Deployment Checks\", https://docs.nvidia.com/datacenter/dcgm/latest/reference/diagnostics/plugins/software.html",
 	    "the environment: CUDA_INJECTION64_PATH, CUDA_PROFILE, CUDA_AUTO_BOOST, ... (DCGM's list)", "unset", "unset",

@@ -491,7 +491,7 @@ static void run_balance(struct gf_audit_ctx *c)
 }
 
 const struct gf_check_def gf_checks_irq[] = {
-	{ { "irq.gpu-local", "irq", "GPU interrupts are served on the GPU's NUMA node",
+	{ { "irq.gpu-local", "irq", "GPU interrupts should be served on the GPU's NUMA node",
 	    "a GPU interrupt served on another node crosses the socket link on every completion; "
 	    "docs/checks.md#irq.gpu-local; "
 	    "\"SMP IRQ affinity\", https://docs.kernel.org/core-api/irq/irq-affinity.html",
@@ -500,7 +500,7 @@ const struct gf_check_def gf_checks_irq[] = {
 	    "echo <node CPUs> > /proc/irq/N/smp_affinity_list for each IRQ; keep irqbalance off them",
 	    GF_CHECK_CROSS_LAYER | GF_CHECK_NEEDS_GPU },
 	  run_gpu_local },
-	{ { "irq.nic-local", "irq", "NIC interrupts are served on the NIC's NUMA node",
+	{ { "irq.nic-local", "irq", "NIC interrupts should be served on the NIC's NUMA node",
 	    "NIC interrupts on another node cross the socket link for every packet; "
 	    "docs/checks.md#irq.nic-local; "
 	    "\"SMP IRQ affinity\", https://docs.kernel.org/core-api/irq/irq-affinity.html; "
@@ -510,7 +510,7 @@ const struct gf_check_def gf_checks_irq[] = {
 	    "echo <node CPUs> > /proc/irq/N/smp_affinity_list for each IRQ (set_irq_affinity_bynode.sh)",
 	    GF_CHECK_CROSS_LAYER },
 	  run_nic_local },
-	{ { "irq.nvme-local", "irq", "NVMe interrupts are served on the drive's node (or spread per CPU)",
+	{ { "irq.nvme-local", "irq", "NVMe interrupts should be served on the drive's node (or spread per CPU)",
 	    "NVMe completions served far from the drive cross the socket link; blk-mq spreads queues per CPU; "
 	    "docs/checks.md#irq.nvme-local; "
 	    "\"SMP IRQ affinity\", https://docs.kernel.org/core-api/irq/irq-affinity.html; "
@@ -520,7 +520,7 @@ const struct gf_check_def gf_checks_irq[] = {
 	    "echo <node CPUs> > /proc/irq/N/smp_affinity_list for each IRQ not managed by the kernel",
 	    GF_CHECK_CROSS_LAYER },
 	  run_nvme_local },
-	{ { "irq.isolation", "irq", "isolated CPUs get no interrupts and irqbalance bans them",
+	{ { "irq.isolation", "irq", "isolated CPUs should get no interrupts and irqbalance should ban them",
 	    "interrupts on isolated CPUs break the isolation they were made for; docs/checks.md#irq.isolation; "
 	    "\"The kernel's command-line parameters\", https://docs.kernel.org/admin-guide/kernel-parameters.html; "
 	    "\"TuneD cpu-partitioning profile\", https://github.com/redhat-performance/tuned/blob/master/profiles/cpu-partitioning/tuned.conf",
@@ -530,7 +530,7 @@ const struct gf_check_def gf_checks_irq[] = {
 	    "ban the isolated CPUs in irqbalance; irqaffinity= on the kernel command line",
 	    GF_CHECK_HOST_ONLY | GF_CHECK_CROSS_LAYER },
 	  run_isolation },
-	{ { "irq.balance", "irq", "irqbalance runs, or device IRQs are pinned by hand (not neither)",
+	{ { "irq.balance", "irq", "irqbalance should run, or device IRQs be pinned by hand (not neither)",
 	    "interrupts need one owner: irqbalance, or static NUMA-local affinity set by hand; "
 	    "docs/checks.md#irq.balance; "
 	    "\"SMP IRQ affinity\", https://docs.kernel.org/core-api/irq/irq-affinity.html; "

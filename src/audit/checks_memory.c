@@ -703,20 +703,20 @@ out:
 }
 
 const struct gf_check_def gf_checks_memory[] = {
-	{ { "mem.swap", "memory", "no swap is active",
+	{ { "mem.swap", "memory", "swap should be off",
 	    "pages swapped out stall the threads that feed the GPUs; docs/checks.md#mem.swap; "
 	    "\"AzureHPC Node Health Checks\", https://github.com/Azure/azurehpc-health-checks; "
 	    "\"Documentation for /proc/sys/vm/\", https://docs.kernel.org/admin-guide/sysctl/vm.html#swappiness",
 	    "/proc/swaps", "no swap area", "no swap area", "swapoff -a; remove swap from /etc/fstab", 0 },
 	  run_swap },
-	{ { "mem.swappiness", "memory", "vm.swappiness is low",
+	{ { "mem.swappiness", "memory", "vm.swappiness should be low",
 	    "a low value keeps the kernel from swapping anonymous memory out to grow the page cache; "
 	    "docs/checks.md#mem.swappiness; "
 	    "\"Documentation for /proc/sys/vm/\", https://docs.kernel.org/admin-guide/sysctl/vm.html#swappiness; "
 	    "\"TuneD accelerator-performance profile\", https://github.com/redhat-performance/tuned/blob/master/profiles/accelerator-performance/tuned.conf",
 	    "/proc/sys/vm/swappiness", "<= 10", "<= 10", "sysctl -w vm.swappiness=10 (safe)", 0 },
 	  run_swappiness },
-	{ { "mem.thp", "memory", "transparent huge pages suit the profile",
+	{ { "mem.thp", "memory", "transparent huge pages should suit the profile",
 	    "huge pages cut TLB misses on large host buffers (training); "
 	    "latency-bound serving avoids THP on faults it did not ask for; docs/checks.md#mem.thp; "
 	    "\"Transparent Hugepage Support\", https://docs.kernel.org/admin-guide/mm/transhuge.html; "
@@ -724,13 +724,13 @@ const struct gf_check_def gf_checks_memory[] = {
 	    THP_DIR "/enabled; /proc/cmdline transparent_hugepage=", "always or madvise", "madvise or never",
 	    "write always (training) or madvise (inference) to " THP_DIR "/enabled (safe)", 0 },
 	  run_thp },
-	{ { "mem.thp-defrag", "memory", "THP faults do not compact memory synchronously",
+	{ { "mem.thp-defrag", "memory", "THP faults should not compact memory synchronously",
 	    "with defrag 'always' a page fault may stall on direct reclaim and compaction; "
 	    "docs/checks.md#mem.thp-defrag; "
 	    "\"Transparent Hugepage Support\", https://docs.kernel.org/admin-guide/mm/transhuge.html",
 	    THP_DIR "/defrag", "not always", "not always", "write madvise to " THP_DIR "/defrag (safe)", 0 },
 	  run_thp_defrag },
-	{ { "mem.numa-balancing", "memory", "automatic NUMA balancing is off",
+	{ { "mem.numa-balancing", "memory", "automatic NUMA balancing should be off",
 	    "a job already bound to its GPUs' nodes gains nothing from page migration and pays its faults; "
 	    "docs/checks.md#mem.numa-balancing; "
 	    "\"Documentation for /proc/sys/kernel/\", https://docs.kernel.org/admin-guide/sysctl/kernel.html#numa-balancing; "
@@ -738,14 +738,14 @@ const struct gf_check_def gf_checks_memory[] = {
 	    "/proc/sys/kernel/numa_balancing", "0 (na on one node)", "0 (na on one node)",
 	    "sysctl -w kernel.numa_balancing=0 (safe)", 0 },
 	  run_numa_balancing },
-	{ { "mem.zone-reclaim", "memory", "zone reclaim does not drop the page cache",
+	{ { "mem.zone-reclaim", "memory", "zone reclaim should not drop the page cache",
 	    "zone reclaim drops the page cache on one node rather than allocate on another; "
 	    "docs/checks.md#mem.zone-reclaim; "
 	    "\"Documentation for /proc/sys/vm/\", https://docs.kernel.org/admin-guide/sysctl/vm.html#zone-reclaim-mode",
 	    "/proc/sys/vm/zone_reclaim_mode", "0 (na on one node)", "0 (na on one node)",
 	    "sysctl -w vm.zone_reclaim_mode=0 (safe)", 0 },
 	  run_zone_reclaim },
-	{ { "mem.min-free-kbytes", "memory", "the kernel's free-memory reserve fits the RAM",
+	{ { "mem.min-free-kbytes", "memory", "the kernel's free-memory reserve should fit the RAM",
 	    "too small a reserve lets the allocations the kernel must satisfy (network buffers among them) fail under load; "
 	    "too large wastes RAM; docs/checks.md#mem.min-free-kbytes; "
 	    "\"Documentation for /proc/sys/vm/\", https://docs.kernel.org/admin-guide/sysctl/vm.html#min-free-kbytes; "
@@ -754,7 +754,7 @@ const struct gf_check_def gf_checks_memory[] = {
 	    ">= 135168 kB with 64 GiB of RAM or more; <= 5% of RAM", "sysctl -w vm.min_free_kbytes=135168 (safe)",
 	    0 },
 	  run_min_free },
-	{ { "mem.dirty-ratio", "memory", "the dirty page limit suits the profile",
+	{ { "mem.dirty-ratio", "memory", "the dirty page limit should suit the profile",
 	    "checkpoint bursts need room in the page cache (training); "
 	    "serving wants write-back early and short; docs/checks.md#mem.dirty-ratio; "
 	    "\"Documentation for /proc/sys/vm/\", https://docs.kernel.org/admin-guide/sysctl/vm.html#dirty-ratio; "
@@ -763,7 +763,7 @@ const struct gf_check_def gf_checks_memory[] = {
 	    "sysctl -w vm.dirty_ratio=40 (training) or 10 (inference); vm.dirty_bytes when that is in use (safe)",
 	    0 },
 	  run_dirty_ratio },
-	{ { "mem.dirty-background", "memory", "background write-back starts early",
+	{ { "mem.dirty-background", "memory", "background write-back should start early",
 	    "write-back that starts early spreads a checkpoint over time instead of blocking writers; "
 	    "docs/checks.md#mem.dirty-background; "
 	    "\"Documentation for /proc/sys/vm/\", https://docs.kernel.org/admin-guide/sysctl/vm.html#dirty-background-ratio; "
@@ -772,27 +772,27 @@ const struct gf_check_def gf_checks_memory[] = {
 	    "<= 10% of RAM, below the dirty limit", "<= 3% of RAM, below the dirty limit",
 	    "sysctl -w vm.dirty_background_ratio=10 (training) or 3 (inference) (safe)", 0 },
 	  run_dirty_background },
-	{ { "mem.init-on-alloc", "memory", "the kernel does not zero every page it allocates",
+	{ { "mem.init-on-alloc", "memory", "the kernel should not zero every page it allocates",
 	    "zeroing every page allocated slows pinning and allocating large host buffers; "
 	    "docs/checks.md#mem.init-on-alloc; "
 	    "\"The kernel's command-line parameters\", https://docs.kernel.org/admin-guide/kernel-parameters.html",
 	    "/proc/cmdline init_on_alloc=; /boot/config-<release> CONFIG_INIT_ON_ALLOC_DEFAULT_ON", "init_on_alloc=0",
 	    "init_on_alloc=0", "add init_on_alloc=0 to the kernel command line (reboot)", 0 },
 	  run_init_on_alloc },
-	{ { "mem.hugetlb", "memory", "no reserved huge pages lie unused",
+	{ { "mem.hugetlb", "memory", "no reserved huge pages should lie unused",
 	    "a reserved huge page pool is memory no one else may use; docs/checks.md#mem.hugetlb; "
 	    "\"HugeTLB Pages\", https://docs.kernel.org/admin-guide/mm/hugetlbpage.html",
 	    HUGE_DIR "/hugepages-*/{nr,free,resv}_hugepages", "no unused pool", "no unused pool",
 	    "release the pool (nr_hugepages=0) unless a service maps it", 0 },
 	  run_hugetlb },
-	{ { "mem.file-max", "memory", "the system-wide file table is large",
+	{ { "mem.file-max", "memory", "the system-wide file table should be large",
 	    "loaders and NCCL at scale open many files and sockets; docs/checks.md#mem.file-max; "
 	    "\"NCCL Troubleshooting: Runtime and MPI issues\", https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/runtime_and_mpi_issues.html; "
 	    "\"Documentation for /proc/sys/fs/\", https://docs.kernel.org/admin-guide/sysctl/fs.html#file-max-file-nr",
 	    "/proc/sys/fs/file-max", ">= 1048576",
 	    ">= 1048576", "sysctl -w fs.file-max=1048576 (safe)", 0 },
 	  run_file_max },
-	{ { "mem.nofile", "memory", "open-file limits allow many loader workers",
+	{ { "mem.nofile", "memory", "open-file limits should allow many loader workers",
 	    "PyTorch's file_descriptor sharing and NCCL at scale need many descriptors per process; "
 	    "docs/checks.md#mem.nofile; "
 	    "\"NCCL Troubleshooting: Runtime and MPI issues\", https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/runtime_and_mpi_issues.html; "
@@ -801,7 +801,7 @@ const struct gf_check_def gf_checks_memory[] = {
 	    "soft >= 65536, hard and fs.nr_open >= 1048576",
 	    "limits.d / systemd LimitNOFILE=1048576; sysctl fs.nr_open=1048576 (safe)", 0 },
 	  run_nofile },
-	{ { "mem.removeipc", "memory", "logind does not delete a job's shared memory",
+	{ { "mem.removeipc", "memory", "logind should not delete a job's shared memory",
 	    "logind removes /dev/shm files of users it does not see logged in, NCCL's among them; "
 	    "docs/checks.md#mem.removeipc; "
 	    "\"NCCL Troubleshooting: Runtime and MPI issues\", https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/runtime_and_mpi_issues.html; "
@@ -809,7 +809,7 @@ const struct gf_check_def gf_checks_memory[] = {
 	    "/etc/systemd/logind.conf and logind.conf.d drop-ins", "RemoveIPC=no", "RemoveIPC=no",
 	    "RemoveIPC=no in a logind.conf.d drop-in; restart systemd-logind", GF_CHECK_HOST_ONLY },
 	  run_removeipc },
-	{ { "mem.edac", "memory", "no memory errors are counted",
+	{ { "mem.edac", "memory", "no memory errors should be counted",
 	    "corrected memory errors foretell uncorrected ones, which crash jobs; docs/checks.md#mem.edac; "
 	    "\"Reliability, Availability and Serviceability (RAS)\", https://docs.kernel.org/admin-guide/ras.html",
 	    EDAC_DIR "/mc*/{ue,ce}_count",

@@ -523,34 +523,34 @@ static void run_topo_file(struct gf_audit_ctx *c)
 }
 
 const struct gf_check_def gf_checks_nccl[] = {
-	{ { "nccl.debug-vars", "nccl", "no NCCL Debugging-section variable is left set",
+	{ { "nccl.debug-vars", "nccl", "no NCCL Debugging-section variable should be left set",
 	    "NCCL's Debugging variables 'should not be used in production nor retained in scripts'; "
 	    "docs/checks.md#nccl.debug-vars; "
 	    "\"NCCL Environment Variables\", https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#debugging",
 	    "environment; $NCCL_CONF_FILE or /etc/nccl.conf",
 	    "unset (a *_DISABLE of a transport the host has: fail)", "unset (warn)", "unset the variable", 0 },
 	  run_debug_vars },
-	{ { "nccl.debug-level", "nccl", "NCCL_DEBUG is not left at INFO or TRACE",
+	{ { "nccl.debug-level", "nccl", "NCCL_DEBUG should not be left at INFO or TRACE",
 	    "INFO and TRACE logging slows initialisation and floods the logs; docs/checks.md#nccl.debug-level; "
 	    "\"NCCL Environment Variables\", https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-debug",
 	    "NCCL_DEBUG, NCCL_DEBUG_SUBSYS (environment, nccl.conf)", "unset, WARN or VERSION",
 	    "unset, WARN or VERSION", "unset NCCL_DEBUG", 0 },
 	  run_debug_level },
-	{ { "nccl.cuda-debug", "nccl", "no CUDA/PyTorch debug switch is left set",
+	{ { "nccl.cuda-debug", "nccl", "no CUDA/PyTorch debug switch should be left set",
 	    "debug switches serialise kernels, disable caches or add checks; docs/checks.md#nccl.cuda-debug; "
 	    "\"CUDA C++ Programming Guide: CUDA Environment Variables\", https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#cuda-environment-variables; "
 	    "\"PyTorch: CUDA semantics\", https://pytorch.org/docs/stable/notes/cuda.html",
 	    "CUDA_LAUNCH_BLOCKING, PYTORCH_NO_CUDA_MEMORY_CACHING, CUDA_CACHE_DISABLE, TORCH_DISTRIBUTED_DEBUG",
 	    "unset", "unset", "unset the variable", 0 },
 	  run_cuda_debug },
-	{ { "nccl.ib-hca", "nccl", "NCCL_IB_HCA names exactly the RDMA devices meant",
+	{ { "nccl.ib-hca", "nccl", "NCCL_IB_HCA should name exactly the RDMA devices meant",
 	    "NCCL_IB_HCA=mlx5_1 also matches mlx5_10 to mlx5_19 unless given as =mlx5_1; "
 	    "docs/checks.md#nccl.ib-hca; "
 	    "\"NCCL Environment Variables\", https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-ib-hca",
 	    "NCCL_IB_HCA; /sys/class/infiniband", "unset, or names that each match only what is meant",
 	    "unset, or names that each match only what is meant", "NCCL_IB_HCA==mlx5_0,mlx5_1 (exact)", 0 },
 	  run_ib_hca },
-	{ { "nccl.socket-ifname", "nccl", "NCCL_SOCKET_IFNAME names an existing, up, fast interface",
+	{ { "nccl.socket-ifname", "nccl", "NCCL_SOCKET_IFNAME should name an existing, up, fast interface",
 	    "NCCL_SOCKET_IFNAME bypasses NCCL's choice of interface: a wrong one slows or hangs bootstrap; "
 	    "docs/checks.md#nccl.socket-ifname; "
 	    "\"NCCL Environment Variables\", https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-socket-ifname",
@@ -558,7 +558,7 @@ const struct gf_check_def gf_checks_nccl[] = {
 	    "unset, or the fastest up interface", "unset, or the fastest up interface",
 	    "NCCL_SOCKET_IFNAME=<fast interface> or unset", 0 },
 	  run_socket_ifname },
-	{ { "nccl.topo-file", "nccl", "the NCCL topology file, when used, exists and is one",
+	{ { "nccl.topo-file", "nccl", "the NCCL topology file, when used, should exist and be one",
 	    "NCCL reads this file (or /var/run/nvidia-topologyd/virtualTopology.xml when present) instead of detecting the topology; "
 	    "docs/checks.md#nccl.topo-file; "
 	    "\"NCCL Environment Variables\", https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-topo-file",

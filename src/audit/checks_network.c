@@ -631,7 +631,7 @@ static void run_nvidia_fs(struct gf_audit_ctx *c)
 }
 
 const struct gf_check_def gf_checks_network[] = {
-	{ { "net.port-range", "network", "the ephemeral port range is wide and clear of NodePorts",
+	{ { "net.port-range", "network", "the ephemeral port range should be wide and clear of NodePorts",
 	    "a narrow range runs out of ports; one over Kubernetes NodePorts collides with services; "
 	    "docs/checks.md#net.port-range; \"IP Sysctl\", https://docs.kernel.org/networking/ip-sysctl.html; "
 	    "\"Kubernetes: Service (type NodePort)\", https://kubernetes.io/docs/concepts/services-networking/service/#type-nodeport",
@@ -640,7 +640,7 @@ const struct gf_check_def gf_checks_network[] = {
 	    ">= 28232 ports; on Kubernetes nodes 30000-32767 reserved or outside",
 	    "sysctl -w net.ipv4.ip_local_port_range='32768 65535' or reserve 30000-32767 (safe)", 0 },
 	  run_port_range },
-	{ { "net.rmem-max", "network", "net.core.rmem_max allows 16 MiB receive buffers",
+	{ { "net.rmem-max", "network", "net.core.rmem_max should allow 16 MiB receive buffers",
 	    "socket buffers capped below 16 MiB limit TCP throughput on fast links; "
 	    "docs/checks.md#net.rmem-max; "
 	    "\"Documentation for /proc/sys/net/\", https://docs.kernel.org/admin-guide/sysctl/net.html#rmem-max; "
@@ -648,7 +648,7 @@ const struct gf_check_def gf_checks_network[] = {
 	    "/proc/sys/net/core/rmem_max", ">= 16777216", ">= 16777216", "sysctl -w net.core.rmem_max=16777216 (safe)",
 	    0 },
 	  run_rmem_max },
-	{ { "net.wmem-max", "network", "net.core.wmem_max allows 16 MiB send buffers",
+	{ { "net.wmem-max", "network", "net.core.wmem_max should allow 16 MiB send buffers",
 	    "socket buffers capped below 16 MiB limit TCP throughput on fast links; "
 	    "docs/checks.md#net.wmem-max; "
 	    "\"Documentation for /proc/sys/net/\", https://docs.kernel.org/admin-guide/sysctl/net.html#wmem-max; "
@@ -656,21 +656,21 @@ const struct gf_check_def gf_checks_network[] = {
 	    "/proc/sys/net/core/wmem_max", ">= 16777216", ">= 16777216", "sysctl -w net.core.wmem_max=16777216 (safe)",
 	    0 },
 	  run_wmem_max },
-	{ { "net.tcp-rmem", "network", "TCP receive autotuning may grow to 16 MiB",
+	{ { "net.tcp-rmem", "network", "TCP receive autotuning should be allowed to grow to 16 MiB",
 	    "TCP receive windows need room to grow on fast, long links; docs/checks.md#net.tcp-rmem; "
 	    "\"IP Sysctl\", https://docs.kernel.org/networking/ip-sysctl.html; "
 	    "\"TuneD network-throughput profile\", https://github.com/redhat-performance/tuned/blob/master/profiles/network-throughput/tuned.conf",
 	    "/proc/sys/net/ipv4/tcp_rmem", "max >= 16777216", "max >= 16777216",
 	    "sysctl -w net.ipv4.tcp_rmem='MIN DEFAULT 16777216' (safe)", 0 },
 	  run_tcp_rmem },
-	{ { "net.tcp-wmem", "network", "TCP send autotuning may grow to 16 MiB",
+	{ { "net.tcp-wmem", "network", "TCP send autotuning should be allowed to grow to 16 MiB",
 	    "TCP send windows need room to grow on fast, long links; docs/checks.md#net.tcp-wmem; "
 	    "\"IP Sysctl\", https://docs.kernel.org/networking/ip-sysctl.html; "
 	    "\"TuneD network-throughput profile\", https://github.com/redhat-performance/tuned/blob/master/profiles/network-throughput/tuned.conf",
 	    "/proc/sys/net/ipv4/tcp_wmem", "max >= 16777216", "max >= 16777216",
 	    "sysctl -w net.ipv4.tcp_wmem='MIN DEFAULT 16777216' (safe)", 0 },
 	  run_tcp_wmem },
-	{ { "net.slow-start-idle", "network", "TCP keeps its window across idle pauses",
+	{ { "net.slow-start-idle", "network", "TCP should keep its window across idle pauses",
 	    "slow start after idle shrinks the window between bursts of collective traffic; "
 	    "docs/checks.md#net.slow-start-idle; "
 	    "\"IP Sysctl\", https://docs.kernel.org/networking/ip-sysctl.html; "
@@ -678,20 +678,20 @@ const struct gf_check_def gf_checks_network[] = {
 	    "/proc/sys/net/ipv4/tcp_slow_start_after_idle", "0", "0",
 	    "sysctl -w net.ipv4.tcp_slow_start_after_idle=0 (safe)", 0 },
 	  run_slow_start_idle },
-	{ { "net.somaxconn", "network", "the listen backlog is large enough",
+	{ { "net.somaxconn", "network", "the listen backlog should be large enough",
 	    "a short listen backlog drops connections when many ranks or clients connect at once; "
 	    "docs/checks.md#net.somaxconn; \"IP Sysctl\", https://docs.kernel.org/networking/ip-sysctl.html; "
 	    "\"TuneD throughput-performance profile\", https://github.com/redhat-performance/tuned/blob/master/profiles/throughput-performance/tuned.conf",
 	    "/proc/sys/net/core/somaxconn", ">= 2048", ">= 4096", "sysctl -w net.core.somaxconn=4096 (safe)", 0 },
 	  run_somaxconn },
-	{ { "net.netdev-backlog", "network", "the input backlog keeps up with 25 Gb/s+ NICs",
+	{ { "net.netdev-backlog", "network", "the input backlog should keep up with 25 Gb/s+ NICs",
 	    "a short input backlog drops packets from 25 Gb/s and faster NICs; "
 	    "docs/checks.md#net.netdev-backlog; "
 	    "\"Documentation for /proc/sys/net/\", https://docs.kernel.org/admin-guide/sysctl/net.html#netdev-max-backlog",
 	    "/proc/sys/net/core/netdev_max_backlog, NIC line rates", ">= 250000 with a NIC of 25 Gb/s or more",
 	    ">= 250000 with a NIC of 25 Gb/s or more", "sysctl -w net.core.netdev_max_backlog=250000 (safe)", 0 },
 	  run_netdev_backlog },
-	{ { "net.mtu", "network", "RDMA interfaces use large MTUs, equal across their fabric",
+	{ { "net.mtu", "network", "RDMA interfaces should use large MTUs, equal across their fabric",
 	    "RoCE's MTU is the largest of 1024, 2048, 4096 below the interface's; "
 	    "mismatched MTUs across a fabric drop traffic; docs/checks.md#net.mtu; "
 	    "\"IBM Linux on Z: Setting the MTU size (RoCE)\", https://www.ibm.com/docs/en/linux-on-systems?topic=functions-set-mtu; "
@@ -701,14 +701,14 @@ const struct gf_check_def gf_checks_network[] = {
 	    "ip link set dev IF mtu 9000 and persist it in netplan/NM, matching the switch (gpufeed tune "
 	    "--only net.mtu applies it)", 0 },
 	  run_mtu },
-	{ { "net.ib-port", "network", "every RDMA port is ACTIVE and LinkUp at its fabric's rate",
+	{ { "net.ib-port", "network", "every RDMA port should be ACTIVE and LinkUp at its fabric's rate",
 	    "a port that is down or trained below its rate slows or breaks NCCL's RDMA traffic; "
 	    "docs/checks.md#net.ib-port; "
 	    "\"NCCL Troubleshooting: Networking\", https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/networking_troubleshooting.html",
 	    "/sys/class/infiniband/DEV/ports/N/{state,phys_state,rate}", "ACTIVE, LinkUp, full rate", "same as training",
 	    "check the cable, transceiver and switch port; start a subnet manager on InfiniBand (advice)", 0 },
 	  run_ib_port },
-	{ { "net.peermem", "network", "GPUDirect RDMA is available (nvidia_peermem or DMA-BUF)",
+	{ { "net.peermem", "network", "GPUDirect RDMA should be available (nvidia_peermem or DMA-BUF)",
 	    "without GPUDirect RDMA, NIC traffic is staged through host memory; docs/checks.md#net.peermem; "
 	    "\"NCCL Troubleshooting: GPU troubleshooting\", https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/gpu_troubleshooting.html; "
 	    "\"NVIDIA GPU Operator: GPUDirect RDMA and GPUDirect Storage\", https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-rdma.html",
@@ -716,7 +716,7 @@ const struct gf_check_def gf_checks_network[] = {
 	    "loaded with GPUs and RDMA NICs (or DMA-BUF)", "loaded if multi-node serving uses RDMA",
 	    "modprobe nvidia-peermem; add it to /etc/modules-load.d (advice)", GF_CHECK_NEEDS_GPU },
 	  run_peermem },
-	{ { "net.nvidia-fs", "network", "the GPUDirect Storage module is loaded where GDS applies",
+	{ { "net.nvidia-fs", "network", "the GPUDirect Storage module should be loaded where GDS applies",
 	    "GPUDirect Storage needs nvidia-fs to DMA from NVMe straight to GPU memory; "
 	    "docs/checks.md#net.nvidia-fs; "
 	    "\"NVIDIA GPUDirect Storage Installation and Troubleshooting Guide\", https://docs.nvidia.com/gpudirect-storage/troubleshooting-guide/index.html; "

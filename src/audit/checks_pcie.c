@@ -419,7 +419,7 @@ static void run_nic_bandwidth(struct gf_audit_ctx *c)
 }
 
 const struct gf_check_def gf_checks_pcie[] = {
-	{ { "pcie.link-width", "pcie", "PCIe links of GPUs, NICs and NVMe run at full width",
+	{ { "pcie.link-width", "pcie", "PCIe links of GPUs, NICs and NVMe should run at full width",
 	    "a link trained below its width cuts the device's bandwidth; docs/checks.md#pcie.link-width; "
 	    "\"DCGM Diagnostics\", https://docs.nvidia.com/datacenter/dcgm/latest/user-guide/dcgm-diagnostics.html; "
 	    "\"nvidia-smi documentation\", https://docs.nvidia.com/deploy/nvidia-smi/index.html",
@@ -427,7 +427,7 @@ const struct gf_check_def gf_checks_pcie[] = {
 	    "current width = max width", "current width = max width",
 	    "reseat the card, check the riser and BIOS bifurcation (advice)", GF_CHECK_CROSS_LAYER },
 	  run_link_width },
-	{ { "pcie.link-speed", "pcie", "PCIe links run at their generation's speed",
+	{ { "pcie.link-speed", "pcie", "PCIe links should run at their generation's speed",
 	    "a link trained below its generation cuts bandwidth (a GPU lowers it when idle); "
 	    "docs/checks.md#pcie.link-speed; "
 	    "\"nvidia-smi documentation\", https://docs.nvidia.com/deploy/nvidia-smi/index.html; "
@@ -436,7 +436,7 @@ const struct gf_check_def gf_checks_pcie[] = {
 	    "current speed = max speed (GPUs: under load)", "current speed = max speed (GPUs: under load)",
 	    "check the slot, riser and BIOS link speed setting (advice)", GF_CHECK_CROSS_LAYER },
 	  run_link_speed },
-	{ { "pcie.aer", "pcie", "no uncorrectable PCIe errors, few corrected ones",
+	{ { "pcie.aer", "pcie", "PCIe should show no uncorrectable errors and few corrected ones",
 	    "PCIe errors and replays slow transfers and foretell a failing link; docs/checks.md#pcie.aer; "
 	    "\"The PCI Express Advanced Error Reporting Driver Guide HOWTO\", https://docs.kernel.org/PCI/pcieaer-howto.html; "
 	    "\"DCGM Diagnostics\", https://docs.nvidia.com/datacenter/dcgm/latest/user-guide/dcgm-diagnostics.html",
@@ -444,7 +444,7 @@ const struct gf_check_def gf_checks_pcie[] = {
 	    "fatal 0, nonfatal 0, correctable <= 100", "drain the node; reseat or replace the device, riser or cable (advice)",
 	    0 },
 	  run_aer },
-	{ { "pcie.acs", "pcie", "ACS does not redirect peer-to-peer traffic (bare metal)",
+	{ { "pcie.acs", "pcie", "ACS should not redirect peer-to-peer traffic (bare metal)",
 	    "ACS redirects peer-to-peer traffic through the root complex: slow, or a hang; "
 	    "docs/checks.md#pcie.acs; "
 	    "\"NCCL Troubleshooting: GPU troubleshooting\", https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/gpu_troubleshooting.html",
@@ -453,7 +453,7 @@ const struct gf_check_def gf_checks_pcie[] = {
 	    "setpci -s BDF ECAP_ACS+0x6.w=0000; BIOS or pci=disable_acs_redir= to persist (advice)",
 	    GF_CHECK_NEEDS_GPU | GF_CHECK_CROSS_LAYER },
 	  run_acs },
-	{ { "pcie.iommu", "pcie", "the IOMMU passes GPU and NIC DMA through (bare metal)",
+	{ { "pcie.iommu", "pcie", "the IOMMU should pass GPU and NIC DMA through (bare metal)",
 	    "a translating IOMMU slows or breaks GPU peer-to-peer and GPUDirect DMA on bare metal; "
 	    "docs/checks.md#pcie.iommu; "
 	    "\"NCCL Troubleshooting: GPU troubleshooting\", https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/gpu_troubleshooting.html; "
@@ -462,7 +462,7 @@ const struct gf_check_def gf_checks_pcie[] = {
 	    "iommu=pt (identity) or IOMMU off", "same as training", "add iommu=pt to the kernel command line; reboot (advice)",
 	    0 },
 	  run_iommu },
-	{ { "pcie.nic-bandwidth", "pcie", "no NIC is faster than the PCIe behind it",
+	{ { "pcie.nic-bandwidth", "pcie", "no NIC should be faster than the PCIe behind it",
 	    "a NIC behind a narrower PCIe link cannot reach its line rate; docs/checks.md#pcie.nic-bandwidth; "
 	    "\"PCI Express (Wikipedia): throughput per lane by generation\", https://en.wikipedia.org/wiki/PCI_Express",
 	    "NIC line rate (/sys/class/net/IF/speed, /sys/class/infiniband/DEV/ports/N/rate) vs the model's PCIe path",

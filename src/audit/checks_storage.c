@@ -618,7 +618,7 @@ static void run_dev_shm(struct gf_audit_ctx *c)
 }
 
 const struct gf_check_def gf_checks_storage[] = {
-	{ { "storage.nvme-scheduler", "storage", "NVMe and virtio disks use the none I/O scheduler",
+	{ { "storage.nvme-scheduler", "storage", "NVMe and virtio disks should use the none I/O scheduler",
 	    "NVMe queues need no I/O scheduler; one adds CPU cost and latency; "
 	    "docs/checks.md#storage.nvme-scheduler; "
 	    "\"Queue sysfs files\", https://docs.kernel.org/block/queue-sysfs.html; "
@@ -626,7 +626,7 @@ const struct gf_check_def gf_checks_storage[] = {
 	    "/sys/class/block/<disk>/queue/scheduler", "none", "none",
 	    "echo none > /sys/block/<disk>/queue/scheduler (safe); persist with a udev rule", 0 },
 	  run_scheduler },
-	{ { "storage.read-ahead", "storage", "read-ahead suits streaming datasets and checkpoints",
+	{ { "storage.read-ahead", "storage", "read-ahead should suit streaming datasets and checkpoints",
 	    "large read-ahead streams datasets and checkpoints in big requests; "
 	    "docs/checks.md#storage.read-ahead; "
 	    "\"Queue sysfs files\", https://docs.kernel.org/block/queue-sysfs.html; "
@@ -634,7 +634,7 @@ const struct gf_check_def gf_checks_storage[] = {
 	    "/sys/class/block/<disk>/queue/read_ahead_kb", ">= 4096 KiB", "the default (128 KiB) is fine",
 	    "echo 4096 > /sys/block/<disk>/queue/read_ahead_kb (safe); persist with a udev rule", 0 },
 	  run_read_ahead },
-	{ { "storage.max-sectors", "storage", "NVMe requests are not capped below 512 KiB",
+	{ { "storage.max-sectors", "storage", "NVMe requests should not be capped below 512 KiB",
 	    "a low request size cap splits large reads into many small ones; "
 	    "docs/checks.md#storage.max-sectors; "
 	    "\"Queue sysfs files\", https://docs.kernel.org/block/queue-sysfs.html",
@@ -642,7 +642,7 @@ const struct gf_check_def gf_checks_storage[] = {
 	    ">= min(512, device limit) KiB",
 	    "echo min(1280, max_hw_sectors_kb) > /sys/block/<disk>/queue/max_sectors_kb (safe); udev rule", 0 },
 	  run_max_sectors },
-	{ { "storage.dio-segments", "storage", "a 1 MiB direct read from 4 KiB pages is one request",
+	{ { "storage.dio-segments", "storage", "a 1 MiB direct read from 4 KiB pages should be one request",
 	    "each 4 KiB page of a direct-I/O buffer takes a segment: past max_segments a request is split, "
 	    "which huge-page buffers avoid; docs/checks.md#storage.dio-segments; "
 	    "\"Queue sysfs files\", https://docs.kernel.org/block/queue-sysfs.html; "
@@ -651,27 +651,27 @@ const struct gf_check_def gf_checks_storage[] = {
 	    ">= min(max_sectors_kb, 1024) KiB",
 	    "nothing to tune: read into huge-page buffers (MADV_HUGEPAGE, hugetlbfs, fio --iomem=shmhuge)", 0 },
 	  run_dio_segments },
-	{ { "storage.nr-requests", "storage", "NVMe queue depth is not lowered below the hardware's",
+	{ { "storage.nr-requests", "storage", "NVMe queue depth should not be lowered below the hardware's",
 	    "a queue depth below the hardware's limits parallel I/O; docs/checks.md#storage.nr-requests; "
 	    "\"Queue sysfs files\", https://docs.kernel.org/block/queue-sysfs.html",
 	    "/sys/class/block/<disk>/queue/nr_requests, /sys/class/block/<disk>/mq/0/nr_tags",
 	    "= nr_tags (with scheduler none)", "= nr_tags (with scheduler none)",
 	    "echo <nr_tags> > /sys/block/<disk>/queue/nr_requests (safe); udev rule", 0 },
 	  run_nr_requests },
-	{ { "storage.atime", "storage", "data file systems are mounted noatime or relatime",
+	{ { "storage.atime", "storage", "data file systems should be mounted noatime or relatime",
 	    "access-time updates turn every read into a write; docs/checks.md#storage.atime; "
 	    "\"mount(8)\", https://man7.org/linux/man-pages/man8/mount.8.html",
 	    "/proc/self/mountinfo (mount options)", "noatime or relatime", "noatime or relatime",
 	    "mount -o remount,noatime <mount>; add noatime in /etc/fstab", 0 },
 	  run_atime },
-	{ { "storage.nfs", "storage", "NFS mounts use TCP/RDMA, 1 MiB transfers and several connections",
+	{ { "storage.nfs", "storage", "NFS mounts should use TCP/RDMA, 1 MiB transfers and several connections",
 	    "small transfers and one TCP connection cap NFS throughput; docs/checks.md#storage.nfs; "
 	    "\"nfs(5)\", https://man7.org/linux/man-pages/man5/nfs.5.html",
 	    "/proc/self/mountinfo (nfs super options: proto, rsize, wsize, nconnect)",
 	    "proto tcp or rdma, rsize=wsize=1 MiB, nconnect > 1", "proto tcp or rdma, rsize=wsize=1 MiB",
 	    "remount with proto=tcp,rsize=1048576,wsize=1048576,nconnect=8; persist in /etc/fstab", 0 },
 	  run_nfs },
-	{ { "storage.dev-shm", "storage", "/dev/shm is a tmpfs of at least 1 GiB",
+	{ { "storage.dev-shm", "storage", "/dev/shm should be a tmpfs of at least 1 GiB",
 	    "NCCL and DataLoader workers share memory through /dev/shm; Docker's default is 64 MB; "
 	    "docs/checks.md#storage.dev-shm; "
 	    "\"NCCL Troubleshooting: Runtime and MPI issues\", https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/runtime_and_mpi_issues.html; "

@@ -7,6 +7,10 @@
 
 #include "audit/audit_internal.h"
 #include "audit/catalog.h"
+#include "core/wrap.h"
+
+/* A result's details start under its id: "  fail       " is 13 columns. */
+#define DETAIL_COL 13
 
 static const char *status_color(enum gf_check_status s)
 {
@@ -25,44 +29,64 @@ static bool shown(const struct gf_check_result *r, unsigned flags)
 	return (flags & GF_AUDIT_PRINT_ALL) || (r->status != GF_CHECK_PASS && r->status != GF_CHECK_NA);
 }
 
-static void print_one(const struct gf_check_result *r, FILE *f, bool color)
+/* "             why: TEXT", TEXT wrapped under itself. */
+static void detail(FILE *f, const char *label, const char *text, int width)
 {
-	char head[160];
+	int col = DETAIL_COL + (label ? fprintf(f, "%*s%s", DETAIL_COL, "", label) - DETAIL_COL : 0);
 
-	snprintf(head, sizeof(head), "%s%s%s", r->check->id, r->subject[0] ? " " : "", r->subject);
-	fprintf(f, "  %s%-10s%s %s: %s\n", color ? status_color(r->status) : "", gf_check_status_name(r->status),
-		color ? "\033[0m" : "", head, r->check->title);
-	if (r->observed[0] || r->expected[0])
-		fprintf(f, "             observed %s%s%s\n", r->observed[0] ? r->observed : "-",
-			r->expected[0] ? ", expected " : "", r->expected);
+	if (!label)
+		fprintf(f, "%*s", DETAIL_COL, "");
+	gf_wrap_print(f, text, col, col, width);
+}
+
+static void print_one(const struct gf_check_result *r, FILE *f, bool color, int width)
+{
+	char head[1200], fix_label[160];
+
+	/* The title says what is expected ("swap should be off"); observed
+	 * and expected values follow on their own line. */
+	fprintf(f, "  %s%-10s%s ", color ? status_color(r->status) : "", gf_check_status_name(r->status),
+		color ? "\033[0m" : "");
+	snprintf(head, sizeof(head), "%s%s%s: %s", r->check->id, r->subject[0] ? " " : "", r->subject, r->check->title);
+	gf_wrap_print(f, head, DETAIL_COL, DETAIL_COL + 2, width);
+	if (r->observed[0] || r->expected[0]) {
+		snprintf(head, sizeof(head), "observed %s%s%s", r->observed[0] ? r->observed : "-",
+			 r->expected[0] ? ", expected " : "", r->expected);
+		detail(f, NULL, head, width);
+	}
 	if (r->note[0])
-		fprintf(f, "             %s\n", r->note);
+		detail(f, NULL, r->note, width);
 	if (r->status == GF_CHECK_PASS || r->status == GF_CHECK_NA)
 		return;
 	if (r->source[0])
-		fprintf(f, "             read %s\n", r->source);
-	fprintf(f, "             why: %s\n", r->check->why);
-	if (r->fix[0])
-		fprintf(f, "             fix%s%s%s: %s\n",
-			r->fix_class == GF_FIX_SAFE ? " (safe, gpufeed tune)"
-			: r->fix_class == GF_FIX_NAMED ? " (gpufeed tune --only " : "",
-			r->fix_class == GF_FIX_NAMED ? r->check->id : "", r->fix_class == GF_FIX_NAMED ? ")" : "", r->fix);
+		detail(f, "read ", r->source, width);
+	detail(f, "why: ", r->check->why, width);
+	if (r->fix[0]) {
+		snprintf(fix_label, sizeof(fix_label), "fix%s%s%s: ",
+			 r->fix_class == GF_FIX_SAFE ? " (safe, gpufeed tune)"
+			 : r->fix_class == GF_FIX_NAMED ? " (gpufeed tune --only " : "",
+			 r->fix_class == GF_FIX_NAMED ? r->check->id : "", r->fix_class == GF_FIX_NAMED ? ")" : "");
+		detail(f, fix_label, r->fix, width);
+	}
 	if (r->persist[0])
-		fprintf(f, "             persist: %s\n", r->persist);
+		detail(f, "persist: ", r->persist, width);
 }
 
 int gf_audit_print(const struct gf_audit *a, FILE *f, unsigned flags)
 {
 	bool color = flags & GF_AUDIT_PRINT_COLOR;
+	int width = gf_wrap_width(flags);
 	const char *cat = NULL;
+	char line[8192];
 	static const enum gf_check_status order[] = { GF_CHECK_FAIL, GF_CHECK_ERROR,	  GF_CHECK_WARN,
 						      GF_CHECK_NEEDS_ROOT, GF_CHECK_PASS, GF_CHECK_NA };
 
 	if (!a || !f)
 		return GF_NULL_ARG(!a ? "a" : "f");
-	fprintf(f, "gpufeed check: %s (%s), profile %s%s%s\n", a->hostname[0] ? a->hostname : "?", a->source,
-		gf_profile_name(a->profile), a->container ? ", inside a container: " : "",
-		a->container ? (a->container_kind[0] ? a->container_kind : "yes") : "");
+	snprintf(line, sizeof(line), "gpufeed check: %s (%s), profile %s%s%s", a->hostname[0] ? a->hostname : "?",
+		 a->source, gf_profile_name(a->profile), a->container ? ", inside a container: " : "",
+		 a->container ? (a->container_kind[0] ? a->container_kind : "yes") : "");
+	gf_wrap_print(f, line, 0, 2, width);
 	if (!a->privileged)
 		fputs("not running as root: checks that need privileges say needs-root\n", f);
 	/* Categories in catalogue order; results of a category by status. */
@@ -83,13 +107,15 @@ int gf_audit_print(const struct gf_audit *a, FILE *f, unsigned flags)
 				const struct gf_check_result *r = &a->results[j];
 
 				if (!strcmp(r->check->category, c) && r->status == order[o] && shown(r, flags))
-					print_one(r, f, color);
+					print_one(r, f, color, width);
 			}
 	}
-	fprintf(f, "\n%d results: %d fail, %d error, %d warn, %d needs-root, %d pass, %d na%s\n", a->nresults,
-		a->counts[GF_CHECK_FAIL], a->counts[GF_CHECK_ERROR], a->counts[GF_CHECK_WARN],
-		a->counts[GF_CHECK_NEEDS_ROOT], a->counts[GF_CHECK_PASS], a->counts[GF_CHECK_NA],
-		flags & GF_AUDIT_PRINT_ALL ? "" : " (--all lists passes and na)");
+	snprintf(line, sizeof(line), "%d results: %d fail, %d error, %d warn, %d needs-root, %d pass, %d na%s",
+		 a->nresults, a->counts[GF_CHECK_FAIL], a->counts[GF_CHECK_ERROR], a->counts[GF_CHECK_WARN],
+		 a->counts[GF_CHECK_NEEDS_ROOT], a->counts[GF_CHECK_PASS], a->counts[GF_CHECK_NA],
+		 flags & GF_AUDIT_PRINT_ALL ? "" : " (--all lists passes and na)");
+	fputc('\n', f);
+	gf_wrap_print(f, line, 0, 2, width);
 	return ferror(f) ? -EIO : 0;
 }
 

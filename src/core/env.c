@@ -158,11 +158,15 @@ static const struct gf_env_info registry[] = {
 	[GF_ENV_NCCL_DEBUG_FILE] = {
 		"NCCL_DEBUG_FILE", GF_ENV_PATH, "NCCL logs to stdout", "nccl",
 		"NCCL's log file; when set, bench coll leaves NCCL's log alone (no algorithm column)", 0, 0 },
+	[GF_ENV_COLUMNS] = {
+		"COLUMNS", GF_ENV_INT, "the terminal's width (TIOCGWINSZ), 100 when not a terminal", "cli",
+		"Width of text output (check, tune, topo) on a terminal; output elsewhere is 100 columns wide",
+		20, 10000 },
 };
 
 #define NVARS ((int)(sizeof(registry) / sizeof(registry[0])))
 /* The last id has a row: ids and rows cannot drift apart. */
-_Static_assert(NVARS == GF_ENV_NCCL_DEBUG_FILE + 1, "every gf_env_var needs a registry row");
+_Static_assert(NVARS == GF_ENV_COLUMNS + 1, "every gf_env_var needs a registry row");
 
 int gf_env_count(void)
 {

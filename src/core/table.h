@@ -17,6 +17,10 @@ void gf_table_init(struct gf_table *t, int ncols);
 /* Appends one cell (rows wrap every ncols cells).  Out of memory → "?". */
 void gf_table_add(struct gf_table *t, const char *fmt, ...) GF_PRINTF(2, 3);
 void gf_table_print(const struct gf_table *t, FILE *f, const char *indent);
+/* The same within width columns: as is when it fits; else the last
+ * column's text wrapped under itself when that leaves it 24 columns; else
+ * in blocks of columns that fit, each led by column 0, a blank line between. */
+void gf_table_print_width(const struct gf_table *t, FILE *f, const char *indent, int width);
 void gf_table_free(struct gf_table *t);
 
 #endif

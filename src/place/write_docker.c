@@ -21,16 +21,35 @@ static void flag(FILE *f, const char *name, const char *value)
 	gf_shell_quote(f, value);
 }
 
+/* The set's GPUs as CUDA_VISIBLE_DEVICES and docker's --gpus name them: by
+ * UUID, the same GPUs whatever the ordering; by index where the model has
+ * no UUID. */
+static void device_list(const struct gf_topo *t, const struct gf_plan *p, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < p->n && len < size; i++) {
+		const struct gf_gpu *g = &t->gpus[p->gpu[i]];
+
+		if (*g->uuid)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? "," : "", g->uuid);
+		else
+			len += (size_t)snprintf(buf + len, size - len, "%s%d", i ? "," : "", g->index);
+	}
+}
+
 int plan_write_docker(const struct gf_topo *t, const struct gf_plan *p, const struct gf_plan_write_options *o,
 		      FILE *f)
 {
-	char list[1024], buf[1100], rails[512];
+	char list[1024], devs[4096], buf[4200], rails[512];
 
-	plan_index_list(t, p->gpu, p->n, list, sizeof(list));
+	device_list(t, p, devs, sizeof(devs));
 	/* The inner quotes keep docker's CSV parser from splitting the list
-	 * at its commas: --gpus '"device=0,1"'. */
-	snprintf(buf, sizeof(buf), "\"device=%s\"", list);
-	fprintf(f, "docker run --rm -it");
+	 * at its commas: --gpus '"device=GPU-...,GPU-..."'.  No -it: run from
+	 * a script (no terminal), docker refuses -t. */
+	snprintf(buf, sizeof(buf), "\"device=%s\"", devs);
+	fprintf(f, "docker run --rm");
 	flag(f, "--gpus", buf);
 	gf_cpuset_format_list(&p->cpus, list, sizeof(list));
 	if (*list)
@@ -64,18 +83,8 @@ static void export(FILE *f, const char *name, const char *value)
 int plan_write_env(const struct gf_topo *t, const struct gf_plan *p, FILE *f)
 {
 	char devs[4096], cpus[4096], mems[1024], rails[512], list[1024];
-	size_t len = 0;
 
-	for (int i = 0; i < p->n && len < sizeof(devs); i++) {
-		const struct gf_gpu *g = &t->gpus[p->gpu[i]];
-
-		/* UUIDs name the same GPU whatever the ordering; the index
-		 * when the model has no UUID. */
-		if (*g->uuid)
-			len += (size_t)snprintf(devs + len, sizeof(devs) - len, "%s%s", i ? "," : "", g->uuid);
-		else
-			len += (size_t)snprintf(devs + len, sizeof(devs) - len, "%s%d", i ? "," : "", g->index);
-	}
+	device_list(t, p, devs, sizeof(devs));
 	plan_index_list(t, p->gpu, p->n, list, sizeof(list));
 	gf_cpuset_format_list(&p->cpus, cpus, sizeof(cpus));
 	gf_cpuset_format_list(&p->mems, mems, sizeof(mems));

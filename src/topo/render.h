@@ -19,10 +19,10 @@ json_t *gf_json_gpus(const struct gf_topo *t);
 int gf_json_dump(json_t *root, FILE *f);
 /* Human pieces shared by topo and report (topo_text.c). */
 void gf_print_matrix(const struct gf_topo *t, FILE *f);
-void gf_print_other_devices(const struct gf_topo *t, FILE *f);
 /* Every path that feeds a GPU, or only matrix entry `gpu`'s (-1: all). */
 void gf_print_paths(const struct gf_topo *t, FILE *f, int gpu);
 void gf_print_findings(const struct gf_topo *t, FILE *f, bool color);
+void gf_print_findings_width(const struct gf_topo *t, FILE *f, bool color, int width);
 void gf_print_summary(const struct gf_topo *t, FILE *f);
 /* "NIC0" -> name of the device behind a matrix entry, for legends. */
 const char *gf_matrix_dev_desc(const struct gf_topo *t, int i, char *buf, size_t size);

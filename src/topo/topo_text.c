@@ -7,6 +7,7 @@
 
 #include "core/strutil.h"
 #include "core/table.h"
+#include "core/wrap.h"
 #include "topo/render.h"
 #include "topo/topo_internal.h"
 
@@ -140,7 +141,7 @@ static void row_affinity(const struct gf_topo *t, int i, struct gf_cpuset *cpus,
 /* One row of a tab-separated matrix, as nvidia-smi prints it: " X " for
  * self, and for a GPU its CPU and NUMA affinity, then (after an empty field,
  * nvidia-smi's habit) its GPU NUMA ID; other rows end in two empty fields. */
-static void print_matrix_row(const struct gf_topo *t, FILE *f, int i, int ncols, bool gpu_numa)
+static void print_matrix_row(const struct gf_topo *t, FILE *f, int i, int ncols)
 {
 	const struct gf_matrix *m = &t->matrix;
 	struct gf_cpuset cpus;
@@ -163,19 +164,20 @@ static void print_matrix_row(const struct gf_topo *t, FILE *f, int i, int ncols,
 		fprintf(f, "%d", node);
 	else
 		fputs("N/A", f);
-	if (gpu_numa && gnuma >= 0)
+	if (gnuma >= 0)
 		fprintf(f, "\t\t%d", gnuma);
-	else if (gpu_numa)
+	else
 		fputs("\t\tN/A", f);
 	fputc('\n', f);
 }
+
+static void print_legends(const struct gf_topo *t, FILE *f, int width);
 
 /* The matrix of `nvidia-smi topo -m`, field for field (tabs, so that
  * awk -F'\t' scripts written for it keep working): GPUs and RDMA NICs. */
 void gf_print_matrix(const struct gf_topo *t, FILE *f)
 {
 	const struct gf_matrix *m = &t->matrix;
-	char buf[64];
 
 	if (!m->nsmi) {
 		fprintf(f, "No GPUs or RDMA NICs on PCI.\n");
@@ -185,15 +187,35 @@ void gf_print_matrix(const struct gf_topo *t, FILE *f)
 		fprintf(f, "\t%s", m->dev[j].name);
 	fputs(t->ngpus ? "\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n" : "\tCPU Affinity\tNUMA Affinity\n", f);
 	for (int i = 0; i < m->nsmi; i++)
-		print_matrix_row(t, f, i, m->nsmi, true);
-	fputs("\nLegend:\n\n"
-	      "  X    = Self\n"
-	      "  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)\n"
-	      "  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a NUMA node\n"
-	      "  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)\n"
-	      "  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)\n"
-	      "  PIX  = Connection traversing at most a single PCIe bridge\n"
-	      "  NV#  = Connection traversing a bonded set of # NVLinks\n", f);
+		print_matrix_row(t, f, i, m->nsmi);
+	print_legends(t, f, 0);
+}
+
+/* Each class of the matrix and each NIC's name, as nvidia-smi explains
+ * them; width > 0 wraps the explanations under themselves. */
+static void print_legends(const struct gf_topo *t, FILE *f, int width)
+{
+	static const char *const legend[][2] = {
+		{ "X", "Self" },
+		{ "SYS", "Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)" },
+		{ "NODE", "Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a NUMA "
+			  "node" },
+		{ "PHB", "Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)" },
+		{ "PXB", "Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)" },
+		{ "PIX", "Connection traversing at most a single PCIe bridge" },
+		{ "NV#", "Connection traversing a bonded set of # NVLinks" },
+	};
+	const struct gf_matrix *m = &t->matrix;
+	char buf[64];
+
+	fputs("\nLegend:\n\n", f);
+	for (size_t i = 0; i < sizeof(legend) / sizeof(legend[0]); i++) {
+		fprintf(f, "  %-4s = ", legend[i][0]);
+		if (width)
+			gf_wrap_print(f, legend[i][1], 9, 9, width);
+		else
+			fprintf(f, "%s\n", legend[i][1]);
+	}
 	for (int i = t->ngpus; i < m->nsmi; i++) {
 		if (i == t->ngpus)
 			fputs("\nNIC Legend:\n\n", f);
@@ -201,9 +223,68 @@ void gf_print_matrix(const struct gf_topo *t, FILE *f)
 	}
 }
 
+/* Rows [from, to) of the matrix against its first ncols devices, with the
+ * affinity columns (gpu_numa: and GPU NUMA ID), as an aligned table that
+ * fits width: `gpufeed topo`'s view (the tab-separated one is --matrix). */
+static void print_matrix_rows(const struct gf_topo *t, FILE *f, int from, int to, int ncols, bool gpu_numa,
+			      int width)
+{
+	const struct gf_matrix *m = &t->matrix;
+	struct gf_table tb;
+	struct gf_cpuset cpus;
+	char buf[4096];
+	int node, gnuma;
+
+	gf_table_init(&tb, 1 + ncols + 2 + gpu_numa);
+	tb.gap = 1;	/* "NODE" and "NV18" apart as nvidia-smi's tabs keep them */
+	gf_table_add(&tb, "%s", "");
+	for (int j = 0; j < ncols; j++)
+		gf_table_add(&tb, "%s", m->dev[j].name);
+	gf_table_add(&tb, "CPU Affinity");
+	gf_table_add(&tb, "NUMA Affinity");
+	if (gpu_numa)
+		gf_table_add(&tb, "GPU NUMA ID");
+	for (int i = from; i < to; i++) {
+		gf_table_add(&tb, "%s", m->dev[i].name);
+		for (int j = 0; j < ncols; j++) {
+			gf_link_format(&m->link[i * m->n + j], buf, sizeof(buf));
+			gf_table_add(&tb, "%s", i == j ? "X" : buf);
+		}
+		row_affinity(t, i, &cpus, &node, &gnuma);
+		if (m->dev[i].kind == GF_DEV_NIC && i < m->nsmi) {
+			for (int k = 0; k < 2 + gpu_numa; k++)
+				gf_table_add(&tb, "%s", "");
+			continue;
+		}
+		fmt_cpus(&cpus, buf, sizeof(buf));
+		gf_table_add(&tb, "%s", buf);
+		if (node >= 0)
+			gf_table_add(&tb, "%d", node);
+		else
+			gf_table_add(&tb, "N/A");
+		if (gpu_numa && gnuma >= 0)
+			gf_table_add(&tb, "%d", gnuma);
+		else if (gpu_numa)
+			gf_table_add(&tb, "N/A");
+	}
+	gf_table_print_width(&tb, f, "", width);
+	gf_table_free(&tb);
+}
+
+static void print_matrix_fitted(const struct gf_topo *t, FILE *f, int width)
+{
+	if (!t->matrix.nsmi) {
+		fprintf(f, "No GPUs or RDMA NICs on PCI.\n");
+		return;
+	}
+	print_matrix_rows(t, f, 0, t->matrix.nsmi, t->matrix.nsmi, t->ngpus > 0, width);
+	print_legends(t, f, width);
+}
+
 /* Devices nvidia-smi leaves out of its matrix (NICs without an RDMA device,
  * NVMe drives): their class of connection to each GPU, in the same layout. */
-void gf_print_other_devices(const struct gf_topo *t, FILE *f)
+/* An aligned table that fits width (the matrix's view in `gpufeed topo`). */
+static void print_other_devices(const struct gf_topo *t, FILE *f, int width)
 {
 	const struct gf_matrix *m = &t->matrix;
 	char buf[64];
@@ -211,18 +292,14 @@ void gf_print_other_devices(const struct gf_topo *t, FILE *f)
 	if (m->n == m->nsmi)
 		return;
 	fputs("\nOther devices (not in nvidia-smi's matrix):\n\n", f);
-	for (int j = 0; j < t->ngpus; j++)
-		fprintf(f, "\t%s", m->dev[j].name);
-	fputs("\tCPU Affinity\tNUMA Affinity\n", f);
-	for (int i = m->nsmi; i < m->n; i++)
-		print_matrix_row(t, f, i, t->ngpus, false);
+	print_matrix_rows(t, f, m->nsmi, m->n, t->ngpus, false, width);
 	fputc('\n', f);
 	for (int i = m->nsmi; i < m->n; i++)
 		fprintf(f, "  %s: %s\n", m->dev[i].name, gf_matrix_dev_desc(t, i, buf, sizeof(buf)));
 }
 
 /* The GPU table; only GPU `only` (position in t->gpus) when >= 0. */
-static void print_gpus(const struct gf_topo *t, FILE *f, int only)
+static void print_gpus(const struct gf_topo *t, FILE *f, int only, int width)
 {
 	struct gf_table tb;
 	char mem[32], cpus[4096], nv[48], mig[32];
@@ -266,7 +343,7 @@ static void print_gpus(const struct gf_topo *t, FILE *f, int only)
 		gf_table_add(&tb, "%s", nv);
 	}
 	fputs("\nGPUs:\n", f);
-	gf_table_print(&tb, f, "  ");
+	gf_table_print_width(&tb, f, "  ", width);
 	gf_table_free(&tb);
 	for (int i = 0; i < t->ngpus; i++) {
 		const struct gf_gpu *g = &t->gpus[i];
@@ -291,7 +368,7 @@ static void print_gpus(const struct gf_topo *t, FILE *f, int only)
 }
 
 /* RDMA devices (the matrix's NICs) or the other network functions. */
-static void print_nic_table(const struct gf_topo *t, FILE *f, bool rdma)
+static void print_nic_table(const struct gf_topo *t, FILE *f, bool rdma, int width)
 {
 	struct gf_table tb;
 	char link[48];
@@ -331,15 +408,15 @@ static void print_nic_table(const struct gf_topo *t, FILE *f, bool rdma)
 	}
 	if (tb.ncells > tb.ncols) {
 		fputs(rdma ? "\nNICs (RDMA devices, numbered as nvidia-smi does):\n" : "\nOther network devices:\n", f);
-		gf_table_print(&tb, f, "  ");
+		gf_table_print_width(&tb, f, "  ", width);
 	}
 	gf_table_free(&tb);
 }
 
-static void print_nics(const struct gf_topo *t, FILE *f)
+static void print_nics(const struct gf_topo *t, FILE *f, int width)
 {
-	print_nic_table(t, f, true);
-	print_nic_table(t, f, false);
+	print_nic_table(t, f, true, width);
+	print_nic_table(t, f, false, width);
 	if (t->nnetifs) {
 		fputs("  Virtual interfaces:", f);
 		for (int i = 0; i < t->nnetifs; i++)
@@ -348,7 +425,7 @@ static void print_nics(const struct gf_topo *t, FILE *f)
 	}
 }
 
-static void print_blocks(const struct gf_topo *t, FILE *f)
+static void print_blocks(const struct gf_topo *t, FILE *f, int width)
 {
 	struct gf_table tb;
 	char size[32], link[48];
@@ -393,7 +470,7 @@ static void print_blocks(const struct gf_topo *t, FILE *f)
 	}
 	if (tb.ncells > tb.ncols) {
 		fputs("\nBlock devices:\n", f);
-		gf_table_print(&tb, f, "  ");
+		gf_table_print_width(&tb, f, "  ", width);
 	}
 	gf_table_free(&tb);
 	if (nvirt) {
@@ -446,8 +523,16 @@ static void add_path_row(const struct gf_topo *t, struct gf_table *tb, const str
 	gf_table_add(tb, "%s%s", p->limit_text, p->crosses_cpu_link ? "; crosses sockets (not modelled)" : "");
 }
 
-/* Every path that feeds a GPU, or only GPU matrix entry `gpu`'s (-1: all). */
+static void print_paths(const struct gf_topo *t, FILE *f, int gpu, int width);
+
 void gf_print_paths(const struct gf_topo *t, FILE *f, int gpu)
+{
+	print_paths(t, f, gpu, GF_PRINT_WIDTH_DEFAULT);
+}
+
+/* Every path that feeds a GPU, each GPU pair once (under its first GPU),
+ * or only GPU matrix entry `gpu`'s (-1: all), within width columns. */
+static void print_paths(const struct gf_topo *t, FILE *f, int gpu, int width)
 {
 	struct gf_table tb;
 
@@ -465,8 +550,10 @@ void gf_print_paths(const struct gf_topo *t, FILE *f, int gpu)
 		for (int kind = GF_PATH_HOST_GPU; kind <= GF_PATH_GPU_NVME; kind++) {
 			for (int i = 0; i < t->npaths; i++) {
 				const struct gf_path *p = &t->paths[i];
+				int first = p->from < p->to ? p->from : p->to;
 				bool mine = kind == GF_PATH_HOST_GPU ? p->to == g :
-					    kind == GF_PATH_GPU_GPU ? (p->from == g || p->to == g) : p->from == g;
+					    kind == GF_PATH_GPU_GPU ? (gpu >= 0 ? p->from == g || p->to == g : first == g) :
+					    p->from == g;
 
 				if ((int)p->kind == kind && mine)
 					add_path_row(t, &tb, p, gpu);
@@ -474,15 +561,20 @@ void gf_print_paths(const struct gf_topo *t, FILE *f, int gpu)
 		}
 	}
 	fprintf(f, "\nPaths (theoretical one-way bandwidth of the narrowest link):\n");
-	gf_table_print(&tb, f, "  ");
+	gf_table_print_width(&tb, f, "  ", width);
 	gf_table_free(&tb);
 }
 
-/* Findings, one per paragraph, wrapped at 100 columns under their text. */
 void gf_print_findings(const struct gf_topo *t, FILE *f, bool color)
 {
+	gf_print_findings_width(t, f, color, GF_PRINT_WIDTH_DEFAULT);
+}
+
+/* Findings, one per paragraph, wrapped at width under their text. */
+void gf_print_findings_width(const struct gf_topo *t, FILE *f, bool color, int width)
+{
 	const char *on[] = { "\033[36m", "\033[33m", "\033[31m" }, *off = "\033[0m";
-	const int width = 100, indent = 10;
+	const int indent = 10;
 
 	for (int i = 0; i < t->nfindings; i++) {
 		const struct gf_finding *x = &t->findings[i];
@@ -564,6 +656,7 @@ void gf_print_summary(const struct gf_topo *t, FILE *f)
 
 GF_API int gf_topo_print(const struct gf_topo *t, FILE *out, unsigned flags)
 {
+	int width = gf_wrap_width(flags);
 	struct gf_text x;
 	FILE *f;
 	int ret;
@@ -572,18 +665,18 @@ GF_API int gf_topo_print(const struct gf_topo *t, FILE *out, unsigned flags)
 		return GF_NULL_ARG(!t ? "t" : "f");
 	if (!(f = gf_text_open(&x)))
 		return gf_error(-ENOMEM, "out of memory");
-	gf_print_matrix(t, f);
-	gf_print_other_devices(t, f);
-	print_gpus(t, f, -1);
-	print_nics(t, f);
-	print_blocks(t, f);
-	gf_print_paths(t, f, -1);
+	print_matrix_fitted(t, f, width);
+	print_other_devices(t, f, width);
+	print_gpus(t, f, -1, width);
+	print_nics(t, f, width);
+	print_blocks(t, f, width);
+	print_paths(t, f, -1, width);
 	if ((ret = gf_text_close(&x, out)))
 		return ret;
 	f = out;	/* findings sanitize their own text, around their colour */
 	if (t->nfindings) {
 		fputs("\nFindings:\n", f);
-		gf_print_findings(t, f, flags & GF_PRINT_COLOR);
+		gf_print_findings_width(t, f, flags & GF_PRINT_COLOR, width);
 	}
 	return ferror(f) ? gf_error(-EIO, "writing output failed") : 0;
 }
@@ -604,7 +697,7 @@ GF_API int gf_topo_print_gpu(const struct gf_topo *t, int gpu, FILE *out)
 	if (!(f = gf_text_open(&x)))
 		return gf_error(-ENOMEM, "out of memory");
 	m = &t->matrix;
-	print_gpus(t, f, gpu);
+	print_gpus(t, f, gpu, GF_PRINT_WIDTH_DEFAULT);
 	fprintf(f, "\nLinks of %s:\n ", m->dev[g].name);
 	for (int j = 0, col = 1; j < m->n; j++) {
 		int w;

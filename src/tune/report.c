@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/strutil.h"
+#include "core/wrap.h"
 #include "tune/tune_internal.h"
 
 const char *gf_tune_action_name(enum gf_tune_action a)
@@ -119,53 +120,95 @@ int gf_tune_undone(const struct gf_tune_report *r)
 	return n;
 }
 
-static void print_item(const struct gf_tune_item *it, FILE *f)
+/* "action      id [subject]             TEXT": TEXT starts at this column. */
+#define TEXT_COL 37
+
+static void print_item(const struct gf_tune_item *it, FILE *f, int width)
 {
-	char name[140];
+	char name[140], text[8192];
+	int col;
 
 	snprintf(name, sizeof(name), "%s%s%s%s", it->persist ? "persist" : it->id, it->subject[0] ? " [" : "",
 		 it->subject, it->subject[0] ? "]" : "");
-	fprintf(f, "%-11s %-24s ", gf_tune_action_name(it->action), name);
+	col = fprintf(f, "%-11s %-24s ", gf_tune_action_name(it->action), name);
+	if (col > TEXT_COL) {	/* a long name: its text on the next line, in its column */
+		fprintf(f, "\n%*s", TEXT_COL, "");
+		col = TEXT_COL;
+	}
 	if (it->persist)
-		fprintf(f, "%s: %s '%s'", it->path, it->action == GF_TUNE_RESTORED || it->action == GF_TUNE_FORCED ||
-			it->action == GF_TUNE_UNCHANGED || it->action == GF_TUNE_CHANGED ? "line" : "+", it->value);
+		snprintf(text, sizeof(text), "%s: %s '%s'", it->path,
+			 it->action == GF_TUNE_RESTORED || it->action == GF_TUNE_FORCED ||
+					 it->action == GF_TUNE_UNCHANGED || it->action == GF_TUNE_CHANGED
+				 ? "line"
+				 : "+",
+			 it->value);
 	else if (it->old[0] || it->value[0])
-		fprintf(f, "%s: %s -> %s", it->path, it->old[0] ? it->old : "?", it->value[0] ? it->value : "?");
+		snprintf(text, sizeof(text), "%s: %s -> %s", it->path, it->old[0] ? it->old : "?",
+			 it->value[0] ? it->value : "?");
 	else
-		fputs(it->path, f);
+		snprintf(text, sizeof(text), "%s", it->path);
+	if (it->note[0] && it->path[0]) {
+		gf_wrap_print(f, text, col, TEXT_COL, width);
+		fprintf(f, "%*s", TEXT_COL, "");
+		gf_wrap_print(f, it->note, TEXT_COL, TEXT_COL, width);
+		return;
+	}
 	if (it->note[0])
-		fprintf(f, "%s%s", it->path[0] ? "\n            " : "", it->note);
-	fputc('\n', f);
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s", it->note);
+	gf_wrap_print(f, text, col, TEXT_COL, width);
 }
+
+static int print_report(const struct gf_tune_report *r, FILE *f, bool only_undone, int width);
 
 int gf_tune_print(const struct gf_tune_report *r, FILE *f, bool only_undone)
 {
-	int undone;
-
 	if (!r || !f)
 		return GF_NULL_ARG(!r ? "r" : "f");
+	return print_report(r, f, only_undone, 0);
+}
+
+int gf_tune_print_width(const struct gf_tune_report *r, FILE *f, bool only_undone, int width)
+{
+	if (!r || !f)
+		return GF_NULL_ARG(!r ? "r" : "f");
+	if (width < 0)
+		return gf_arg_error(__func__, "width %d is negative", width);
+	return print_report(r, f, only_undone, width);
+}
+
+static int print_report(const struct gf_tune_report *r, FILE *f, bool only_undone, int width)
+{
+	char line[8192];
+	int undone;
+
+	width = gf_wrap_width(GF_PRINT_WIDTH(width));
 	undone = gf_tune_undone(r);
 	for (int i = 0; i < r->nitems; i++)
 		if (!only_undone || gf_tune_action_undone(r->items[i].action))
-			print_item(&r->items[i], f);
+			print_item(&r->items[i], f, width);
 	if (r->revert)
-		fprintf(f, "%d restored, %d already original, %d left alone%s\n",
-			r->counts[GF_TUNE_RESTORED] + r->counts[GF_TUNE_FORCED], r->counts[GF_TUNE_UNCHANGED],
-			undone, r->nitems ? "" : " (nothing to revert: no journal)");
+		snprintf(line, sizeof(line), "%d restored, %d already original, %d left alone%s",
+			 r->counts[GF_TUNE_RESTORED] + r->counts[GF_TUNE_FORCED], r->counts[GF_TUNE_UNCHANGED], undone,
+			 r->nitems ? "" : " (nothing to revert: no journal)");
 	else if (r->dry_run)
-		fprintf(f, "%d would change, %d already set, %d advice only (dry run: nothing written)\n",
-			r->counts[GF_TUNE_WOULD_APPLY], r->counts[GF_TUNE_ALREADY],
-			r->counts[GF_TUNE_ADVICE] + r->counts[GF_TUNE_MANUAL]);
+		snprintf(line, sizeof(line), "%d would change, %d already set, %d advice only (dry run: nothing written)",
+			 r->counts[GF_TUNE_WOULD_APPLY], r->counts[GF_TUNE_ALREADY],
+			 r->counts[GF_TUNE_ADVICE] + r->counts[GF_TUNE_MANUAL]);
 	else
-		fprintf(f, "%d applied, %d already set, %d advice only, %d not done\n", r->counts[GF_TUNE_APPLIED],
-			r->counts[GF_TUNE_ALREADY], r->counts[GF_TUNE_ADVICE], undone);
-	if (r->journal[0] && !r->dry_run)
-		fprintf(f, "journal: %s%s\n", r->journal,
-			!r->revert	      ? " ('gpufeed revert' undoes this)"
-			: r->journal_removed ? " (removed)"
-			: undone	      ? " (kept: revert --force restores what was left alone)"
-					      : " (kept: revert stopped before the end; run it again)");
-	if (r->note[0])
-		fprintf(f, "note: %s\n", r->note);
+		snprintf(line, sizeof(line), "%d applied, %d already set, %d advice only, %d not done",
+			 r->counts[GF_TUNE_APPLIED], r->counts[GF_TUNE_ALREADY], r->counts[GF_TUNE_ADVICE], undone);
+	gf_wrap_print(f, line, 0, 2, width);
+	if (r->journal[0] && !r->dry_run) {
+		snprintf(line, sizeof(line), "journal: %s%s", r->journal,
+			 !r->revert	       ? " ('gpufeed revert' undoes this)"
+			 : r->journal_removed ? " (removed)"
+			 : undone	       ? " (kept: revert --force restores what was left alone)"
+					       : " (kept: revert stopped before the end; run it again)");
+		gf_wrap_print(f, line, 0, 2, width);
+	}
+	if (r->note[0]) {
+		snprintf(line, sizeof(line), "note: %s", r->note);
+		gf_wrap_print(f, line, 0, 2, width);
+	}
 	return ferror(f) ? -EIO : 0;
 }

@@ -23,6 +23,23 @@ for cmd in topo report record; do
 	expect_rc 2 "$cmd with an unknown option" "$GPUFEED" "$cmd" --bogus
 	expect_grep "$err" "unknown option '--bogus'" "$cmd names the unknown option"
 done
+# "Did you mean": the nearest command, subcommand or option, never a far guess.
+expect_rc 2 "a mistyped command" "$GPUFEED" tpo
+expect_grep "$err" "Did you mean 'gpufeed topo'?" "  suggests the command it looks like"
+expect_rc 2 "two letters swapped" "$GPUFEED" cehck
+expect_grep "$err" "Did you mean 'gpufeed check'?" "  suggests check"
+run "$GPUFEED" frobnicate
+expect_no_grep "$err" "Did you mean" "a word near no command gets no guess"
+expect_rc 2 "a mistyped option" "$GPUFEED" check --jsn
+expect_grep "$err" "unknown option '--jsn'; did you mean '--json'?" "  suggests --json"
+expect_rc 2 "a mistyped option with a value" "$GPUFEED" topo --gpuu=1
+expect_grep "$err" "did you mean '--gpu'?" "  suggests --gpu"
+expect_rc 2 "a mistyped subcommand" "$GPUFEED" bench oi
+expect_grep "$err" "did you mean 'bench io'?" "  suggests bench io"
+expect_rc 2 "help for a mistyped command" "$GPUFEED" help tpo
+expect_grep "$err" "Did you mean 'gpufeed topo'?" "  suggests topo"
+expect_rc 2 "help for a mistyped subcommand" "$GPUFEED" help nccl lgo
+expect_grep "$err" "Did you mean 'gpufeed nccl log'?" "  suggests nccl log"
 expect_rc 2 "--root without a value" "$GPUFEED" topo --root
 expect_grep "$err" "needs a value" "missing value is explained"
 expect_rc 2 "--nvml with a bad mode" "$GPUFEED" topo --nvml=sometimes
@@ -123,18 +140,20 @@ expect_no_grep "$out" "Problems" "and never Problems"
 # equal `nvidia-smi topo -m` byte for byte (no NIC column: eth0 is virtio).
 H200=$FIX/h200x4-vm/root
 SMI=$SRC/bench/results/2026-11-22-h200x4-topo/nvidia-smi-topo-m.txt
-expect_rc 0 "topo on the H200 VM recording" "$GPUFEED" topo --root "$H200" --color=never
+expect_rc 0 "topo --matrix on the H200 VM recording" "$GPUFEED" topo --root "$H200" --matrix --color=never
 sed 's/\x1b\[[0-9;]*m//g' "$SMI" | sed -n 1,5p >"$TMP/smi"
 if sed -n 1,5p "$out" | cmp -s - "$TMP/smi"; then ok "matrix rows equal nvidia-smi's (tabs, ' X ', N/A)"; else
 	not_ok "matrix rows differ from nvidia-smi's"; sed -n 1,5p "$out" | diff "$TMP/smi" - | sed 's/^/#   /'; fi
-expect_rc 0 "topo on the dual-socket recording" "$GPUFEED" topo --root "$DUAL" --color=never
+expect_rc 0 "topo --matrix on the dual-socket recording" "$GPUFEED" topo --root "$DUAL" --matrix --color=never
 [ "$(head -1 "$out" | awk -F'\t' '{ print $10 "," $11 "," $12 }')" = "NIC0,NIC1,CPU Affinity" ] &&
 	ok "awk -F'\\t' finds the RDMA NICs as NIC0, NIC1" || not_ok "header fields: $(head -1 "$out")"
 [ "$(awk -F'\t' '$1 == "GPU0" { print $10 }' "$out")" = PIX ] && ok "GPU0-NIC0 (mlx5_0) is PIX by awk" ||
 	not_ok "GPU0 row: $(grep '^GPU0' "$out")"
 expect_grep "$out" "^  NIC0: mlx5_0$" "NIC legend as nvidia-smi's"
 expect_no_grep "$out" "NIC[0-9]: eno" "no onboard Ethernet among the NIC columns"
-expect_grep "$out" "^eno2	SYS" "eno2 in the other devices section"
+expect_rc 0 "topo on the dual-socket recording" "$GPUFEED" topo --root "$DUAL" --color=never
+expect_grep "$out" "^eno2 *SYS" "eno2 in the other devices section"
+expect_grep "$out" "^  NIC0: mlx5_0$" "  and the NIC legend"
 
 # Unknown and down are never a number: the virtio eth0 (no line rate) and the
 # down eno2 (whose Gen3 x4 link gave 3.9 GB/s).
@@ -168,8 +187,12 @@ expect_rc 2 "--gpu naming no GPU" "$GPUFEED" topo --root "$HGX" --gpu 9
 expect_grep "$err" "no GPU with that index" "the GPU is named"
 expect_rc 2 "two questions at once" "$GPUFEED" topo --root "$HGX" --gpu 1 --matrix
 expect_rc 0 "--matrix" "$GPUFEED" topo --root "$DUAL" --matrix
-"$GPUFEED" topo --root "$DUAL" | sed -n "1,$(wc -l <"$out")p" >"$TMP/full"
-cmp -s "$out" "$TMP/full" && ok "--matrix is the head of topo, nothing else" || not_ok "--matrix differs from topo's matrix"
+expect_no_grep "$out" "^GPUs:" "--matrix is the matrix alone"
+# topo shows the same classes, aligned to fit 100 columns instead of tabs.
+"$GPUFEED" topo --root "$DUAL" >"$TMP/full"
+awk -F'\t' '/^(GPU|NIC)[0-9]/ { row = $1; for (i = 2; i <= 11; i++) row = row " " ($i == " X " ? "X" : $i); print row }' "$out" >"$TMP/m1"
+awk '/^(GPU|NIC)[0-9]/ && !seen[$1]++ { row = $1; for (i = 2; i <= 11; i++) row = row " " $i; print row }' "$TMP/full" >"$TMP/m2"
+[ -s "$TMP/m1" ] && cmp -s "$TMP/m1" "$TMP/m2" && ok "--matrix and topo show the same classes" || not_ok "--matrix and topo's matrix differ"
 expect_no_grep "$out" "Paths\|Other devices" "--matrix has no other section"
 expect_rc 0 "--matrix --json" "$GPUFEED" topo --root "$DUAL" --matrix --json
 expect_jq "$out" '.schema == "gpufeed-topo-matrix/1" and (.matrix.devices | length) == 10 and (.other_devices | length) == 4 and (.paths == null)' "matrix document"

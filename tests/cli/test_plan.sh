@@ -88,8 +88,12 @@ words = shlex.split(open(sys.argv[1]).read())
 assert len(open(sys.argv[1]).read().strip().splitlines()) == 1
 def val(flag):
     return words[words.index(flag) + 1]
-assert words[:2] == ["docker", "run"]
-assert val("--gpus") == '"device=0,1"', val("--gpus")
+assert words[:3] == ["docker", "run", "--rm"]
+# No -it: a script has no terminal and docker refuses one ("the input
+# device is not a TTY"). GPUs by UUID, as the env output's
+# CUDA_VISIBLE_DEVICES: the same GPUs whatever the ordering.
+assert "-it" not in words and "-t" not in words and "-i" not in words, words
+assert val("--gpus") == '"device=GPU-2aa26dfa-7276-b10d-13cf-b86ce334f69d,GPU-353c26bb-f03e-e677-1e45-842a10568d76"', val("--gpus")
 assert val("--cpuset-cpus") == "0-31,64-95"
 assert val("--cpuset-mems") == "0"
 assert val("--shm-size") == "16g"

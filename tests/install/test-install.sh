@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make install` honours PREFIX and DESTDIR and installs the CLI, a shared
-# library with a SONAME, a static library, the headers, a pkg-config file
-# and the man pages; a program builds and runs against them.
+# library with a SONAME, a static library, the headers, a pkg-config file,
+# the man pages, the docs and the shell completion; a program builds and runs against them.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 stage=$(mktemp -d)
@@ -24,6 +24,11 @@ check "man pages for every command (gpufeed, topo, report, record, bench io)" \
 	"[ \$(ls $root/share/man/man1/gpufeed*.1 | wc -l) -ge 5 ]"
 check "the installed page reads (man -l)" \
 	"! command -v man >/dev/null || MANWIDTH=80 man -l $root/share/man/man1/gpufeed-topo.1 2>/dev/null | grep -q -- '--root'"
+check "docs in share/doc/gpufeed (README and every docs page)" \
+	"cmp -s README.md $root/share/doc/gpufeed/README.md && (for d in docs/*.md; do cmp -s \$d $root/share/doc/gpufeed/\$(basename \$d) || exit 1; done)"
+check "bash completion in share/bash-completion/completions" \
+	"bash -c 'source $root/share/bash-completion/completions/gpufeed && complete -p gpufeed' | grep -q _gpufeed"
+check "zsh completion in share/zsh/site-functions" "head -1 $root/share/zsh/site-functions/_gpufeed | grep -qx '#compdef gpufeed'"
 check "pkg-config file names the prefix" "grep -q '^prefix=$prefix' $root/lib/pkgconfig/gpufeed.pc"
 # The .pc follows PREFIX (and LIBDIR, INCLUDEDIR) from one install to the next:
 # it was built once and kept, so /opt/x got one naming /usr/local.
@@ -67,5 +72,7 @@ check "a program builds statically" \
 check "static build runs" "$stage/demo-static tests/fixtures/machines/ci-vm/root.tar.gz | grep -q '0 GPUs'"
 check "uninstall removes it" "make -s uninstall PREFIX=$prefix DESTDIR=$stage && [ ! -e $root/bin/gpufeed ]"
 check "and the man pages" "[ -z \"\$(ls $root/share/man/man1/ 2>/dev/null)\" ]"
+check "and the docs" "[ ! -e $root/share/doc/gpufeed ]"
+check "and the completion scripts" "[ ! -e $root/share/bash-completion/completions/gpufeed ] && [ ! -e $root/share/zsh/site-functions/_gpufeed ]"
 [ $fail -eq 0 ] && echo "test-install: all passed" || echo "test-install: FAILED"
 exit $fail

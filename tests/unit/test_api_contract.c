@@ -2665,6 +2665,14 @@ static void row_gf_report_write_html(void)
 	REFUSED(gf_report_write_html(w.t, w.a, missing, 1, w.out), -ENOENT, "/nonexistent/bench.json", false);
 }
 
+/* ---- tune.h, text width ---- */
+static void row_gf_tune_print_width(void)
+{
+	NULL_ARG(gf_tune_print_width(NULL, w.out, false, 80), "r");
+	NULL_ARG(gf_tune_print_width(w.tune, NULL, false, 80), "f");
+	BAD_ARG(gf_tune_print_width(w.tune, w.out, false, -1), "width -1 is negative");
+}
+
 /* ---- the table ---- */
 
 struct row {
@@ -2776,6 +2784,8 @@ static const struct row rows[] = {
 	ROW(gf_mon_sample_print), ROW(gf_mon_sample_write_json), ROW(gf_mon_sample_write_csv),
 	/* topo.h, report.h: the picture and the page */
 	ROW(gf_topo_write_svg), ROW(gf_topo_write_dot), ROW(gf_report_write_html),
+	/* tune.h, text width */
+	ROW(gf_tune_print_width),
 };
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
