@@ -61,6 +61,7 @@ enum gf_env_var {
 	GF_ENV_PMI_SIZE = 42,	/* PMI_SIZE */
 	GF_ENV_MPI_LOCALRANKID = 43,	/* MPI_LOCALRANKID */
 	GF_ENV_MPI_LOCALNRANKS = 44,	/* MPI_LOCALNRANKS */
+	GF_ENV_DIAGNOSE = 45,		/* GPUFEED_DIAGNOSE */
 };
 
 /* "GPUFEED_NVML_LIBRARY", or "?" for an id that is not registered. */

@@ -47,6 +47,7 @@
 #include <gpufeed/nccl.h>
 #include <gpufeed/nccl_hang.h>
 #include <gpufeed/monitor.h>
+#include <gpufeed/step.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -149,11 +149,15 @@ static const struct gf_env_info registry[] = {
 	[GF_ENV_MPI_LOCALNRANKS] = {
 		"MPI_LOCALNRANKS", GF_ENV_INT, "none", "coll",
 		"Number of ranks on this host under MPICH's Hydra", 1, 1000000LL },
+	[GF_ENV_DIAGNOSE] = {
+		"GPUFEED_DIAGNOSE", GF_ENV_PATH, "no step markers published", "core",
+		"Directory where gf_step()/gpufeed.step() and the loader publish step markers (gpufeed diagnose sets it)",
+		0, 0 },
 };
 
 #define NVARS ((int)(sizeof(registry) / sizeof(registry[0])))
 /* The last id has a row: ids and rows cannot drift apart. */
-_Static_assert(NVARS == GF_ENV_MPI_LOCALNRANKS + 1, "every gf_env_var needs a registry row");
+_Static_assert(NVARS == GF_ENV_DIAGNOSE + 1, "every gf_env_var needs a registry row");
 
 int gf_env_count(void)
 {

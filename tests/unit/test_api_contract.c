@@ -2483,6 +2483,23 @@ static void row_gf_nccl_ras_write_json(void)
 
 /* ---- the table ---- */
 
+/* step.h: off in the test (no GPUFEED_DIAGNOSE), so each is a no-op that
+ * says so. */
+static void row_gf_step(void)
+{
+	assert_int_equal(gf_step(), 0);
+}
+
+static void row_gf_step_input_wait(void)
+{
+	assert_int_equal(gf_step_input_wait(0, 0), 0);
+}
+
+static void row_gf_step_enabled(void)
+{
+	assert_false(gf_step_enabled());
+}
+
 struct row {
 	const char *name;
 	void (*fn)(void);
@@ -2581,6 +2598,8 @@ static const struct row rows[] = {
 	ROW(gf_nccl_fr_print), ROW(gf_nccl_fr_write_json), ROW(gf_nccl_ras_parse), ROW(gf_nccl_ras_read), ROW(gf_nccl_ras_query),
 	ROW(gf_nccl_ras_free), ROW(gf_nccl_ras_finding_count), ROW(gf_nccl_ras_missing_ranks), ROW(gf_nccl_ras_print),
 	ROW(gf_nccl_ras_write_json),
+	/* step.h, diagnose.h */
+	ROW(gf_step), ROW(gf_step_input_wait), ROW(gf_step_enabled),
 };
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
