@@ -48,7 +48,7 @@ diagnose: core vendor topo monitor audit nccl coll
 # the subsystem.  A header not listed is private to its subsystem.
 OFFERS='
 core: *
-vendor: nvml/nvml_facts.h cuda/cuda_device.h cuda/cuda_kernels.h cufile/cufile.h nccl/nccl.h
+vendor: nvml/nvml_facts.h nvml/nvml.h cuda/cuda_device.h cuda/cuda_kernels.h cufile/cufile.h nccl/nccl.h
 topo: render.h discover.h
 mem: mem.h host.h
 io: engine.h file.h

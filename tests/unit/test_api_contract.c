@@ -2481,6 +2481,54 @@ static void row_gf_nccl_ras_write_json(void)
 	gf_nccl_ras_free(r);
 }
 
+/* ---- monitor.h ---- */
+
+static void row_gf_monitor_open(void)
+{
+	struct gf_monitor_opts o = GF_MONITOR_OPTS_INIT;
+	struct gf_monitor *m;
+
+	o.root = w.machine.root;
+	NULL_ARG(gf_monitor_open(NULL, &m), "opts");
+	NULL_ARG(gf_monitor_open(&o, NULL), "out");
+	o.struct_size = 0;
+	UNINIT(gf_monitor_open(&o, &m), "GF_MONITOR_OPTS_INIT");
+	o = (struct gf_monitor_opts)GF_MONITOR_OPTS_INIT;
+	o.root = w.machine.root;
+	o.parts = 1u << 20;
+	BAD_ARG(gf_monitor_open(&o, &m), "parts");
+	o.parts = GF_MON_ALL;
+	o.pid = -1;
+	BAD_ARG(gf_monitor_open(&o, &m), "pid");
+	o.pid = 0;
+	o.children = true;
+	BAD_ARG(gf_monitor_open(&o, &m), "children");
+}
+
+static void row_gf_monitor_sample(void)
+{
+	struct gf_monitor_opts o = GF_MONITOR_OPTS_INIT;
+	const struct gf_mon_sample *s = (const void *)&o;
+	struct gf_monitor *m;
+
+	o.root = w.machine.root;
+	NULL_ARG(gf_monitor_sample(NULL, &s), "m");
+	assert_null(s);
+	assert_int_equal(gf_monitor_open(&o, &m), 0);
+	NULL_ARG(gf_monitor_sample(m, NULL), "out");
+	gf_monitor_close(m);
+}
+
+static void row_gf_monitor_topo(void)
+{
+	NO_PTR(gf_monitor_topo(NULL), "m");
+}
+
+static void row_gf_monitor_close(void)
+{
+	gf_monitor_close(NULL);
+}
+
 /* ---- the table ---- */
 
 /* step.h: off in the test (no GPUFEED_DIAGNOSE), so each is a no-op that
@@ -2600,6 +2648,8 @@ static const struct row rows[] = {
 	ROW(gf_nccl_ras_write_json),
 	/* step.h, diagnose.h */
 	ROW(gf_step), ROW(gf_step_input_wait), ROW(gf_step_enabled),
+	/* monitor.h */
+	ROW(gf_monitor_open), ROW(gf_monitor_sample), ROW(gf_monitor_topo), ROW(gf_monitor_close),
 };
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))

@@ -59,6 +59,27 @@ struct gf_nvml_ops {
 	gf_nvml_fn_dev_uint *power_enforced_limit;
 	gf_nvml_return (*power_limit_constraints)(gf_nvml_device, unsigned int *, unsigned int *);
 	gf_nvml_return (*fabric_info_v)(gf_nvml_device, void *);
+	/* Sampling (src/monitor), all optional.  Enum arguments are ints. */
+	gf_nvml_return (*utilization)(gf_nvml_device, struct gf_nvml_utilization *);
+	gf_nvml_return (*pcie_throughput)(gf_nvml_device, int, unsigned int *);
+	gf_nvml_return (*field_values)(gf_nvml_device, int, struct gf_nvml_field_value *);
+	gf_nvml_fn_dev_uint *power_usage;
+	gf_nvml_return (*clock_info)(gf_nvml_device, int, unsigned int *);
+	gf_nvml_return (*temperature)(gf_nvml_device, int, unsigned int *);
+	gf_nvml_return (*total_ecc_errors)(gf_nvml_device, int, int, unsigned long long *);
+	gf_nvml_return (*event_set_create)(gf_nvml_event_set *);
+	gf_nvml_return (*register_events)(gf_nvml_device, unsigned long long, gf_nvml_event_set);
+	gf_nvml_return (*supported_event_types)(gf_nvml_device, unsigned long long *);
+	gf_nvml_return (*event_set_wait)(gf_nvml_event_set, struct gf_nvml_event_data *, unsigned int);
+	gf_nvml_return (*event_set_free)(gf_nvml_event_set);
+	gf_nvml_return (*process_utilization)(gf_nvml_device, struct gf_nvml_process_util *, unsigned int *,
+					      unsigned long long);
+	gf_nvml_return (*compute_processes)(gf_nvml_device, unsigned int *, struct gf_nvml_process_info *);
+	gf_nvml_return (*gpm_query_support)(gf_nvml_device, struct gf_nvml_gpm_support *);
+	gf_nvml_return (*gpm_sample_alloc)(gf_nvml_gpm_sample *);
+	gf_nvml_return (*gpm_sample_free)(gf_nvml_gpm_sample);
+	gf_nvml_return (*gpm_sample_get)(gf_nvml_device, gf_nvml_gpm_sample);
+	gf_nvml_return (*gpm_metrics_get)(struct gf_nvml_gpm_metrics_get *);
 };
 
 /* Loads NVML once per process (thread-safe) and points *ops at the table.
