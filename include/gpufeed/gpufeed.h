@@ -48,6 +48,7 @@
 #include <gpufeed/nccl_hang.h>
 #include <gpufeed/monitor.h>
 #include <gpufeed/step.h>
+#include <gpufeed/diagnose.h>
 
 #ifdef __cplusplus
 extern "C" {

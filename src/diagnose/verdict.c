@@ -60,6 +60,8 @@ int gf_diag_acc_add(struct gf_diag_acc *a, const struct gf_diag_tick *t)
 		double dt = t->dt;
 
 		s->pid = r->pid;
+		if (r->gone)
+			continue;
 		s->t += dt;
 		s->run += r->run * dt;
 		s->runq += r->runq * dt;
@@ -87,7 +89,7 @@ int gf_diag_acc_add(struct gf_diag_acc *a, const struct gf_diag_tick *t)
 		if (!isnan(t->disk_limit_bps))
 			a->disk_limit_bps = t->disk_limit_bps;
 	}
-	if (a->nseries < GF_DIAG_MAX_SERIES && t->nranks) {
+	if (a->nseries < GF_DIAG_MAX_SERIES && t->nranks && !t->rank[0].gone) {
 		if (!a->nseries)
 			a->series_dt = t->dt;
 		a->series[a->nseries++] = t->rank[0].gpu_active;
@@ -134,7 +136,7 @@ double gf_diag_infer_period(const double *x, unsigned n, double dt)
 struct rank_parts {
 	double frac[GF_DIAG_NPARTS];
 	double input_disk, input_pipe, input_loader, h2d;
-	double host_run, host_runq, host_sleep, host_sync;
+	double host_run, host_runq, host_sleep, host_sync, host_other;
 	bool gpu;
 };
 
@@ -155,10 +157,11 @@ static void rank_parts(const struct gf_diag_rank_acc *s, struct rank_parts *p)
 	p->input_loader = loader;
 	p->host_run = s->run;
 	p->host_runq = s->runq;
-	p->host_sleep = s->wait[GF_DW_SLEEP] + s->wait[GF_DW_OTHER];
+	p->host_sleep = s->wait[GF_DW_SLEEP];
 	p->host_sync = sync;
+	p->host_other = s->wait[GF_DW_OTHER];
 	input = p->input_disk + p->input_pipe + p->input_loader;
-	host = p->host_run + p->host_runq + p->host_sleep + p->host_sync;
+	host = p->host_run + p->host_runq + p->host_sleep + p->host_sync + p->host_other;
 	gpu_wait = s->wait[GF_DW_GPU];
 	total = input + host + gpu_wait;
 	if (total <= 0)
@@ -241,10 +244,10 @@ static void explain_input(const struct gf_diag_acc *a, const struct rank_parts *
 
 static void explain_host(const struct rank_parts *p, const struct gf_diag_rank_acc *s, struct gf_diag_verdict *v)
 {
-	double parts[] = { p->host_run, p->host_runq, p->host_sleep, p->host_sync };
+	double parts[] = { p->host_run, p->host_runq, p->host_sleep, p->host_sync, p->host_other };
 	char *why = v->why[GF_DIAG_HOST], *fix = v->fix[GF_DIAG_HOST];
 	size_t wl = sizeof(v->why[0]), fl = sizeof(v->fix[0]);
-	int which = argmax(parts, 4, -1);
+	int which = argmax(parts, 5, -1);
 	double T = s->t, thr = s->throttled_t > 0 ? s->throttled_s / s->throttled_t : 0;
 
 	if (thr >= 0.1 || which == 1) {
@@ -261,6 +264,11 @@ static void explain_host(const struct rank_parts *p, const struct gf_diag_rank_a
 		snprintf(why, wl, "sleeping: the step thread slept or polled %.0f%% of the time", 100 * p->host_sleep / T);
 		snprintf(fix, fl, "a sleep or a poll in the step loop (a timer, a logger, a barrier): the "
 			 "job's code, not the machine");
+	} else if (which == 4) {
+		snprintf(why, wl, "blocked in another system call %.0f%% of the time (writing to a pipe or a "
+			 "terminal, waiting for a child, a device other than a GPU)", 100 * p->host_other / T);
+		snprintf(fix, fl, "what the job's step thread does besides its step: its output, a child process; "
+			 "not the machine");
 	} else {
 		snprintf(why, wl, "waiting for its other threads (a queue, a lock, the GIL) %.0f%% of the time",
 			 100 * p->host_sync / T);

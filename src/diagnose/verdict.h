@@ -27,6 +27,7 @@ enum gf_diag_wait {
 /* One process (a rank) over one interval; fractions are of the interval. */
 struct gf_diag_rank_tick {
 	pid_t pid;
+	bool gone;			/* the rank has exited: nothing sampled (its slot is kept) */
 	double run, runq;		/* the step thread on a CPU / runnable waiting (schedstat) */
 	double wait[GF_DW_N];		/* the step thread blocked, by kind (sampled) */
 	double cpu;			/* CPUs busy, the whole process */
