@@ -230,7 +230,7 @@ static void explain_input(const struct gf_diag_acc *a, const struct rank_parts *
 		double workers = s->children_cpu_s / T;
 
 		snprintf(why, wl, "another process: the step thread blocked reading a pipe or socket %.0f%% of "
-			 "the time (loader worker processes busy %.1f CPUs%s)", 100 * p->input_pipe / T, workers,
+			 "the time (its child processes busy %.1f CPUs%s)", 100 * p->input_pipe / T, workers,
 			 workers >= 0.9 ? ": CPU decode" : "");
 		snprintf(fix, fl, "more loader workers or cheaper decoding, or gpufeed's loader in the process; "
 			 "gpufeed run --gpu N binds the job and its workers to the GPU's CPUs");
