@@ -85,8 +85,10 @@ GF_API int gf_diagnose_print(const struct gf_diagnosis *d, FILE *f)
 			}
 		}
 		if (v->straggler >= 0)
-			fprintf(f, "  straggler: rank %d (pid %d) waits for input %.0f%% of the time against %.0f%% for "
-				"the others: its stall is the others' wait in collectives\n", v->straggler,
+			fprintf(f, "  straggler: %s %d (pid %d) waits for input %.0f%% of the time against %.0f%% for "
+				"the others: its stall is the others' wait in collectives\n",
+				d->job_rank[v->straggler] >= 0 ? "rank" : "sampled rank",
+				d->job_rank[v->straggler] >= 0 ? d->job_rank[v->straggler] : v->straggler,
 				(int)d->acc.rank[v->straggler].pid, 100 * v->straggler_input, 100 * v->others_input);
 	}
 	fprintf(f, "  GPU: %s\n", v->gpu ? (d->gpu_source ? d->gpu_source : "yes")
@@ -155,7 +157,10 @@ GF_API int gf_diagnose_write_json(const struct gf_diagnosis *d, FILE *f)
 					      num(v->speedup[p]), "why", v->why[p], "fix", v->fix[p]));
 	json_object_set_new(o, "parts", parts);
 	json_object_set_new(o, "straggler", v->straggler < 0 ? json_null()
-					     : json_pack("{s:i, s:i, s:o, s:o}", "rank", v->straggler, "pid",
+					     : json_pack("{s:i, s:o, s:i, s:o, s:o}", "index", v->straggler, "rank",
+							 d->job_rank[v->straggler] >= 0
+								 ? json_integer(d->job_rank[v->straggler])
+								 : json_null(), "pid",
 							 (int)d->acc.rank[v->straggler].pid, "input_fraction",
 							 num(v->straggler_input), "others_input_fraction",
 							 num(v->others_input)));

@@ -35,6 +35,7 @@ enum { EXIT_CANNOT_EXEC = 126, EXIT_NOT_FOUND = 127 };
 
 struct rank {
 	struct gf_probe probe;
+	int job_rank;			/* RANK in its environment, -1 none */
 	bool chan;			/* it publishes step markers */
 	struct gf_stepchan_counters prev;
 };
@@ -68,6 +69,28 @@ static double cpu_self(void)
 	       (double)ru.ru_stime.tv_usec * 1e-6;
 }
 
+/* The rank the job gave the process (RANK, as torchrun and gpufeed launch
+ * set it), so the report names ranks as the job does. */
+static int job_rank(pid_t pid)
+{
+	struct gf_proc p;
+	struct gf_fs fs;
+	char buf[32], *end;
+	bool known;
+	long v = -1;
+
+	if (gf_fs_init(&fs, NULL))
+		return -1;
+	gf_proc_init(&p, &fs, (int)pid);
+	if (gf_proc_getenv(&p, gf_env_name(GF_ENV_RANK), buf, sizeof(buf), &known) == 1) {
+		v = strtol(buf, &end, 10);
+		if (*end || v < 0 || v > 1000000)
+			v = -1;
+	}
+	gf_fs_fini(&fs);
+	return (int)v;
+}
+
 static int add_rank(struct runner *r, pid_t pid, pid_t tid, bool chan)
 {
 	struct rank *k;
@@ -87,6 +110,7 @@ static int add_rank(struct runner *r, pid_t pid, pid_t tid, bool chan)
 	if (gf_probe_open(&k->probe, pid, tid))
 		return 0;	/* gone already */
 	k->chan = chan;
+	k->job_rank = job_rank(pid);
 	r->nranks++;
 	return 0;
 }
@@ -684,6 +708,8 @@ GF_API int gf_diagnose_run(const struct gf_diagnose_opts *o, struct gf_diagnosis
 	/* the job outlives a sampling stopped early: diagnose waits for its own */
 	if (r->child && !r->exited && waitpid(r->root, &r->d->status, 0) == r->root)
 		r->exited = true;
+	for (unsigned i = 0; i < GF_DIAG_MAX_RANKS; i++)
+		r->d->job_rank[i] = i < r->nranks ? r->ranks[i].job_rank : -1;
 	if (!ret) {
 		read_nccl(r);
 		gf_diag_classify(&r->d->acc, &r->d->v);

@@ -180,6 +180,8 @@ GF_API int gf_diagnose_replay(const char *path, struct gf_diagnosis **out)
 	gf_diag_acc_init(&d->acc);
 	d->status = -1;
 	d->mode = "replay";
+	for (int i = 0; i < GF_DIAG_MAX_RANKS; i++)
+		d->job_rank[i] = -1;
 	snprintf(d->job, sizeof(d->job), "%s", path);
 	while ((n = getline(&line, &cap, f)) > 0) {
 		json_t *o;

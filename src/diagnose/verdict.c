@@ -315,30 +315,56 @@ static void steps(const struct gf_diag_acc *a, struct gf_diag_verdict *v)
 
 static void straggler(const struct gf_diag_acc *a, struct gf_diag_verdict *v)
 {
-	double in[GF_DIAG_MAX_RANKS], sum = 0;
+	double in, sum = 0, most = -1;
 	struct rank_parts p;
-	int worst = 0;
+	unsigned n = 0;
+	int worst = -1;
 
 	v->straggler = -1;
-	if (a->nranks < 2)
-		return;
 	for (unsigned i = 0; i < a->nranks; i++) {
+		if (a->rank[i].t <= 0)
+			continue;
 		rank_parts(&a->rank[i], &p);
-		in[i] = p.frac[GF_DIAG_INPUT];
-		sum += in[i];
-		if (in[i] > in[worst])
+		in = p.frac[GF_DIAG_INPUT];
+		sum += in;
+		n++;
+		if (in > most) {
+			most = in;
 			worst = (int)i;
+		}
 	}
-	v->others_input = (sum - in[worst]) / (a->nranks - 1);
-	if (in[worst] >= STRAGGLER_MIN && in[worst] >= 2 * v->others_input) {
+	if (n < 2)
+		return;
+	v->others_input = (sum - most) / (n - 1);
+	if (most >= STRAGGLER_MIN && most >= 2 * v->others_input) {
 		v->straggler = worst;
-		v->straggler_input = in[worst];
+		v->straggler_input = most;
 	}
+}
+
+/* The rank (with samples) where part p takes the largest share. */
+static unsigned worst_rank(const struct gf_diag_acc *a, enum gf_diag_part p)
+{
+	struct rank_parts r;
+	unsigned best = 0;
+	double most = -1;
+
+	for (unsigned i = 0; i < a->nranks; i++) {
+		if (a->rank[i].t <= 0)
+			continue;
+		rank_parts(&a->rank[i], &r);
+		if (r.frac[p] > most) {
+			most = r.frac[p];
+			best = i;
+		}
+	}
+	return best;
 }
 
 void gf_diag_classify(const struct gf_diag_acc *a, struct gf_diag_verdict *v)
 {
 	struct rank_parts p, r;
+	unsigned sampled = 0;
 	int first, second;
 
 	memset(v, 0, sizeof(*v));
@@ -346,16 +372,22 @@ void gf_diag_classify(const struct gf_diag_acc *a, struct gf_diag_verdict *v)
 	v->t = a->t;
 	v->nranks = a->nranks;
 	v->step_source = "none";
-	if (!a->nranks || a->rank[0].t <= 0)
-		return;
-	/* the job's parts: the mean over its ranks */
+	/* the job's parts: the mean over the ranks that were sampled (one
+	 * gone before its first interval has none) */
 	memset(&p, 0, sizeof(p));
 	for (unsigned i = 0; i < a->nranks; i++) {
+		if (a->rank[i].t <= 0)
+			continue;
 		rank_parts(&a->rank[i], &r);
 		for (int k = 0; k < GF_DIAG_NPARTS; k++)
-			p.frac[k] += r.frac[k] / a->nranks;
+			p.frac[k] += r.frac[k];
 		p.gpu |= r.gpu;
+		sampled++;
 	}
+	if (!sampled)
+		return;
+	for (int k = 0; k < GF_DIAG_NPARTS; k++)
+		p.frac[k] /= sampled;
 	v->known = true;
 	v->gpu = p.gpu;
 	for (int k = 0; k < GF_DIAG_NPARTS; k++) {
@@ -363,15 +395,14 @@ void gf_diag_classify(const struct gf_diag_acc *a, struct gf_diag_verdict *v)
 		v->speedup[k] = p.frac[k] >= 0.99 ? 100 : 1 / (1 - p.frac[k]);
 	}
 	straggler(a, v);
-	/* the rank whose wait explains the others' is the one to explain */
-	rank_parts(&a->rank[v->straggler >= 0 ? v->straggler : 0], &r);
-	{
-		const struct gf_diag_rank_acc *s = &a->rank[v->straggler >= 0 ? v->straggler : 0];
-
-		explain_input(a, &r, s, v);
-		explain_host(&r, s, v);
-		explain_gpu(&r, s, v);
-	}
+	/* each part is explained from the rank where it is largest (the
+	 * straggler, for input) */
+	rank_parts(&a->rank[worst_rank(a, GF_DIAG_INPUT)], &r);
+	explain_input(a, &r, &a->rank[worst_rank(a, GF_DIAG_INPUT)], v);
+	rank_parts(&a->rank[worst_rank(a, GF_DIAG_HOST)], &r);
+	explain_host(&r, &a->rank[worst_rank(a, GF_DIAG_HOST)], v);
+	rank_parts(&a->rank[worst_rank(a, GF_DIAG_COMPUTE)], &r);
+	explain_gpu(&r, &a->rank[worst_rank(a, GF_DIAG_COMPUTE)], v);
 	first = argmax(v->frac, GF_DIAG_NPARTS, -1);
 	second = argmax(v->frac, GF_DIAG_NPARTS, first);
 	/* a straggler's input stall is everyone's: the job is input-bound even

@@ -97,6 +97,14 @@ else
 		"disk reader: blocked reading the file, named as the disk"
 fi
 
+# two ranks under gpufeed launch: rank 1 waits for its input, rank 0 does not
+run pyjob "$GPUFEED" diagnose --json -- "$GPUFEED" launch --no-bind --nproc-per-node 2 -- "$PY" "$JOBS/ranked.py" 3
+[ "$rc" = 0 ] && ok "launch: exit 0" || not_ok "launch: exit $rc"
+expect_jq "$out" '.ranks == 2' "launch: each rank sampled on its own"
+expect_jq "$out" '.straggler.rank == 1 and .straggler.input_fraction > 0.6 and .straggler.others_input_fraction < 0.3' \
+	"launch: rank 1 named as the straggler, by its RANK"
+expect_jq "$out" '.parts.input.why | test("pipe or socket")' "launch: the straggler's input explained"
+
 # --pid: a job started with GPUFEED_DIAGNOSE publishes markers diagnose finds
 mkdir -p "$TMP/chan"
 env GPUFEED_DIAGNOSE="$TMP/chan" "${penv[@]}" PYTHONPATH="$build/diagnose-python" "$PY" "$JOBS/sleeper.py" 100 0.05 &

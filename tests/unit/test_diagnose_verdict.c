@@ -253,6 +253,28 @@ static void no_straggler_among_equals(void **state)
 	assert_int_equal(v.straggler, -1);
 }
 
+/* A rank that exited before its first interval keeps its slot and counts
+ * for nothing; each part is explained from the rank where it is largest. */
+static void a_gone_rank_counts_for_nothing(void **state)
+{
+	struct gf_diag_rank_tick r[3] = { rank(), rank(), rank() };
+
+	(void)state;
+	r[0].gone = true;
+	r[1].wait[GF_DW_SLEEP] = 1.0;
+	r[2].run = 0.9;
+	r[2].wait[GF_DW_PIPE] = 0.1;
+	gf_diag_acc_init(&acc);
+	feed(r, 3, 5);
+	gf_diag_classify(&acc, &v);
+	assert_true(v.known);
+	assert_true(fabs(v.frac[GF_DIAG_HOST] - 0.95) < 1e-9);
+	assert_true(fabs(v.frac[GF_DIAG_INPUT] - 0.05) < 1e-9);
+	expect_why(GF_DIAG_HOST, "slept or polled 100%");
+	expect_why(GF_DIAG_INPUT, "pipe or socket 10%");
+	assert_int_equal(v.straggler, -1);
+}
+
 static void steps_from_markers(void **state)
 {
 	struct gf_diag_rank_tick r = rank();
@@ -337,6 +359,7 @@ int main(void)
 		cmocka_unit_test(input_and_host_alike_is_mixed),
 		cmocka_unit_test(a_stragglers_input_stall_is_everyones_wait),
 		cmocka_unit_test(no_straggler_among_equals),
+		cmocka_unit_test(a_gone_rank_counts_for_nothing),
 		cmocka_unit_test(steps_from_markers),
 		cmocka_unit_test(steps_inferred_from_the_gpus_period),
 		cmocka_unit_test(no_period_in_flat_or_random_activity),
