@@ -177,10 +177,16 @@ int gf_mon_nvml_open(struct gf_monitor *m)
 		open_device(g, &g->d[k]);
 		found++;
 	}
-	if (m->s.ngpus && !found)
-		set_why(m, "NVML lists %s GPU(s), none at a PCI address of the model's%s", count ? "its" : "no", "");
-	else if (!m->s.ngpus)
-		set_why(m, "no NVIDIA GPU on this machine%s%s", "", "");
+	if (!found) {
+		char n[16];
+
+		snprintf(n, sizeof(n), "%u", count);
+		if (!count)
+			set_why(m, "no NVIDIA GPU on this machine (NVML lists none)%s%s", "", "");
+		else
+			set_why(m, "NVML lists %s GPU(s), none of them a GPU of the model's (%s)", n,
+				m->s.ngpus ? "no PCI address matches" : "sysfs shows no NVIDIA GPU");
+	}
 	return 0;
 none:
 	gf_mon_nvml_close(m);

@@ -11,7 +11,7 @@ E=$B/examples
 fakes=$(dirname "${GPUFEED_FAKE_CUDA:-$B/fakes/libcuda.so.1}")
 onfakes() { env GPUFEED_CUDA_LIBRARY="$fakes/libcuda.so.1" GPUFEED_NVML_LIBRARY="$fakes/libnvidia-ml.so.1" "$@"; }
 
-checked="gpus-and-nodes bench-any-target pinned-to-dlpack read-file-to-gpu bind-worker loader-host"
+checked="gpus-and-nodes bench-any-target pinned-to-dlpack read-file-to-gpu bind-worker loader-host monitor-sample"
 for src in "$SRC"/examples/*.c; do
 	name=$(basename "$src" .c)
 	[ -x "$E/$name" ] && ok "$name is built" || not_ok "$name is not built in $E"
@@ -59,4 +59,18 @@ expect_grep "$out" "^epoch 0: 8 batches, 500 samples, 500 of 500 seen exactly on
 expect_grep "$out" "^epoch 1: 8 batches, 500 samples, 500 of 500 seen exactly once$" "  epoch 1 too"
 expect_grep "$out" "^resumed: 308 samples left in epoch 2$" "  resumed where the state says"
 expect_rc 1 "loader-host: no samples" "$E/loader-host" 0
+
+# The monitor on a recording: every GPU with its limits, no figures, and why.
+expect_rc 0 "monitor-sample on a recording" env GPUFEED_ROOT="$FIX/h200x4-vm/root" "$E/monitor-sample" 2 0
+expect_grep "$out" "^gpus: a recording holds no GPU counters" "  says why there are no GPU figures"
+expect_grep "$out" "^GPU3 0000:00:09.0 src=none sm=nan .* pcie_limit_mbs=63015.4 " "  each GPU beside its PCIe limit"
+expect_grep "$out" "^node0 cpu_busy=nan " "  no rates from a recording"
+expect_grep "$out" "^cost: 2 calls, " "  and what a call cost"
+# This machine with the stand-in NVML, whose GPUs this machine's sysfs lacks.
+expect_rc 0 "monitor-sample here, NVML's GPUs not the model's" onfakes "$E/monitor-sample" 2 0
+expect_grep "$out" "^gpus: NVML lists 4 GPU(s), none of them a GPU of the model's" "  said, not a failure"
+expect_grep "$out" "^sample interval_s=0\.[0-9]* " "  the second sample has an interval"
+expect_rc 2 "monitor-sample: no count" "$E/monitor-sample"
+expect_rc 1 "monitor-sample: no such recording" env GPUFEED_ROOT=/nonexistent/recording "$E/monitor-sample" 1 0
+expect_grep "$err" "/nonexistent/recording" "  names it"
 finish

@@ -2,16 +2,38 @@
  * like the lent GPU machines, so the live NVML path (dlopen, the ops table,
  * every query) runs in CI where there is no GPU.
  *
- * FAKE_NVML_SCENARIO picks a variation:
+ * FAKE_NVML_SCENARIO picks a variation (no_gpm and no_fields combine:
+ * "no_gpm,no_fields"):
  *   (unset)      four GPUs at 0000:00:06.0 .. 0000:00:09.0, 18 NVLinks each
  *   init_fail    nvmlInit_v2 returns NVML_ERROR_DRIVER_NOT_LOADED
  *   lost_gpu     GPU 2 fails nvmlDeviceGetHandleByIndex (fell off the bus)
  *   mig          GPU 0 has MIG enabled with two instances
+ *   no_gpm       nvmlGpmQueryDeviceSupport says no (a GPU before Hopper)
+ *   no_fields    nvmlDeviceGetFieldValues answers NOT_SUPPORTED (no PCIe
+ *                or NVLink byte counters: an older driver)
  * FAKE_NVML_PCI: the GPUs' PCI addresses in index order, comma separated
  * (missing ones keep 0000:00:06.0 + index), so a test can make NVML's GPUs
  * PCI functions that exist (tests/numa/xfer-staging: one on each node).
  *
+ * What the monitor samples, the same on every GPU unless said, each read at
+ * the call so a test changes it between two samples:
+ *   FAKE_NVML_GPM       "sm,occupancy,tensor,dram,pcie_rx,pcie_tx,nvlink_rx,
+ *                       nvlink_tx": GPM's percentages and MiB/s
+ *                       (default 50,25,10,40,1000,2000,3000,4000)
+ *   FAKE_NVML_UTIL      "gpu,memory" percent (default 35,20)
+ *   FAKE_NVML_COUNTERS  "pcie_tx,pcie_rx,nvlink_tx,nvlink_rx": the byte
+ *                       counters (PCIe bytes, NVLink KiB; default 0,0,0,0)
+ *   FAKE_NVML_PCIE_KBS  "tx,rx": nvmlDeviceGetPcieThroughput, KB/s (100,200)
+ *   FAKE_NVML_THROTTLE  the clocks event reasons mask (default 1, idle)
+ *   FAKE_NVML_XID       "gpu:xid,...": XID events, each delivered once after
+ *                       nvmlEventSetCreate
+ *   FAKE_NVML_PROCS     "pid:gpu:sm:bytes,...": compute processes, their SM
+ *                       utilisation (percent) and GPU memory
+ * Fixed: 350 W drawn, clocks SM 1980 / memory 3201 MHz, 41 C, volatile ECC
+ * 0 corrected (GPU 3: 5) and 0 uncorrected.
+ *
  * fake-soname: libnvidia-ml.so.1 */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +56,18 @@ static const char *scenario(void)
 	const char *s = getenv("FAKE_NVML_SCENARIO");
 
 	return s ? s : "";
+}
+
+/* One of the variations FAKE_NVML_SCENARIO lists (comma separated). */
+static int scenario_has(const char *name)
+{
+	const char *s = scenario();
+	size_t n = strlen(name);
+
+	for (; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL)
+		if (!strncmp(s, name, n) && (s[n] == ',' || s[n] == '\0'))
+			return 1;
+	return 0;
 }
 
 static struct fake_dev *dev(gf_nvml_device d)
@@ -327,8 +361,10 @@ gf_nvml_return nvmlDeviceGetRetiredPagesPendingStatus(gf_nvml_device d, int *p)
 
 gf_nvml_return nvmlDeviceGetCurrentClocksEventReasons(gf_nvml_device d, unsigned long long *r)
 {
+	const char *mask = getenv("FAKE_NVML_THROTTLE");
+
 	(void)d;
-	*r = 1;		/* GPU idle */
+	*r = mask ? strtoull(mask, NULL, 0) : 1;	/* GPU idle */
 	return GF_NVML_SUCCESS;
 }
 
@@ -367,6 +403,314 @@ gf_nvml_return nvmlDeviceGetGpuFabricInfoV(gf_nvml_device d, void *info)
 		v2->clique_id = 7;
 		v2->state = GF_NVML_GPU_FABRIC_STATE_COMPLETED;
 		v2->health_mask = 0;
+	}
+	return GF_NVML_SUCCESS;
+}
+
+/* ---- what the monitor samples ---- */
+
+/* Up to n comma-separated numbers of variable var, else the defaults. */
+static void numbers(const char *var, double *v, int n, const double *defaults)
+{
+	const char *s = getenv(var);
+
+	for (int i = 0; i < n; i++) {
+		char *end;
+
+		v[i] = defaults[i];
+		if (s && *s) {
+			v[i] = strtod(s, &end);
+			s = *end == ',' ? end + 1 : NULL;
+		}
+	}
+}
+
+gf_nvml_return nvmlDeviceGetUtilizationRates(gf_nvml_device d, struct gf_nvml_utilization *u)
+{
+	static const double def[2] = { 35, 20 };
+	double v[2];
+
+	(void)d;
+	numbers("FAKE_NVML_UTIL", v, 2, def);
+	u->gpu = (unsigned)v[0];
+	u->memory = (unsigned)v[1];
+	return GF_NVML_SUCCESS;
+}
+
+gf_nvml_return nvmlDeviceGetPcieThroughput(gf_nvml_device d, int counter, unsigned *value)
+{
+	static const double def[2] = { 100, 200 };
+	double v[2];
+
+	(void)d;
+	if (counter != GF_NVML_PCIE_UTIL_TX_BYTES && counter != GF_NVML_PCIE_UTIL_RX_BYTES)
+		return GF_NVML_ERROR_INVALID_ARGUMENT;
+	numbers("FAKE_NVML_PCIE_KBS", v, 2, def);
+	*value = (unsigned)v[counter == GF_NVML_PCIE_UTIL_TX_BYTES ? 0 : 1];
+	return GF_NVML_SUCCESS;
+}
+
+gf_nvml_return nvmlDeviceGetFieldValues(gf_nvml_device d, int n, struct gf_nvml_field_value *f)
+{
+	static const double def[4] = { 0, 0, 0, 0 };
+	double v[4];
+
+	(void)d;
+	if (n < 0 || !f)
+		return GF_NVML_ERROR_INVALID_ARGUMENT;
+	numbers("FAKE_NVML_COUNTERS", v, 4, def);
+	for (int i = 0; i < n; i++) {
+		int k = -1;
+
+		switch (f[i].field_id) {
+		case GF_NVML_FI_DEV_PCIE_COUNT_TX_BYTES: k = 0; break;
+		case GF_NVML_FI_DEV_PCIE_COUNT_RX_BYTES: k = 1; break;
+		case GF_NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX: k = 2; break;
+		case GF_NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX: k = 3; break;
+		}
+		/* The NVLink counters are summed over links only for UINT_MAX. */
+		if (k < 0 || scenario_has("no_fields") || (k >= 2 && f[i].scope_id != UINT_MAX)) {
+			f[i].nvml_return = GF_NVML_ERROR_NOT_SUPPORTED;
+			continue;
+		}
+		f[i].nvml_return = GF_NVML_SUCCESS;
+		f[i].value_type = GF_NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+		f[i].value.ull_val = (unsigned long long)v[k];
+	}
+	return GF_NVML_SUCCESS;
+}
+
+gf_nvml_return nvmlDeviceGetPowerUsage(gf_nvml_device d, unsigned *mw)
+{
+	(void)d;
+	*mw = 350000;
+	return GF_NVML_SUCCESS;
+}
+
+gf_nvml_return nvmlDeviceGetClockInfo(gf_nvml_device d, int type, unsigned *mhz)
+{
+	(void)d;
+	if (type == GF_NVML_CLOCK_SM || type == GF_NVML_CLOCK_GRAPHICS)
+		*mhz = 1980;
+	else if (type == GF_NVML_CLOCK_MEM)
+		*mhz = 3201;
+	else
+		return GF_NVML_ERROR_INVALID_ARGUMENT;
+	return GF_NVML_SUCCESS;
+}
+
+gf_nvml_return nvmlDeviceGetTemperature(gf_nvml_device d, int sensor, unsigned *c)
+{
+	(void)d;
+	if (sensor != GF_NVML_TEMPERATURE_GPU)
+		return GF_NVML_ERROR_INVALID_ARGUMENT;
+	*c = 41;
+	return GF_NVML_SUCCESS;
+}
+
+gf_nvml_return nvmlDeviceGetTotalEccErrors(gf_nvml_device d, int type, int counter, unsigned long long *n)
+{
+	if (counter != GF_NVML_VOLATILE_ECC)
+		return GF_NVML_ERROR_INVALID_ARGUMENT;
+	*n = type == GF_NVML_MEMORY_ERROR_TYPE_CORRECTED && dev(d)->index == 3 ? 5 : 0;
+	return GF_NVML_SUCCESS;
+}
+
+/* ---- events: FAKE_NVML_XID, each once per event set ---- */
+
+struct gf_nvml_event_set_st {
+	int delivered;
+	unsigned registered;	/* GPU index bits */
+};
+
+gf_nvml_return nvmlEventSetCreate(gf_nvml_event_set *set)
+{
+	*set = calloc(1, sizeof(**set));
+	return *set ? GF_NVML_SUCCESS : GF_NVML_ERROR_UNKNOWN;
+}
+
+gf_nvml_return nvmlDeviceGetSupportedEventTypes(gf_nvml_device d, unsigned long long *types)
+{
+	(void)d;
+	*types = GF_NVML_EVENT_TYPE_XID_CRITICAL_ERROR;
+	return GF_NVML_SUCCESS;
+}
+
+gf_nvml_return nvmlDeviceRegisterEvents(gf_nvml_device d, unsigned long long types, gf_nvml_event_set set)
+{
+	if (!set || types != GF_NVML_EVENT_TYPE_XID_CRITICAL_ERROR)
+		return GF_NVML_ERROR_INVALID_ARGUMENT;
+	set->registered |= 1u << dev(d)->index;
+	return GF_NVML_SUCCESS;
+}
+
+gf_nvml_return nvmlEventSetWait_v2(gf_nvml_event_set set, struct gf_nvml_event_data *data, unsigned timeout_ms)
+{
+	const char *s = getenv("FAKE_NVML_XID");
+	int i = 0;
+
+	(void)timeout_ms;	/* never waits: the events are all there */
+	for (; s && *s; i++) {
+		unsigned gpu, xid;
+
+		if (sscanf(s, "%u:%u", &gpu, &xid) != 2 || gpu >= NGPU)
+			break;
+		if (i == set->delivered) {
+			set->delivered++;
+			if (!(set->registered & (1u << gpu)))
+				goto next;	/* not asked for: dropped */
+			memset(data, 0, sizeof(*data));
+			data->device = (gf_nvml_device)&gpus[gpu];
+			data->event_type = GF_NVML_EVENT_TYPE_XID_CRITICAL_ERROR;
+			data->event_data = xid;
+			data->gpu_instance_id = data->compute_instance_id = 0xFFFFFFFFu;
+			return GF_NVML_SUCCESS;
+		}
+next:
+		s = strchr(s, ',');
+		s = s ? s + 1 : NULL;
+	}
+	return GF_NVML_ERROR_TIMEOUT;
+}
+
+gf_nvml_return nvmlEventSetFree(gf_nvml_event_set set)
+{
+	free(set);
+	return GF_NVML_SUCCESS;
+}
+
+/* ---- processes: FAKE_NVML_PROCS ---- */
+
+struct fake_proc {
+	unsigned pid, gpu, sm;
+	unsigned long long bytes;
+};
+
+/* The n'th process of FAKE_NVML_PROCS on GPU d, 0 when there is none. */
+static int proc_at(gf_nvml_device d, unsigned n, struct fake_proc *p)
+{
+	const char *s = getenv("FAKE_NVML_PROCS");
+
+	while (s && *s) {
+		if (sscanf(s, "%u:%u:%u:%llu", &p->pid, &p->gpu, &p->sm, &p->bytes) == 4 &&
+		    p->gpu == (unsigned)dev(d)->index && n-- == 0)
+			return 1;
+		s = strchr(s, ',');
+		s = s ? s + 1 : NULL;
+	}
+	return 0;
+}
+
+gf_nvml_return nvmlDeviceGetProcessUtilization(gf_nvml_device d, struct gf_nvml_process_util *u, unsigned *count,
+					       unsigned long long last_seen)
+{
+	struct fake_proc p;
+	unsigned n = 0;
+
+	while (proc_at(d, n, &p))
+		n++;
+	/* One driver period at t = 1000 us; nothing newer after that. */
+	if (!n || last_seen >= 1000)
+		return GF_NVML_ERROR_NOT_FOUND;
+	if (!u || *count < n) {
+		*count = n;
+		return GF_NVML_ERROR_INSUFFICIENT_SIZE;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		proc_at(d, i, &p);
+		memset(&u[i], 0, sizeof(u[i]));
+		u[i].pid = p.pid;
+		u[i].time_stamp = 1000;
+		u[i].sm_util = p.sm;
+	}
+	*count = n;
+	return GF_NVML_SUCCESS;
+}
+
+gf_nvml_return nvmlDeviceGetComputeRunningProcesses_v3(gf_nvml_device d, unsigned *count,
+						       struct gf_nvml_process_info *info)
+{
+	struct fake_proc p;
+	unsigned n = 0;
+
+	while (proc_at(d, n, &p))
+		n++;
+	if (*count < n) {
+		*count = n;
+		return GF_NVML_ERROR_INSUFFICIENT_SIZE;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		proc_at(d, i, &p);
+		info[i].pid = p.pid;
+		info[i].used_gpu_memory = p.bytes;
+		info[i].gpu_instance_id = info[i].compute_instance_id = 0xFFFFFFFFu;
+	}
+	*count = n;
+	return GF_NVML_SUCCESS;
+}
+
+/* ---- GPM: FAKE_NVML_GPM ---- */
+
+struct gf_nvml_gpm_sample_st {
+	int taken;
+};
+
+gf_nvml_return nvmlGpmQueryDeviceSupport(gf_nvml_device d, struct gf_nvml_gpm_support *sup)
+{
+	(void)d;
+	if (sup->version != GF_NVML_GPM_SUPPORT_VERSION)
+		return GF_NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+	sup->is_supported_device = !scenario_has("no_gpm");
+	return GF_NVML_SUCCESS;
+}
+
+gf_nvml_return nvmlGpmSampleAlloc(gf_nvml_gpm_sample *s)
+{
+	*s = calloc(1, sizeof(**s));
+	return *s ? GF_NVML_SUCCESS : GF_NVML_ERROR_UNKNOWN;
+}
+
+gf_nvml_return nvmlGpmSampleFree(gf_nvml_gpm_sample s)
+{
+	free(s);
+	return GF_NVML_SUCCESS;
+}
+
+gf_nvml_return nvmlGpmSampleGet(gf_nvml_device d, gf_nvml_gpm_sample s)
+{
+	(void)d;
+	if (!s)
+		return GF_NVML_ERROR_INVALID_ARGUMENT;
+	s->taken = 1;
+	return GF_NVML_SUCCESS;
+}
+
+gf_nvml_return nvmlGpmMetricsGet(struct gf_nvml_gpm_metrics_get *g)
+{
+	static const double def[8] = { 50, 25, 10, 40, 1000, 2000, 3000, 4000 };
+	static const unsigned ids[8] = {
+		GF_NVML_GPM_METRIC_SM_UTIL, GF_NVML_GPM_METRIC_SM_OCCUPANCY, GF_NVML_GPM_METRIC_ANY_TENSOR_UTIL,
+		GF_NVML_GPM_METRIC_DRAM_BW_UTIL, GF_NVML_GPM_METRIC_PCIE_RX_PER_SEC,
+		GF_NVML_GPM_METRIC_PCIE_TX_PER_SEC, GF_NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC,
+		GF_NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC,
+	};
+	double v[8];
+
+	if (g->version != GF_NVML_GPM_METRICS_GET_VERSION)
+		return GF_NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+	/* Two distinct samples, both taken, as NVML requires. */
+	if (!g->sample1 || !g->sample2 || g->sample1 == g->sample2 || !g->sample1->taken || !g->sample2->taken ||
+	    g->num_metrics > GF_NVML_GPM_METRIC_MAX)
+		return GF_NVML_ERROR_INVALID_ARGUMENT;
+	numbers("FAKE_NVML_GPM", v, 8, def);
+	for (unsigned i = 0; i < g->num_metrics; i++) {
+		g->metrics[i].nvml_return = GF_NVML_ERROR_NOT_SUPPORTED;
+		for (int k = 0; k < 8; k++) {
+			if (g->metrics[i].metric_id == ids[k]) {
+				g->metrics[i].nvml_return = GF_NVML_SUCCESS;
+				g->metrics[i].value = v[k];
+			}
+		}
 	}
 	return GF_NVML_SUCCESS;
 }
