@@ -4,7 +4,9 @@
 # gpufeed.step() after each) alone and under `gpufeed diagnose --samples`,
 # interleaved (alone, diagnosed, alone, ...) PAIRS times so that a change in
 # the machine's load falls on both; the median of each run's median step,
-# the spread (min-max) of those, the difference, diagnose's own CPU time,
+# the spread (min-max) of those, the difference, the same for each step's
+# CPU time (what the step costs, apart from waits for a CPU on a busy
+# machine), diagnose's own CPU time,
 # and the bytes --samples writes, scaled to an hour.
 #   bench/diagnose-overhead.sh [OUTDIR]   (PAIRS=7 STEPS=300 WORK=300000 INTERVAL=1)
 # OUTDIR gets the runs' JSON, the summary (summary.txt) and the machine.
@@ -52,6 +54,11 @@ print("step time alone:     median %.4f s (spread %.4f-%.4f over %d runs)" % (ma
 print("step time diagnosed: median %.4f s (spread %.4f-%.4f over %d runs)" % (md, min(diag), max(diag), pairs))
 print("difference: %+.2f%% of the step (pairwise: %s)" % (100 * (md - ma) / ma,
       ", ".join("%+.1f%%" % (100 * (d - a) / a) for a, d in zip(alone, diag))))
+ca = [load("alone-%d.json" % i)["cpu_median_s"] for i in range(1, pairs + 1)]
+cd = [load("diagnosed-%d.json" % i)["cpu_median_s"] for i in range(1, pairs + 1)]
+print("CPU time a step alone:     median %.4f s (spread %.4f-%.4f)" % (statistics.median(ca), min(ca), max(ca)))
+print("CPU time a step diagnosed: median %.4f s (spread %.4f-%.4f); difference %+.2f%%" % (
+      statistics.median(cd), min(cd), max(cd), 100 * (statistics.median(cd) - statistics.median(ca)) / statistics.median(ca)))
 cpu = [r["overhead"]["cpu_s"] / r["observed_s"] for r in reports]
 print("diagnose's own CPU: median %.2f%% of one CPU (spread %.2f-%.2f%%)" % (100 * statistics.median(cpu),
       100 * min(cpu), 100 * max(cpu)))
