@@ -119,7 +119,7 @@ static void a_forked_child_has_its_own_channel(void **state)
  * is not followed. */
 static void a_stale_link_is_replaced_not_followed(void **state)
 {
-	char victim[4200];
+	char victim[4200], *text;
 	struct gf_stepchan_counters c;
 
 	(void)state;
@@ -130,7 +130,9 @@ static void a_stale_link_is_replaced_not_followed(void **state)
 	setenv("GPUFEED_DIAGNOSE", dir, 1);
 	gf_stepchan_reset();
 	assert_int_equal(gf_step(), 0);
-	assert_string_equal(t_read(victim), "keep me\n");
+	text = t_read(victim);
+	assert_string_equal(text, "keep me\n");
+	free(text);
 	assert_int_equal(gf_stepchan_read(path, &c), 0);
 	assert_int_equal(c.steps, 1);
 }
