@@ -240,7 +240,9 @@ static void channel_figures(struct runner *r, struct rank *k, struct gf_diag_ran
 
 	if (!k->chan || gf_stepchan_path(r->dir, k->probe.pid, path, sizeof(path)) || gf_stepchan_read(path, &c))
 		return;
-	rt->steps = c.steps - k->prev.steps;
+	/* steps timed: the first marker ends a step whose start nobody saw,
+	 * and step_sum_ns holds the times between markers */
+	rt->steps = c.steps - k->prev.steps - (k->prev.steps == 0 && c.steps > 0);
 	rt->step_s = (double)(c.step_sum_ns - k->prev.step_sum_ns) * 1e-9;
 	rt->input_wait_s = (double)(c.input_wait_ns - k->prev.input_wait_ns) * 1e-9;
 	rt->input_bytes = c.input_bytes - k->prev.input_bytes;
