@@ -93,7 +93,7 @@ fs=$(stat -f -c %T "$TMP")
 if [ "$fs" = tmpfs ]; then
 	count=$((count + 1)); echo "ok $count - # skip the disk reader: $TMP is on tmpfs"
 else
-	expect_jq "$out" '.parts.input.fraction > 0.1 and (.parts.input.why | test("disk: the step thread blocked reading files"))' \
+	expect_jq "$out" '.parts.input.fraction > 0.05 and (.parts.input.why | test("disk: the step thread blocked reading files"))' \
 		"disk reader: blocked reading the file, named as the disk"
 fi
 
