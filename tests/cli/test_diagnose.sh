@@ -45,6 +45,17 @@ expect_grep "$out" "killed by signal 15" "SIGTERM: reported"
 expect_rc 0 "--json of a job that ends at once" gf diagnose --json -- true
 expect_jq "$out" '.schema == "gpufeed-diagnose/1" and .job.exit_code == 0' "--json: schema and exit code"
 
+# NCCL's log: the job gets NCCL_DEBUG_FILE in diagnose's directory (a job
+# standing in for NCCL writes a recorded log there), and the analysis of
+# 'gpufeed nccl log' is in the report; --no-nccl-log leaves NCCL alone
+nccl_job='f=$(printf %s "$NCCL_DEBUG_FILE" | sed "s/%h/$(hostname)/; s/%p/$$/"); cp "$1" "$f"; sleep 0.3'
+run gf diagnose --json -- sh -c "$nccl_job" sh "$SRC/tests/fixtures/nccl/h200x2/mixed-versions.log"
+expect_jq "$out" '.nccl.log_files == 1 and .nccl.clean == false' "NCCL: the job's log read"
+expect_jq "$out" '.nccl.findings | map(test("nccl.version-mismatch")) | any' "NCCL: its findings in the report"
+expect_rc 0 "--no-nccl-log: NCCL's environment left alone" \
+	env -u NCCL_DEBUG -u NCCL_DEBUG_FILE "$GPUFEED" diagnose --no-nccl-log -- sh -c '[ -z "${NCCL_DEBUG_FILE:-}${NCCL_DEBUG:-}" ]'
+expect_rc 0 "GPUFEED_DIAGNOSE is set for the job" gf diagnose -- sh -c '[ -d "$GPUFEED_DIAGNOSE" ]'
+
 # the Python jobs need the extension
 "$PY" -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' || {
 	echo "# skip the Python jobs: no Python.h for $PY (apt-get install python3-dev)"; finish; }
