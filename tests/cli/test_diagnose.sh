@@ -56,6 +56,15 @@ expect_rc 0 "--no-nccl-log: NCCL's environment left alone" \
 	env -u NCCL_DEBUG -u NCCL_DEBUG_FILE "$GPUFEED" diagnose --no-nccl-log -- sh -c '[ -z "${NCCL_DEBUG_FILE:-}${NCCL_DEBUG:-}" ]'
 expect_rc 0 "GPUFEED_DIAGNOSE is set for the job" gf diagnose -- sh -c '[ -d "$GPUFEED_DIAGNOSE" ]'
 
+# samples of known GPU jobs replayed (tests/fixtures/diagnose)
+FIXD=$SRC/tests/fixtures/diagnose
+for want in compute:compute comm:communication launch:host straggler:input; do
+	run gf diagnose --json --replay "$FIXD/${want%%:*}.jsonl"
+	expect_jq "$out" ".bound == \"${want#*:}\" and .gpu" "replay ${want%%:*}: ${want#*:}-bound, with GPU figures"
+done
+expect_jq "$out" '.straggler.index == 1 and .mixed_with == "communication"' \
+	"replay straggler: rank 1's input stall is the others' communication"
+
 # the Python jobs need the extension
 "$PY" -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' || {
 	echo "# skip the Python jobs: no Python.h for $PY (apt-get install python3-dev)"; finish; }
