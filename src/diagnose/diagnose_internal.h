@@ -27,6 +27,10 @@ struct gf_diagnosis {
 	bool nccl_clean;
 	unsigned nnccl;
 	char nccl[GF_DIAG_MAX_NCCL][320];
+	/* `gpufeed check` on the categories that bear on the verdict */
+	char check_categories[32];	/* "" when none was run */
+	unsigned ncheck_results;	/* warn or worse */
+	char checks[GF_DIAG_MAX_NCCL][320];
 	int job_rank[GF_DIAG_MAX_RANKS];	/* each rank's RANK from its environment, -1 unknown */
 	/* diagnose's own cost */
 	double self_cpu_s;		/* its CPU time while sampling */

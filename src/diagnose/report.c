@@ -99,6 +99,12 @@ GF_API int gf_diagnose_print(const struct gf_diagnosis *d, FILE *f)
 		for (unsigned i = 0; i < d->nnccl; i++)
 			fprintf(f, "      %s\n", d->nccl[i]);
 	}
+	if (d->check_categories[0]) {
+		fprintf(f, "  gpufeed check --only %s: %u result%s at warn or worse\n", d->check_categories,
+			d->ncheck_results, d->ncheck_results == 1 ? "" : "s");
+		for (unsigned i = 0; i < d->ncheck_results && i < GF_DIAG_MAX_NCCL; i++)
+			fprintf(f, "      %s\n", d->checks[i]);
+	}
 	for (unsigned i = 0; i < d->nnotes; i++)
 		fprintf(f, "  note: %s\n", d->notes[i]);
 	job_end(d, buf, sizeof(buf));
@@ -169,6 +175,16 @@ GF_API int gf_diagnose_write_json(const struct gf_diagnosis *d, FILE *f)
 		json_array_append_new(nccl, gf_jstr(d->nccl[i]));
 	json_object_set_new(o, "nccl", json_pack("{s:I, s:b, s:o}", "log_files", (json_int_t)d->nccl_files, "clean",
 						 d->nccl_files && d->nccl_clean, "findings", nccl));
+	if (d->check_categories[0]) {
+		json_t *checks = json_array();
+
+		for (unsigned i = 0; i < d->ncheck_results && i < GF_DIAG_MAX_NCCL; i++)
+			json_array_append_new(checks, gf_jstr(d->checks[i]));
+		json_object_set_new(o, "checks", json_pack("{s:s, s:I, s:o}", "only", d->check_categories, "count",
+							   (json_int_t)d->ncheck_results, "results", checks));
+	} else {
+		json_object_set_new(o, "checks", json_null());
+	}
 	notes = json_array();
 	for (unsigned i = 0; i < d->nnotes; i++)
 		json_array_append_new(notes, gf_jstr(d->notes[i]));

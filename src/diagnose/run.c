@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <gpufeed/audit.h>
 #include <gpufeed/env.h>
 #include <gpufeed/monitor.h>
 #include <gpufeed/nccl.h>
@@ -547,6 +548,39 @@ static void read_nccl(struct runner *r)
 	gf_nccl_log_free(l);
 }
 
+/* The host settings that bear on the verdict: `gpufeed check` on its
+ * categories, the results at warn or worse. */
+static void run_checks(struct runner *r)
+{
+	struct gf_audit_options ao = GF_AUDIT_OPTS_INIT;
+	const char *cats = gf_diag_check_categories(&r->d->v);
+	struct gf_diagnosis *d = r->d;
+	struct gf_audit *a;
+
+	if (!cats)
+		return;
+	ao.machine = r->o->machine;
+	ao.model = r->topo;
+	ao.only = cats;
+	if (gf_audit_run(&ao, &a)) {
+		gf_diag_note(d, "gpufeed check --only %s did not run: %s", cats, gf_last_error());
+		return;
+	}
+	snprintf(d->check_categories, sizeof(d->check_categories), "%s", cats);
+	for (int i = 0; i < a->nresults; i++) {
+		const struct gf_check_result *c = &a->results[i];
+
+		if (c->status < GF_CHECK_WARN)
+			continue;
+		if (d->ncheck_results < GF_DIAG_MAX_NCCL)
+			snprintf(d->checks[d->ncheck_results], sizeof(d->checks[0]), "%s %s%s%s: %s (expected %s)",
+				 gf_check_status_name(c->status), c->check->id, c->subject[0] ? " " : "", c->subject,
+				 c->observed, c->expected);
+		d->ncheck_results++;
+	}
+	gf_audit_free(a);
+}
+
 static void open_monitor(struct runner *r)
 {
 	struct gf_monitor_opts mo = GF_MONITOR_OPTS_INIT;
@@ -715,6 +749,7 @@ GF_API int gf_diagnose_run(const struct gf_diagnose_opts *o, struct gf_diagnosis
 	if (!ret) {
 		read_nccl(r);
 		gf_diag_classify(&r->d->acc, &r->d->v);
+		run_checks(r);
 		for (unsigned i = 0; i < r->nranks; i++)
 			if (r->ranks[i].probe.syscall_denied) {
 				gf_diag_note(r->d, "pid %d: /proc/PID/task/TID/syscall refused (ptrace access): "

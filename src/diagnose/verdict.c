@@ -30,6 +30,24 @@ const char *gf_diag_wait_name(enum gf_diag_wait w)
 	return (unsigned)w < GF_DW_N ? wait_names[w] : "?";
 }
 
+const char *gf_diag_check_categories(const struct gf_diag_verdict *v)
+{
+	if (!v->known)
+		return NULL;
+	switch (v->bound) {
+	case GF_DIAG_INPUT:
+		return !strcmp(v->input_kind, "disk") ? "storage" : !strcmp(v->input_kind, "h2d") ? "pcie" : "cpu";
+	case GF_DIAG_COMM:
+		return "nccl,pcie";
+	case GF_DIAG_COMPUTE:
+		return "gpu";
+	case GF_DIAG_HOST:
+		return !strcmp(v->host_kind, "contention") || !strcmp(v->host_kind, "cpu") ? "cpu" : NULL;
+	default:
+		return NULL;
+	}
+}
+
 void gf_diag_acc_init(struct gf_diag_acc *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -208,6 +226,7 @@ static void explain_input(const struct gf_diag_acc *a, const struct rank_parts *
 	int which = argmax(parts, 3, -1);
 	double T = s->t;
 
+	v->input_kind = p->gpu && p->h2d >= H2D_BUSY ? "h2d" : which == 0 ? "disk" : which == 1 ? "pipe" : "loader";
 	if (p->gpu && p->h2d >= H2D_BUSY) {
 		snprintf(why, wl, "host-to-GPU copy: PCIe at %.0f%% of the link's limit while the GPU waited",
 			 100 * p->h2d);
@@ -250,6 +269,11 @@ static void explain_host(const struct rank_parts *p, const struct gf_diag_rank_a
 	int which = argmax(parts, 5, -1);
 	double T = s->t, thr = s->throttled_t > 0 ? s->throttled_s / s->throttled_t : 0;
 
+	v->host_kind = thr >= 0.1 || which == 1 ? "contention"
+		       : which == 0		 ? "cpu"
+		       : which == 2		 ? "sleep"
+		       : which == 4		 ? "other"
+						 : "sync";
 	if (thr >= 0.1 || which == 1) {
 		snprintf(why, wl, "CPU contention: the step thread runnable but waiting for a CPU %.0f%% of the "
 			 "time; its cgroup throttled %.0f%%", 100 * p->host_runq / T, 100 * thr);

@@ -90,6 +90,8 @@ struct gf_diag_verdict {
 	double speedup[GF_DIAG_NPARTS];	/* if that part took no time: 1 / (1 - frac) */
 	char why[GF_DIAG_NPARTS][256];	/* which part of it, with numbers */
 	char fix[GF_DIAG_NPARTS][320];	/* gpufeed's features that address it */
+	const char *input_kind;		/* "disk", "pipe", "loader", "h2d" */
+	const char *host_kind;		/* "contention", "cpu", "sleep", "sync", "other" */
 	/* steps */
 	const char *step_source;	/* "markers", "gpu-period", "none" */
 	uint64_t steps;
@@ -112,6 +114,9 @@ void gf_diag_classify(const struct gf_diag_acc *a, struct gf_diag_verdict *v);
 double gf_diag_infer_period(const double *x, unsigned n, double dt);
 
 const char *gf_diag_part_name(enum gf_diag_part p);
+/* The `gpufeed check` categories whose findings bear on the verdict's
+ * part ("storage", "cpu", "pcie", "nccl,pcie", "gpu"), NULL none. */
+const char *gf_diag_check_categories(const struct gf_diag_verdict *v);
 const char *gf_diag_wait_name(enum gf_diag_wait w);
 
 #endif

@@ -94,12 +94,14 @@ expect_jq "$out" '[.notes[] | select(test("NVML not available"))] | length == 0'
 run pyjob "$GPUFEED" diagnose --json -- "$PY" "$JOBS/burner.py" 2
 expect_jq "$out" '.bound == "host" and (.parts.host.why | test("own CPU work|CPU contention"))' "burner: host-bound on CPU"
 expect_jq "$out" '.parts.host.why | test("slept") | not' "burner: not sleeping"
+expect_jq "$out" '.checks.only == "cpu" and (.checks.count | type) == "number"' "burner: gpufeed check's cpu category run beside the verdict"
 
 # a slow pipe from a process it started: input-bound, another process
 run pyjob "$GPUFEED" diagnose --json --samples "$TMP/pipe.jsonl" -- "$PY" "$JOBS/pipe_reader.py" 20 0.1
 expect_jq "$out" '.bound == "input" and .parts.input.fraction > 0.6' "pipe reader: input-bound"
 expect_jq "$out" '.parts.input.why | test("pipe or socket")' "pipe reader: the input is another process"
 expect_jq "$out" '.parts.input.speedup_if_free > 2' "pipe reader: the speed-up if input were free"
+expect_jq "$out" '.checks.only == "cpu"' "pipe reader: input from another process: the cpu checks"
 expect_jq "$out" '.ranks == 1' "pipe reader: the writer it started is not a rank (the marker's process is)"
 lines=$(wc -l <"$TMP/pipe.jsonl")
 [ "$lines" -ge 1 ] && ok "--samples: $lines intervals written" || not_ok "--samples: empty"

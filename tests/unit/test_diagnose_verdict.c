@@ -63,6 +63,8 @@ static void sleeping_job_is_host_bound(void **state)
 	assert_true(fabs(v.frac[GF_DIAG_HOST] - 1.0) < 1e-9);
 	expect_why(GF_DIAG_HOST, "slept or polled 95%");
 	assert_string_equal(v.step_source, "none");
+	/* the job's own sleeps: no host setting bears on them */
+	assert_null(gf_diag_check_categories(&v));
 }
 
 static void cpu_burning_job_is_host_bound_on_its_own_cpu(void **state)
@@ -91,6 +93,7 @@ static void contention_is_named_with_the_binding_fix(void **state)
 	assert_int_equal(v.bound, GF_DIAG_HOST);
 	expect_why(GF_DIAG_HOST, "waiting for a CPU 60%");
 	assert_non_null(strstr(v.fix[GF_DIAG_HOST], "gpufeed run --gpu N --cpu node"));
+	assert_string_equal(gf_diag_check_categories(&v), "cpu");
 }
 
 static void disk_reads_are_input_bound_with_the_speedup(void **state)
@@ -110,6 +113,7 @@ static void disk_reads_are_input_bound_with_the_speedup(void **state)
 	expect_why(GF_DIAG_INPUT, "disk: the step thread blocked reading files 70%");
 	expect_why(GF_DIAG_INPUT, "50.0 MB/s from storage");
 	assert_non_null(strstr(v.fix[GF_DIAG_INPUT], "O_DIRECT"));
+	assert_string_equal(gf_diag_check_categories(&v), "storage");
 }
 
 static void a_slow_pipe_is_input_from_another_process(void **state)
@@ -157,6 +161,7 @@ static void a_busy_gpu_is_compute_bound(void **state)
 	assert_true(fabs(v.frac[GF_DIAG_COMPUTE] - 0.93) < 1e-9);
 	assert_true(fabs(v.frac[GF_DIAG_HOST] - 0.05) < 1e-9);
 	expect_why(GF_DIAG_COMPUTE, "GPU computing 93%");
+	assert_string_equal(gf_diag_check_categories(&v), "gpu");
 }
 
 static void links_near_their_limit_are_communication(void **state)
@@ -171,6 +176,7 @@ static void links_near_their_limit_are_communication(void **state)
 	assert_int_equal(v.bound, GF_DIAG_COMM);
 	assert_true(fabs(v.frac[GF_DIAG_COMM] - 0.7) < 1e-9);
 	assert_non_null(strstr(v.fix[GF_DIAG_COMM], "gpufeed nccl log"));
+	assert_string_equal(gf_diag_check_categories(&v), "nccl,pcie");
 }
 
 static void an_idle_gpu_waiting_for_copies_is_the_h2d_part(void **state)
@@ -188,6 +194,7 @@ static void an_idle_gpu_waiting_for_copies_is_the_h2d_part(void **state)
 	/* 70% idle, 6/7 of what the host did meanwhile was input */
 	assert_true(fabs(v.frac[GF_DIAG_INPUT] - 0.6) < 1e-9);
 	expect_why(GF_DIAG_INPUT, "host-to-GPU copy: PCIe at 80%");
+	assert_string_equal(gf_diag_check_categories(&v), "pcie");
 }
 
 static void input_and_host_alike_is_mixed(void **state)
@@ -342,6 +349,7 @@ static void bad_ticks_are_refused(void **state)
 	gf_diag_classify(&acc, &v);
 	assert_false(v.known);
 	assert_string_equal(v.step_source, "none");
+	assert_null(gf_diag_check_categories(&v));
 }
 
 int main(void)
