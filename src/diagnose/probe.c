@@ -62,18 +62,26 @@ static int schedstat(pid_t pid, pid_t tid, uint64_t *run, uint64_t *wait)
 	return 0;
 }
 
-/* utime + stime (fields 14 and 15) of /proc/PID/stat, after the comm. */
-static int cpu_ticks(pid_t pid, uint64_t *ticks, char *state)
+/* utime + stime (fields 14 and 15) and majflt (12) of /proc/PID/stat,
+ * after the comm. */
+static int stat_of(pid_t pid, uint64_t *ticks, uint64_t *majflt, char *state)
 {
 	char b[1024], *p;
-	unsigned long long ut, st;
+	unsigned long long ut, st, mf;
 
 	if (read_str(b, sizeof(b), "/proc/%d/stat", (int)pid) || !(p = strrchr(b, ')')))
 		return -1;
-	if (sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", state, &ut, &st) != 3)
+	if (sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %llu %*u %llu %llu", state, &mf, &ut, &st) != 4)
 		return -1;
 	*ticks = ut + st;
+	if (majflt)
+		*majflt = mf;
 	return 0;
+}
+
+static int cpu_ticks(pid_t pid, uint64_t *ticks, char *state)
+{
+	return stat_of(pid, ticks, NULL, state);
 }
 
 int gf_probe_children(pid_t pid, pid_t *out, int max)
@@ -183,7 +191,7 @@ static void start_interval(struct gf_probe *p, double now)
 	memset(p->blocked, 0, sizeof(p->blocked));
 	if (schedstat(p->pid, p->tid, &p->run_ns, &p->wait_ns))
 		p->run_ns = p->wait_ns = 0;
-	if (cpu_ticks(p->pid, &p->cpu_ticks, &st))
+	if (stat_of(p->pid, &p->cpu_ticks, &p->majflt, &st))
 		p->alive = false;
 	{
 		int budget = 256;
@@ -334,7 +342,7 @@ void gf_probe_state(struct gf_probe *p)
 void gf_probe_interval(struct gf_probe *p, double now, struct gf_diag_rank_tick *r)
 {
 	double dt = now - p->t0, blocked;
-	uint64_t run, wait, ticks, rb, rc, thr;
+	uint64_t run, wait, ticks, rb, rc, thr, mf;
 	long hz = sysconf(_SC_CLK_TCK);
 	char st;
 
@@ -342,7 +350,7 @@ void gf_probe_interval(struct gf_probe *p, double now, struct gf_diag_rank_tick 
 	r->pid = p->pid;
 	r->throttled = r->gpu_active = r->pcie_rx_frac = r->link_frac = NAN;
 	r->read_bps = r->rchar_bps = NAN;
-	if (!p->alive || dt <= 0 || cpu_ticks(p->pid, &ticks, &st) || st == 'Z') {
+	if (!p->alive || dt <= 0 || stat_of(p->pid, &ticks, &mf, &st) || st == 'Z') {
 		p->alive = false;
 		return;
 	}
@@ -360,6 +368,7 @@ void gf_probe_interval(struct gf_probe *p, double now, struct gf_diag_rank_tick 
 		r->wait[GF_DW_OTHER] = blocked;
 	}
 	r->cpu = (double)(ticks - p->cpu_ticks) / (double)hz / dt;
+	r->majflt_ps = (double)(mf - p->majflt) / dt;
 	{
 		int budget = 256;
 		uint64_t kids = descendants_ticks(p->pid, &budget);

@@ -19,6 +19,7 @@ struct gf_probe {
 	/* counters at the start of the interval */
 	uint64_t run_ns, wait_ns;	/* schedstat */
 	uint64_t cpu_ticks, children_ticks;
+	uint64_t majflt;
 	uint64_t read_bytes, rchar;
 	uint64_t throttled_us;
 	bool have_io, have_throttle;

@@ -59,6 +59,7 @@ json_t *gf_diag_tick_json(const struct gf_diag_tick *t)
 		json_object_set_new(ro, "children_cpu", num(r->children_cpu));
 		json_object_set_new(ro, "read_bps", num(r->read_bps));
 		json_object_set_new(ro, "rchar_bps", num(r->rchar_bps));
+		json_object_set_new(ro, "majflt_ps", num(r->majflt_ps));
 		json_object_set_new(ro, "throttled", num(r->throttled));
 		json_object_set_new(ro, "gpu_active", num(r->gpu_active));
 		json_object_set_new(ro, "pcie_rx_frac", num(r->pcie_rx_frac));
@@ -130,6 +131,7 @@ int gf_diag_tick_parse(json_t *o, const char *where, struct gf_diag_tick *t)
 		    (ret = get(ro, rw, "children_cpu", &r->children_cpu, NAN)) ||
 		    (ret = get(ro, rw, "read_bps", &r->read_bps, NAN)) ||
 		    (ret = get(ro, rw, "rchar_bps", &r->rchar_bps, NAN)) ||
+		    (ret = get(ro, rw, "majflt_ps", &r->majflt_ps, NAN)) ||
 		    (ret = get(ro, rw, "throttled", &r->throttled, NAN)) ||
 		    (ret = get(ro, rw, "gpu_active", &r->gpu_active, NAN)) ||
 		    (ret = get(ro, rw, "pcie_rx_frac", &r->pcie_rx_frac, NAN)) ||

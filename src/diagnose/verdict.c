@@ -89,6 +89,7 @@ int gf_diag_acc_add(struct gf_diag_acc *a, const struct gf_diag_tick *t)
 		s->children_cpu_s += isnan(r->children_cpu) ? 0 : r->children_cpu * dt;
 		s->read_b += isnan(r->read_bps) ? 0 : r->read_bps * dt;
 		s->rchar_b += isnan(r->rchar_bps) ? 0 : r->rchar_bps * dt;
+		s->majflt += isnan(r->majflt_ps) ? 0 : r->majflt_ps * dt;
 		add_known(r->throttled, dt, &s->throttled_s, &s->throttled_t);
 		add_known(r->gpu_active, dt, &s->gpu_s, &s->gpu_t);
 		add_known(r->pcie_rx_frac, dt, &s->pcie_rx_s, &s->pcie_t);
@@ -239,6 +240,9 @@ static void explain_input(const struct gf_diag_acc *a, const struct rank_parts *
 				 "%.1f MB/s from storage, %.1f MB/s read in all", 100 * p->input_disk / T,
 				 s->read_b / T / MB, s->rchar_b / T / MB);
 
+		if (s->majflt >= 1 && n > 0 && (size_t)n < wl)
+			n += snprintf(why + n, wl - (size_t)n, ", %.0f major page faults/s (a mapped file)",
+				      s->majflt / T);
 		if (a->disk[0] && a->disk_t > 0 && n > 0 && (size_t)n < wl)
 			snprintf(why + n, wl - (size_t)n, "; %s %.0f%% busy%s", a->disk, 100 * a->disk_busy_s / a->disk_t,
 				 isnan(a->disk_limit_bps) ? "" : " of its link");

@@ -33,6 +33,7 @@ struct gf_diag_rank_tick {
 	double cpu;			/* CPUs busy, the whole process */
 	double children_cpu;		/* CPUs busy, its descendants (worker processes) */
 	double read_bps, rchar_bps;	/* storage reads, any reads */
+	double majflt_ps;		/* major page faults a second (a mapped file read from disk) */
 	double throttled;		/* its cgroup throttled, NAN unknown */
 	double gpu_active;		/* SM activity of its GPUs, NAN: no GPU of its own */
 	double pcie_rx_frac;		/* host-to-GPU bytes / the link's limit, NAN unknown */
@@ -57,7 +58,7 @@ struct gf_diag_rank_acc {
 	pid_t pid;
 	double t;			/* seconds observed */
 	double run, runq, wait[GF_DW_N];	/* seconds */
-	double cpu_s, children_cpu_s, read_b, rchar_b, throttled_s, throttled_t;
+	double cpu_s, children_cpu_s, read_b, rchar_b, majflt, throttled_s, throttled_t;
 	double gpu_s, gpu_t;		/* busy seconds, seconds with a GPU figure */
 	double pcie_rx_s, pcie_t, link_s, link_t;
 	uint64_t steps;

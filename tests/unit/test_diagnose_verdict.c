@@ -19,7 +19,7 @@ static struct gf_diag_verdict v;
 static struct gf_diag_rank_tick rank(void)
 {
 	return (struct gf_diag_rank_tick){ .pid = 100, .throttled = NAN, .gpu_active = NAN, .pcie_rx_frac = NAN,
-					   .link_frac = NAN };
+					   .link_frac = NAN, .majflt_ps = NAN };
 }
 
 static void feed(const struct gf_diag_rank_tick *ranks, unsigned n, int ticks)
@@ -106,12 +106,14 @@ static void disk_reads_are_input_bound_with_the_speedup(void **state)
 	r.wait[GF_DW_SLEEP] = 0.1;
 	r.read_bps = 50e6;
 	r.rchar_bps = 50e6;
+	r.majflt_ps = 120;
 	classify_one(&r, 20);
 	assert_int_equal(v.bound, GF_DIAG_INPUT);
 	assert_true(fabs(v.frac[GF_DIAG_INPUT] - 0.7) < 1e-9);
 	assert_true(fabs(v.speedup[GF_DIAG_INPUT] - 1 / 0.3) < 1e-9);
 	expect_why(GF_DIAG_INPUT, "disk: the step thread blocked reading files 70%");
 	expect_why(GF_DIAG_INPUT, "50.0 MB/s from storage");
+	expect_why(GF_DIAG_INPUT, "120 major page faults/s (a mapped file)");
 	assert_non_null(strstr(v.fix[GF_DIAG_INPUT], "O_DIRECT"));
 	assert_string_equal(gf_diag_check_categories(&v), "storage");
 }
