@@ -7,7 +7,10 @@
 #   launch      -> host (own CPU work)       ddp       -> communication
 #                                            (2 GPUs or more, P2P and SHM off)
 # Each run keeps its report (JSON and text) and its samples (--samples: the
-# fixture CI replays through the verdict with --replay) in OUTDIR.
+# fixture CI replays through the verdict with --replay) in OUTDIR.  Then the
+# input and CPU jobs run again with the planted cause removed (KIND-free),
+# and speedup.txt puts diagnose's predicted speed-up if that part were free
+# beside the measured one (the ratio of the mean steps from the markers).
 #   bench/diagnose-gpu.sh OUTDIR [SECONDS]      (SECONDS per job, default 30)
 # Exit 77 (skip) without an NVIDIA GPU, or python3 without torch with CUDA.
 set -uo pipefail
@@ -64,5 +67,17 @@ if [ "$ngpus" -ge 2 ]; then
 else
 	echo "skip ddp: one GPU"
 fi
+# the predicted speed-up against a run with the planted cause removed: the
+# bound part's speedup_if_free beside step(planted) / step(free), markers' means
+echo "speed-up if the part were free: predicted (diagnose) against measured (the job without it)" | tee "$out/speedup.txt"
+for kind in slow-loader disk cpu-steal; do
+	[ -f "$out/$kind.json" ] || continue
+	"$gpufeed" diagnose --interval 0.5 --json --report "$out/$kind-free.json" -- \
+		$(job "$kind-free" "$secs" "$out/data.bin") >"$out/$kind-free.log" 2>&1
+	jq -r -s --arg k "$kind" '.[0] as $p | .[1] as $f | ($p.parts[$p.bound].speedup_if_free) as $pred |
+		($p.steps.mean_s / $f.steps.mean_s) as $meas |
+		"\($k): \($p.bound) \($p.parts[$p.bound].fraction * 100 | floor)%: predicted \($pred * 100 | round / 100)x, measured \($meas * 100 | round / 100)x (\((($pred - $meas) / $meas * 100) | round)%)"' \
+		"$out/$kind.json" "$out/$kind-free.json" | tee -a "$out/speedup.txt"
+done
 rm -f "$out/data.bin"
 exit "$fail"

@@ -13,6 +13,10 @@ KIND:
   launch        thousands of tiny kernels a step: host (launch)
   ddp           DistributedDataParallel all-reduce of 1 GiB of gradients a step
                 (run it under gpufeed launch with NCCL_P2P_DISABLE=1): communication
+
+KIND-free (slow-loader-free, disk-free, cpu-steal-free): the same job with the
+planted cause removed (no sleep, the file's pages left cached, workers that do
+not burn), whose step time tests the predicted speed-up if that part were free.
 """
 import os
 import sys
@@ -23,6 +27,8 @@ import torch
 import gpufeed
 
 kind, seconds = sys.argv[1], float(sys.argv[2])
+free = kind.endswith("-free")
+kind = kind[:-len("-free")] if free else kind
 data = sys.argv[3] if len(sys.argv) > 3 else None
 dev = torch.device("cuda", gpufeed.local_rank() if kind == "ddp" else 0)
 torch.cuda.set_device(dev)
@@ -33,7 +39,8 @@ class Sleepy(torch.utils.data.Dataset):
         return 1 << 30
 
     def __getitem__(self, i):
-        time.sleep(0.02)
+        if not free:
+            time.sleep(0.02)
         return torch.zeros(1024)
 
 
@@ -48,7 +55,8 @@ class DiskPieces(torch.utils.data.Dataset):
         piece = 4 << 20
         off = (i * 7919 % max(1, self.size // piece)) * piece
         with open(self.path, "rb", buffering=0) as f:
-            os.posix_fadvise(f.fileno(), off, piece, os.POSIX_FADV_DONTNEED)
+            if not free:
+                os.posix_fadvise(f.fileno(), off, piece, os.POSIX_FADV_DONTNEED)
             f.seek(off)
             return torch.frombuffer(bytearray(f.read(piece)), dtype=torch.uint8)
 
@@ -59,7 +67,7 @@ class Burner(torch.utils.data.Dataset):
 
     def __getitem__(self, i):
         x = 0
-        for j in range(200000):
+        for j in range(0 if free else 200000):
             x += j * j
         return torch.zeros(1024)
 
