@@ -62,26 +62,18 @@ static int schedstat(pid_t pid, pid_t tid, uint64_t *run, uint64_t *wait)
 	return 0;
 }
 
-/* utime + stime (fields 14 and 15) and majflt (12) of /proc/PID/stat,
- * after the comm. */
-static int stat_of(pid_t pid, uint64_t *ticks, uint64_t *majflt, char *state)
+/* utime + stime (fields 14 and 15) of /proc/PID/stat, after the comm. */
+static int cpu_ticks(pid_t pid, uint64_t *ticks, char *state)
 {
 	char b[1024], *p;
-	unsigned long long ut, st, mf;
+	unsigned long long ut, st;
 
 	if (read_str(b, sizeof(b), "/proc/%d/stat", (int)pid) || !(p = strrchr(b, ')')))
 		return -1;
-	if (sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %llu %*u %llu %llu", state, &mf, &ut, &st) != 4)
+	if (sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", state, &ut, &st) != 3)
 		return -1;
 	*ticks = ut + st;
-	if (majflt)
-		*majflt = mf;
 	return 0;
-}
-
-static int cpu_ticks(pid_t pid, uint64_t *ticks, char *state)
-{
-	return stat_of(pid, ticks, NULL, state);
 }
 
 int gf_probe_children(pid_t pid, pid_t *out, int max)
@@ -100,62 +92,6 @@ int gf_probe_children(pid_t pid, pid_t *out, int max)
 		out[n++] = (pid_t)v;
 	}
 	return n;
-}
-
-/* The CPU time of every descendant, depth first, at most 256 processes. */
-static uint64_t descendants_ticks(pid_t pid, int *budget)
-{
-	pid_t kids[64];
-	uint64_t sum = 0, t;
-	char st;
-	int n = gf_probe_children(pid, kids, 64);
-
-	for (int i = 0; i < n && *budget > 0; i++) {
-		(*budget)--;
-		if (!cpu_ticks(kids[i], &t, &st))
-			sum += t;
-		sum += descendants_ticks(kids[i], budget);
-	}
-	return sum;
-}
-
-static int io_counters(pid_t pid, uint64_t *read_bytes, uint64_t *rchar)
-{
-	char b[512], *p;
-	unsigned long long rb = 0, rc = 0;
-
-	if (read_str(b, sizeof(b), "/proc/%d/io", (int)pid))
-		return -1;
-	if (!(p = strstr(b, "rchar:")) || sscanf(p, "rchar: %llu", &rc) != 1 ||
-	    !(p = strstr(b, "\nread_bytes:")) || sscanf(p, "\nread_bytes: %llu", &rb) != 1)
-		return -1;
-	*read_bytes = rb;
-	*rchar = rc;
-	return 0;
-}
-
-/* cgroup v2: "0::/path" in /proc/PID/cgroup, throttled_usec in its cpu.stat. */
-static void find_cgroup(struct gf_probe *p)
-{
-	char b[512];
-
-	p->cgroup_stat[0] = 0;
-	if (read_str(b, sizeof(b), "/proc/%d/cgroup", (int)p->pid) || strncmp(b, "0::", 3))
-		return;
-	snprintf(p->cgroup_stat, sizeof(p->cgroup_stat), "/sys/fs/cgroup%s/cpu.stat",
-		 strcmp(b + 3, "/") ? b + 3 : "");
-}
-
-static int throttled(const struct gf_probe *p, uint64_t *us)
-{
-	char b[1024], *q;
-	unsigned long long v;
-
-	if (!p->cgroup_stat[0] || read_str(b, sizeof(b), "%s", p->cgroup_stat) ||
-	    !(q = strstr(b, "throttled_usec")) || sscanf(q, "throttled_usec %llu", &v) != 1)
-		return -1;
-	*us = v;
-	return 0;
 }
 
 static void gpus_seen(const char *target, void *arg)
@@ -191,15 +127,8 @@ static void start_interval(struct gf_probe *p, double now)
 	memset(p->blocked, 0, sizeof(p->blocked));
 	if (schedstat(p->pid, p->tid, &p->run_ns, &p->wait_ns))
 		p->run_ns = p->wait_ns = 0;
-	if (stat_of(p->pid, &p->cpu_ticks, &p->majflt, &st))
+	if (cpu_ticks(p->pid, &p->cpu_ticks, &st))
 		p->alive = false;
-	{
-		int budget = 256;
-
-		p->children_ticks = descendants_ticks(p->pid, &budget);
-	}
-	p->have_io = !io_counters(p->pid, &p->read_bytes, &p->rchar);
-	p->have_throttle = !throttled(p, &p->throttled_us);
 }
 
 int gf_probe_open(struct gf_probe *p, pid_t pid, pid_t tid)
@@ -213,7 +142,6 @@ int gf_probe_open(struct gf_probe *p, pid_t pid, pid_t tid)
 	if (cpu_ticks(pid, &t, &st))
 		return gf_error(-ESRCH, "%d: no such process", (int)pid);
 	p->alive = true;
-	find_cgroup(p);
 	gf_probe_gpus(p);
 	start_interval(p, gf_probe_now());
 	return 0;
@@ -342,15 +270,15 @@ void gf_probe_state(struct gf_probe *p)
 void gf_probe_interval(struct gf_probe *p, double now, struct gf_diag_rank_tick *r)
 {
 	double dt = now - p->t0, blocked;
-	uint64_t run, wait, ticks, rb, rc, thr, mf;
+	uint64_t run, wait, ticks;
 	long hz = sysconf(_SC_CLK_TCK);
 	char st;
 
 	memset(r, 0, sizeof(*r));
 	r->pid = p->pid;
 	r->throttled = r->gpu_active = r->pcie_rx_frac = r->link_frac = NAN;
-	r->read_bps = r->rchar_bps = NAN;
-	if (!p->alive || dt <= 0 || stat_of(p->pid, &ticks, &mf, &st) || st == 'Z') {
+	r->read_bps = r->rchar_bps = r->majflt_ps = r->children_cpu = NAN;
+	if (!p->alive || dt <= 0 || cpu_ticks(p->pid, &ticks, &st) || st == 'Z') {
 		p->alive = false;
 		return;
 	}
@@ -368,19 +296,5 @@ void gf_probe_interval(struct gf_probe *p, double now, struct gf_diag_rank_tick 
 		r->wait[GF_DW_OTHER] = blocked;
 	}
 	r->cpu = (double)(ticks - p->cpu_ticks) / (double)hz / dt;
-	r->majflt_ps = (double)(mf - p->majflt) / dt;
-	{
-		int budget = 256;
-		uint64_t kids = descendants_ticks(p->pid, &budget);
-
-		/* a child that exited took its time with it: no negative rates */
-		r->children_cpu = kids > p->children_ticks ? (double)(kids - p->children_ticks) / (double)hz / dt : 0;
-	}
-	if (p->have_io && !io_counters(p->pid, &rb, &rc)) {
-		r->read_bps = (double)(rb - p->read_bytes) / dt;
-		r->rchar_bps = (double)(rc - p->rchar) / dt;
-	}
-	if (p->have_throttle && !throttled(p, &thr))
-		r->throttled = (double)(thr - p->throttled_us) * 1e-6 / dt;
 	start_interval(p, now);
 }

@@ -1,7 +1,8 @@
 /* One rank of a job read from /proc: its step thread's run and run-queue
  * time (schedstat), what the thread is blocked in (syscall, sampled), the
- * process's CPU, its descendants' CPU, its I/O, its cgroup's throttling
- * and the GPUs it has open.  docs/diagnose.md, "What is sampled". */
+ * process's own CPU and the GPUs it has open.  Its descendants' CPU, its
+ * I/O, faults and cgroup throttling come from the monitor (run.c).
+ * docs/diagnose.md, "What is sampled". */
 #ifndef GF_DIAGNOSE_PROBE_H
 #define GF_DIAGNOSE_PROBE_H
 
@@ -18,18 +19,13 @@ struct gf_probe {
 	bool alive;
 	/* counters at the start of the interval */
 	uint64_t run_ns, wait_ns;	/* schedstat */
-	uint64_t cpu_ticks, children_ticks;
-	uint64_t majflt;
-	uint64_t read_bytes, rchar;
-	uint64_t throttled_us;
-	bool have_io, have_throttle;
+	uint64_t cpu_ticks;
 	double t0;			/* CLOCK_MONOTONIC seconds at the start */
 	/* blocked-state samples in the interval */
 	unsigned samples, blocked[GF_DW_N];
 	unsigned waiting_child;		/* of them, in wait4/waitid: a launcher or a shell */
 	double waiting_child_frac;	/* the last interval's share of those */
 	bool syscall_denied;		/* /proc/PID/task/TID/syscall refused: states from stat only */
-	char cgroup_stat[512];		/* /sys/fs/cgroup/.../cpu.stat, "" unknown */
 	int gpu_minor[GF_PROBE_MAX_GPUS];	/* /dev/nvidiaN it has open */
 	unsigned ngpus;
 };
@@ -38,8 +34,8 @@ struct gf_probe {
 int gf_probe_open(struct gf_probe *p, pid_t pid, pid_t tid);
 /* One look at what the step thread is blocked in (called at state_hz). */
 void gf_probe_state(struct gf_probe *p);
-/* Closes the interval: fills r (pid, run, runq, wait[], cpu, children_cpu,
- * read_bps, rchar_bps, throttled) and starts the next.  alive false once
+/* Closes the interval: fills r (pid, run, runq, wait[], cpu; the monitor's
+ * figures NAN) and starts the next.  alive false once
  * the process is gone (r keeps zeros). */
 void gf_probe_interval(struct gf_probe *p, double now, struct gf_diag_rank_tick *r);
 /* The GPUs (/dev/nvidiaN minors) the process has open, read again. */

@@ -36,6 +36,7 @@ enum { EXIT_CANNOT_EXEC = 126, EXIT_NOT_FOUND = 127 };
 
 struct rank {
 	struct gf_probe probe;
+	struct gf_monitor *mon;		/* the process with its descendants: CPU, I/O, faults, cgroup */
 	int job_rank;			/* RANK in its environment, -1 none */
 	bool chan;			/* it publishes step markers */
 	struct gf_stepchan_counters prev;
@@ -68,6 +69,48 @@ static double cpu_self(void)
 	getrusage(RUSAGE_SELF, &ru);
 	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
 	       (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+/* The rank's process and its descendants (its loader's worker processes)
+ * through the monitor: a rank without one has those figures unknown. */
+static void open_rank_monitor(struct runner *r, struct rank *k)
+{
+	struct gf_monitor_opts mo = GF_MONITOR_OPTS_INIT;
+	const struct gf_mon_sample *s;
+
+	mo.root = r->o->machine ? r->o->machine->root : NULL;
+	mo.parts = GF_MON_PROC;
+	mo.pid = k->probe.pid;
+	mo.children = true;
+	mo.topo = r->topo;
+	if (gf_monitor_open(&mo, &k->mon))
+		k->mon = NULL;
+	else
+		(void)gf_monitor_sample(k->mon, &s);	/* primes the counters */
+}
+
+static void proc_figures(struct rank *k, struct gf_diag_rank_tick *rt)
+{
+	const struct gf_mon_sample *s;
+	const struct gf_mon_proc *p;
+
+	if (!k->mon || gf_monitor_sample(k->mon, &s) || !(p = s->proc) || !(s->interval_s > 0) || !p->alive)
+		return;
+	/* the monitor counts the process with its descendants */
+	if (!isnan(p->cpu))
+		rt->children_cpu = p->cpu > rt->cpu ? p->cpu - rt->cpu : 0;
+	rt->read_bps = p->read_bps;
+	rt->rchar_bps = p->rchar_bps;
+	rt->majflt_ps = p->major_faults_per_s;
+	rt->throttled = p->cgroup_throttled;
+}
+
+static void close_ranks(struct runner *r)
+{
+	for (unsigned i = 0; i < r->nranks; i++) {
+		gf_monitor_close(r->ranks[i].mon);
+		r->ranks[i].mon = NULL;
+	}
 }
 
 /* The rank the job gave the process (RANK, as torchrun and gpufeed launch
@@ -112,6 +155,7 @@ static int add_rank(struct runner *r, pid_t pid, pid_t tid, bool chan)
 		return 0;	/* gone already */
 	k->chan = chan;
 	k->job_rank = job_rank(pid);
+	open_rank_monitor(r, k);
 	r->nranks++;
 	return 0;
 }
@@ -127,9 +171,12 @@ static bool keep_publishers(struct runner *r)
 		any |= r->ranks[i].chan;
 	if (!any)
 		return false;
-	for (unsigned i = 0; i < r->nranks; i++)
+	for (unsigned i = 0; i < r->nranks; i++) {
 		if (r->ranks[i].chan)
 			r->ranks[j++] = r->ranks[i];
+		else
+			gf_monitor_close(r->ranks[i].mon);
+	}
 	r->nranks = j;
 	return true;
 }
@@ -283,6 +330,7 @@ static bool become_launcher(struct runner *r)
 	    r->ranks[0].probe.waiting_child_frac < 0.5 || gf_probe_children(r->root, &kid, 1) < 1)
 		return false;
 	r->launcher = true;
+	close_ranks(r);
 	r->nranks = 0;
 	find_ranks(r);
 	return true;
@@ -323,6 +371,7 @@ static int interval(struct runner *r, unsigned *gpu_refresh)
 		/* the GPUs a rank opens: again every 10 intervals */
 		if (*gpu_refresh % 10 == 0)
 			gf_probe_gpus(&k->probe);
+		proc_figures(k, rt);
 		if (s && s->interval_s > 0)
 			gpu_figures(r, s, &k->probe, rt);
 		channel_figures(r, k, rt);
@@ -759,6 +808,7 @@ GF_API int gf_diagnose_run(const struct gf_diagnose_opts *o, struct gf_diagnosis
 	}
 out:
 	ret = close_samples(r, ret);
+	close_ranks(r);
 	gf_monitor_close(r->mon);
 	if (r->own_dir) {
 		gf_rmtree(r->dir);

@@ -240,7 +240,7 @@ static void explain_input(const struct gf_diag_acc *a, const struct rank_parts *
 				 "%.1f MB/s from storage, %.1f MB/s read in all", 100 * p->input_disk / T,
 				 s->read_b / T / MB, s->rchar_b / T / MB);
 
-		if (s->majflt >= 1 && n > 0 && (size_t)n < wl)
+		if (s->majflt / T >= 10 && n > 0 && (size_t)n < wl)
 			n += snprintf(why + n, wl - (size_t)n, ", %.0f major page faults/s (a mapped file)",
 				      s->majflt / T);
 		if (a->disk[0] && a->disk_t > 0 && n > 0 && (size_t)n < wl)
