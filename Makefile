@@ -117,6 +117,7 @@ PC_FILE := $(BUILD)/gpufeed.pc
 MAN_PAGES := man/gpufeed.1 man/gpufeed-check.1 man/gpufeed-tune.1 man/gpufeed-revert.1 man/gpufeed-report.1 man/gpufeed-topo.1 man/gpufeed-record.1 man/gpufeed-bench-io.1
 MAN_PAGES += man/gpufeed-run.1
 MAN_PAGES += man/gpufeed-verify.1
+MAN_PAGES += man/gpufeed-diagnose.1
 MAN_PAGES += man/gpufeed-plan.1
 MAN_PAGES += man/gpufeed-config-kubelet.1 man/gpufeed-config-slurm.1 man/gpufeed-config-nccl-topo.1 man/gpufeed-config-labels.1
 MAN_PAGES += man/gpufeed-launch.1

@@ -76,6 +76,7 @@ void gf_cli_bench_register(void);
 int gf_cmd_tune(int argc, char **argv);
 int gf_cmd_revert(int argc, char **argv);
 int gf_cmd_run(int argc, char **argv);
+int gf_cmd_diagnose(int argc, char **argv);
 int gf_cmd_verify(int argc, char **argv);
 int gf_cmd_plan(int argc, char **argv);
 int gf_cmd_config(int argc, char **argv);

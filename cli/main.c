@@ -11,6 +11,7 @@ const struct gf_cmd *const gf_commands[] = {
 	&gf_cmd_run_def,
 	&gf_cmd_launch_def,
 	&gf_cmd_verify_def,
+	&gf_cmd_diagnose_def,
 	&gf_cmd_plan_def,
 	&gf_cmd_config_def,
 	&gf_cmd_pack_def,

@@ -107,6 +107,7 @@ extern const struct gf_cmd gf_cmd_check_def, gf_cmd_topo_def, gf_cmd_report_def,
 	gf_cmd_tune_def, gf_cmd_revert_def;
 extern const struct gf_cmd gf_cmd_run_def;
 extern const struct gf_cmd gf_cmd_verify_def;
+extern const struct gf_cmd gf_cmd_diagnose_def;
 extern const struct gf_cmd gf_cmd_plan_def;
 extern const struct gf_cmd gf_cmd_config_def, gf_cmd_config_kubelet_def, gf_cmd_config_slurm_def,
 	gf_cmd_config_nccl_topo_def, gf_cmd_config_labels_def;

@@ -65,6 +65,7 @@ enum gf_env_var {
 	GF_ENV_NCCL_DEBUG_SUBSYS = 46,	/* NCCL_DEBUG_SUBSYS */
 	GF_ENV_NCCL_DEBUG_FILE = 47,	/* NCCL_DEBUG_FILE */
 	GF_ENV_COLUMNS = 48,		/* COLUMNS */
+	GF_ENV_DIAGNOSE = 49,		/* GPUFEED_DIAGNOSE */
 };
 
 /* "GPUFEED_NVML_LIBRARY", or "?" for an id that is not registered. */

@@ -49,6 +49,8 @@
 #include <gpufeed/monitor.h>
 #include <gpufeed/exporter.h>
 #include <gpufeed/monitor_output.h>
+#include <gpufeed/step.h>
+#include <gpufeed/diagnose.h>
 
 #ifdef __cplusplus
 extern "C" {

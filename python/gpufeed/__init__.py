@@ -15,14 +15,14 @@ the guide; gpufeed.torch the PyTorch DataLoader drop-in.
 import atexit as _atexit
 import os as _os
 
-from ._gpufeed import Batch, Dataset, Error, Loader, Tensor, bind, pack, topo, version
+from ._gpufeed import Batch, Dataset, Error, Loader, Tensor, bind, pack, step, topo, version
 from ._gpufeed import _close_transforming
 
 # A loader with a Python transform is closed before the interpreter
 # finalizes: its threads need the GIL to finish the sample in hand.
 _atexit.register(_close_transforming)
 
-__all__ = ["Batch", "Dataset", "Error", "Loader", "Tensor", "bind", "bind_worker", "pack", "topo", "version",
+__all__ = ["Batch", "Dataset", "Error", "Loader", "Tensor", "bind", "bind_worker", "pack", "step", "topo", "version",
            "local_rank", "local_gpu"]
 __version__ = version()
 

@@ -276,6 +276,19 @@ out:
 	return obj;
 }
 
+/* One marker a step: no GIL release, the call is a clock read and a few
+ * atomic adds (and nothing when not under gpufeed diagnose). */
+static PyObject *step(PyObject *self, PyObject *unused)
+{
+	int ret;
+
+	(void)self;
+	(void)unused;
+	if ((ret = gf_step()))
+		return gfpy_raise(ret);
+	Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
 	{ "version", version, METH_NOARGS, "version() -> str\n\nThe version of the gpufeed library loaded." },
 	{ "topo", (PyCFunction)(void (*)(void))topo, METH_VARARGS | METH_KEYWORDS,
@@ -293,6 +306,11 @@ static PyMethodDef methods[] = {
 	  "CUDA_VISIBLE_DEVICES) is not set: a running process's CUDA ordinals\n"
 	  "would change under it.  root= previews the binding on a recording\n"
 	  "(apply must then be False, the default with root)." },
+	{ "step", step, METH_NOARGS,
+	  "step() -> None\n\n"
+	  "Marks the end of one training step, for `gpufeed diagnose` (docs/diagnose.md):\n"
+	  "call it at the same point of every step, from the training loop.  It does\n"
+	  "nothing unless the process runs under diagnose (GPUFEED_DIAGNOSE set)." },
 	{ NULL, NULL, 0, NULL },
 };
 

@@ -162,11 +162,15 @@ static const struct gf_env_info registry[] = {
 		"COLUMNS", GF_ENV_INT, "the terminal's width (TIOCGWINSZ), 100 when not a terminal", "cli",
 		"Width of text output (check, tune, topo) on a terminal; output elsewhere is 100 columns wide",
 		20, 10000 },
+	[GF_ENV_DIAGNOSE] = {
+		"GPUFEED_DIAGNOSE", GF_ENV_PATH, "no step markers published", "core",
+		"Directory where gf_step()/gpufeed.step() and the loader publish step markers (gpufeed diagnose sets it)",
+		0, 0 },
 };
 
 #define NVARS ((int)(sizeof(registry) / sizeof(registry[0])))
 /* The last id has a row: ids and rows cannot drift apart. */
-_Static_assert(NVARS == GF_ENV_COLUMNS + 1, "every gf_env_var needs a registry row");
+_Static_assert(NVARS == GF_ENV_DIAGNOSE + 1, "every gf_env_var needs a registry row");
 
 int gf_env_count(void)
 {

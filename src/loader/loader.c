@@ -11,6 +11,7 @@
 #include <gpufeed/topo.h>
 #include "core/error.h"
 #include "core/opts.h"
+#include "core/stepchan.h"
 #include "loader/loader_internal.h"
 #include "loader/plan.h"
 
@@ -333,7 +334,11 @@ int gf_loader_next(struct gf_loader *l, struct gf_batch **out)
 		*out = &s->batch;
 	}
 	pthread_mutex_unlock(&l->mu);
-	gf_loader_count(&l->c_wait_ns, gf_loader_now_ns() - t0);
+	t0 = gf_loader_now_ns() - t0;
+	gf_loader_count(&l->c_wait_ns, t0);
+	/* what gpufeed diagnose reads as the job's input wait */
+	if (s)
+		gf_stepchan_input(t0, s->batch.bytes);
 	return rc;
 }
 

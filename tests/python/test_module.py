@@ -2,6 +2,7 @@
 import errno
 import json
 import os
+import struct
 import subprocess
 import sys
 
@@ -118,3 +119,50 @@ def test_gpufeed_torch_without_torch_says_so():
     env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(gpufeed.__file__)))
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, env=env).stdout
     assert "gpufeed.torch needs PyTorch" in out and "python3-torch" in out
+
+
+STEP_CHANNEL = struct.Struct("<8sIIiiQQQQQQQQ")  # src/core/stepchan.h, struct gf_stepchan_page
+
+
+def read_step_channel(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    fields = STEP_CHANNEL.unpack_from(data)
+    names = ("magic", "version", "size", "pid", "tid", "created_ns", "steps", "last_step_ns", "step_sum_ns",
+             "step_max_ns", "input_waits", "input_wait_ns", "input_bytes")
+    return dict(zip(names, fields))
+
+
+def test_step_is_silent_outside_diagnose(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "GPUFEED_DIAGNOSE"}
+    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(gpufeed.__file__))
+    subprocess.run([sys.executable, "-c", "import gpufeed; gpufeed.step(); gpufeed.step()"], check=True, env=env,
+                   cwd=tmp_path)
+    assert os.listdir(tmp_path) == []
+
+
+def test_step_and_the_loader_publish_to_the_channel(tmp_path):
+    """gpufeed.step() counts steps, the loader its consumer's waits, in DIR/step-PID.gfs."""
+    flat = tmp_path / "flat"
+    flat.write_bytes(os.urandom(8 * 512))
+    gpufeed.pack(flat, tmp_path / "ds", input="records", record_size=512)
+    chan = tmp_path / "chan"
+    chan.mkdir()
+    env = dict(os.environ, GPUFEED_DIAGNOSE=str(chan),
+               PYTHONPATH=os.path.dirname(os.path.dirname(gpufeed.__file__)))
+    code = """
+import os, sys, time, gpufeed
+with gpufeed.Loader(sys.argv[1], 4, shuffle=False) as loader:
+    for batch in loader:
+        time.sleep(0.002)
+        gpufeed.step()
+print(os.getpid())
+"""
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "ds")], check=True, env=env,
+                         capture_output=True, text=True).stdout
+    c = read_step_channel(chan / ("step-%s.gfs" % out.strip()))
+    assert c["magic"] == b"GFSTEPCH" and c["version"] == 1 and c["size"] == STEP_CHANNEL.size
+    assert c["pid"] == int(out)
+    assert c["steps"] == 2
+    assert c["step_sum_ns"] >= 2_000_000 and c["step_max_ns"] <= c["step_sum_ns"]
+    assert c["input_waits"] == 2 and c["input_bytes"] == 8 * 512

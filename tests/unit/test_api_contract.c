@@ -2675,6 +2675,81 @@ static void row_gf_tune_print_width(void)
 
 /* ---- the table ---- */
 
+/* step.h: off in the test (no GPUFEED_DIAGNOSE), so each is a no-op that
+ * says so. */
+static void row_gf_step(void)
+{
+	assert_int_equal(gf_step(), 0);
+}
+
+static void row_gf_step_input_wait(void)
+{
+	assert_int_equal(gf_step_input_wait(0, 0), 0);
+}
+
+static void row_gf_step_enabled(void)
+{
+	assert_false(gf_step_enabled());
+}
+
+/* diagnose.h */
+static void row_gf_diagnose_run(void)
+{
+	struct gf_diagnose_opts o = GF_DIAGNOSE_OPTS_INIT, bad = { 0 };
+	char *argv[] = { "true", NULL };
+	struct gf_diagnosis *d;
+
+	NULL_ARG(gf_diagnose_run(&o, NULL), "out");
+	NULL_ARG(gf_diagnose_run(NULL, &d), "opts");
+	UNINIT(gf_diagnose_run(&bad, &d), "GF_DIAGNOSE_OPTS_INIT");
+	BAD_ARG(gf_diagnose_run(&o, &d), "a pid to attach to");
+	o.argv = argv;
+	o.pid = 1;
+	BAD_ARG(gf_diagnose_run(&o, &d), "a pid to attach to");
+	o.pid = 0;
+	o.interval_s = 0;
+	BAD_ARG(gf_diagnose_run(&o, &d), "interval_s");
+	assert_null(d);
+}
+
+static void row_gf_diagnose_replay(void)
+{
+	struct gf_diagnosis *d;
+
+	NULL_ARG(gf_diagnose_replay("x", NULL), "out");
+	NULL_ARG(gf_diagnose_replay(NULL, &d), "samples");
+}
+
+static void row_gf_diagnose_job_status(void)
+{
+	assert_int_equal(gf_diagnose_job_status(NULL), -1);
+}
+
+static void row_gf_diagnose_known(void)
+{
+	assert_false(gf_diagnose_known(NULL));
+}
+
+static void row_gf_diagnose_print(void)
+{
+	NULL_ARG(gf_diagnose_print(NULL, stdout), "d");
+}
+
+static void row_gf_diagnose_write_json(void)
+{
+	NULL_ARG(gf_diagnose_write_json(NULL, stdout), "d");
+}
+
+static void row_gf_diagnose_save(void)
+{
+	NULL_ARG(gf_diagnose_save(NULL, "x", false), "d");
+}
+
+static void row_gf_diagnose_free(void)
+{
+	gf_diagnose_free(NULL);
+}
+
 struct row {
 	const char *name;
 	void (*fn)(void);
@@ -2773,6 +2848,10 @@ static const struct row rows[] = {
 	ROW(gf_nccl_fr_print), ROW(gf_nccl_fr_write_json), ROW(gf_nccl_ras_parse), ROW(gf_nccl_ras_read), ROW(gf_nccl_ras_query),
 	ROW(gf_nccl_ras_free), ROW(gf_nccl_ras_finding_count), ROW(gf_nccl_ras_missing_ranks), ROW(gf_nccl_ras_print),
 	ROW(gf_nccl_ras_write_json),
+	/* step.h, diagnose.h */
+	ROW(gf_step), ROW(gf_step_input_wait), ROW(gf_step_enabled), ROW(gf_diagnose_run), ROW(gf_diagnose_replay),
+	ROW(gf_diagnose_job_status), ROW(gf_diagnose_known), ROW(gf_diagnose_print), ROW(gf_diagnose_write_json),
+	ROW(gf_diagnose_save), ROW(gf_diagnose_free),
 	/* monitor.h */
 	ROW(gf_monitor_open), ROW(gf_monitor_sample), ROW(gf_monitor_topo), ROW(gf_monitor_close),
 	/* exporter.h */
