@@ -253,6 +253,21 @@ static void process_share(void **state)
 	/* A GPU it does not use: 0 is the measurement. */
 	assert_true(s->gpus[2].proc_sm_share == 0);
 	assert_int_equal(s->gpus[2].proc_mem_used, 0);
+	gf_monitor_close(m);
+
+	/* Without GF_MON_PROC: no process part, the GPUs' share still its. */
+	{
+		struct gf_monitor_opts o = GF_MONITOR_OPTS_INIT;
+		struct gf_mon_hooks h = { .root_is_live = true, .clock = tick };
+
+		o.root = vm;
+		o.parts = GF_MON_GPU;
+		o.pid = 857;
+		assert_int_equal(gf_monitor_open_hooked(&o, &h, &m), 0);
+	}
+	s = sample(m, 0);
+	assert_null(s->proc);
+	assert_true(s->gpus[0].proc_sm_share == 0.3);
 	/* No newer samples since: no kernel of anyone's ran. */
 	s = sample(m, 1);
 	assert_true(s->gpus[0].proc_sm_share == 0);
