@@ -167,6 +167,31 @@ static void utilization_and_counters(void **state)
 	gf_monitor_close(m);
 }
 
+/* GPM failing for one sample falls back to the counters, which start
+ * afresh then: never a rate against a reading from before GPM's run. */
+static void counters_not_stale_after_gpm(void **state)
+{
+	struct gf_monitor *m;
+	const struct gf_mon_sample *s;
+
+	(void)state;
+	setenv("FAKE_NVML_COUNTERS", "1000,1000,0,0", 1);
+	m = open_gpus(0);
+	sample(m, 0);			/* GPM primes, counters read */
+	setenv("FAKE_NVML_COUNTERS", "9000000,9000000,0,0", 1);
+	s = sample(m, 1);		/* GPM's figures */
+	assert_true(s->gpus[0].pcie_rx_bps == 1000 * MIB);
+	setenv("FAKE_NVML_SCENARIO", "no_gpm_metrics", 1);
+	setenv("FAKE_NVML_COUNTERS", "9000100,9000200,0,0", 1);
+	s = sample(m, 1);		/* GPM refuses: counters, primed only */
+	assert_true(isnan(s->gpus[0].pcie_rx_bps));
+	setenv("FAKE_NVML_COUNTERS", "9000300,9000600,0,0", 1);
+	s = sample(m, 2);
+	assert_true(s->gpus[0].pcie_tx_bps == 100);
+	assert_true(s->gpus[0].pcie_rx_bps == 200);
+	gf_monitor_close(m);
+}
+
 /* No byte counters either: nvmlDeviceGetPcieThroughput's KB/s, NVLink
  * unknown (NAN, never 0). */
 static void pcie_throughput_without_counters(void **state)
@@ -355,6 +380,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(gpm_figures, reset),
 		cmocka_unit_test_setup(utilization_and_counters, reset),
+		cmocka_unit_test_setup(counters_not_stale_after_gpm, reset),
 		cmocka_unit_test_setup(pcie_throughput_without_counters, reset),
 		cmocka_unit_test_setup(throttle_named, reset),
 		cmocka_unit_test_setup(xid_events_counted, reset),
