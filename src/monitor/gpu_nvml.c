@@ -303,6 +303,11 @@ static void read_counters(struct gf_monitor *m, struct mon_gpu_dev *d, struct gf
 	uint64_t tx, rx;
 	unsigned v;
 
+	/* GPM gave them: the counters' last readings are stale from here. */
+	if (!isnan(out->pcie_rx_bps))
+		d->pcie_have = false;
+	if (!isnan(out->nvlink_rx_bps))
+		d->nvl_have = false;
 	if (isnan(out->pcie_rx_bps)) {
 		if (read_fields(ops, d->dev, GF_NVML_FI_DEV_PCIE_COUNT_TX_BYTES, GF_NVML_FI_DEV_PCIE_COUNT_RX_BYTES,
 				&tx, &rx)) {

@@ -70,8 +70,6 @@ static int check_opts(const struct gf_monitor_opts *o, const char *func)
 		return gf_arg_error(func, "pid %d is negative (0: no process)", (int)o->pid);
 	if (o->children && o->pid == 0)
 		return gf_arg_error(func, "children needs a pid");
-	if (o->topo && o->root && *o->root)
-		return gf_arg_error(func, "root and topo: give one (the model says which machine it is)");
 	return 0;
 }
 
@@ -111,7 +109,8 @@ int gf_monitor_open_hooked(const struct gf_monitor_opts *opts, const struct gf_m
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return gf_error(-ENOMEM, "monitor: out of memory");
-	root = o.topo ? NULL : o.root;
+	/* With both, the model is the caller's and the counters are root's. */
+	root = o.root;
 	if ((ret = gf_fs_init(&m->fs, root)))
 		goto fail;
 	m->fs_open = true;
@@ -140,8 +139,11 @@ int gf_monitor_open_hooked(const struct gf_monitor_opts *opts, const struct gf_m
 		goto fail;
 	if ((m->parts & GF_MON_GPU) && (ret = gf_mon_gpus_open(m)))
 		goto fail;
+	/* The pid is sampled for the GPUs' share too, shown with GF_MON_PROC. */
 	if (m->pid > 0 && (ret = gf_mon_proc_open(m)))
 		goto fail;
+	if (!(m->parts & GF_MON_PROC))
+		m->s.proc = NULL;
 	*out = m;
 	return 0;
 fail:

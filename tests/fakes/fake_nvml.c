@@ -9,6 +9,7 @@
  *   lost_gpu     GPU 2 fails nvmlDeviceGetHandleByIndex (fell off the bus)
  *   mig          GPU 0 has MIG enabled with two instances
  *   no_gpm       nvmlGpmQueryDeviceSupport says no (a GPU before Hopper)
+ *   no_gpm_metrics  GPM is supported but nvmlGpmMetricsGet fails
  *   no_fields    nvmlDeviceGetFieldValues answers NOT_SUPPORTED (no PCIe
  *                or NVLink byte counters: an older driver)
  * FAKE_NVML_PCI: the GPUs' PCI addresses in index order, comma separated
@@ -698,6 +699,8 @@ gf_nvml_return nvmlGpmMetricsGet(struct gf_nvml_gpm_metrics_get *g)
 
 	if (g->version != GF_NVML_GPM_METRICS_GET_VERSION)
 		return GF_NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+	if (scenario_has("no_gpm_metrics"))
+		return GF_NVML_ERROR_UNKNOWN;
 	/* Two distinct samples, both taken, as NVML requires. */
 	if (!g->sample1 || !g->sample2 || g->sample1 == g->sample2 || !g->sample1->taken || !g->sample2->taken ||
 	    g->num_metrics > GF_NVML_GPM_METRIC_MAX)

@@ -167,6 +167,31 @@ static void utilization_and_counters(void **state)
 	gf_monitor_close(m);
 }
 
+/* GPM failing for one sample falls back to the counters, which start
+ * afresh then: never a rate against a reading from before GPM's run. */
+static void counters_not_stale_after_gpm(void **state)
+{
+	struct gf_monitor *m;
+	const struct gf_mon_sample *s;
+
+	(void)state;
+	setenv("FAKE_NVML_COUNTERS", "1000,1000,0,0", 1);
+	m = open_gpus(0);
+	sample(m, 0);			/* GPM primes, counters read */
+	setenv("FAKE_NVML_COUNTERS", "9000000,9000000,0,0", 1);
+	s = sample(m, 1);		/* GPM's figures */
+	assert_true(s->gpus[0].pcie_rx_bps == 1000 * MIB);
+	setenv("FAKE_NVML_SCENARIO", "no_gpm_metrics", 1);
+	setenv("FAKE_NVML_COUNTERS", "9000100,9000200,0,0", 1);
+	s = sample(m, 1);		/* GPM refuses: counters, primed only */
+	assert_true(isnan(s->gpus[0].pcie_rx_bps));
+	setenv("FAKE_NVML_COUNTERS", "9000300,9000600,0,0", 1);
+	s = sample(m, 2);
+	assert_true(s->gpus[0].pcie_tx_bps == 100);
+	assert_true(s->gpus[0].pcie_rx_bps == 200);
+	gf_monitor_close(m);
+}
+
 /* No byte counters either: nvmlDeviceGetPcieThroughput's KB/s, NVLink
  * unknown (NAN, never 0). */
 static void pcie_throughput_without_counters(void **state)
@@ -253,6 +278,21 @@ static void process_share(void **state)
 	/* A GPU it does not use: 0 is the measurement. */
 	assert_true(s->gpus[2].proc_sm_share == 0);
 	assert_int_equal(s->gpus[2].proc_mem_used, 0);
+	gf_monitor_close(m);
+
+	/* Without GF_MON_PROC: no process part, the GPUs' share still its. */
+	{
+		struct gf_monitor_opts o = GF_MONITOR_OPTS_INIT;
+		struct gf_mon_hooks h = { .root_is_live = true, .clock = tick };
+
+		o.root = vm;
+		o.parts = GF_MON_GPU;
+		o.pid = 857;
+		assert_int_equal(gf_monitor_open_hooked(&o, &h, &m), 0);
+	}
+	s = sample(m, 0);
+	assert_null(s->proc);
+	assert_true(s->gpus[0].proc_sm_share == 0.3);
 	/* No newer samples since: no kernel of anyone's ran. */
 	s = sample(m, 1);
 	assert_true(s->gpus[0].proc_sm_share == 0);
@@ -340,6 +380,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(gpm_figures, reset),
 		cmocka_unit_test_setup(utilization_and_counters, reset),
+		cmocka_unit_test_setup(counters_not_stale_after_gpm, reset),
 		cmocka_unit_test_setup(pcie_throughput_without_counters, reset),
 		cmocka_unit_test_setup(throttle_named, reset),
 		cmocka_unit_test_setup(xid_events_counted, reset),

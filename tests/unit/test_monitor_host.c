@@ -303,11 +303,13 @@ static void borrowed_model(void **state)
 	to.root = hgx;
 	assert_int_equal(gf_topo_discover(&to, &t), 0);
 	o.topo = t;
+	o.root = hgx;	/* the counters' machine: the model's */
 	o.parts = GF_MON_NUMA | GF_MON_GPU;
 	assert_int_equal(gf_monitor_open(&o, &m), 0);
 	assert_ptr_equal(gf_monitor_topo(m), t);
 	assert_int_equal(gf_monitor_sample(m, &s), 0);
 	assert_int_equal(s->ngpus, 8);
+	assert_non_null(strstr(s->gpu_why, "recording"));
 	gf_monitor_close(m);
 	assert_int_equal(t->ngpus, 8);	/* still ours (ASan would see a use after free) */
 	gf_topo_free(t);

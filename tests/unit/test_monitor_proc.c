@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -261,16 +262,22 @@ static void stat_with_odd_comm(void **state)
 
 static pid_t spin(void)
 {
+	pid_t parent = getpid();
 	pid_t pid = fork();
 
 	assert_true(pid >= 0);
+	/* The machine may be shared with other busy work: as root, the child
+	 * goes first (nice -20), so a busy loop is a busy CPU. */
+	if (pid > 0 && geteuid() == 0)
+		setpriority(PRIO_PROCESS, (id_t)pid, -20);
 	if (pid == 0) {
 		volatile unsigned long x = 0;
 
-		/* a failed assertion in the parent must not leave it spinning */
+		/* Never outlive the test, even one that failed half-way. */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() == 1)
+		if (getppid() != parent)
 			_exit(0);
+
 		for (;;)
 			x++;
 	}
@@ -291,7 +298,6 @@ static void real_busy_child(void **state)
 	struct gf_monitor *self, *child;
 	pid_t pid = spin();
 	double best = 0;
-	clockid_t clk;
 	int status;
 
 	(void)state;
@@ -306,31 +312,19 @@ static void real_busy_child(void **state)
 	assert_true(gf_mon_proc_has(self, (unsigned)pid));
 	assert_true(s->proc->nprocs >= 2);
 	assert_int_equal(gf_monitor_sample(child, &s), 0);
-	/* The figure is held against the child's CPU clock (a syscall, not
-	 * /proc): on a shared machine a busy loop may get far less than one
-	 * CPU, but what it got must be what the sampler says it got. */
-	assert_int_equal(clock_getcpuclockid(pid, &clk), 0);
-	for (int i = 0; i < 5; i++) {
-		struct timespec a, b;
-		double got;
-
-		assert_int_equal(clock_gettime(clk, &a), 0);
+	/* A busy loop is one CPU when it runs; on a machine shared with other
+	 * work an interval may give it less, so up to ten are tried. */
+	for (int i = 0; i < 10 && best <= 0.5; i++) {
 		sleep_ms(300);
 		assert_int_equal(gf_monitor_sample(child, &s), 0);
-		assert_int_equal(clock_gettime(clk, &b), 0);
 		assert_true(s->proc->alive);
 		assert_int_equal(s->proc->nthreads, 1);
-		assert_true(s->proc->threads[0].cpu <= 1.05);
-		assert_true(s->proc->threads[0].last_cpu >= 0);
-		if (i == 0)
-			continue;	/* the first interval began before clock a */
-		got = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
-		/* /proc counts in clock ticks (10 ms) at both ends of the interval */
-		assert_true(fabs(s->proc->cpu * s->interval_s - got) < 0.03 + 0.1 * got);
 		if (s->proc->cpu > best)
 			best = s->proc->cpu;
+		assert_true(s->proc->threads[0].cpu <= 1.05);
+		assert_true(s->proc->threads[0].last_cpu >= 0);
 	}
-	assert_true(best > 0);
+	assert_true(best > 0.5);
 	assert_int_equal(gf_monitor_sample(self, &s), 0);
 	assert_true(gf_mon_proc_has(self, (unsigned)pid));
 	assert_true(s->proc->cpu > 0);
@@ -345,6 +339,63 @@ static void real_busy_child(void **state)
 	gf_monitor_close(self);
 }
 
+/* The child's utime + stime as this test reads them, in clock ticks. */
+static unsigned long long child_ticks(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut = 0, st = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	p = strrchr(buf, ')');
+	assert_non_null(p);
+	/* state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime */
+	assert_int_equal(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st), 2);
+	return ut + st;
+}
+
+/* The same child on a clock the test sets: the CPU time the monitor saw
+ * lies between what the test read just inside and just outside its two
+ * samples, whatever else the machine is doing. */
+static void real_child_cpu_bracketed(void **state)
+{
+	struct gf_monitor_opts o = GF_MONITOR_OPTS_INIT;
+	struct gf_mon_hooks h = { .clock = tick };
+	const struct gf_mon_sample *s;
+	struct gf_monitor *m;
+	double hz = (double)sysconf(_SC_CLK_TCK), seen;
+	unsigned long long a0, a1, b0, b1;
+	pid_t pid = spin();
+	int status;
+
+	(void)state;
+	o.parts = GF_MON_PROC;
+	o.pid = pid;
+	assert_int_equal(gf_monitor_open_hooked(&o, &h, &m), 0);
+	now_s = 0;
+	a0 = child_ticks(pid);
+	assert_int_equal(gf_monitor_sample(m, &s), 0);
+	a1 = child_ticks(pid);
+	for (int i = 0; i < 100 && child_ticks(pid) < a1 + 5; i++)
+		sleep_ms(50);
+	b0 = child_ticks(pid);
+	now_s = 10;
+	assert_int_equal(gf_monitor_sample(m, &s), 0);
+	b1 = child_ticks(pid);
+	seen = s->proc->cpu * 10 * hz;
+	assert_true(b0 >= a1 + 5);
+	assert_true(seen >= (double)(b0 - a1) - 1e-6);
+	assert_true(seen <= (double)(b1 - a0) + 1e-6);
+	assert_true(fabs(s->proc->threads[0].cpu * 10 * hz - seen) < 1e-6);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	gf_monitor_close(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -353,6 +404,7 @@ int main(void)
 		cmocka_unit_test(children_found_by_parent),
 		cmocka_unit_test(stat_with_odd_comm),
 		cmocka_unit_test(real_busy_child),
+		cmocka_unit_test(real_child_cpu_bracketed),
 	};
 
 	return cmocka_run_group_tests_name("monitor_proc", tests, setup, teardown);
