@@ -103,8 +103,9 @@ static const struct gf_opt watch_opts[] = {
 		    "with --pid: count its descendants too (a launcher's\n"
 		    "ranks)"),
 	GF_OPT_STRING(0, "gpus", "LIST", struct watch_args, gpus,
-		      "only these GPUs (NVML index, UUID or its prefix,\n"
-		      "PCI address; comma-separated)"),
+		      "only these GPUs (NVML index, UUID or a prefix of\n"
+		      "it of 8 characters or more, PCI address;\n"
+		      "comma-separated)"),
 	GF_OPT_CALLBACK(0, "parts", "LIST", opt_parts,
 			"only these parts (comma-separated): gpu, numa, disk,\n"
 			"nic, pagecache (default: all)"),

@@ -152,6 +152,17 @@ int gf_diag_tick_parse(json_t *o, const char *where, struct gf_diag_tick *t)
 		if (r->run < 0 || r->runq < 0 || r->run + r->runq > 1.0001)
 			return gf_error(-EBADMSG, "%s: run %g and runq %g are not fractions of the interval", rw,
 					r->run, r->runq);
+		/* The waits share the interval's rest (probe.c splits 1 - run -
+		 * runq among them): a negative one would hide another. */
+		v = r->run + r->runq;
+		for (int k = 0; k < GF_DW_N; k++) {
+			if (!(r->wait[k] >= 0) || v + r->wait[k] > 1.0001)
+				return gf_error(-EBADMSG,
+						"%s: blocked %s %g is not a fraction of the interval with run %g, runq %g "
+						"and the other waits",
+						rw, gf_diag_wait_name((enum gf_diag_wait)k), r->wait[k], r->run, r->runq);
+			v += r->wait[k];
+		}
 	}
 	t->nranks = (unsigned)json_array_size(ranks);
 	return 0;

@@ -280,6 +280,12 @@ static void on_readable(struct gf_http *h, struct conn *c)
 	}
 	if (n < 0)
 		return;
+	/* A NUL would hide the rest from strstr: the request's end would
+	 * never be seen and the client left waiting for the read timeout. */
+	if (memchr(c->req + c->got, '\0', (size_t)n)) {
+		error_page(c, 400, "Bad Request", "", false);
+		return;
+	}
 	c->got += (size_t)n;
 	c->req[c->got] = '\0';
 	if (strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n"))

@@ -23,6 +23,7 @@
 
 struct pid_reading {
 	unsigned pid;
+	uint64_t start;			/* stat's starttime: tells a recycled pid */
 	uint64_t ticks, minflt, majflt, rss_pages;
 	uint64_t rchar, read_bytes, write_bytes;
 	bool io;			/* /proc/PID/io was readable */
@@ -80,7 +81,7 @@ static int cmp_busiest(const void *a, const void *b)
 struct stat_fields {
 	char comm[16];
 	unsigned ppid;
-	uint64_t minflt, majflt, utime, stime, rss;
+	uint64_t minflt, majflt, utime, stime, start, rss;
 	int cpu;
 };
 
@@ -129,6 +130,7 @@ static int parse_stat(const char *text, struct stat_fields *f)
 	f->majflt = v[8];
 	f->utime = v[10];
 	f->stime = v[11];
+	f->start = i > 18 ? v[18] : 0;		/* field 22 */
 	f->rss = i > 20 ? v[20] : 0;		/* field 24 */
 	f->cpu = i > 35 ? (int)v[35] : -1;	/* field 39 */
 	return 0;
@@ -501,6 +503,7 @@ int gf_mon_proc_sample(struct gf_monitor *m)
 			continue;	/* exited since it was found */
 		npr++;
 		r->pid = p->pids[i];
+		r->start = f.start;
 		r->ticks = f.utime + f.stime;
 		r->minflt = f.minflt;
 		r->majflt = f.majflt;
@@ -510,8 +513,9 @@ int gf_mon_proc_sample(struct gf_monitor *m)
 		if ((ret = read_threads(m, r->pid, &tr, &ntr, &tcap)))
 			goto out;
 		prev = p->primed ? bsearch(r, p->pr, p->npr, sizeof(*r), cmp_pid) : NULL;
-		/* A process new since the last sample counts from the next. */
-		if (!prev || !(m->dt > 0))
+		/* A process new since the last sample, or a new one under a
+		 * recycled pid, counts from the next. */
+		if (!prev || prev->start != r->start || !(m->dt > 0))
 			continue;
 		cpu += delta_rate(r->ticks, prev->ticks, true, m->dt) / p->ticks_per_s;
 		min += delta_rate(r->minflt, prev->minflt, true, m->dt);

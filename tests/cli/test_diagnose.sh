@@ -151,6 +151,13 @@ expect_grep "$err" "no such process" "--pid of no process: said"
 printf '{"t":0,"dt":1,"ranks":[]}\n{"t":1,"dt":1,"ranks":[{"pid":1,"run":2}]}\n' >"$TMP/bad.jsonl"
 expect_rc 3 "--replay: a rank with run 2" gf diagnose --replay "$TMP/bad.jsonl"
 expect_grep "$err" "bad.jsonl:2: ranks\[0\]: run 2" "--replay: the line and the field named"
+# A wait is a fraction of the interval like run: 5 (500%) or a negative one
+# that hides another wait is refused, not reported as "500% of the time".
+printf '{"t":0,"dt":1,"ranks":[{"pid":1,"run":0.2,"runq":0.1,"blocked":{"disk":5}}]}\n' >"$TMP/bad.jsonl"
+expect_rc 3 "--replay: a rank blocked on disk 5 times the interval" gf diagnose --replay "$TMP/bad.jsonl"
+expect_grep "$err" "bad.jsonl:1: ranks\[0\]: .*disk 5" "--replay: the wait named"
+printf '{"t":0,"dt":1,"ranks":[{"pid":1,"run":0.2,"runq":0.1,"blocked":{"disk":-5,"pipe":0.6}}]}\n' >"$TMP/bad.jsonl"
+expect_rc 3 "--replay: a negative wait" gf diagnose --replay "$TMP/bad.jsonl"
 printf 'not json\n' >"$TMP/garbage"
 expect_rc 3 "--replay: not JSON" gf diagnose --replay "$TMP/garbage"
 expect_grep "$err" "garbage:1: not JSON" "--replay garbage: the line named"

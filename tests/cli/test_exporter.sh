@@ -191,6 +191,16 @@ s.sendall(open(sys.argv[2], "rb").read())
 print(s.recv(200).decode(errors="replace").splitlines()[0])
 PY
 expect_grep "$TMP/bad.resp" "^HTTP/1.1 400" "a malformed request line: 400"
+# A NUL byte in the request: 400 at once, not silence until the read timeout.
+printf 'GET /met\0rics HTTP/1.1\r\nHost: x\r\n\r\n' >"$TMP/nul.req"
+python3 - "$eaddr" "$TMP/nul.req" >"$TMP/nul.resp" 2>&1 <<'PY'
+import socket, sys
+host, port = sys.argv[1].rsplit(":", 1)
+s = socket.create_connection((host, int(port)), timeout=2)
+s.sendall(open(sys.argv[2], "rb").read())
+print(s.recv(200).decode(errors="replace").splitlines()[0])
+PY
+expect_grep "$TMP/nul.resp" "^HTTP/1.1 400" "a request with a NUL byte: 400 at once"
 
 # Idle and slow clients: 80 connections that send nothing and one that
 # sends a byte every 0.2 s; a scrape still gets its page at once.

@@ -189,6 +189,10 @@ expect_jq "$out" '[.gpus[].index] == [1, 3]' "only the GPUs named, by index and 
 expect_rc 0 "--gpus by a UUID prefix" "$GPUFEED" watch --root "$H200" -c 1 --gpus "${uuid:0:12}"
 [ "$(grep -cE '^ +[0-9]+ ' "$out")" = 1 ] && expect_grep "$out" "^   2 " "one GPU row: GPU 2" ||
 	not_ok "rows: $(grep -E '^ +[0-9]+ ' "$out")"
+# A prefix shorter than 8 characters names nothing, as --help says.
+expect_rc 2 "--gpus with a UUID prefix of 7 characters" "$GPUFEED" watch --root "$H200" -c 1 --gpus "${uuid:0:7}"
+"$GPUFEED" watch --help >"$TMP/whelp"
+expect_grep "$TMP/whelp" "it of 8 characters or more" "--help says a UUID prefix has 8 characters or more"
 expect_rc 2 "--gpus naming no GPU" "$GPUFEED" watch --root "$H200" -c 1 --gpus 1,7
 expect_grep "$err" "--gpus: '7' names no GPU" "the name is in the message"
 expect_rc 0 "--parts gpu" "$GPUFEED" watch --root "$H200" -c 1 --parts gpu --json

@@ -23,6 +23,7 @@
 
 static char *hgx;
 static double now_s;
+static unsigned long long start_ticks;	/* field 22 of the next put_stat */
 
 static void tick(void *arg, double *mono, double *real)
 {
@@ -59,7 +60,7 @@ static void put_stat(const char *rel, unsigned pid, const char *comm, unsigned p
 	for (int field = 4; field <= 52; field++) {
 		unsigned long long v = field == 4 ? ppid : field == 10 ? minflt : field == 12 ? majflt :
 				       field == 14 ? utime : field == 15 ? stime : field == 24 ? rss :
-				       field == 39 ? (unsigned long long)cpu : 0;
+				       field == 22 ? start_ticks : field == 39 ? (unsigned long long)cpu : 0;
 
 		/* Priority and nice may be negative: the parser must skip them. */
 		if (field == 18)
@@ -188,6 +189,37 @@ static void process_figures_exact(void **state)
 	assert_int_equal(gf_monitor_sample(m, &s), 0);
 	assert_false(s->proc->alive);
 	NEAR(s->proc->cpu, 1.5);
+	gf_monitor_close(m);
+}
+
+/* The worker exits and a new process gets its pid between two samples
+ * (field 22, its start time, differs; its counters start low): it counts
+ * from the next sample, and the others' figures stay known. */
+static void recycled_pid_counts_afresh(void **state)
+{
+	const struct gf_mon_sample *s;
+	struct gf_monitor *m;
+
+	(void)state;
+	now_s = 10;
+	plant(0);
+	m = open_proc(4242, true);
+	assert_int_equal(gf_monitor_sample(m, &s), 0);
+	now_s += 2;
+	plant(1);
+	assert_int_equal(gf_monitor_sample(m, &s), 0);
+	NEAR(s->proc->cpu, 1.5);
+	now_s += 2;
+	plant(2);
+	start_ticks = 99999;
+	put_stat("proc/4300/stat", 4300, "worker", 4242, 1, 0, 5, 0, 500, 112);
+	put("proc/4300/io", "rchar: %llu\nread_bytes: %llu\nwrite_bytes: %llu\n", 0, 0, 0);
+	start_ticks = 0;
+	assert_int_equal(gf_monitor_sample(m, &s), 0);
+	assert_int_equal(s->proc->nprocs, 2);
+	NEAR(s->proc->cpu, 1.0);
+	NEAR(s->proc->minor_faults_per_s, 100);
+	NEAR(s->proc->write_bps, 1024);
 	gf_monitor_close(m);
 }
 
@@ -400,6 +432,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(process_figures_exact),
+		cmocka_unit_test(recycled_pid_counts_afresh),
 		cmocka_unit_test(without_children_only_the_process),
 		cmocka_unit_test(children_found_by_parent),
 		cmocka_unit_test(stat_with_odd_comm),
