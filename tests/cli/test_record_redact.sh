@@ -7,9 +7,11 @@
 
 # The originals, found independently of gpufeed: the host name, every
 # netdev address and InfiniBand GUID that is not all zeros or all ones, and
-# every UUID and serial in nvml.json.
+# every UUID and serial in nvml.json, and the file systems' UUIDs on the
+# kernel command line (root=UUID=..., resume=PARTUUID=...).
 originals() { # DIR
 	cat "$1/proc/sys/kernel/hostname"
+	grep -o -E '(PART)?UUID=[^ ]+' "$1/proc/cmdline" | cut -d= -f2
 	find "$1/sys/devices" \( -path '*/net/*/address' -o -name node_guid -o -name sys_image_guid \) -type f \
 		-exec cat {} + | grep -v -E '^(00[:]?)+00$|^(ff[:]?)+ff$|^(0000[:]?)+0000$'
 	jq -r '.. | objects | (.uuid?, .cluster_uuid?, .serial?) | strings' "$1/nvml.json" | sed 's/^\(GPU\|MIG\)-//' |
