@@ -59,11 +59,14 @@ for m in hgx h200x2-vm; do
 	host=$(cat "$src/proc/sys/kernel/hostname") pseudo=$(cat "$red/proc/sys/kernel/hostname")
 	[ "${#host}" = "${#pseudo}" ] && [ "$host" != "$pseudo" ] &&
 		ok "$m: host name $host became $pseudo (same length)" || not_ok "$m: host name '$host' -> '$pseudo'"
+	# Both read through paths of one length: check wraps a long path, and
+	# the wrap must fall in the same place.
+	cp -a "$src" "$TMP/$m-a" && cp -a "$red" "$TMP/$m-b"
 	for cmd in "topo --json" "topo" "check --all --fail-on never" "report"; do
-		"$GPUFEED" $cmd --root "$src" >"$TMP/a" 2>&1
-		"$GPUFEED" $cmd --root "$red" >"$TMP/b" 2>&1
-		normalise "$TMP/a" "$host" "$pseudo" "$src" >"$TMP/a.n"
-		normalise "$TMP/b" "$host" "$pseudo" "$red" >"$TMP/b.n"
+		"$GPUFEED" $cmd --root "$TMP/$m-a" >"$TMP/a" 2>&1
+		"$GPUFEED" $cmd --root "$TMP/$m-b" >"$TMP/b" 2>&1
+		normalise "$TMP/a" "$host" "$pseudo" "$TMP/$m-a" >"$TMP/a.n"
+		normalise "$TMP/b" "$host" "$pseudo" "$TMP/$m-b" >"$TMP/b.n"
 		if diff "$TMP/a.n" "$TMP/b.n" >"$TMP/d"; then ok "$m: $cmd reads the same machine, identities aside"
 		else not_ok "$m: $cmd differs: $(head -4 "$TMP/d" | tr '\n' ' ')"; fi
 	done
