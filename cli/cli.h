@@ -33,6 +33,7 @@ struct gf_cli {
 	bool color;
 	bool color_asked;		/* --color given: -o FILE keeps it */
 	const char *output;		/* -o FILE, NULL: standard output */
+	const char *output_opt;		/* the option that named it: "--svg"; NULL: -o */
 	struct gf_topo_options topo;
 };
 

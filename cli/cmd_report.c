@@ -27,6 +27,7 @@ static int opt_html(struct gf_cli *cli, void *ctx, const char *arg)
 		if (cli->output)
 			return gf_cli_usage(cli, "-o %s and --html %s name two outputs: give one", cli->output, arg);
 		cli->output = arg;
+		cli->output_opt = "--html";
 	}
 	a->html = arg;
 	return 0;

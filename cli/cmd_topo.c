@@ -53,6 +53,7 @@ static int set_picture(struct gf_cli *cli, struct topo_what *w, int what, const 
 			return gf_cli_usage(cli, "-o %s and --%s %s name two outputs: give one", cli->output,
 					    what == WHAT_SVG ? "svg" : "dot", file);
 		cli->output = file;
+		cli->output_opt = what == WHAT_SVG ? "--svg" : "--dot";
 	}
 	w->picture = file;
 	return 0;

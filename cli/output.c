@@ -12,6 +12,7 @@
 static int write_errno;		/* of the first failed write to the output */
 static const char *out_path;	/* -o FILE */
 static const char *out_cmd;	/* "topo": names messages */
+static const char *out_opt = "-o";	/* "--svg": names messages */
 static char real_path[4096];	/* what is written: FILE, or the file its link leads to */
 static char tmp_path[4096];	/* real_path.tmp-XXXXXX while it is being written */
 
@@ -74,7 +75,8 @@ static void on_signal(int sig)
 
 static int open_failed(const struct gf_cli *cli, const char *what, int fd)
 {
-	fprintf(stderr, "gpufeed %s: -o %s: %s\n", cli->cmd, cli->output, what);
+	fprintf(stderr, "gpufeed %s: %s %s: %s\n", cli->cmd, cli->output_opt ? cli->output_opt : "-o",
+		cli->output, what);
 	if (fd >= 0)
 		close(fd);
 	if (tmp_path[0])
@@ -127,6 +129,8 @@ int gf_out_open(struct gf_cli *cli)
 		return open_failed(cli, strerror(errno), fd);
 	close(fd);
 	out_path = cli->output;
+	if (cli->output_opt)
+		out_opt = cli->output_opt;
 	if (!cli->color_asked)	/* 'auto' looked at the terminal FILE replaces */
 		cli->color = false;
 	signal(SIGINT, on_signal);
@@ -153,14 +157,14 @@ int gf_out_finish(int rc)
 	if (!tmp_path[0])
 		return rc;	/* standard output, or FILE written in place */
 	if (ok && fsync(STDOUT_FILENO)) {
-		fprintf(stderr, "gpufeed %s: -o %s: %s\n", cmd, out_path, strerror(errno));
+		fprintf(stderr, "gpufeed %s: %s %s: %s\n", cmd, out_opt, out_path, strerror(errno));
 		rc = GF_EXIT_INPUT;
 		ok = false;
 	}
 	if (!ok)
 		unlink(tmp_path);
 	else if (gf_outfile_rename(tmp_path, real_path)) {	/* it removes tmp on failure */
-		fprintf(stderr, "gpufeed %s: -o %s: %s\n", cmd, out_path, gf_last_error());
+		fprintf(stderr, "gpufeed %s: %s %s: %s\n", cmd, out_opt, out_path, gf_last_error());
 		rc = GF_EXIT_INPUT;
 	}
 	tmp_path[0] = '\0';

@@ -427,16 +427,35 @@ static int add_nvidia_info(struct gf_redact *r, const char *text)
 	return 0;
 }
 
+/* /proc/cmdline: root=UUID=..., resume=PARTUUID=...: a file system's UUID
+ * names the disk as surely as its serial. */
+static int add_cmdline_uuids(struct gf_redact *r, const char *text)
+{
+	int ret = 0;
+
+	for (const char *p = text; !ret && (p = strstr(p, "UUID=")); p += 5) {
+		size_t n = strcspn(p + 5, " \t\n");
+		char *val = strndup(p + 5, n);
+
+		if (!val)
+			return gf_error(-ENOMEM, "out of memory");
+		ret = gf_redact_add(r, GF_REDACT_UUID, val);
+		free(val);
+	}
+	return ret;
+}
+
 static int collect_file(struct walk *w, int dirfd, const char *name)
 {
 	int kind = file_kind(w->path), fd, ret;
 	bool nvml = !strcmp(w->path, "nvml.json");
 	bool config = !strcmp(name, "config") && gf_starts_with(w->path, "sys/devices/pci");
 	bool info = gf_starts_with(w->path, "proc/driver/nvidia/gpus/") && !strcmp(name, "information");
+	bool cmdline = !strcmp(w->path, "proc/cmdline");
 	char *data = NULL;
 	size_t len;
 
-	if (kind < 0 && !nvml && !info && !config)
+	if (kind < 0 && !nvml && !info && !config && !cmdline)
 		return 0;
 	if ((fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return walk_error(w, -errno);
@@ -456,6 +475,9 @@ static int collect_file(struct walk *w, int dirfd, const char *name)
 		json_decref(j);
 	} else if (info) {
 		ret = add_nvidia_info(w->r, data);
+	} else if (cmdline) {
+		if (memchr(data, '\0', len) == NULL)
+			ret = add_cmdline_uuids(w->r, data);
 	} else if (memchr(data, '\0', len) == NULL) {
 		ret = gf_redact_add(w->r, (enum gf_redact_kind)kind, data);
 	}

@@ -413,15 +413,39 @@ static void print_nic_table(const struct gf_topo *t, FILE *f, bool rdma, int wid
 	gf_table_free(&tb);
 }
 
+/* Appends " name" to the list at buf+n; returns the new length (a host with
+ * hundreds of veths keeps the first that fit). */
+static size_t add_name(char *buf, size_t size, size_t n, const char *name)
+{
+	int w;
+
+	if (n >= size)
+		return n;
+	w = snprintf(buf + n, size - n, "%s%s", n ? " " : "", name);
+	return w < 0 || (size_t)w >= size - n ? size : n + (size_t)w;
+}
+
+/* "  Label: a b c", wrapped under its first name to fit width (0: no limit):
+ * a Docker host lists a veth per container. */
+static void print_names(FILE *f, const char *label, const char *names, int width)
+{
+	int col = 2 + gf_wrap_columns(label) + 1;
+
+	fprintf(f, "  %s ", label);
+	gf_wrap_print(f, names, col, col, width ? width : 1 << 20);
+}
+
 static void print_nics(const struct gf_topo *t, FILE *f, int width)
 {
 	print_nic_table(t, f, true, width);
 	print_nic_table(t, f, false, width);
 	if (t->nnetifs) {
-		fputs("  Virtual interfaces:", f);
+		char names[8192] = "";
+		size_t n = 0;
+
 		for (int i = 0; i < t->nnetifs; i++)
-			fprintf(f, " %s", t->netifs[i].name);
-		fputc('\n', f);
+			n = add_name(names, sizeof(names), n, t->netifs[i].name);
+		print_names(f, "Virtual interfaces:", names, width);
 	}
 }
 
@@ -474,11 +498,13 @@ static void print_blocks(const struct gf_topo *t, FILE *f, int width)
 	}
 	gf_table_free(&tb);
 	if (nvirt) {
-		fputs("  Virtual block devices:", f);
+		char names[8192] = "";
+		size_t n = 0;
+
 		for (int i = 0; i < t->nblocks; i++)
 			if (t->blocks[i].virtual_dev)
-				fprintf(f, " %s", t->blocks[i].name);
-		fputc('\n', f);
+				n = add_name(names, sizeof(names), n, t->blocks[i].name);
+		print_names(f, "Virtual block devices:", names, width);
 	}
 }
 

@@ -90,6 +90,16 @@ if [ "$(cat "$TMP/got")" = "0,GPU-1a5ced5f-2df0-b80f-bfda-f644732e51f9" ]; then 
 else not_ok "bash: run -g 0,GPU-1a5: $(head -3 "$TMP/got")"; fi
 complete topo --root "$CI" --gpu "" >"$TMP/got"
 [ ! -s "$TMP/got" ] && ok "bash: a machine without GPUs offers none" || not_ok "bash: ci-vm offered $(head -1 "$TMP/got")"
+# A recording's strings are data: a UUID or name holding $(...) or `...`
+# is offered as it is and never run (compgen -W would expand it).
+cp -a "$HGX" "$TMP/hostile"
+jq --arg u 'GPU-$(touch${IFS}'"$TMP"'/ran1)' --arg n '`touch '"$TMP"'/ran2`' \
+	'.gpus[0].uuid = $u | .gpus[0].name = $n' "$HGX/nvml.json" >"$TMP/hostile/nvml.json"
+complete topo --root "$TMP/hostile" --gpu "" >"$TMP/got"
+complete run --root "$TMP/hostile" -g "1,G" >>"$TMP/got"
+if [ ! -e "$TMP/ran1" ] && [ ! -e "$TMP/ran2" ] && grep -qxF 'GPU-$(touch${IFS}'"$TMP"'/ran1)' "$TMP/got"
+then ok "bash: a recording's \$(...) in a GPU's UUID is offered, never run"
+else not_ok "bash: hostile UUID: $(ls "$TMP"/ran* 2>/dev/null) $(head -2 "$TMP/got")"; fi
 expect_rc 0 "completion --gpus on a recording" "$GPUFEED" completion --gpus --root "$HGX"
 if [ "$(wc -l <"$out")" = 8 ] && [ "$(cut -f3 "$out" | sort -u)" = "NVIDIA H100 80GB HBM3" ]; then ok "  8 lines: index, UUID, name"; else not_ok "  $(head -2 "$out")"; fi
 expect_rc 3 "completion --gpus on a missing recording" "$GPUFEED" completion --gpus --root /no/such/dir

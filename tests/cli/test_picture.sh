@@ -102,6 +102,7 @@ else not_ok "hostile names: DOT: exit $rc"; grep -m2 A100 "$out" | sed 's/^/#   
 mkdir "$TMP/adir"
 expect_rc 3 "--svg DIR is refused" "$GPUFEED" topo --root "$HGX" --svg "$TMP/adir"
 [ -d "$TMP/adir" ] && ok "the directory is left as it was" || not_ok "the directory was replaced"
+expect_grep "$err" "topo: --svg $TMP/adir: is a directory" "  the message names --svg, the option given (not -o)"
 ln -s "$TMP/nowhere/x.svg" "$TMP/dangling"
 expect_rc 3 "--svg to a dangling symlink is refused" "$GPUFEED" topo --root "$HGX" --svg "$TMP/dangling"
 [ -L "$TMP/dangling" ] && ok "the link is left as it was" || not_ok "the link was replaced"

@@ -7,9 +7,11 @@
 
 # The originals, found independently of gpufeed: the host name, every
 # netdev address and InfiniBand GUID that is not all zeros or all ones, and
-# every UUID and serial in nvml.json.
+# every UUID and serial in nvml.json, and the file systems' UUIDs on the
+# kernel command line (root=UUID=..., resume=PARTUUID=...).
 originals() { # DIR
 	cat "$1/proc/sys/kernel/hostname"
+	grep -o -E '(PART)?UUID=[^ ]+' "$1/proc/cmdline" | cut -d= -f2
 	find "$1/sys/devices" \( -path '*/net/*/address' -o -name node_guid -o -name sys_image_guid \) -type f \
 		-exec cat {} + | grep -v -E '^(00[:]?)+00$|^(ff[:]?)+ff$|^(0000[:]?)+0000$'
 	jq -r '.. | objects | (.uuid?, .cluster_uuid?, .serial?) | strings' "$1/nvml.json" | sed 's/^\(GPU\|MIG\)-//' |
@@ -57,22 +59,21 @@ for m in hgx h200x2-vm; do
 	host=$(cat "$src/proc/sys/kernel/hostname") pseudo=$(cat "$red/proc/sys/kernel/hostname")
 	[ "${#host}" = "${#pseudo}" ] && [ "$host" != "$pseudo" ] &&
 		ok "$m: host name $host became $pseudo (same length)" || not_ok "$m: host name '$host' -> '$pseudo'"
-	# Both trees at paths of one length: text output wraps long paths,
-	# so a longer root would move the line breaks, not the machine.
-	mkdir -p "$TMP/s" "$TMP/r" && cp -a "$src" "$TMP/s/$m" && mv "$red" "$TMP/r/$m"
-	src=$TMP/s/$m red=$TMP/r/$m
+	# Both read through paths of one length: check wraps a long path, and
+	# the wrap must fall in the same place.
+	cp -a "$src" "$TMP/$m-a" && cp -a "$red" "$TMP/$m-b"
 	for cmd in "topo --json" "topo" "check --all --fail-on never" "report"; do
-		"$GPUFEED" $cmd --root "$src" >"$TMP/a" 2>&1
-		"$GPUFEED" $cmd --root "$red" >"$TMP/b" 2>&1
-		normalise "$TMP/a" "$host" "$pseudo" "$src" >"$TMP/a.n"
-		normalise "$TMP/b" "$host" "$pseudo" "$red" >"$TMP/b.n"
+		"$GPUFEED" $cmd --root "$TMP/$m-a" >"$TMP/a" 2>&1
+		"$GPUFEED" $cmd --root "$TMP/$m-b" >"$TMP/b" 2>&1
+		normalise "$TMP/a" "$host" "$pseudo" "$TMP/$m-a" >"$TMP/a.n"
+		normalise "$TMP/b" "$host" "$pseudo" "$TMP/$m-b" >"$TMP/b.n"
 		if diff "$TMP/a.n" "$TMP/b.n" >"$TMP/d"; then ok "$m: $cmd reads the same machine, identities aside"
 		else not_ok "$m: $cmd differs: $(head -4 "$TMP/d" | tr '\n' ' ')"; fi
 	done
 done
 
 # The planted serial and the MACs are found, not just absent by chance.
-expect_jq "$TMP/r/hgx/gpufeed-recording.json" '.redacted.serial == 1 and .redacted.mac >= 10 and .redacted.guid >= 8' \
+expect_jq "$TMP/hgx-x/hgx-red/gpufeed-recording.json" '.redacted.serial == 1 and .redacted.mac >= 10 and .redacted.guid >= 8' \
 	"hgx: the serial, every NIC's address and GUID were counted"
 # Without --redact the originals stay (the grep above can find them).
 expect_rc 0 "record without --redact" "$GPUFEED" record --root "$TMP/hgx" "$TMP/plain" --quiet

@@ -54,6 +54,22 @@ if [ "$w" -le 72 ] && [ "$w" -ge 60 ]; then ok "tune --dry-run on a 72-column te
 on_tty "stty cols 80; '$GPUFEED' topo --root '$TMP/m/dual-16gpu-pcie-tree.tar.gz' --color never"
 w=$(widest "$TMP/tty")
 if [ "$w" -le 80 ] && [ "$w" -ge 60 ]; then ok "topo on an 80-column terminal fits it ($w)"; else not_ok "topo on 80 columns: $w"; fi
+# A VM's list of virtual block devices (loop0-7, zram0) wraps too.
+on_tty "stty cols 64; '$GPUFEED' topo --root '$TMP/m/ci-vm.tar.gz' --color never"
+w=$(widest "$TMP/tty")
+if [ "$w" -le 64 ] && grep -q 'Virtual block devices: loop0' "$TMP/tty"; then ok "topo of a VM on a 64-column terminal fits it ($w)"
+else not_ok "topo of ci-vm on 64 columns: $w"; fi
+# A Docker host's veths (one a container) wrap under their label too.
+cp -a "$FIX/ci-vm/root" "$TMP/veth"
+for i in $(seq 10 49); do
+	mkdir -p "$TMP/veth/sys/devices/virtual/net/veth${i}0a1b" &&
+		echo up >"$TMP/veth/sys/devices/virtual/net/veth${i}0a1b/operstate" &&
+		ln -s "../../devices/virtual/net/veth${i}0a1b" "$TMP/veth/sys/class/net/veth${i}0a1b"
+done
+"$GPUFEED" topo --root "$TMP/veth" >"$TMP/o"
+w=$(widest "$TMP/o")
+if [ "$w" -le 100 ] && grep -q 'veth490a1b' "$TMP/o"; then ok "topo: 40 veths listed within 100 columns ($w)"
+else not_ok "topo with 40 veths: $w columns"; fi
 # topo lists each path once: GPU0 <-> GPU1 under GPU0, not again under GPU1.
 "$GPUFEED" topo --root "$TMP/m/hgx-h100-8gpu.tar.gz" >"$TMP/o"
 dups=$(grep -o '^  [A-Z]*[0-9]* <-> [A-Z]*[0-9]*' "$TMP/o" | awk '{ a = $1; b = $3; if (b < a) { t = a; a = b; b = t } print a, b }' | sort | uniq -d | wc -l)
